@@ -1,0 +1,55 @@
+"""The ``mcrank`` command line: it parses, calls the API and prints, nothing more.
+
+Each subcommand lives in its own module ``mcrank.cli.<name>`` with two functions:
+``add_parser(subparsers)``, which registers its options and sets ``handler``, and the
+handler itself, ``handler(args) -> int``. Heavy imports stay inside handlers, so that
+``mcrank --help`` answers at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from mcrank import __version__
+from mcrank.cli._common import OneLineParser, UsageError, fail
+
+__all__ = ["main"]
+
+SUBCOMMANDS = ("story",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(
+        prog="mcrank",
+        description=(
+            "Rank classifiers by utility yield (decision theory), and measure by Monte Carlo how "
+            "often popular metrics misrank pairs of classifiers."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"mcrank {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    for name in SUBCOMMANDS:
+        importlib.import_module(f"mcrank.cli.{name}").add_parser(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``mcrank`` command line; return its exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.handler(args) or 0)
+    except (UsageError, ValueError, KeyError, OSError) as error:
+        return fail(args.command, error)
+    except KeyboardInterrupt:
+        print(f"mcrank {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,29 @@
+"""What every subcommand shares: one-line errors with exit code 2, and output helpers."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["OneLineParser", "UsageError", "fail"]
+
+
+class UsageError(Exception):
+    """Bad input from the user: reported as one line on stderr, exit code 2."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line on stderr and exit code 2."""
+
+    def error(self, message: str):  # noqa: D102 - argparse API
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def fail(command: str, error: BaseException) -> int:
+    """Print ``error`` as one line on stderr and return exit code 2."""
+    message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
+    if isinstance(error, OSError) and error.filename is not None:
+        message = f"{error.filename}: {error.strerror or message}"
+    message = " ".join(str(message).split())  # one line, whatever the exception held
+    print(f"mcrank {command}: error: {message}", file=sys.stderr)
+    return 2

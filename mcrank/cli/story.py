@@ -1,0 +1,49 @@
+"""``mcrank story``: the paper's prologue, computed from its confusion and utility matrices."""
+
+from __future__ import annotations
+
+import json
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "story",
+        help="the paper's prologue: metrics favour B, the utility yield favours A",
+        description=(
+            "Reproduce the paper's opening story (§0-1): Table 1's metrics for classifiers A and B, "
+            "and their utility yields under the utility matrices (4), (5) and (6). Every number is "
+            "computed from the confusion matrices (1) and (2)."
+        ),
+    )
+    parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def handler(args) -> int:
+    from mcrank.story import story
+
+    result = story()
+    if args.format == "json":
+        print(json.dumps(result, indent=2))
+        return 0
+    print(render_table(result))
+    return 0
+
+
+def render_table(result: dict) -> str:
+    """The story as text: Table 1, then the yields and which metrics voted the other way."""
+    lines = ["Classifiers A and B on one balanced test set (paper eqs. 1-2)", ""]
+    width = max(len(row.get("name", row.get("description", ""))) for row in result["metrics"] + result["utilities"])
+    lines.append(f"{'Table 1: metric':<{width}}  {'A':>6}  {'B':>6}  favours")
+    for m in result["metrics"]:
+        lines.append(f"{m['name']:<{width}}  {m['A']:6.2f}  {m['B']:6.2f}  {m['favours']}")
+    lines += ["", "Utility yield per test item (eq. 9)"]
+    for u in result["utilities"]:
+        lines.append(
+            f"{u['description']:<{width}}  {u['A']:+6.1f}  {u['B']:+6.1f}  best: {u['best']}  "
+            f"({u['unit']}, U = {u['matrix']})"
+        )
+        verdict = ", ".join(u["metrics_against"]) or "none"
+        lines.append(f"{'':<{width}}  metrics favouring the other classifier: {verdict}")
+    return "\n".join(lines)

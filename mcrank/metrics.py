@@ -1,0 +1,299 @@
+"""The library of binary classification metrics, each defined once (paper §3.3).
+
+Every metric is one jitted function of the four cells of a binary confusion matrix in the
+paper's layout, ``(C00, C01, C10, C11)`` = (true positives, false positives, false negatives,
+true negatives), class 0 positive. Every metric here is invariant under scaling of the
+cells, so the same function serves counts and normalised matrices. Three doors lead to it:
+
+- :func:`score` and :meth:`Metric.__call__`: counts or normalised matrices, shape
+  ``(..., 2, 2)``;
+- :meth:`Metric.from_pab`: arrays of class-0 fraction ``p``, TPR ``a`` and TNR ``b``;
+- :func:`_score` / :func:`_score_pab`: the scalar forms numba kernels call, by integer code.
+
+Undefined values (0/0, e.g. precision of a classifier that never outputs class 0) are NaN
+by default; ``zero_division`` replaces them with a chosen value, as in scikit-learn. Never a
+crash, never a silent 0.
+
+Compliance with decision theory (eq. 16): a metric complies when it ranks every pair of
+confusion matrices of one test set exactly as the utility yield under some fixed utility
+matrix, its :attr:`Metric.equivalent_um`. Accuracy, TPR and TNR do; the others do not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mcrank._jit import jit
+from mcrank.confusion import _cells_from_pab
+from mcrank.utility_space import IDENTITY_UM, TNR_UM, TPR_UM
+
+__all__ = ["METRICS", "PAPER_METRICS", "Metric", "get_metric", "score"]
+
+
+# --- the definitions: one jitted function per metric ------------------------------------
+
+
+@jit
+def _accuracy(c00, c01, c10, c11):
+    return (c00 + c11) / (c00 + c01 + c10 + c11)
+
+
+@jit
+def _tpr(c00, c01, c10, c11):
+    return c00 / (c00 + c10)
+
+
+@jit
+def _tnr(c00, c01, c10, c11):
+    return c11 / (c11 + c01)
+
+
+@jit
+def _precision(c00, c01, c10, c11):
+    return c00 / (c00 + c01)
+
+
+@jit
+def _npv(c00, c01, c10, c11):
+    return c11 / (c11 + c10)
+
+
+@jit
+def _balanced_accuracy(c00, c01, c10, c11):
+    return 0.5 * (_tpr(c00, c01, c10, c11) + _tnr(c00, c01, c10, c11))
+
+
+@jit
+def _fbeta(c00, c01, c10, c11, beta):
+    beta2 = beta * beta
+    return (1.0 + beta2) * c00 / ((1.0 + beta2) * c00 + beta2 * c10 + c01)
+
+
+@jit
+def _f1(c00, c01, c10, c11):
+    return _fbeta(c00, c01, c10, c11, 1.0)
+
+
+@jit
+def _mcc(c00, c01, c10, c11):
+    numerator = c00 * c11 - c01 * c10
+    return numerator / np.sqrt((c00 + c01) * (c10 + c11) * (c00 + c10) * (c01 + c11))
+
+
+@jit
+def _fowlkes_mallows(c00, c01, c10, c11):
+    return np.sqrt(_precision(c00, c01, c10, c11) * _tpr(c00, c01, c10, c11))
+
+
+@jit
+def _gmean(c00, c01, c10, c11):
+    return np.sqrt(_tpr(c00, c01, c10, c11) * _tnr(c00, c01, c10, c11))
+
+
+@jit
+def _informedness(c00, c01, c10, c11):
+    return _tpr(c00, c01, c10, c11) + _tnr(c00, c01, c10, c11) - 1.0
+
+
+@jit
+def _markedness(c00, c01, c10, c11):
+    return _precision(c00, c01, c10, c11) + _npv(c00, c01, c10, c11) - 1.0
+
+
+@jit
+def _cohen_kappa(c00, c01, c10, c11):
+    total = c00 + c01 + c10 + c11
+    observed = (c00 + c11) / total
+    chance = ((c00 + c01) * (c00 + c10) + (c10 + c11) * (c01 + c11)) / (total * total)
+    return (observed - chance) / (1.0 - chance)
+
+
+# --- the registry ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric of the library.
+
+    Attributes
+    ----------
+    id : str
+        Stable identifier, used on the command line and in results files.
+    name : str
+        Display name.
+    code : int
+        Index used by numba kernels (:func:`_score`); equals the position in :data:`METRICS`.
+    compliant : bool
+        Whether the metric is of the decision-theoretic form of eq. (16).
+    equivalent_um : ndarray of shape (2, 2) or None
+        For a compliant metric, the utility matrix whose yield ranks exactly as it does.
+    aliases : tuple of str
+        Other names under which it is known.
+    """
+
+    id: str
+    name: str
+    code: int
+    compliant: bool
+    equivalent_um: np.ndarray | None = field(default=None, repr=False, compare=False)
+    aliases: tuple[str, ...] = ()
+
+    def __call__(self, confusion, *, beta: float = 1.0, zero_division: float = np.nan):
+        """Score confusion matrices; see :func:`score`."""
+        return score(self.id, confusion, beta=beta, zero_division=zero_division)
+
+    def from_pab(self, p, tpr, tnr, *, beta: float = 1.0, zero_division: float = np.nan):
+        """Score the normalised confusion matrices with class-0 fraction ``p``, TPR and TNR.
+
+        Parameters
+        ----------
+        p, tpr, tnr : array_like
+            Broadcast together.
+        beta : float, default 1.0
+            Only for ``fbeta``.
+        zero_division : float, default NaN
+            Value returned where the metric is 0/0.
+        """
+        p, a, b = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (p, tpr, tnr)))
+        c00, c01, c10, c11 = p * a, (1 - p) * (1 - b), p * (1 - a), (1 - p) * b
+        return _score_cells(self.code, (c00, c01, c10, c11), beta, zero_division)
+
+
+_REGISTRY = (
+    ("accuracy", "Accuracy", True, IDENTITY_UM, ()),
+    ("tpr", "True-positive rate (recall)", True, TPR_UM, ("recall", "sensitivity")),
+    ("tnr", "True-negative rate (specificity)", True, TNR_UM, ("specificity",)),
+    ("precision", "Precision (PPV)", False, None, ("ppv",)),
+    ("npv", "Negative predictive value", False, None, ()),
+    ("balanced_accuracy", "Balanced accuracy", False, None, ()),
+    ("f1", "F1 measure", False, None, ()),
+    ("fbeta", "F-beta measure", False, None, ()),
+    ("mcc", "Matthews correlation coefficient", False, None, ()),
+    ("fowlkes_mallows", "Fowlkes-Mallows index", False, None, ()),
+    ("gmean", "G-mean", False, None, ()),
+    ("informedness", "Informedness (Youden's J)", False, None, ("youden_j",)),
+    ("markedness", "Markedness", False, None, ()),
+    ("cohen_kappa", "Cohen's kappa", False, None, ()),
+)
+
+#: Every metric of the library, by id, in code order.
+METRICS: dict[str, Metric] = {
+    mid: Metric(mid, name, code, compliant, None if um is None else um.copy(), aliases)
+    for code, (mid, name, compliant, um, aliases) in enumerate(_REGISTRY)
+}
+
+#: The metrics of the paper's Monte Carlo study (§4.2, fig. 6), in the paper's order.
+PAPER_METRICS: tuple[str, ...] = (
+    "accuracy",
+    "tpr",
+    "precision",
+    "balanced_accuracy",
+    "mcc",
+    "fowlkes_mallows",
+    "f1",
+)
+
+_ALIASES = {alias: metric.id for metric in METRICS.values() for alias in (metric.id, *metric.aliases)}
+
+
+def get_metric(name: str) -> Metric:
+    """Look up a metric by id or alias (``"recall"`` gives ``tpr``).
+
+    Raises
+    ------
+    KeyError
+        With the list of known ids, if ``name`` is unknown.
+    """
+    try:
+        return METRICS[_ALIASES[name]]
+    except KeyError:
+        raise KeyError(f"unknown metric {name!r}; known metrics: {', '.join(METRICS)}") from None
+
+
+@jit
+def _score(code, c00, c01, c10, c11, beta):
+    """Metric number ``code`` (its position in :data:`METRICS`) of one confusion matrix."""
+    if code == 0:
+        return _accuracy(c00, c01, c10, c11)
+    if code == 1:
+        return _tpr(c00, c01, c10, c11)
+    if code == 2:
+        return _tnr(c00, c01, c10, c11)
+    if code == 3:
+        return _precision(c00, c01, c10, c11)
+    if code == 4:
+        return _npv(c00, c01, c10, c11)
+    if code == 5:
+        return _balanced_accuracy(c00, c01, c10, c11)
+    if code == 6:
+        return _f1(c00, c01, c10, c11)
+    if code == 7:
+        return _fbeta(c00, c01, c10, c11, beta)
+    if code == 8:
+        return _mcc(c00, c01, c10, c11)
+    if code == 9:
+        return _fowlkes_mallows(c00, c01, c10, c11)
+    if code == 10:
+        return _gmean(c00, c01, c10, c11)
+    if code == 11:
+        return _informedness(c00, c01, c10, c11)
+    if code == 12:
+        return _markedness(c00, c01, c10, c11)
+    if code == 13:
+        return _cohen_kappa(c00, c01, c10, c11)
+    return np.nan
+
+
+@jit
+def _score_pab(code, p, a, b, beta):
+    """Metric number ``code`` of the normalised confusion matrix with class-0 fraction p, TPR a, TNR b."""
+    c00, c01, c10, c11 = _cells_from_pab(p, a, b)
+    return _score(code, c00, c01, c10, c11, beta)
+
+
+@jit
+def _score_many(code, c00, c01, c10, c11, beta, out):
+    for k in range(out.size):
+        out[k] = _score(code, c00[k], c01[k], c10[k], c11[k], beta)
+
+
+def _score_cells(code: int, cells, beta: float, zero_division: float):
+    shape = np.shape(cells[0])
+    flat = [np.ascontiguousarray(np.ravel(c), dtype=np.float64) for c in cells]
+    out = np.empty(flat[0].size)
+    _score_many(code, *flat, float(beta), out)
+    out[np.isnan(out)] = zero_division
+    out = out.reshape(shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def score(metric: str | Metric, confusion, *, beta: float = 1.0, zero_division: float = np.nan):
+    """Score binary confusion matrices with one metric of the library.
+
+    Parameters
+    ----------
+    metric : str or Metric
+        A metric id or alias (see :data:`METRICS`).
+    confusion : array_like of shape (..., 2, 2)
+        Counts or normalised matrices, rows = output, columns = true class, class 0 positive.
+    beta : float, default 1.0
+        The weight of recall in ``fbeta`` (ignored by the other metrics).
+    zero_division : float, default NaN
+        Value returned where the metric is undefined (0/0).
+
+    Returns
+    -------
+    float or ndarray of shape (...)
+    """
+    metric = metric if isinstance(metric, Metric) else get_metric(metric)
+    c = np.asarray(confusion, dtype=float)
+    if c.ndim < 2 or c.shape[-2:] != (2, 2):
+        raise ValueError(f"binary metrics need 2x2 confusion matrices, got shape {c.shape}")
+    if not np.all(np.isfinite(c)) or np.any(c < 0):
+        raise ValueError("confusion-matrix entries must be finite and non-negative")
+    if not (np.isfinite(beta) and beta > 0):
+        raise ValueError(f"beta must be positive, got {beta!r}")
+    cells = (c[..., 0, 0], c[..., 0, 1], c[..., 1, 0], c[..., 1, 1])
+    return _score_cells(metric.code, cells, beta, zero_division)
