@@ -3,15 +3,51 @@
 ``cache=True`` keeps compiled kernels on disk between runs; ``error_model="numpy"``
 makes 0/0 a NaN instead of an exception (the metrics' documented undefined value);
 ``nogil=True`` lets joblib's threading backend run kernels on all cores at once.
+
+numba invalidates a cached kernel only when the file that defines it changes, not when a
+function it calls from another module does: the engine kernel would keep running an old
+sampler. So the cache lives in a directory named after a hash of all of mcrank's sources,
+and any edit to the package starts a fresh one. ``NUMBA_CACHE_DIR`` still takes precedence.
 """
 
 from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
 
 import numba
 
 __all__ = ["jit"]
 
 _OPTIONS = dict(cache=True, error_model="numpy", nogil=True)
+
+
+def _source_digest() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _cache_dir() -> str | None:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    for root in (base, tempfile.gettempdir()):
+        path = os.path.join(root, "mcrank", "numba", _source_digest())
+        try:
+            os.makedirs(path, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(path, os.W_OK):
+            return path
+    return None
+
+
+if not os.environ.get("NUMBA_CACHE_DIR"):
+    _directory = _cache_dir()
+    if _directory is not None:
+        numba.config.CACHE_DIR = _directory
 
 
 def jit(func=None, **overrides):

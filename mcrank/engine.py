@@ -1,0 +1,513 @@
+"""The Monte Carlo ranking engine (paper §4.2, ``SPEC.md`` "The Monte Carlo study").
+
+Each sample is one pair of classifiers evaluated on one test set:
+
+1. a true utility matrix ``U = U(x, y)``, eq. (12);
+2. a class proportion ``p``, shared by both classifiers;
+3. TPR and TNR ``(a1, b1)``, ``(a2, b2)`` of the two classifiers;
+4. for every error sd ``s`` of the grid, a perturbed utility matrix ``U'``;
+5. ``d_true = yield(U, C2) - yield(U, C1)``, ``d_m = m(C2) - m(C1)`` for every metric, and
+   ``d_s = yield(U', C2) - yield(U', C1)``;
+6. the pair is correctly ranked by ``m`` (or by ``U'``) only if ``d_true`` and ``d_m`` are both
+   > 0 or both < 0; ties count as incorrect.
+
+One fused kernel does all of it per sample and only accumulates counts: memory does not grow
+with the number of samples. The sd grid uses common random numbers: every ``s`` sees the same
+base samples (steps 1-3) and redraws only step 4.
+
+Under the ``gaussian`` error model, ``d_s = d_true + sum_ij E_ij (C2 - C1)_ij`` with the
+``E_ij`` independent N(0, s^2), which is exactly ``d_true + s * ||C2 - C1||_F * Z`` with one
+standard normal ``Z``: the kernel draws that one variate instead of four. ``U' - U`` then has
+sd ``s`` by construction, which is what ``realised_sd`` reports. Under ``truncated``, the four
+elements are drawn (see :func:`mcrank.samplers.perturb_um`) and the realised sd is measured.
+
+Work is split into chunks of fixed size; chunk ``k`` draws from the ``k``-th child of the root
+:class:`~numpy.random.SeedSequence`. Counts are therefore bit-identical whatever the number of
+jobs or the joblib backend.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass, field, fields, replace
+
+import numpy as np
+
+from mcrank import __version__
+from mcrank._jit import jit
+from mcrank._rng import root_seed_sequence
+from mcrank.metrics import PAPER_METRICS, _score_pab, get_metric
+from mcrank.samplers import (
+    ERROR_MODELS,
+    TRUE_UM_DISTRIBUTIONS,
+    _draw_rate,
+    _draw_true_um_xy,
+    _perturb_into,
+    check_beta_parameters,
+    check_choice,
+    check_range,
+    check_sd,
+)
+from mcrank.utility_space import _um_from_xy, _yield_pab
+
+__all__ = ["BACKENDS", "PairSample", "StudyConfig", "StudyResult", "run_study", "sample_pairs"]
+
+#: joblib backends mcrank can run chunks on.
+BACKENDS = ("threading", "loky", "dask")
+
+#: Maximum number of samples a study accepts (the counts are int64; this keeps runs finite).
+MAX_SAMPLES = 10**12
+
+
+@dataclass(frozen=True)
+class StudyConfig:
+    """Every assumption of one Monte Carlo study; the defaults are the paper's (§4.2).
+
+    Parameters
+    ----------
+    samples : int
+        Number of pairs of classifiers.
+    true_um : {"uniform", "gaussian"}
+        Distribution of true utility matrices on the hexagon (step 1).
+    true_um_sd : float
+        Standard deviation of each coordinate for ``true_um="gaussian"`` (paper: 1/3).
+    error : {"gaussian", "truncated"}
+        Error model of the perturbed utility matrices (step 4).
+    sds : tuple of float
+        Error standard deviations ``s`` (step 4); may be empty.
+    metrics : tuple of str
+        Metric ids to count (default: the paper's seven).
+    class_proportion : (float, float)
+        Range of the uniform class-0 fraction ``p`` (step 2).
+    rate_beta : (float, float)
+        Beta parameters of TPR and TNR (step 3; paper: (2, 1)).
+    rate_range : (float, float)
+        TPR = low + (high - low) * Beta (paper: (0.5, 1)).
+    fbeta_beta : float
+        The beta of the ``fbeta`` metric.
+    seed : int or None
+        Root seed; ``None`` draws fresh entropy, recorded in the result.
+    chunk_size : int
+        Samples per chunk; part of what makes a run reproducible.
+    """
+
+    samples: int = 1_000_000
+    true_um: str = "uniform"
+    true_um_sd: float = 1 / 3
+    error: str = "gaussian"
+    sds: tuple[float, ...] = (0.1,)
+    metrics: tuple[str, ...] = PAPER_METRICS
+    class_proportion: tuple[float, float] = (0.0, 1.0)
+    rate_beta: tuple[float, float] = (2.0, 1.0)
+    rate_range: tuple[float, float] = (0.5, 1.0)
+    fbeta_beta: float = 1.0
+    seed: int | None = None
+    chunk_size: int = 2**16
+
+    def validated(self) -> StudyConfig:
+        """Return a copy with canonical types, or raise ValueError naming the bad parameter."""
+        samples = _check_count(self.samples, "samples", upper=MAX_SAMPLES)
+        chunk_size = _check_count(self.chunk_size, "chunk_size", upper=2**31 - 1)
+        check_choice(self.true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution")
+        check_choice(self.error, ERROR_MODELS, "error model")
+        true_um_sd = check_sd(self.true_um_sd, "true_um_sd")
+        if self.true_um == "gaussian" and true_um_sd == 0:
+            raise ValueError("true_um_sd must be positive for the gaussian true-utility distribution")
+        if isinstance(self.sds, (str, bytes)):
+            raise ValueError(f"sds must be a list of numbers, got {self.sds!r}")
+        sds = tuple(check_sd(s, "error sd") for s in self.sds)
+        if isinstance(self.metrics, (str, bytes)):
+            raise ValueError(f"metrics must be a list of metric ids, got {self.metrics!r}")
+        metrics = tuple(get_metric(m).id for m in self.metrics)
+        if len(set(metrics)) != len(metrics):
+            raise ValueError(f"metrics are listed twice: {', '.join(metrics)}")
+        class_proportion = check_range(*_pair(self.class_proportion, "class_proportion"), "class_proportion")
+        rate_beta = check_beta_parameters(*_pair(self.rate_beta, "rate_beta"))
+        rate_range = check_range(*_pair(self.rate_range, "rate_range"), "rate_range")
+        fbeta_beta = float(self.fbeta_beta)
+        if not (math.isfinite(fbeta_beta) and fbeta_beta > 0):
+            raise ValueError(f"fbeta_beta must be positive, got {self.fbeta_beta!r}")
+        seed = self.seed
+        if seed is not None:
+            root_seed_sequence(seed)  # raises for a bad seed
+            seed = int(seed)
+        return replace(
+            self,
+            samples=samples,
+            chunk_size=chunk_size,
+            true_um_sd=true_um_sd,
+            sds=sds,
+            metrics=metrics,
+            class_proportion=class_proportion,
+            rate_beta=rate_beta,
+            rate_range=rate_range,
+            fbeta_beta=fbeta_beta,
+            seed=seed,
+        )
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dictionary of every parameter."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, values: dict, *, source: str = "config") -> StudyConfig:
+        """Build a config from a dictionary, rejecting unknown keys by name."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"{source}: unknown key {unknown[0]!r}; known keys: {', '.join(sorted(known))}")
+        converted = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+        return cls(**converted).validated()
+
+
+def _check_count(value, name: str, *, upper: int) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= upper:
+        raise ValueError(f"{name} must be a whole number from 1 to {upper:g}, got {value!r}")
+    return int(value)
+
+
+def _pair(value, name: str) -> tuple:
+    if isinstance(value, (str, bytes)) or len(value) != 2:
+        raise ValueError(f"{name} must be a pair (low, high), got {value!r}")
+    return tuple(value)
+
+
+# --- kernels -----------------------------------------------------------------------------------
+
+
+@jit
+def _draw_base(rng, base):
+    """Steps 1-3: (U00, U01, U10, U11, p, a1, b1, a2, b2) for one pair of classifiers.
+
+    ``base`` = (true-UM code, true-UM sd, p low, p high, Beta alpha, Beta beta, rate low,
+    rate high).
+    """
+    x, y = _draw_true_um_xy(rng, base[0], base[1])
+    u00, u01, u10, u11 = _um_from_xy(x, y)
+    p = base[2] + (base[3] - base[2]) * rng.random()
+    a1 = _draw_rate(rng, base[4], base[5], base[6], base[7])
+    b1 = _draw_rate(rng, base[4], base[5], base[6], base[7])
+    a2 = _draw_rate(rng, base[4], base[5], base[6], base[7])
+    b2 = _draw_rate(rng, base[4], base[5], base[6], base[7])
+    return u00, u01, u10, u11, p, a1, b1, a2, b2
+
+
+@jit
+def _yield_difference(u00, u01, u10, u11, p, a1, b1, a2, b2):
+    """yield(U, C2) - yield(U, C1), eq. (9), for two classifiers on one test set."""
+    return _yield_pab(u00, u01, u10, u11, p, a2, b2) - _yield_pab(u00, u01, u10, u11, p, a1, b1)
+
+
+@jit
+def _ranked_correctly(d_true, d):
+    """Step 6: both differences > 0 or both < 0; ties and NaN count as incorrect."""
+    return (d_true > 0.0 and d > 0.0) or (d_true < 0.0 and d < 0.0)
+
+
+@jit
+def _perturbed_difference(rng, utility, perturbed, s, error_model, p, a1, b1, a2, b2, d_true):
+    """Steps 4-5 for one sd: (d_s, sum of U' - U over the four elements, sum of squares)."""
+    if error_model == 0:
+        # sum_ij E_ij dC_ij with E_ij ~ N(0, s^2) iid is N(0, s^2 ||dC||^2): one draw.
+        da = p * (a2 - a1)
+        db = (1.0 - p) * (b2 - b1)
+        norm = math.sqrt(2.0 * (da * da + db * db))
+        return d_true + s * norm * rng.standard_normal(), 0.0, 0.0
+    _perturb_into(rng, utility, s, error_model, perturbed)
+    d_s = _yield_difference(perturbed[0, 0], perturbed[0, 1], perturbed[1, 0], perturbed[1, 1], p, a1, b1, a2, b2)
+    total = 0.0
+    squares = 0.0
+    for i in range(2):
+        for j in range(2):
+            deviation = perturbed[i, j] - utility[i, j]
+            total += deviation
+            squares += deviation * deviation
+    return d_s, total, squares
+
+
+@jit
+def _count_chunk(rng, n, base, metric_codes, fbeta_beta, sds, error_model, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares):
+    """Run ``n`` samples and add their incorrect-ranking counts into the output buffers."""
+    utility = np.empty((2, 2))
+    perturbed = np.empty((2, 2))
+    for _ in range(n):
+        u00, u01, u10, u11, p, a1, b1, a2, b2 = _draw_base(rng, base)
+        d_true = _yield_difference(u00, u01, u10, u11, p, a1, b1, a2, b2)
+        for k in range(metric_codes.size):
+            code = metric_codes[k]
+            d = _score_pab(code, p, a2, b2, fbeta_beta) - _score_pab(code, p, a1, b1, fbeta_beta)
+            if not _ranked_correctly(d_true, d):
+                metric_incorrect[k] += 1
+        utility[0, 0], utility[0, 1], utility[1, 0], utility[1, 1] = u00, u01, u10, u11
+        for k in range(sds.size):
+            d_s, total, squares = _perturbed_difference(rng, utility, perturbed, sds[k], error_model, p, a1, b1, a2, b2, d_true)
+            if not _ranked_correctly(d_true, d_s):
+                utility_incorrect[k] += 1
+            deviation_sum[k] += total
+            deviation_squares[k] += squares
+
+
+@jit
+def _record_pairs(rng, base, metric_codes, fbeta_beta, sds, error_model, d_true_out, d_metric_out, d_utility_out):
+    """Run ``d_true_out.size`` samples of the same procedure, keeping every difference."""
+    utility = np.empty((2, 2))
+    perturbed = np.empty((2, 2))
+    for i in range(d_true_out.size):
+        u00, u01, u10, u11, p, a1, b1, a2, b2 = _draw_base(rng, base)
+        d_true = _yield_difference(u00, u01, u10, u11, p, a1, b1, a2, b2)
+        d_true_out[i] = d_true
+        for k in range(metric_codes.size):
+            code = metric_codes[k]
+            d_metric_out[k, i] = _score_pab(code, p, a2, b2, fbeta_beta) - _score_pab(code, p, a1, b1, fbeta_beta)
+        utility[0, 0], utility[0, 1], utility[1, 0], utility[1, 1] = u00, u01, u10, u11
+        for k in range(sds.size):
+            d_utility_out[k, i] = _perturbed_difference(rng, utility, perturbed, sds[k], error_model, p, a1, b1, a2, b2, d_true)[0]
+
+
+# --- the public API ----------------------------------------------------------------------------
+
+
+def _kernel_arguments(config: StudyConfig) -> tuple:
+    base = (
+        TRUE_UM_DISTRIBUTIONS[config.true_um],
+        config.true_um_sd,
+        *config.class_proportion,
+        *config.rate_beta,
+        *config.rate_range,
+    )
+    metric_codes = np.array([get_metric(m).code for m in config.metrics], dtype=np.int64)
+    sds = np.array(config.sds, dtype=np.float64)
+    return base, metric_codes, float(config.fbeta_beta), sds, ERROR_MODELS[config.error]
+
+
+def _run_chunk(seed_sequence: np.random.SeedSequence, size: int, arguments: tuple) -> tuple[np.ndarray, ...]:
+    base, metric_codes, fbeta_beta, sds, error_model = arguments
+    metric_incorrect = np.zeros(metric_codes.size, dtype=np.int64)
+    utility_incorrect = np.zeros(sds.size, dtype=np.int64)
+    deviation_sum = np.zeros(sds.size)
+    deviation_squares = np.zeros(sds.size)
+    rng = np.random.default_rng(seed_sequence)
+    _count_chunk(rng, size, base, metric_codes, fbeta_beta, sds, error_model, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares)
+    return size, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares
+
+
+def _chunk_seeds(root: np.random.SeedSequence, samples: int, chunk_size: int):
+    """(child SeedSequence, size) for every chunk, made lazily: 10^9 samples need no list."""
+    chunks = -(-samples // chunk_size)
+    for k in range(chunks):
+        child = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, k), pool_size=root.pool_size)
+        yield child, min(chunk_size, samples - k * chunk_size)
+
+
+def _percent_and_se(count: int, n: int) -> tuple[float, float]:
+    fraction = count / n
+    return 100.0 * fraction, 100.0 * math.sqrt(fraction * (1.0 - fraction) / n)
+
+
+@dataclass(frozen=True)
+class StudyResult:
+    """Counts of incorrectly ranked pairs from one study, and how they were obtained.
+
+    Attributes
+    ----------
+    config : StudyConfig
+        The validated configuration; ``config.seed`` holds the root seed actually used.
+    metric_incorrect : dict of str to int
+        Incorrectly ranked pairs per metric id.
+    utility_incorrect : ndarray of int, shape (len(config.sds),)
+        Incorrectly ranked pairs by the perturbed utility matrix, per sd.
+    realised_sd : ndarray of float, shape (len(config.sds),)
+        Standard deviation of ``U' - U`` over all elements and samples, per sd.
+    wall_time : float
+        Seconds spent in the kernels, workers included.
+    """
+
+    config: StudyConfig
+    metric_incorrect: dict[str, int]
+    utility_incorrect: np.ndarray
+    realised_sd: np.ndarray
+    wall_time: float = field(default=0.0, compare=False)
+
+    @property
+    def samples(self) -> int:
+        return self.config.samples
+
+    def rows(self) -> list[dict]:
+        """One row per metric, then one per sd: ``name``, ``sd``, ``realised_sd``,
+        ``incorrect``, ``samples``, ``incorrect_pct`` and ``se_pct`` (its Monte Carlo standard
+        error, ``100 * sqrt(f (1 - f) / n)``). ``sd`` and ``realised_sd`` are None for metrics;
+        the perturbed utility matrix is named ``utility``."""
+        n = self.samples
+        rows = []
+        for name, count in self.metric_incorrect.items():
+            pct, se = _percent_and_se(count, n)
+            rows.append(dict(name=name, sd=None, realised_sd=None, incorrect=int(count), samples=n, incorrect_pct=pct, se_pct=se))
+        for s, realised, count in zip(self.config.sds, self.realised_sd, self.utility_incorrect):
+            pct, se = _percent_and_se(int(count), n)
+            rows.append(dict(name="utility", sd=s, realised_sd=float(realised), incorrect=int(count), samples=n, incorrect_pct=pct, se_pct=se))
+        return rows
+
+    def to_dict(self) -> dict:
+        """``{"config": {...every parameter, seed, version}, "rows": [...], "wall_time": ...}``."""
+        return {"config": {**self.config.to_dict(), "version": __version__}, "rows": self.rows(), "wall_time": self.wall_time}
+
+
+def _parallel_context(backend: str, jobs: int, scheduler: str | None):
+    """The joblib configuration (and dask client, if any) to run the chunks under."""
+    import contextlib
+
+    import joblib
+
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+    stack = contextlib.ExitStack()
+    if backend == "dask":
+        try:
+            from dask.distributed import Client, get_client
+        except ImportError:
+            raise ValueError("the dask backend needs the optional extra: pip install 'mcrank[dask]'") from None
+        if scheduler is not None:
+            stack.enter_context(Client(scheduler))
+        else:
+            try:
+                get_client()
+            except ValueError:
+                stack.enter_context(Client(n_workers=max(1, jobs if jobs > 0 else 1), threads_per_worker=1, processes=False))
+        stack.enter_context(joblib.parallel_config(backend="dask"))
+    elif backend == "loky":
+        # Workers are processes: cap every thread pool inside them at one thread per worker.
+        stack.enter_context(joblib.parallel_config(backend="loky", inner_max_num_threads=1))
+    else:
+        # The kernels are compiled with nogil=True and use no numba threads, so plain threads
+        # run them in parallel without oversubscription and without process start-up.
+        stack.enter_context(joblib.parallel_config(backend="threading"))
+    return stack
+
+
+def run_study(
+    config: StudyConfig | None = None,
+    *,
+    jobs: int = -1,
+    backend: str = "threading",
+    scheduler: str | None = None,
+    progress: bool = False,
+    **overrides,
+) -> StudyResult:
+    """Estimate how often each metric and each perturbed utility matrix misranks a pair.
+
+    Parameters
+    ----------
+    config : StudyConfig, optional
+        The study; keyword ``overrides`` replace its fields (e.g. ``samples=10**6``).
+    jobs : int, default -1
+        Parallel jobs (joblib's ``n_jobs``: -1 means all cores). Counts do not depend on it.
+    backend : {"threading", "loky", "dask"}, default "threading"
+        joblib backend. ``dask`` runs on the dask.distributed client at ``scheduler``, on the
+        current client, or on a new local cluster.
+    scheduler : str, optional
+        Address of a dask scheduler, e.g. ``"tcp://10.0.0.1:8786"``.
+    progress : bool, default False
+        Show a progress bar on stderr.
+
+    Returns
+    -------
+    StudyResult
+
+    Examples
+    --------
+    >>> from mcrank.engine import run_study
+    >>> result = run_study(samples=10**5, sds=(0.1,), seed=1)
+    >>> [row["name"] for row in result.rows()][:2]
+    ['accuracy', 'tpr']
+    """
+    import joblib
+    from tqdm import tqdm
+
+    config = replace(config or StudyConfig(), **overrides).validated()
+    root = root_seed_sequence(config.seed)
+    config = replace(config, seed=int(root.entropy) if config.seed is None else config.seed)
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs == 0:
+        raise ValueError(f"jobs must be a non-zero integer, got {jobs!r}")
+    arguments = _kernel_arguments(config)
+    metric_incorrect = np.zeros(len(config.metrics), dtype=np.int64)
+    utility_incorrect = np.zeros(len(config.sds), dtype=np.int64)
+    deviation_sum = np.zeros(len(config.sds))
+    deviation_squares = np.zeros(len(config.sds))
+    start = time.perf_counter()
+    with _parallel_context(backend, jobs, scheduler), tqdm(
+        total=config.samples, unit="pair", unit_scale=True, disable=not progress, file=sys.stderr, leave=False
+    ) as bar:
+        tasks = (
+            joblib.delayed(_run_chunk)(child, size, arguments)
+            for child, size in _chunk_seeds(root, config.samples, config.chunk_size)
+        )
+        # Results come back in chunk order, so the float sums are added in a fixed order too.
+        for size, *partial in joblib.Parallel(n_jobs=jobs, return_as="generator")(tasks):
+            metric_incorrect += partial[0]
+            utility_incorrect += partial[1]
+            deviation_sum += partial[2]
+            deviation_squares += partial[3]
+            bar.update(size)
+    wall_time = time.perf_counter() - start
+    realised_sd = _realised_sd(config, deviation_sum, deviation_squares)
+    return StudyResult(
+        config=config,
+        metric_incorrect=dict(zip(config.metrics, (int(c) for c in metric_incorrect))),
+        utility_incorrect=utility_incorrect,
+        realised_sd=realised_sd,
+        wall_time=wall_time,
+    )
+
+
+def _realised_sd(config: StudyConfig, deviation_sum: np.ndarray, deviation_squares: np.ndarray) -> np.ndarray:
+    sds = np.array(config.sds, dtype=float)
+    if config.error == "gaussian":
+        return sds  # U' - U is N(0, s^2) element by element, by construction
+    count = 4.0 * config.samples
+    mean = deviation_sum / count
+    return np.sqrt(np.maximum(deviation_squares / count - mean**2, 0.0))
+
+
+@dataclass(frozen=True)
+class PairSample:
+    """Every difference of a few pairs, for scatter plots (fig. 6).
+
+    Attributes
+    ----------
+    d_true : ndarray of shape (n,)
+        ``yield(U, C2) - yield(U, C1)`` under the true utility matrix.
+    d_metric : dict of str to ndarray of shape (n,)
+        ``m(C2) - m(C1)`` per metric id.
+    d_utility : dict of float to ndarray of shape (n,)
+        ``yield(U', C2) - yield(U', C1)`` per error sd.
+    """
+
+    d_true: np.ndarray
+    d_metric: dict[str, np.ndarray]
+    d_utility: dict[float, np.ndarray]
+
+
+def sample_pairs(size: int, config: StudyConfig | None = None, *, rng=None, **overrides) -> PairSample:
+    """Draw ``size`` pairs by the study's procedure and keep every difference (for figures).
+
+    ``config.samples`` and ``config.seed`` are ignored: ``size`` and ``rng`` say how many and
+    from which Generator.
+    """
+    from mcrank._rng import resolve_rng
+
+    config = replace(config or StudyConfig(), **overrides).validated()
+    size = _check_count(size, "size", upper=10**8)
+    base, metric_codes, fbeta_beta, sds, error_model = _kernel_arguments(config)
+    d_true = np.empty(size)
+    d_metric = np.empty((metric_codes.size, size))
+    d_utility = np.empty((sds.size, size))
+    _record_pairs(resolve_rng(rng), base, metric_codes, fbeta_beta, sds, error_model, d_true, d_metric, d_utility)
+    return PairSample(
+        d_true=d_true,
+        d_metric=dict(zip(config.metrics, d_metric)),
+        d_utility=dict(zip(config.sds, d_utility)),
+    )
