@@ -17,7 +17,7 @@ from mcrank.cli._common import OneLineParser, UsageError, fail
 
 __all__ = ["main"]
 
-SUBCOMMANDS = ("story",)
+SUBCOMMANDS = ("story", "run", "reproduce")
 
 
 def build_parser() -> argparse.ArgumentParser:

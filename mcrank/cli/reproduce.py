@@ -1,0 +1,47 @@
+"""``mcrank reproduce``: every number and figure of the paper's §4.2 from one command."""
+
+from __future__ import annotations
+
+import sys
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "reproduce",
+        help="run every study of experiments/ and draw the paper's figures 1-7",
+        description=(
+            "Run every experiment file of experiments/ (skipping those whose results are already "
+            "on disk with the same config and seed), write results/<experiment>.csv and .json, the "
+            "crossover tables and results/figures/ (PNG and PDF)."
+        ),
+    )
+    parser.add_argument("--experiments", default="experiments", metavar="DIR", help="experiment files (default: experiments)")
+    parser.add_argument("--out", default="results", metavar="DIR", help="output directory (default: results)")
+    parser.add_argument("--samples", metavar="N", help="override every study's number of samples, e.g. 1e4 for a quick check")
+    parser.add_argument("--force", action="store_true", help="recompute studies that are already complete")
+    parser.add_argument("--jobs", type=int, default=-1, help="parallel jobs per study, -1 for all cores (default -1)")
+    parser.add_argument("--no-figures", action="store_true", help="skip the figures")
+    parser.add_argument("--quiet", action="store_true", help="no log lines or progress bars")
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def handler(args) -> int:
+    from mcrank.cli._common import UsageError
+    from mcrank.config import parse_samples
+    from mcrank.reproduce import reproduce
+
+    if args.jobs == 0:
+        raise UsageError("--jobs must be a non-zero integer (-1 for all cores)")
+    samples = None if args.samples is None else parse_samples(args.samples)
+    reproduce(
+        args.experiments,
+        args.out,
+        samples=samples,
+        force=args.force,
+        jobs=args.jobs,
+        figures=not args.no_figures,
+        quiet=args.quiet,
+        progress=not args.quiet and sys.stderr.isatty(),
+    )
+    return 0

@@ -1,0 +1,114 @@
+"""Experiment files and the parsing of study parameters (sd grids, sample counts).
+
+An experiment is a TOML file in ``experiments/`` holding every parameter of one study (the
+fields of :class:`mcrank.engine.StudyConfig`, top level) and an optional ``description``.
+``sds`` is a list of numbers or a grid ``"start:stop:step"`` (stop included).
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from mcrank.engine import StudyConfig
+
+__all__ = ["Experiment", "load_experiment", "parse_samples", "parse_sds"]
+
+_EXTRA_KEYS = ("description",)
+
+
+def parse_samples(text) -> int:
+    """A sample count from ``"1000000"``, ``"1e6"`` or ``10**6``; ValueError unless a whole number >= 1."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"samples must be a number such as 1e6, got {text!r}") from None
+    if not math.isfinite(value) or value < 1 or not value.is_integer():
+        raise ValueError(f"samples must be a whole number >= 1, got {text!r}")
+    return int(value)
+
+
+def _sd_value(text) -> float:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"error sd must be a number, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"error sd must be finite and non-negative, got {text!r}")
+    return value
+
+
+def parse_sds(values) -> tuple[float, ...]:
+    """Error sds from numbers, strings, or grids ``"start:stop:step"`` (stop included).
+
+    Examples
+    --------
+    >>> parse_sds(["0.1", "0.2"])
+    (0.1, 0.2)
+    >>> len(parse_sds("0:0.5:0.01"))
+    51
+    """
+    if isinstance(values, (str, int, float)):
+        values = [values]
+    sds: list[float] = []
+    for value in values:
+        if isinstance(value, str) and ":" in value:
+            parts = value.split(":")
+            if len(parts) != 3:
+                raise ValueError(f"an sd grid is start:stop:step, got {value!r}")
+            start, stop, step = (_sd_value(part) for part in parts)
+            if step <= 0 or stop < start:
+                raise ValueError(f"an sd grid needs step > 0 and stop >= start, got {value!r}")
+            count = math.floor((stop - start) / step + 1e-9) + 1
+            sds.extend(float(v) for v in np.round(start + step * np.arange(count), 12))
+        else:
+            sds.append(_sd_value(value))
+    return tuple(sds)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One study as written in an experiment file."""
+
+    name: str
+    path: Path
+    description: str
+    config: StudyConfig
+
+
+def load_experiment(path, **overrides) -> Experiment:
+    """Read an experiment TOML file; ``overrides`` (not None) replace its values.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and the key, for malformed TOML, an unknown key or a bad value.
+    OSError
+        If the file cannot be read.
+    """
+    path = Path(path)
+    try:
+        values = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"{path}: not valid TOML: {error}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file") from None
+    description = values.pop("description", "")
+    if not isinstance(description, str):
+        raise ValueError(f"{path}: key 'description' must be a string")
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        if "sds" in values:
+            values["sds"] = parse_sds(values["sds"])
+        if "samples" in values:
+            values["samples"] = parse_samples(values["samples"])
+        config = StudyConfig.from_dict(values, source=str(path))
+    except (ValueError, TypeError, KeyError) as error:
+        message = error.args[0] if error.args else str(error)
+        message = message if str(message).startswith(str(path)) else f"{path}: {message}"
+        raise ValueError(message) from None
+    return Experiment(name=path.stem, path=path, description=description, config=config)

@@ -1,0 +1,134 @@
+"""Results on disk: atomic writes, provenance, and the CSV/JSON files of a study.
+
+A study writes ``<name>.csv`` (the rows) and then ``<name>.json`` (the config, the root seed,
+the rows, package versions, wall time and date). The JSON file is written last and marks the
+study complete: a run interrupted before it leaves nothing that looks finished. Every file is
+written to a temporary file in the same directory and renamed into place, so a reader never
+sees half a file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import platform
+import tempfile
+from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+__all__ = [
+    "ROW_FIELDS",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "is_complete",
+    "provenance",
+    "read_study",
+    "rows_to_csv",
+    "write_study",
+]
+
+#: Columns of a results CSV, in order.
+ROW_FIELDS = ("name", "sd", "realised_sd", "incorrect", "samples", "incorrect_pct", "se_pct")
+
+_PACKAGES = ("mcrank", "numpy", "numba", "scipy", "matplotlib", "joblib")
+
+
+def atomic_write_bytes(path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary file and a rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_text(path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` through a temporary file and a rename."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def provenance() -> dict:
+    """Package versions, Python, platform and the current UTC date."""
+    versions = {}
+    for package in _PACKAGES:
+        try:
+            versions[package] = version(package)
+        except PackageNotFoundError:
+            versions[package] = None
+    return {
+        "versions": versions,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def rows_to_csv(rows: list[dict]) -> str:
+    """The rows of a study as CSV text with the columns :data:`ROW_FIELDS` (empty for None)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=ROW_FIELDS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: "" if row.get(k) is None else row[k] for k in ROW_FIELDS})
+    return buffer.getvalue()
+
+
+def write_study(result, directory, name: str, *, description: str = "", source: str | None = None) -> tuple[Path, Path]:
+    """Write a :class:`~mcrank.engine.StudyResult` as ``<name>.csv`` then ``<name>.json``.
+
+    Returns
+    -------
+    csv_path, json_path : Path
+    """
+    directory = Path(directory)
+    csv_path = atomic_write_text(directory / f"{name}.csv", rows_to_csv(result.rows()))
+    document = {
+        "experiment": name,
+        "description": description,
+        "source": source,
+        **result.to_dict(),
+        **provenance(),
+    }
+    json_path = atomic_write_text(directory / f"{name}.json", json.dumps(document, indent=2) + "\n")
+    return csv_path, json_path
+
+
+def read_study(path) -> dict:
+    """Read a study's JSON file; ValueError if it is not valid JSON with config and rows."""
+    path = Path(path)
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not valid JSON: {error}") from None
+    if not isinstance(document, dict) or "config" not in document or "rows" not in document:
+        raise ValueError(f"{path}: not an mcrank results file (no config or rows)")
+    return document
+
+
+def is_complete(directory, name: str, config) -> bool:
+    """Whether ``<name>.json`` and ``.csv`` exist and were made with exactly ``config``.
+
+    ``config`` is a :class:`~mcrank.engine.StudyConfig` with a fixed seed; the comparison
+    covers every parameter, the seed and the number of samples.
+    """
+    directory = Path(directory)
+    json_path, csv_path = directory / f"{name}.json", directory / f"{name}.csv"
+    if not (json_path.is_file() and csv_path.is_file()):
+        return False
+    try:
+        recorded = read_study(json_path)["config"]
+    except (OSError, ValueError):
+        return False
+    recorded = {k: v for k, v in recorded.items() if k != "version"}
+    return recorded == json.loads(json.dumps(config.to_dict()))
