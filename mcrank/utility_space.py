@@ -103,8 +103,10 @@ def _um_from_xy(x, y):
     """Eq. (12) for one point: the cells (U00, U01, U10, U11)."""
     u00 = 1.0 - x if x > 0.0 else 1.0
     u11 = 1.0 + x if x < 0.0 else 1.0
-    u01 = y if y > 0.0 else 0.0
-    u10 = -y if y < 0.0 else 0.0
+    # On the diagonal edges |y - x| = 1, rounding in 1 +- x can leave the off-diagonal one ulp
+    # above the diagonal of its column: clamp, so that the matrix stays ordered.
+    u01 = min(y, u11) if y > 0.0 else 0.0
+    u10 = min(-y, u00) if y < 0.0 else 0.0
     return u00, u01, u10, u11
 
 
@@ -153,9 +155,11 @@ def um_from_xy(x, y) -> np.ndarray:
         raise ValueError("(x, y) must lie in the hexagon |x| <= 1, |y| <= 1, |y - x| <= 1")
     u = np.empty(x.shape + (2, 2))
     u[..., 0, 0] = np.where(x > 0, 1 - x, 1.0)
-    u[..., 0, 1] = np.where(y > 0, y, 0.0)
-    u[..., 1, 0] = np.where(y < 0, -y, 0.0)
     u[..., 1, 1] = np.where(x < 0, 1 + x, 1.0)
+    # On the diagonal edges |y - x| = 1, rounding in 1 +- x can leave the off-diagonal one ulp
+    # above the diagonal of its column: clamp, so that the matrix stays ordered.
+    u[..., 0, 1] = np.where(y > 0, np.minimum(y, u[..., 1, 1]), 0.0)
+    u[..., 1, 0] = np.where(y < 0, np.minimum(-y, u[..., 0, 0]), 0.0)
     return u
 
 

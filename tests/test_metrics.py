@@ -1,0 +1,365 @@
+"""The metric library against scikit-learn, and its registry, shapes and undefined values.
+
+Layout reminder: mcrank's confusion matrices have the classifier output in rows and the true
+class in columns, class 0 positive. scikit-learn never sees a matrix here: each count matrix
+is turned into label arrays, so that no transposition can go wrong silently.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn import metrics as skm
+
+from mcrank.confusion import confusion_from_pab
+from mcrank.metrics import METRICS, PAPER_METRICS, Metric, _score_pab, get_metric, score
+
+N_MATRICES = 1000
+FBETA_BETAS = (0.5, 2.0, 3.0)
+TOL = dict(rtol=1e-12, atol=1e-12)
+
+
+def _labels(counts):
+    """``y_true`` and ``y_pred`` for one count matrix in mcrank's layout (rows = output)."""
+    (c00, c01), (c10, c11) = np.asarray(counts, dtype=int)
+    cells = [c00, c01, c10, c11]
+    y_true = np.repeat([0, 1, 0, 1], cells)  # the column of each cell
+    y_pred = np.repeat([0, 0, 1, 1], cells)  # the row of each cell
+    return y_true, y_pred
+
+
+def _random_counts(seed: int, n: int = N_MATRICES) -> np.ndarray:
+    """Count matrices with every row and column sum positive, so that every metric is defined.
+
+    Zero cells are allowed (and frequent for the small scales); sizes range over 1-500 per
+    cell, log-uniformly, so both tiny and unbalanced test sets occur.
+    """
+    rng = np.random.default_rng(seed)
+    kept = []
+    while sum(len(k) for k in kept) < n:
+        high = np.exp(rng.uniform(np.log(2), np.log(500), size=(n, 1, 1)))
+        counts = rng.integers(0, high.astype(int) + 1, size=(n, 2, 2))
+        ok = np.all(counts.sum(axis=-1) > 0, axis=-1) & np.all(counts.sum(axis=-2) > 0, axis=-1)
+        kept.append(counts[ok])
+    return np.concatenate(kept)[:n]
+
+
+COUNTS = _random_counts(20240601)
+
+
+# --- scikit-learn references, one per metric id ----------------------------------------------
+
+
+def _per_matrix(function, counts=COUNTS):
+    """``function(y_true, y_pred)`` for every count matrix, as an array."""
+    with sklearn.config_context(skip_parameter_validation=True):
+        return np.array([function(*_labels(c)) for c in counts])
+
+
+@functools.cache
+def _recall(label: int) -> np.ndarray:
+    return _per_matrix(lambda t, p: skm.recall_score(t, p, pos_label=label))
+
+
+@functools.cache
+def _precision(label: int) -> np.ndarray:
+    return _per_matrix(lambda t, p: skm.precision_score(t, p, pos_label=label))
+
+
+# Each reference returns the expected values on COUNTS. The recalls and precisions per class
+# are computed once and shared (scikit-learn's per-call overhead dominates the run time).
+SKLEARN_REFERENCE = {
+    "accuracy": lambda: _per_matrix(skm.accuracy_score),
+    "tpr": lambda: _recall(0),
+    "tnr": lambda: _recall(1),
+    "precision": lambda: _precision(0),
+    "npv": lambda: _precision(1),
+    "balanced_accuracy": lambda: _per_matrix(skm.balanced_accuracy_score),
+    "f1": lambda: _per_matrix(lambda t, p: skm.f1_score(t, p, pos_label=0)),
+    "fbeta": None,  # by beta, below
+    "mcc": lambda: _per_matrix(skm.matthews_corrcoef),
+    "fowlkes_mallows": None,  # not sklearn's clustering index: by formula, below
+    "gmean": lambda: np.sqrt(_recall(0) * _recall(1)),
+    "informedness": lambda: _per_matrix(lambda t, p: skm.balanced_accuracy_score(t, p, adjusted=True)),
+    "markedness": lambda: _precision(0) + _precision(1) - 1.0,
+    "cohen_kappa": lambda: _per_matrix(skm.cohen_kappa_score),
+}
+
+
+def test_every_metric_has_a_reference():
+    assert set(SKLEARN_REFERENCE) == set(METRICS)
+
+
+def test_random_matrices_are_varied():
+    assert COUNTS.shape == (N_MATRICES, 2, 2)
+    assert np.mean(np.any(COUNTS == 0, axis=(-2, -1))) > 0.05
+    assert COUNTS.sum(axis=(-2, -1)).max() > 500
+
+
+@pytest.mark.parametrize("metric_id", [m for m, f in SKLEARN_REFERENCE.items() if f is not None])
+def test_metric_matches_sklearn(metric_id):
+    expected = SKLEARN_REFERENCE[metric_id]()
+    assert np.all(np.isfinite(expected))
+    np.testing.assert_allclose(score(metric_id, COUNTS), expected, **TOL)
+
+
+@pytest.mark.parametrize("beta", FBETA_BETAS)
+def test_fbeta_matches_sklearn(beta):
+    expected = _per_matrix(lambda t, p: skm.fbeta_score(t, p, beta=beta, pos_label=0))
+    np.testing.assert_allclose(score("fbeta", COUNTS, beta=beta), expected, **TOL)
+
+
+def test_fbeta_with_beta_one_is_f1():
+    np.testing.assert_allclose(score("fbeta", COUNTS, beta=1.0), score("f1", COUNTS), **TOL)
+
+
+def test_fowlkes_mallows_is_sqrt_of_precision_times_tpr():
+    c = COUNTS.astype(float)
+    tp, fp, fn = c[:, 0, 0], c[:, 0, 1], c[:, 1, 0]
+    expected = np.sqrt(tp / (tp + fp) * (tp / (tp + fn)))
+    np.testing.assert_allclose(score("fowlkes_mallows", COUNTS), expected, **TOL)
+
+
+@pytest.mark.parametrize("metric_id", list(METRICS))
+def test_counts_and_normalised_matrix_agree(metric_id):
+    normalised = COUNTS / COUNTS.sum(axis=(-2, -1), keepdims=True)
+    on_counts = score(metric_id, COUNTS, beta=2.0)
+    np.testing.assert_allclose(score(metric_id, normalised, beta=2.0), on_counts, **TOL)
+
+
+# --- the (p, a, b) door -----------------------------------------------------------------------
+
+
+def _random_pab(seed, n=2000):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(0.01, 0.99, n), rng.uniform(0, 1, n), rng.uniform(0, 1, n)
+
+
+@pytest.mark.parametrize("metric_id", list(METRICS))
+def test_from_pab_agrees_with_scoring_the_matrix(metric_id):
+    p, a, b = _random_pab(7)
+    metric = METRICS[metric_id]
+    expected = score(metric_id, confusion_from_pab(p, a, b), beta=0.5)
+    np.testing.assert_allclose(metric.from_pab(p, a, b, beta=0.5), expected, **TOL)
+
+
+@pytest.mark.parametrize("metric_id", list(METRICS))
+def test_kernel_score_pab_agrees_with_from_pab(metric_id):
+    p, a, b = _random_pab(8, n=200)
+    metric = METRICS[metric_id]
+    kernel = np.array([_score_pab(metric.code, pi, ai, bi, 2.0) for pi, ai, bi in zip(p, a, b)])
+    np.testing.assert_allclose(kernel, metric.from_pab(p, a, b, beta=2.0), **TOL)
+
+
+def test_from_pab_matches_the_formulas_of_the_spec():
+    p, a, b = _random_pab(9)
+    precision = p * a / (p * a + (1 - p) * (1 - b))
+    c00, c01, c10, c11 = p * a, (1 - p) * (1 - b), p * (1 - a), (1 - p) * b
+    expected = {
+        "accuracy": p * a + (1 - p) * b,
+        "tpr": a,
+        "tnr": b,
+        "precision": precision,
+        "balanced_accuracy": (a + b) / 2,
+        "f1": 2 * p * a / (2 * p * a + (1 - p) * (1 - b) + p * (1 - a)),
+        "mcc": (c00 * c11 - c01 * c10) / np.sqrt((c00 + c01) * (c10 + c11) * p * (1 - p)),
+        "fowlkes_mallows": np.sqrt(precision * a),
+    }
+    for metric_id, values in expected.items():
+        np.testing.assert_allclose(get_metric(metric_id).from_pab(p, a, b), values, rtol=1e-10, atol=1e-12)
+
+
+def test_from_pab_broadcasts():
+    value = METRICS["accuracy"].from_pab(0.25, np.array([0.2, 0.6]), 0.8)
+    np.testing.assert_allclose(value, [0.25 * 0.2 + 0.75 * 0.8, 0.25 * 0.6 + 0.75 * 0.8], **TOL)
+    assert isinstance(METRICS["tpr"].from_pab(0.5, 0.7, 0.1), float)
+
+
+# --- shapes -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("metric_id", list(METRICS))
+def test_stacked_matrices(metric_id):
+    one_by_one = np.array([score(metric_id, c) for c in COUNTS[:60]])
+    assert isinstance(score(metric_id, COUNTS[0]), float)
+    stack = score(metric_id, COUNTS[:60])
+    assert stack.shape == (60,)
+    np.testing.assert_array_equal(stack, one_by_one)
+    grid = score(metric_id, COUNTS[:60].reshape(5, 12, 2, 2))
+    assert grid.shape == (5, 12)
+    np.testing.assert_array_equal(grid.ravel(), one_by_one)
+    # a non-contiguous view must give the same numbers
+    transposed_twice = np.swapaxes(np.swapaxes(COUNTS[:60].reshape(5, 12, 2, 2), 0, 1), 0, 1)
+    np.testing.assert_array_equal(score(metric_id, transposed_twice).ravel(), one_by_one)
+
+
+def test_metric_call_and_metric_object_are_the_same_door():
+    metric = METRICS["mcc"]
+    np.testing.assert_array_equal(metric(COUNTS[:10]), score("mcc", COUNTS[:10]))
+    np.testing.assert_array_equal(score(metric, COUNTS[:10]), score("mcc", COUNTS[:10]))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [np.ones((3, 3)), np.ones(4), [[1, -1], [2, 3]], [[1, np.nan], [2, 3]], [[1, np.inf], [2, 3]]],
+)
+def test_bad_confusion_matrices_raise(bad):
+    with pytest.raises(ValueError):
+        score("accuracy", bad)
+
+
+@pytest.mark.parametrize("beta", [0.0, -1.0, np.nan, np.inf])
+def test_bad_beta_raises(beta):
+    with pytest.raises(ValueError):
+        score("fbeta", [[1, 2], [3, 4]], beta=beta)
+
+
+# --- undefined values -------------------------------------------------------------------------
+
+# [[0, 0], [3, 4]]: the classifier never outputs class 0. Values by hand.
+NEVER_POSITIVE = [[0, 0], [3, 4]]
+NEVER_POSITIVE_EXPECTED = {
+    "accuracy": 4 / 7,
+    "tpr": 0.0,
+    "tnr": 1.0,
+    "precision": np.nan,
+    "npv": 4 / 7,
+    "balanced_accuracy": 0.5,
+    "f1": 0.0,
+    "fbeta": 0.0,
+    "mcc": np.nan,
+    "fowlkes_mallows": np.nan,
+    "gmean": 0.0,
+    "informedness": 0.0,
+    "markedness": np.nan,
+    "cohen_kappa": 0.0,
+}
+
+
+def test_never_positive_expected_covers_every_metric():
+    assert set(NEVER_POSITIVE_EXPECTED) == set(METRICS)
+
+
+@pytest.mark.parametrize("metric_id", list(METRICS))
+def test_zero_division_is_nan_by_default_and_replaceable(metric_id):
+    expected = NEVER_POSITIVE_EXPECTED[metric_id]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        default = score(metric_id, NEVER_POSITIVE)
+        replaced = score(metric_id, NEVER_POSITIVE, zero_division=0.0)
+        other = score(metric_id, NEVER_POSITIVE, zero_division=-7.0)
+        stacked = score(metric_id, np.array([NEVER_POSITIVE, [[1, 2], [3, 4]]]), zero_division=0.0)
+    np.testing.assert_allclose(default, expected, **TOL)  # NaN only where NaN is expected
+    np.testing.assert_allclose(replaced, 0.0 if np.isnan(expected) else expected, **TOL)
+    np.testing.assert_allclose(other, -7.0 if np.isnan(expected) else expected, **TOL)
+    assert np.isfinite(stacked).all() and stacked[0] == replaced
+
+
+def test_zero_division_agrees_with_sklearn_where_sklearn_has_the_option():
+    y_true, y_pred = _labels(NEVER_POSITIVE)
+    assert np.isnan(skm.precision_score(y_true, y_pred, pos_label=0, zero_division=np.nan))
+    assert np.isnan(score("precision", NEVER_POSITIVE))
+    sklearn_f1 = skm.f1_score(y_true, y_pred, pos_label=0, zero_division=np.nan)
+    assert sklearn_f1 == score("f1", NEVER_POSITIVE) == 0.0
+    assert skm.cohen_kappa_score(y_true, y_pred) == score("cohen_kappa", NEVER_POSITIVE) == 0.0
+
+
+@pytest.mark.parametrize("metric_id", list(METRICS))
+def test_all_zero_matrix_is_undefined_not_a_crash(metric_id):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(score(metric_id, np.zeros((2, 2))))
+        assert score(metric_id, np.zeros((2, 2)), zero_division=0.0) == 0.0
+
+
+# p = 0: class 0 absent from the test set, so TPR (and all built on it) is 0/0.
+UNDEFINED_WITHOUT_CLASS_0 = {"tpr", "balanced_accuracy", "mcc", "fowlkes_mallows", "gmean", "informedness"}
+
+
+@pytest.mark.parametrize("metric_id", list(METRICS))
+def test_from_pab_without_class_0(metric_id):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value = METRICS[metric_id].from_pab(0.0, 0.5, 0.5)
+        replaced = METRICS[metric_id].from_pab(0.0, 0.5, 0.5, zero_division=0.0)
+    assert np.isnan(value) == (metric_id in UNDEFINED_WITHOUT_CLASS_0)
+    assert np.isfinite(replaced)
+
+
+# --- the registry -----------------------------------------------------------------------------
+
+
+def test_registry_ids_and_codes():
+    assert list(METRICS) == [
+        "accuracy",
+        "tpr",
+        "tnr",
+        "precision",
+        "npv",
+        "balanced_accuracy",
+        "f1",
+        "fbeta",
+        "mcc",
+        "fowlkes_mallows",
+        "gmean",
+        "informedness",
+        "markedness",
+        "cohen_kappa",
+    ]
+    for position, (metric_id, metric) in enumerate(METRICS.items()):
+        assert isinstance(metric, Metric)
+        assert metric.id == metric_id
+        assert metric.code == position
+    assert set(PAPER_METRICS) <= set(METRICS)
+
+
+@pytest.mark.parametrize(
+    ("alias", "metric_id"),
+    [
+        ("recall", "tpr"),
+        ("sensitivity", "tpr"),
+        ("specificity", "tnr"),
+        ("ppv", "precision"),
+        ("youden_j", "informedness"),
+        ("accuracy", "accuracy"),
+        ("cohen_kappa", "cohen_kappa"),
+    ],
+)
+def test_get_metric_aliases(alias, metric_id):
+    assert get_metric(alias) is METRICS[metric_id]
+    assert score(alias, [[1, 2], [3, 4]]) == score(metric_id, [[1, 2], [3, 4]])
+
+
+@pytest.mark.parametrize("name", ["bogus", "Accuracy", "", "f2"])
+def test_unknown_metric_raises_key_error_listing_known_ids(name):
+    with pytest.raises(KeyError) as excinfo:
+        get_metric(name)
+    message = str(excinfo.value)
+    assert repr(name) in message
+    for metric_id in METRICS:
+        assert metric_id in message
+    with pytest.raises(KeyError):
+        score(name, [[1, 2], [3, 4]])
+
+
+EQUIVALENT_UM = {
+    "accuracy": [[1.0, 0.0], [0.0, 1.0]],
+    "tpr": [[1.0, 0.0], [0.0, 0.0]],
+    "tnr": [[0.0, 0.0], [0.0, 1.0]],
+}
+
+
+@pytest.mark.parametrize("metric_id", list(METRICS))
+def test_compliance_flags(metric_id):
+    metric = METRICS[metric_id]
+    if metric_id in EQUIVALENT_UM:
+        assert metric.compliant is True
+        assert metric.equivalent_um.shape == (2, 2)
+        np.testing.assert_array_equal(metric.equivalent_um, EQUIVALENT_UM[metric_id])
+    else:
+        assert metric.compliant is False
+        assert metric.equivalent_um is None
