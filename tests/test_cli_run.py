@@ -1,0 +1,140 @@
+"""`mcrank run` and experiment files: output formats, overrides and input errors."""
+
+import csv
+import io
+import json
+
+import pytest
+
+from mcrank.cli import main
+from mcrank.config import load_experiment, parse_samples, parse_sds
+
+SMALL = ["--samples", "2000", "--seed", "7", "--quiet"]
+
+
+def run(capsys, *args):
+    code = main(["run", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_json_has_config_and_rows(capsys):
+    code, out, err = run(capsys, *SMALL, "--sd", "0", "0.1", "--format", "json")
+    assert code == 0 and err == ""
+    document = json.loads(out)
+    config = document["config"]
+    assert config["seed"] == 7 and config["samples"] == 2000 and config["sds"] == [0.0, 0.1]
+    assert "version" in config and config["true_um"] == "uniform" and config["error"] == "gaussian"
+    rows = document["rows"]
+    assert [r["name"] for r in rows] == ["accuracy", "tpr", "precision", "balanced_accuracy", "mcc", "fowlkes_mallows", "f1", "utility", "utility"]
+    for row in rows:
+        assert set(row) >= {"name", "sd", "realised_sd", "incorrect_pct", "se_pct"}
+        if row["name"] != "utility":
+            assert row["sd"] is None and row["realised_sd"] is None
+    assert rows[-2]["sd"] == 0.0 and rows[-2]["incorrect_pct"] == 0.0
+
+
+def test_csv_and_table_formats_carry_the_same_rows(capsys):
+    _, out_csv, _ = run(capsys, *SMALL, "--format", "csv")
+    _, out_json, _ = run(capsys, *SMALL, "--format", "json")
+    _, out_table, _ = run(capsys, *SMALL)
+    rows = list(csv.DictReader(io.StringIO(out_csv)))
+    expected = json.loads(out_json)["rows"]
+    assert [r["name"] for r in rows] == [r["name"] for r in expected]
+    assert [float(r["incorrect_pct"]) for r in rows] == [r["incorrect_pct"] for r in expected]
+    assert "2,000 pairs" in out_table and "seed 7" in out_table
+    assert f"{expected[0]['incorrect_pct']:.2f}" in out_table
+
+
+def test_sd_grid_and_samples_in_scientific_notation():
+    assert parse_sds(["0:0.5:0.01"]) == tuple(round(0.01 * k, 12) for k in range(51))
+    assert parse_sds(["0.1", "0:0.2:0.1"]) == (0.1, 0.0, 0.1, 0.2)
+    assert parse_samples("1e6") == 1_000_000 and parse_samples("250") == 250
+
+
+def test_out_writes_the_file_atomically(tmp_path, capsys):
+    target = tmp_path / "sub" / "run.json"
+    code, out, _ = run(capsys, *SMALL, "--format", "json", "--out", str(target))
+    assert code == 0 and out == ""
+    assert json.loads(target.read_text())["config"]["seed"] == 7
+    assert [p.name for p in target.parent.iterdir()] == ["run.json"]
+
+
+def test_config_file_and_flags_override_it(tmp_path, capsys):
+    path = tmp_path / "study.toml"
+    path.write_text('samples = 3000\nerror = "truncated"\nsds = "0:0.2:0.1"\nseed = 11\n')
+    code, out, _ = run(capsys, "--config", str(path), "--format", "json", "--quiet")
+    config = json.loads(out)["config"]
+    assert code == 0 and (config["samples"], config["error"], config["sds"], config["seed"]) == (3000, "truncated", [0.0, 0.1, 0.2], 11)
+    code, out, _ = run(capsys, "--config", str(path), "--samples", "1e3", "--seed", "12", "--format", "json", "--quiet")
+    config = json.loads(out)["config"]
+    assert (config["samples"], config["seed"], config["error"]) == (1000, 12, "truncated")
+
+
+def test_same_seed_same_counts_whatever_the_jobs(capsys):
+    _, one, _ = run(capsys, *SMALL, "--jobs", "1", "--format", "csv")
+    _, two, _ = run(capsys, *SMALL, "--jobs", "2", "--format", "csv")
+    assert one == two
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--sd", "-0.1"], "non-negative"),
+        (["--sd", "abc"], "must be a number"),
+        (["--sd", "0:0.5"], "start:stop:step"),
+        (["--samples", "0"], "samples"),
+        (["--samples", "many"], "samples"),
+        (["--samples", "1.5"], "whole number"),
+        (["--metrics", "accuracy", "nonsense"], "unknown metric 'nonsense'"),
+        (["--error", "cauchy"], "invalid choice"),
+        (["--true-um", "beta"], "invalid choice"),
+        (["--class-proportion", "0.6", "0.2"], "class_proportion"),
+        (["--rate-beta", "0", "1"], "Beta parameters"),
+        (["--jobs", "0"], "jobs"),
+        (["--seed", "-3"], "seed"),
+        (["--scheduler", "tcp://127.0.0.1:1"], "--backend dask"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_code_2(capsys, args, fragment):
+    try:
+        code = main(["run", "--samples", "100", *args] if "--samples" not in args else ["run", *args])
+    except SystemExit as exit:  # argparse's own errors
+        code = exit.code
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0]
+    assert "Traceback" not in captured.err
+
+
+def test_bad_experiment_files_name_the_file_and_the_key(tmp_path, capsys):
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text("samples = 100\nsigma = 0.1\n")
+    malformed = tmp_path / "malformed.toml"
+    malformed.write_text("samples = = 100\n")
+    bad_value = tmp_path / "bad_value.toml"
+    bad_value.write_text('samples = 100\nerror = "cauchy"\n')
+    for path, fragment in ((unknown, "unknown key 'sigma'"), (malformed, "not valid TOML"), (bad_value, "unknown error model 'cauchy'")):
+        code = main(["run", "--config", str(path), "--quiet"])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1
+        assert str(path) in err[0] and fragment in err[0]
+    code = main(["run", "--config", str(tmp_path / "missing.toml")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "missing.toml" in err[0]
+
+
+def test_the_experiment_files_of_the_repository_load():
+    from pathlib import Path
+
+    directory = Path(__file__).resolve().parents[1] / "experiments"
+    names = sorted(p.stem for p in directory.glob("*.toml") if p.name != "figures.toml")
+    assert names == ["fig6_uniform", "fig7_gaussian_gaussian", "fig7_gaussian_truncated", "fig7_uniform_gaussian", "fig7_uniform_truncated"]
+    for name in names:
+        experiment = load_experiment(directory / f"{name}.toml")
+        assert experiment.config.seed is not None and experiment.config.samples == 10**6
+        assert experiment.description
+    sweep = load_experiment(directory / "fig7_uniform_gaussian.toml").config
+    assert len(sweep.sds) == 51 and sweep.sds[0] == 0.0 and sweep.sds[-1] == 0.5
