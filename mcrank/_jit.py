@@ -6,8 +6,8 @@ makes 0/0 a NaN instead of an exception (the metrics' documented undefined value
 
 numba invalidates a cached kernel only when the file that defines it changes, not when a
 function it calls from another module does: the engine kernel would keep running an old
-sampler. So the cache lives in a directory named after a hash of all of mcrank's sources,
-and any edit to the package starts a fresh one. ``NUMBA_CACHE_DIR`` still takes precedence.
+sampler. So the cache lives in a directory named after a hash of the sources of every
+module that compiles kernels, and any edit to one of them starts a fresh cache. ``NUMBA_CACHE_DIR`` still takes precedence.
 """
 
 from __future__ import annotations
@@ -25,9 +25,12 @@ _OPTIONS = dict(cache=True, error_model="numpy", nogil=True)
 
 
 def _source_digest() -> str:
+    """Hash of the modules that compile kernels (this one and those that import it)."""
     digest = hashlib.sha256()
     for path in sorted(Path(__file__).parent.rglob("*.py")):
-        digest.update(path.read_bytes())
+        source = path.read_bytes()
+        if path.name == "_jit.py" or b"mcrank._jit" in source:
+            digest.update(path.name.encode() + source)
     return digest.hexdigest()[:16]
 
 

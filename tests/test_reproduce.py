@@ -1,0 +1,117 @@
+"""`mcrank reproduce`: every results file and figure, resuming, and bad experiment files."""
+
+import csv
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import mcrank.engine
+from mcrank.cli import main
+from mcrank.reproduce import reproduce
+
+EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
+STUDIES = ["fig6_uniform", "fig7_gaussian_gaussian", "fig7_gaussian_truncated", "fig7_uniform_gaussian", "fig7_uniform_truncated"]
+FIGURES = [
+    "fig1_hexagon",
+    "fig2_yield_vs_metric_p50",
+    "fig3_yield_vs_metric_p90",
+    "fig4_true_um_gaussian",
+    "fig5_perturbation_cloud",
+    "fig6_uniform",
+    "fig7_sweep",
+]
+
+
+@pytest.fixture()
+def experiments(tmp_path):
+    """The repository's experiment files, with small figure samples so the test is quick."""
+    directory = tmp_path / "experiments"
+    shutil.copytree(EXPERIMENTS, directory)
+    (directory / "figures.toml").write_text("seed = 3\nyield_vs_metric_matrices = 40\ntrue_um_samples = 200\nperturbation_samples = 200\npairs = 300\n")
+    return directory
+
+
+def _no_temporary_files(directory: Path) -> bool:
+    return not [p for p in directory.rglob("*") if p.name.startswith(".") or p.suffix == ".tmp"]
+
+
+def test_reproduce_writes_every_result_and_figure(experiments, tmp_path, capsys):
+    out = tmp_path / "results"
+    code = main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--samples", "3000", "--quiet"])
+    assert code == 0
+    for name in STUDIES:
+        rows = list(csv.DictReader(io.StringIO((out / f"{name}.csv").read_text())))
+        assert rows and rows[0]["name"] == "accuracy"
+        document = json.loads((out / f"{name}.json").read_text())
+        assert document["config"]["samples"] == 3000 and document["config"]["seed"] is not None
+        assert document["versions"]["numpy"] and document["date"] and document["wall_time"] >= 0
+        assert len(document["rows"]) == len(rows)
+    crossover = list(csv.DictReader(io.StringIO((out / "crossover.csv").read_text())))
+    assert {(r["true_um"], r["error"]) for r in crossover} == {(t, e) for t in ("uniform", "gaussian") for e in ("gaussian", "truncated")}
+    assert "### uniform true utility matrices, gaussian errors" in (out / "crossover.md").read_text()
+    for name in FIGURES:
+        png = out / "figures" / f"{name}.png"
+        pdf = out / "figures" / f"{name}.pdf"
+        assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), name
+        assert pdf.read_bytes().startswith(b"%PDF"), name
+    assert _no_temporary_files(out)
+
+
+def test_an_interrupted_reproduce_resumes_where_it_stopped(experiments, tmp_path, monkeypatch):
+    out = tmp_path / "results"
+    calls = []
+    real_run_study = mcrank.engine.run_study
+
+    def interrupted_after_first(config, **kwargs):
+        if calls:
+            raise KeyboardInterrupt
+        calls.append(config)
+        return real_run_study(config, **kwargs)
+
+    monkeypatch.setattr(mcrank.engine, "run_study", interrupted_after_first)
+    with pytest.raises(KeyboardInterrupt):
+        reproduce(experiments, out, samples=2000, figures=False, quiet=True)
+    assert sorted(p.name for p in out.iterdir()) == ["fig6_uniform.csv", "fig6_uniform.json"]
+    first = (out / "fig6_uniform.json").read_text()
+
+    monkeypatch.setattr(mcrank.engine, "run_study", real_run_study)
+    report = reproduce(experiments, out, samples=2000, figures=False, quiet=True)
+    assert report.skipped == ["fig6_uniform"] and report.ran == STUDIES[1:]
+    assert (out / "fig6_uniform.json").read_text() == first
+
+    # A changed config (here the sample count) is not "complete": it runs again.
+    report = reproduce(experiments, out, samples=2500, figures=False, quiet=True)
+    assert report.ran == STUDIES and report.skipped == []
+    report = reproduce(experiments, out, samples=2500, figures=False, quiet=True, force=True)
+    assert report.ran == STUDIES
+    assert _no_temporary_files(out)
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ('samples = 100\nseed = 1\nsigma = 0.1\n', "unknown key 'sigma'"),
+        ("samples = [\n", "not valid TOML"),
+        ('samples = 100\nsds = "0:1"\nseed = 1\n', "start:stop:step"),
+        ("samples = 100\n", "key 'seed' is missing"),
+    ],
+)
+def test_a_bad_experiment_file_names_itself_and_the_key(experiments, tmp_path, capsys, text, fragment):
+    bad = experiments / "zz_bad.toml"
+    bad.write_text(text)
+    out = tmp_path / "results"
+    code = main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert "zz_bad.toml" in err[0] and fragment in err[0]
+    assert not out.exists()  # every file is checked before anything runs
+
+
+def test_bad_figure_settings_name_the_key(experiments, tmp_path, capsys):
+    (experiments / "figures.toml").write_text("seed = 1\npoints = 10\n")
+    code = main(["reproduce", "--experiments", str(experiments), "--out", str(tmp_path / "r"), "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "figures.toml" in err and "unknown key 'points'" in err
