@@ -17,7 +17,7 @@ from mcrank.cli._common import OneLineParser, UsageError, fail
 
 __all__ = ["main"]
 
-SUBCOMMANDS = ("story", "run", "reproduce")
+SUBCOMMANDS = ("story", "run", "reproduce", "evaluate")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,219 @@
+"""``mcrank evaluate``: rank your classifiers by utility yield, and see where popular metrics mislead."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import textwrap
+
+from mcrank.cli._common import UsageError
+
+DESCRIPTION = """\
+Rank classifiers tested on the same test set by their utility yield per test item (paper
+eq. 9), and show each one's score and rank under the popular metrics (for two classes the
+whole metric library, class 0 positive; for more, accuracy, balanced accuracy, macro and
+micro F1, multi-class MCC and Cohen's kappa). Every metric whose ranking disagrees with the
+utility yield is flagged, with the pairs it flips.
+
+FILE is JSON, {"classifiers": {"A": [[27, 15], [23, 35]], ...}, "utility": ..., "classes":
+[...], "description": "..."}, or a long-form CSV with the header classifier,output,true,count.
+Confusion matrices hold counts with rows = classifier output and columns = true class (the
+transpose of scikit-learn's confusion_matrix). In a CSV, output and true are class names or
+indices 0..n-1; the class order is that of "classes" in a --utility file if given, else that
+of the indices, else that in which the names first appear.
+
+The utility matrix (in the file, or --utility, which overrides it) is one matrix [[...]];
+{"matrices": [...], "probabilities": [...]}, a distribution ranked by its expected matrix
+(eq. 17); or {"matrix": [[...]], "sd": S, "error": "gaussian"}, a matrix with an error
+standard deviation. With an sd (from the utility or --sd), the probability that each pair's
+ranking flips under such errors is estimated by Monte Carlo. The sd is in units of the
+utility matrix normalised by eq. (11) to minimum 0 and maximum 1: the matrix is normalised
+before it is perturbed. A pair counts as flipped when a perturbed matrix does not put the
+better classifier strictly ahead. The truncated model keeps utilities within [0, 1], which
+pushes elements at 0 or 1 inwards: its perturbed matrices are not centred on the given one.
+"""
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be positive and finite, got {text!r}")
+    return value
+
+
+def _count(minimum: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="rank your classifiers by utility yield; flag the metrics that disagree",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("file", metavar="FILE", help="confusion matrices: a .json or .csv file")
+    parser.add_argument(
+        "--utility",
+        metavar="JSON-or-FILE",
+        help="the utility matrix as JSON text or a JSON file (overrides the file's); a file may also give 'classes'",
+    )
+    parser.add_argument(
+        "--sd",
+        type=_positive_float,
+        help="error sd of the utility matrix, in units of the matrix normalised by eq. (11) (min 0, max 1)",
+    )
+    parser.add_argument(
+        "--error",
+        choices=("gaussian", "truncated"),
+        help="error model for --sd: gaussian (default), or truncated to 0 <= U' <= 1 with correct "
+        "classification best in each column",
+    )
+    parser.add_argument("--samples", type=_count(1), default=100_000, help="Monte Carlo samples (default: 100000)")
+    parser.add_argument("--seed", type=_count(0), help="seed of the Monte Carlo estimate (default: fresh, and printed)")
+    parser.add_argument("--metrics", metavar="LIST", help="comma-separated metric ids to report (default: all)")
+    parser.add_argument(
+        "--format", choices=("table", "json", "csv"), default="table", help="output format (default: table)"
+    )
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def handler(args) -> int:
+    from mcrank.evaluate import evaluate_file
+
+    metrics = None
+    if args.metrics is not None:
+        metrics = [name.strip() for name in args.metrics.split(",") if name.strip()]
+        if not metrics:
+            raise UsageError("--metrics: give at least one metric id")
+    result = evaluate_file(
+        args.file,
+        utility=args.utility,
+        sd=args.sd,
+        error=args.error,
+        samples=args.samples,
+        rng=args.seed,
+        metrics=metrics,
+    )
+    if args.format == "json":
+        print(json.dumps(result.to_dict(), indent=2))
+    elif args.format == "csv":
+        print(render_csv(result), end="")
+    else:
+        print(render_table(result))
+    return 0
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def _score(value: float, rank) -> str:
+    return "undefined" if math.isnan(value) else f"{value:.4f} ({rank})"
+
+
+def render_table(result) -> str:
+    """The evaluation as text: test set, utility matrix, ranking, metrics, disagreements, pairs."""
+    lines = []
+    if result.description:
+        lines += textwrap.wrap(result.description, width=100) + [""]
+    classes, totals = result.classes, result.class_totals
+    class_list = ", ".join(f"{name} {int(t)}" for name, t in zip(classes, totals))
+    lines.append(f"Test set: {int(totals.sum())} items; true classes: {class_list}")
+    if len(classes) == 2:
+        lines.append(f"Binary metrics take class 0, {classes[0]!r}, as positive.")
+    u = result.utility
+    lines += ["", f"Utility matrix, {u.describe()} (rows = output, columns = true class):"]
+    label_width = max(len(c) for c in classes)
+    cells = [[_number(v) for v in row] for row in u.matrix]
+    width = max(max(len(c) for c in classes), *(len(v) for row in cells for v in row))
+    lines.append("  " + " " * label_width + "".join(f"  {c:>{width}}" for c in classes))
+    for name, row in zip(classes, cells):
+        lines.append(f"  {name:<{label_width}}" + "".join(f"  {v:>{width}}" for v in row))
+
+    names = [c.name for c in result.classifiers]
+    name_width = max(len("classifier"), *(len(n) for n in names))
+    lines += ["", "Ranking by utility yield per test item (eq. 9)"]
+    lines.append(f"  rank  {'classifier':<{name_width}}  utility yield")
+    for c in result.classifiers:
+        lines.append(f"  {c.rank:>4}  {c.name:<{name_width}}  {c.utility_yield:+13.6g}")
+
+    disagreeing = {d.metric for d in result.disagreements}
+    metric_width = max(len(name) for _, name in result.metrics)
+    column = max(11, *(len(n) for n in names))
+    lines += ["", "Popular metrics: score (rank); * = ranking disagrees with the utility yield"]
+    lines.append(f"  {'':<{metric_width}}" + "".join(f"  {n:>{column}}" for n in names))
+    for metric_id, metric_name in result.metrics:
+        scores = "".join(f"  {_score(c.scores[metric_id], c.ranks[metric_id]):>{column}}" for c in result.classifiers)
+        flag = "  *" if metric_id in disagreeing else ""
+        lines.append(f"  {metric_name:<{metric_width}}{scores}{flag}")
+
+    lines += ["", "Metrics whose ranking disagrees with the utility yield"]
+    if not result.disagreements:
+        lines.append("  none: every metric ranks these classifiers as the utility yield does")
+    best = {c.name for c in result.classifiers if c.rank == 1}
+    by_name = {c.name: c for c in result.classifiers}
+    for d in result.disagreements:
+        parts = [f"{second} above {first}" for first, second in d.flipped]
+        for first, second in d.tied:
+            if by_name[first].rank == by_name[second].rank:
+                above, below = sorted((first, second), key=lambda name: by_name[name].ranks[d.metric])
+                parts.append(f"{above} above {below} (equal utility yield)")
+            else:
+                parts.append(f"{first} level with {second}")
+        parts += [f"{first} and {second} not at all (undefined)" for first, second in d.undefined]
+        picks = f" (picks {' and '.join(d.best)} as best)" if d.best and set(d.best) != best else ""
+        lines.append(f"  {d.metric}{picks}: ranks " + "; ".join(parts))
+
+    if result.pairs is not None:
+        lines += [
+            "",
+            f"Probability that the utility ranking of a pair flips under errors of sd {u.sd:g} ({u.error}) on the",
+            f"normalised utility matrix (eq. 11); Monte Carlo, {result.samples} samples, seed {result.seed}",
+        ]
+        if not result.pairs:
+            lines.append("  no pairs: one classifier only")
+        labels = [f"{p.better} {'vs' if p.flip_probability is None else 'over'} {p.worse}" for p in result.pairs]
+        pair_width = max(map(len, labels), default=0)
+        difference_width = max((len(f"{p.utility_difference:+.6g}") for p in result.pairs), default=0)
+        for label, p in zip(labels, result.pairs):
+            if p.flip_probability is None:
+                verdict = "tied under the utility matrix: no ranking to flip"
+            elif p.flips == 0:
+                verdict = f"P(flip) = 0 (none of {result.samples}; below {3 / result.samples:.1g} at 95%)"
+            else:
+                verdict = f"P(flip) = {p.flip_probability:.4f} ± {p.standard_error:.4f}"
+            difference = f"{p.utility_difference:+.6g}"
+            lines.append(f"  {label:<{pair_width}}  yield difference {difference:>{difference_width}}  {verdict}")
+    return "\n".join(lines)
+
+
+def render_csv(result) -> str:
+    """One row per classifier, in rank order: rank, name, utility yield, then each metric's
+    score and rank. Disagreements and flip probabilities are in the table and JSON formats."""
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    metric_ids = [mid for mid, _ in result.metrics]
+    writer.writerow(["rank", "classifier", "utility_yield", *metric_ids, *(f"{mid}_rank" for mid in metric_ids)])
+    for c in result.classifiers:
+        scores = ["" if math.isnan(c.scores[m]) else repr(c.scores[m]) for m in metric_ids]
+        ranks = ["" if c.ranks[m] is None else c.ranks[m] for m in metric_ids]
+        writer.writerow([c.rank, c.name, repr(c.utility_yield), *scores, *ranks])
+    return buffer.getvalue()

@@ -1,0 +1,377 @@
+"""The evaluate API: ranking by utility yield, metric disagreements, flip probabilities."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+from sklearn.metrics import confusion_matrix
+
+from mcrank import evaluate as ev
+from mcrank.metrics import score
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+FACTORY = {"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 32]]}  # eqs. (1)-(2) on 100 items
+EQ4 = [[15, -335], [-35, 165]]
+
+
+def _by_name(result):
+    return {c.name: c for c in result.classifiers}
+
+
+# --- the paper's story and the examples ------------------------------------------------------
+
+
+def test_factory_story_a_is_best_and_most_metrics_say_b():
+    result = ev.evaluate(FACTORY, EQ4)
+    assert [c.name for c in result.classifiers] == ["A", "B"]
+    classifiers = _by_name(result)
+    assert classifiers["A"].utility_yield == pytest.approx(3.5)  # eq. (3)
+    assert classifiers["B"].utility_yield == pytest.approx(-3.5)
+    flagged = {d.metric: d for d in result.disagreements}
+    # Table 1: every metric but the true-negative rate favours B.
+    for metric_id in ("accuracy", "balanced_accuracy", "precision", "f1", "mcc", "fowlkes_mallows", "tpr"):
+        assert flagged[metric_id].flipped == (("A", "B"),)
+        assert flagged[metric_id].best == ("B",)
+    assert "tnr" not in flagged
+
+
+def test_factory_and_medical_examples_give_the_papers_yields():
+    factory = ev.evaluate_file(EXAMPLES / "factory.json")
+    assert [(c.name, c.utility_yield) for c in factory.classifiers] == [("A", pytest.approx(3.5)), ("B", pytest.approx(-3.5))]
+    medical = ev.evaluate_file(EXAMPLES / "medical.json")
+    # Eq. (6) is eq. (4) shifted by 335 months: A gives 338.5 months, B 331.5.
+    assert [(c.name, c.utility_yield) for c in medical.classifiers] == [
+        ("A", pytest.approx(338.5)),
+        ("B", pytest.approx(331.5)),
+    ]
+    assert [d.metric for d in medical.disagreements] == [d.metric for d in factory.disagreements]
+
+
+def test_binary_scores_match_the_metric_library():
+    result = ev.evaluate(FACTORY, EQ4)
+    assert [mid for mid, _ in result.metrics] == [
+        "accuracy", "tpr", "tnr", "precision", "npv", "balanced_accuracy", "f1", "mcc",
+        "fowlkes_mallows", "gmean", "informedness", "markedness", "cohen_kappa",
+    ]  # fmt: skip
+    for c in result.classifiers:
+        for metric_id, value in c.scores.items():
+            assert value == score(metric_id, np.array(FACTORY[c.name])), (c.name, metric_id)
+
+
+def test_three_class_example_accuracy_picks_the_wrong_classifier():
+    data = json.loads((EXAMPLES / "triage_3class.json").read_text())
+    counts = {name: np.array(m, dtype=float) for name, m in data["classifiers"].items()}
+    utility = np.array(data["utility"], dtype=float)
+    # Independent of the code under test: yield = grand sum of U * C / N, accuracy = trace / N.
+    yields = {name: float((utility * c).sum() / c.sum()) for name, c in counts.items()}
+    accuracies = {name: float(np.trace(c) / c.sum()) for name, c in counts.items()}
+    best_by_utility = max(yields, key=yields.get)
+    best_by_accuracy = max(accuracies, key=accuracies.get)
+    assert best_by_accuracy != best_by_utility
+
+    result = ev.evaluate_file(EXAMPLES / "triage_3class.json")
+    assert result.classifiers[0].name == best_by_utility
+    assert [c.name for c in result.classifiers] == sorted(yields, key=yields.get, reverse=True)
+    for c in result.classifiers:
+        assert c.utility_yield == pytest.approx(yields[c.name], rel=1e-12)
+        assert c.scores["accuracy"] == pytest.approx(accuracies[c.name], rel=1e-12)
+    flagged = {d.metric: d for d in result.disagreements}
+    assert flagged["accuracy"].best == (best_by_accuracy,)
+    assert (best_by_utility, best_by_accuracy) in flagged["accuracy"].flipped
+    # As the example's description says, accuracy reverses the whole ranking (so micro F1,
+    # equal to it, does too).
+    assert sorted(accuracies, key=accuracies.get) == sorted(yields, key=yields.get, reverse=True)
+    for metric_id in ("accuracy", "micro_f1", "mcc"):
+        assert len(flagged[metric_id].flipped) == 3
+    assert "balanced_accuracy" not in flagged
+    assert set(result.classifiers[0].scores) == {"accuracy", "balanced_accuracy", "macro_f1", "micro_f1", "mcc", "cohen_kappa"}
+
+
+def test_uncertain_example_ranks_by_the_expected_matrix():
+    result = ev.evaluate_file(EXAMPLES / "factory_uncertain.json", samples=2000, rng=3)
+    # Halfway between eqs. (4) and (5).
+    np.testing.assert_allclose(result.utility.matrix, [[30, -335], [-50, 165]])
+    yields = {c.name: c.utility_yield for c in result.classifiers}
+    assert yields == {"C": pytest.approx(21.5), "A": pytest.approx(4.1), "B": pytest.approx(1.9)}
+    assert result.utility.sd == 0.1 and result.pairs is not None and len(result.pairs) == 3
+
+
+def test_every_example_runs():
+    names = sorted(p.name for p in EXAMPLES.glob("*.json"))
+    assert len(names) >= 4
+    for path in EXAMPLES.glob("*.json"):
+        result = ev.evaluate_file(path, samples=1000, rng=0)
+        json.dumps(result.to_dict(), allow_nan=False)
+
+
+# --- ranking details -------------------------------------------------------------------------
+
+
+def test_ties_share_a_rank_and_count_as_disagreement_when_a_metric_splits_them():
+    # Same total utility under the identity, different TPR/TNR balance.
+    confusions = {"P": [[40, 10], [10, 40]], "Q": [[45, 15], [5, 35]], "R": [[40, 10], [10, 40]]}
+    result = ev.evaluate(confusions, [[1, 0], [0, 1]], sd=0.05, samples=1000, rng=1)
+    assert {c.name: c.rank for c in result.classifiers} == {"P": 1, "Q": 1, "R": 1}
+    flagged = {d.metric: d for d in result.disagreements}
+    assert "accuracy" not in flagged
+    assert ("P", "Q") in flagged["tpr"].tied and ("P", "R") not in flagged["tpr"].tied
+    assert all(p.flip_probability is None for p in result.pairs)
+
+
+def test_undefined_metric_is_reported_not_ranked():
+    # "never" never outputs class 0: its precision is 0/0.
+    confusions = {"never": [[0, 0], [30, 70]], "some": [[20, 10], [10, 60]]}
+    result = ev.evaluate(confusions, [[1, 0], [0, 1]])
+    never = _by_name(result)["never"]
+    assert np.isnan(never.scores["precision"]) and never.ranks["precision"] is None
+    flagged = {d.metric: d for d in result.disagreements}
+    assert flagged["precision"].undefined == (("some", "never"),)
+    assert result.to_dict()["classifiers"][1]["scores"]["precision"] is None
+
+
+def test_one_classifier_is_fine():
+    result = ev.evaluate({"only": [[5, 1], [2, 7]]}, [[1, 0], [0, 2]], sd=0.1, samples=100, rng=0)
+    assert result.classifiers[0].rank == 1 and result.disagreements == () and result.pairs == ()
+
+
+def test_metrics_can_be_chosen_by_id_or_alias():
+    result = ev.evaluate(FACTORY, EQ4, metrics=["recall", "f1", "tpr"])
+    assert [mid for mid, _ in result.metrics] == ["tpr", "f1"]
+    with pytest.raises(KeyError, match="unknown metric 'auc'"):
+        ev.evaluate(FACTORY, EQ4, metrics=["auc"])
+    with pytest.raises(KeyError, match="unknown metric 'f1' for 3 classes"):
+        ev.evaluate({"A": np.eye(3) + 1}, np.eye(3), metrics=["f1"])
+
+
+def test_to_dict_shape():
+    d = ev.evaluate(FACTORY, EQ4, classes=["long", "short"]).to_dict()
+    assert [c["name"] for c in d["classifiers"]] == ["A", "B"]
+    assert set(d["classifiers"][0]) >= {"name", "utility_yield", "scores"}
+    assert d["disagreements"][0]["metric"] == "accuracy" and d["disagreements"][0]["flipped"] == [["A", "B"]]
+    assert "pairs" not in d
+    assert d["test_set"] == {"items": 100, "class_totals": {"long": 50, "short": 50}}
+
+
+# --- label arrays ----------------------------------------------------------------------------
+
+
+def test_confusions_from_labels_is_sklearn_transposed():
+    rng = np.random.default_rng(5)
+    labels = np.array(["cat", "dog", "emu"])
+    y_true = labels[rng.integers(0, 3, 200)]
+    predictions = {name: (y_true, labels[rng.integers(0, 3, 200)]) for name in ("X", "Y")}
+    confusions, classes = ev.confusions_from_labels(predictions)
+    assert classes == ("cat", "dog", "emu")
+    for name, (t, p) in predictions.items():
+        sk = confusion_matrix(t, p, labels=list(classes))  # true class in rows
+        np.testing.assert_array_equal(confusions[name], sk.T)
+    # Output rows: column "cat" holds the items whose true class is cat.
+    np.testing.assert_array_equal(confusions["X"].sum(axis=0), [np.sum(y_true == c) for c in classes])
+    result = ev.evaluate(confusions, np.eye(3), classes=classes)
+    assert result.classes == classes
+
+
+def test_confusions_from_labels_rejects_unknown_labels():
+    with pytest.raises(ValueError, match="y_pred has label 'z'"):
+        ev.confusions_from_labels({"A": (["a", "b"], ["a", "z"])}, classes=["a", "b"])
+
+
+# --- CSV input -------------------------------------------------------------------------------
+
+
+def test_csv_with_names_and_with_indices_equal_json(tmp_path):
+    rows = ["classifier,output,true,count"]
+    for name, matrix in FACTORY.items():
+        for i, row in enumerate(matrix):
+            for j, count in enumerate(row):
+                rows.append(f"{name},{['long', 'short'][i]},{['long', 'short'][j]},{count}")
+    named = tmp_path / "named.csv"
+    named.write_text("\n".join(rows) + "\n")
+    loaded = ev.load_input(named)
+    assert loaded.classes == ("long", "short")
+    for name, matrix in FACTORY.items():
+        np.testing.assert_array_equal(loaded.confusions[name], matrix)
+    indexed = tmp_path / "indexed.csv"
+    indexed.write_text("true,output,classifier,count\n0,0,A,27\n1,0,A,15\n0,1,A,23\n1,1,A,35\n")
+    loaded = ev.load_input(indexed)
+    assert loaded.classes is None
+    np.testing.assert_array_equal(loaded.confusions["A"], FACTORY["A"])
+
+
+def test_csv_class_order_from_the_utility(tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_text("classifier,output,true,count\nA,short,short,35\nA,long,long,27\nA,long,short,15\nA,short,long,23\n")
+    assert ev.load_input(path).classes == ("short", "long")  # order of first appearance
+    loaded = ev.load_input(path, classes=("long", "short"))
+    np.testing.assert_array_equal(loaded.confusions["A"], FACTORY["A"])
+
+
+# --- the Monte Carlo flip probability --------------------------------------------------------
+
+
+def _three_classifiers():
+    rng = np.random.default_rng(2024)
+    true_totals = np.array([300, 200, 100])
+    confusions = {}
+    for name in ("A", "B", "C"):
+        confusions[name] = np.stack([rng.multinomial(t, rng.dirichlet([6, 2, 2])) for t in true_totals], axis=1)
+    return confusions
+
+
+def test_gaussian_flip_probability_matches_the_normal_cdf():
+    confusions = _three_classifiers()
+    utility = np.array([[4.0, -1.0, -3.0], [0.0, 3.0, -2.0], [-1.0, 1.0, 5.0]])
+    sd, samples = 0.3, 100_000
+    result = ev.evaluate(confusions, utility, sd=sd, error="gaussian", samples=samples, rng=12345)
+    normalised = (utility - utility.min()) / (utility.max() - utility.min())
+    assert len(result.pairs) == 3
+    for pair in result.pairs:
+        delta = (confusions[pair.better] - confusions[pair.worse]) / 600
+        mean = np.sum(normalised * delta)
+        assert mean > 0
+        # d' = sum((U + E) * delta) is normal with sd sd * ||delta||_F; flip when d' <= 0.
+        expected = norm.cdf(-mean / (sd * np.linalg.norm(delta)))
+        se = np.sqrt(expected * (1 - expected) / samples)
+        assert 0.01 < expected < 0.5  # a non-trivial check
+        assert abs(pair.flip_probability - expected) < 4 * se, (pair, expected)
+        assert pair.standard_error == pytest.approx(se, rel=0.05)
+
+
+def test_truncated_flip_probability_matches_plain_rejection():
+    confusions = _three_classifiers()
+    utility = np.array([[1.0, 0.2, 0.0], [0.3, 0.9, 0.1], [0.1, 0.2, 0.8]])  # already normalised
+    sd, samples = 0.2, 40_000
+    result = ev.evaluate(confusions, utility, sd=sd, error="truncated", samples=samples, rng=7)
+    # An independent sampler: gaussian draws, whole matrix rejected unless 0 <= U' <= 1 and
+    # each diagonal element is the largest of its column.
+    rng = np.random.default_rng(99)
+    accepted = []
+    while sum(len(a) for a in accepted) < samples:
+        draws = utility + sd * rng.standard_normal((50_000, 3, 3))
+        diagonal = np.diagonal(draws, axis1=1, axis2=2)[:, None, :]
+        keep = np.all((draws >= 0) & (draws <= 1) & (draws <= diagonal), axis=(1, 2))
+        accepted.append(draws[keep])
+    reference_draws = np.concatenate(accepted)[:samples]
+    for pair in result.pairs:
+        delta = (confusions[pair.better] - confusions[pair.worse]) / 600
+        reference = np.mean(np.sum(reference_draws * delta, axis=(1, 2)) <= 0)
+        se = np.sqrt(2 * max(reference * (1 - reference), 1e-4) / samples)
+        assert abs(pair.flip_probability - reference) < 4 * se, (pair, reference)
+
+
+def test_monte_carlo_is_reproducible_and_records_its_seed():
+    confusions = _three_classifiers()
+    utility = np.eye(3)
+    first = ev.evaluate(confusions, utility, sd=0.2, samples=5000, rng=42)
+    again = ev.evaluate(confusions, utility, sd=0.2, samples=5000, rng=42)
+    assert first.seed == 42 and [p.flips for p in first.pairs] == [p.flips for p in again.pairs]
+    fresh = ev.evaluate(confusions, utility, sd=0.2, samples=5000, rng=None)
+    replay = ev.evaluate(confusions, utility, sd=0.2, samples=5000, rng=fresh.seed)
+    assert [p.flips for p in fresh.pairs] == [p.flips for p in replay.pairs]
+    given = ev.evaluate(confusions, utility, sd=0.2, samples=5000, rng=np.random.default_rng(0))
+    assert given.seed is None
+
+
+@pytest.mark.parametrize("error", ["gaussian", "truncated"])
+def test_chunks_give_the_same_numbers(monkeypatch, error):
+    confusions = _three_classifiers()
+    whole = ev.evaluate(confusions, np.eye(3), sd=0.3, error=error, samples=3001, rng=8)
+    monkeypatch.setattr(ev, "_CHUNK_ELEMENTS", 9 * 250)  # 250 matrices per chunk
+    chunked = ev.evaluate(confusions, np.eye(3), sd=0.3, error=error, samples=3001, rng=8)
+    assert [p.flips for p in whole.pairs] == [p.flips for p in chunked.pairs]
+
+
+def test_sd_refers_to_the_normalised_matrix():
+    confusions = _three_classifiers()
+    small = ev.evaluate(confusions, np.eye(3), sd=0.2, samples=4000, rng=1)
+    scaled = ev.evaluate(confusions, 1000 * np.eye(3) - 7, sd=0.2, samples=4000, rng=1)
+    assert [p.flips for p in small.pairs] == [p.flips for p in scaled.pairs]
+
+
+# --- bad input through the API (the CLI tests cover every case) ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("confusions", "utility", "kwargs", "match"),
+    [
+        ({"A": [[1, 2, 3], [4, 5, 6]]}, np.eye(2), {}, "classifier 'A': the confusion matrix is not square"),
+        ({"A": [[1, 2], [3, 4]], "B": np.ones((3, 3))}, np.eye(2), {}, "'B'.* is 3x3 but classifier 'A'"),
+        ({"A": [[1, -2], [3, 4]]}, np.eye(2), {}, r"row 0 \(output '0'\), column 1 \(true '1'\): count -2 is negative"),
+        ({"A": [[1, 2.5], [3, 4]]}, np.eye(2), {}, "not a whole number"),
+        ({"A": [[1, np.nan], [3, 4]]}, np.eye(2), {}, "is NaN"),
+        ({"A": [[1, 2], [np.inf, 4]]}, np.eye(2), {}, "is infinite"),
+        ({"A": [[1, 2], [3, 4]], "B": [[2, 2], [3, 4]]}, np.eye(2), {}, "not tested on the same test set"),
+        ({"A": [[0, 0], [0, 0]]}, np.eye(2), {}, "all zeros"),
+        ({"A": [[1, 2], [3, 4]]}, np.eye(3), {}, "utility matrix is 3x3 but the confusion matrices are 2x2"),
+        ({"A": [[1, 2], [3, 4]]}, np.ones((2, 2)), {}, "constant"),
+        ({"A": [[1, 2], [3, 4]]}, np.eye(2), {"classes": ["a", "b", "c"]}, "3 class names but"),
+        ({"A": [[1, 2], [3, 4]]}, np.eye(2), {"error": "truncated"}, "needs an error sd"),
+        ({"A": [[1, 2], [3, 4]]}, [[0, 1], [1, 0]], {"sd": 0.1, "error": "truncated"}, "column 0 .* row 1"),
+        ({"A": [[1, 2], [3, 4]]}, np.eye(2), {"sd": -1}, "positive"),
+        ({"A": [[1, 2], [3, 4]]}, np.eye(2), {"sd": 0.1, "samples": 0}, "samples must be"),
+    ],
+)
+def test_bad_input_raises_value_error_naming_the_place(confusions, utility, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        ev.evaluate(confusions, utility, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("value", "match"),
+    [
+        ({"matrices": [[[1, 0], [0, 1]], [[0, 1], [1, 0]]], "probabilities": [1.5, -0.5]}, r"probabilities\[1\] = -0.5"),
+        ({"matrices": [[[1, 0], [0, 1]], [[0, 1], [1, 0]]], "probabilities": [0.5, 0.4]}, "sum to 0.9, not 1"),
+        ({"matrices": [[[1, 0], [0, 1]], [[0, 1], [1, 0]]], "probabilities": [0.5, 0.5]}, "expected utility matrix is constant"),
+        ({"matrices": [[[1, 0], [0, 1]], np.eye(3).tolist()], "probabilities": [0.5, 0.5]}, r"matrices\[1\] is 3x3"),
+        ({"matrix": [[1, 0], [0, 1]], "sd": 0.1, "eror": "gaussian"}, "unknown key 'eror'"),
+        ({"matrix": [[1, 0], [0, 1]], "error": "uniform"}, "unknown error model 'uniform'"),
+        ([[1, "x"], [0, 1]], r"row 0, column 1: 'x' is not a number"),
+        ([[1, 0], [0]], "not square"),
+    ],
+)
+def test_bad_utilities(value, match):
+    with pytest.raises(ValueError, match=match):
+        ev.parse_utility(value)
+
+
+def test_expected_matrix_is_eq_17():
+    assessment = ev.parse_utility({"matrices": [EQ4, [[45, -335], [-65, 165]]], "probabilities": [0.25, 0.75]})
+    np.testing.assert_allclose(assessment.matrix, [[37.5, -335], [-57.5, 165]])
+
+
+def test_rounding_does_not_break_a_tie():
+    from fractions import Fraction
+
+    utility = [[0.1, 0.2], [0.3, 0.7]]
+    confusions = {"A": [[35, 5], [5, 35]], "B": [[20, 11], [20, 29]]}
+    exact = {
+        name: sum(Fraction(str(u)) * c for urow, crow in zip(utility, m) for u, c in zip(urow, crow))
+        for name, m in confusions.items()
+    }
+    assert exact["A"] == exact["B"]
+    assert sum(u * c for urow, crow in zip(utility, confusions["B"]) for u, c in zip(urow, crow)) != float(exact["A"])
+    result = ev.evaluate(confusions, utility)
+    assert [c.rank for c in result.classifiers] == [1, 1]
+    flagged = {d.metric: d for d in result.disagreements}
+    assert flagged["accuracy"].tied == (("A", "B"),) and flagged["accuracy"].flipped == ()
+
+
+def test_truncated_errors_are_not_centred_as_documented():
+    # Normalised eq. (17) matrix of the uncertain example is [[0.73, 0], [0.57, 1]]: the
+    # truncated model can only raise U01 = 0 and lower U11 = 1, which favours B over A.
+    result = ev.evaluate_file(EXAMPLES / "factory_uncertain.json", error="truncated", samples=20_000, rng=4)
+    pair = next(p for p in result.pairs if (p.better, p.worse) == ("A", "B"))
+    assert pair.flip_probability > 0.5 + 4 * pair.standard_error
+    gaussian = ev.evaluate_file(EXAMPLES / "factory_uncertain.json", samples=20_000, rng=4)
+    assert all(p.flip_probability < 0.5 for p in gaussian.pairs)
+
+
+def test_the_module_example_runs():
+    import doctest
+
+    outcome = doctest.testmod(ev, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert outcome.attempted >= 5 and outcome.failed == 0

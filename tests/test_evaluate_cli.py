@@ -1,0 +1,265 @@
+"""``mcrank evaluate``: output formats, and one clear stderr line with exit code 2 for bad input."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mcrank.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+GOOD = {"classifiers": {"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 32]]}, "utility": [[15, -335], [-35, 165]]}
+GOOD_CSV = "classifier,output,true,count\nA,long,long,27\nA,long,short,15\nA,short,long,23\nA,short,short,35\n"
+
+
+def run(capsys, *argv):
+    code = main(["evaluate", *map(str, argv)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def write(tmp_path, name, content):
+    path = tmp_path / name
+    text = content if isinstance(content, str) else json.dumps(content)
+    path.write_bytes(text.encode("utf-8", errors="surrogateescape"))
+    return path
+
+
+# --- good runs -------------------------------------------------------------------------------
+
+
+def test_table_of_the_factory_example(capsys):
+    code, out, err = run(capsys, EXAMPLES / "factory.json")
+    assert code == 0 and err == ""
+    ranking = out[out.index("Ranking by utility yield") :]
+    assert ranking.index(" A ") < ranking.index(" B ")
+    assert "+3.5" in out and "-3.5" in out
+    assert "accuracy (picks B as best): ranks B above A" in out
+    assert "tnr:" not in out.split("disagrees with the utility yield")[-1]
+
+
+def test_json_output(capsys):
+    code, out, _ = run(capsys, EXAMPLES / "triage_3class.json", "--format", "json")
+    assert code == 0
+    result = json.loads(out)
+    names = [c["name"] for c in result["classifiers"]]
+    yields = [c["utility_yield"] for c in result["classifiers"]]
+    assert yields == sorted(yields, reverse=True) and names[0] == "cautious"
+    assert set(result["classifiers"][0]["scores"]) == {
+        "accuracy", "balanced_accuracy", "macro_f1", "micro_f1", "mcc", "cohen_kappa",
+    }  # fmt: skip
+    assert {d["metric"] for d in result["disagreements"]} >= {"accuracy", "mcc"}
+    assert "pairs" not in result
+
+
+def test_json_with_sd_has_pairs_and_seed(capsys):
+    argv = (EXAMPLES / "factory.json", "--sd", "0.1", "--samples", "2000", "--seed", "5", "--format", "json")
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    result = json.loads(out)
+    assert result["monte_carlo"] == {"sd": 0.1, "error": "gaussian", "samples": 2000, "seed": 5}
+    (pair,) = result["pairs"]
+    assert (pair["better"], pair["worse"]) == ("A", "B")
+    assert 0 <= pair["flip_probability"] <= 1 and pair["standard_error"] >= 0
+    assert run(capsys, *argv)[1] == out  # same seed, same numbers
+
+
+def test_table_with_sd(capsys):
+    code, out, _ = run(capsys, EXAMPLES / "factory_uncertain.json", "--samples", "1000", "--seed", "1")
+    assert code == 0
+    assert "expected over 2 matrices, eq. (17)" in out
+    assert "1000 samples, seed 1" in out and "P(flip)" in out
+
+
+def test_csv_output(capsys):
+    code, out, _ = run(capsys, EXAMPLES / "factory.json", "--format", "csv", "--metrics", "accuracy,tnr")
+    assert code == 0
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == ["rank", "classifier", "utility_yield", "accuracy", "tnr", "accuracy_rank", "tnr_rank"]
+    assert rows[1][:2] == ["1", "A"] and float(rows[1][2]) == pytest.approx(3.5)
+    assert rows[2][1] == "B" and float(rows[2][3]) == pytest.approx(0.75) and rows[2][5] == "1"
+
+
+def test_utility_option_overrides_the_file(capsys, tmp_path):
+    path = write(tmp_path, "in.json", GOOD)
+    code, out, _ = run(capsys, path, "--utility", "[[45, -335], [-65, 165]]", "--format", "json")  # eq. (5)
+    assert code == 0
+    assert [c["name"] for c in json.loads(out)["classifiers"]] == ["B", "A"]
+    distribution = write(tmp_path, "u.json", {"matrices": [[[1, 0], [0, 1]], [[1, 0], [0, 0]]], "probabilities": [0.5, 0.5]})
+    code, out, _ = run(capsys, path, "--utility", distribution, "--format", "json")
+    assert code == 0 and json.loads(out)["utility"]["matrix"] == [[1, 0], [0, 0.5]]
+
+
+def test_csv_input_with_classes_from_the_utility_file(capsys, tmp_path):
+    path = write(tmp_path, "in.csv", GOOD_CSV)
+    utility = write(tmp_path, "u.json", {"utility": [[15, -335], [-35, 165]], "classes": ["long", "short"]})
+    code, out, _ = run(capsys, path, "--utility", utility, "--format", "json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["classes"] == ["long", "short"]
+    assert result["classifiers"][0]["utility_yield"] == pytest.approx(3.5)
+
+
+def test_help_mentions_the_normalised_sd(capsys):
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    out = capsys.readouterr().out
+    assert "normalised by eq. (11)" in out and "--sd" in out
+
+
+def test_the_entry_point_without_traceback(tmp_path):
+    bad = write(tmp_path, "bad.json", "{not json")
+    command = [sys.executable, "-c", "import sys; from mcrank.cli import main; sys.exit(main())", "evaluate"]
+    good = subprocess.run([*command, str(EXAMPLES / "medical.json")], capture_output=True, text=True)
+    assert good.returncode == 0 and "+338.5" in good.stdout
+    failed = subprocess.run([*command, str(bad)], capture_output=True, text=True)
+    assert failed.returncode == 2 and failed.stdout == ""
+    assert failed.stderr.count("\n") == 1 and "Traceback" not in failed.stderr
+
+
+# --- bad input: one line on stderr, exit code 2 ----------------------------------------------
+
+
+def _with(**changes):
+    data = json.loads(json.dumps(GOOD))
+    for key, value in changes.items():
+        if value is None:
+            data.pop(key)
+        else:
+            data[key] = value
+    return data
+
+
+BAD_FILES = [
+    ("missing.json", None, "No such file or directory"),
+    ("empty.json", "", "empty.json: the file is empty"),
+    ("empty.csv", "  \n", "empty.csv: the file is empty"),
+    ("invalid.json", '{"classifiers": {"A": [[1, 2], [3, 4]]', "not valid JSON"),
+    ("list.json", "[1, 2]", "expected a JSON object with 'classifiers'"),
+    ("unknown_key.json", _with(utilities=[[1, 0], [0, 1]]), "unknown key 'utilities'"),
+    ("duplicate.json", '{"classifiers": {"A": [[1, 0], [0, 1]], "A": [[1, 0], [0, 1]]}}', "duplicate key 'A'"),
+    ("no_classifiers.json", _with(classifiers={}), "'classifiers' must be a non-empty object"),
+    ("not_square.json", _with(classifiers={"A": [[1, 2, 3], [4, 5, 6]]}), "classifier 'A': not square: 2 rows but row 0 has 3"),
+    ("sizes.json", _with(classifiers={"A": [[1, 2], [3, 4]], "B": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}), "'B': the confusion matrix is 3x3 but classifier 'A''s is 2x2"),
+    ("negative.json", _with(classifiers={"A": [[27, 15], [23, 35]], "B": [[-1, 18], [51, 32]]}), "classifier 'B', row 0 (output '0'), column 0 (true '0'): count -1 is negative"),
+    ("fraction.json", _with(classifiers={"A": [[0.27, 0.15], [0.23, 0.35]]}), "count 0.27 is not a whole number (give counts, not fractions)"),
+    ("nan.json", '{"classifiers": {"A": [[1, NaN], [3, 4]]}, "utility": [[1, 0], [0, 1]]}', "row 0 (output '0'), column 1 (true '1'): count nan is NaN"),
+    ("inf.json", '{"classifiers": {"A": [[1, 2], [Infinity, 4]]}, "utility": [[1, 0], [0, 1]]}', "row 1 (output '1'), column 0 (true '0'): count inf is infinite"),
+    ("string.json", _with(classifiers={"A": [[1, "2"], [3, 4]]}), "classifier 'A', row 0, column 1: '2' is not a number"),
+    ("test_set.json", _with(classifiers={"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 33]]}), "classifiers 'A' and 'B' have different column totals (true class '1': 50 vs 51): they were not tested on the same test set"),
+    ("zeros.json", _with(classifiers={"A": [[0, 0], [0, 0]]}), "classifier 'A': the confusion matrix is all zeros"),
+    ("utility_size.json", _with(utility=[[1, 0, 0], [0, 1, 0], [0, 0, 1]]), "utility: the utility matrix is 3x3 but the confusion matrices are 2x2"),
+    ("utility_constant.json", _with(utility=[[2, 2], [2, 2]]), "utility: the utility matrix is constant"),
+    ("utility_nan.json", '{"classifiers": {"A": [[1, 2], [3, 4]]}, "utility": [[1, NaN], [0, 1]]}', "utility, row 0, column 1: utility nan is not finite"),
+    ("negative_probability.json", _with(utility={"matrices": [[[1, 0], [0, 1]], [[1, 0], [0, 0]]], "probabilities": [1.2, -0.2]}), "utility: probabilities[1] = -0.2 is not a probability"),
+    ("probability_sum.json", _with(utility={"matrices": [[[1, 0], [0, 1]], [[1, 0], [0, 0]]], "probabilities": [0.5, 0.6]}), "utility: probabilities sum to 1.1, not 1"),
+    ("probability_count.json", _with(utility={"matrices": [[[1, 0], [0, 1]], [[1, 0], [0, 0]]], "probabilities": [1.0]}), "utility: 2 matrices but 1 probabilities"),
+    ("classes_length.json", _with(classes=["long", "short", "medium"]), "3 class names but the confusion matrices are 2x2"),
+    ("classes_twice.json", _with(classes=["long", "long"]), "class name 'long' appears twice"),
+    ("no_utility.json", _with(utility=None), "no utility matrix: the ranking needs the problem's utilities"),
+    ("matrix.txt", "1,2", "unknown file type '.txt'"),
+    ("header.csv", "name,output,true,count\nA,0,0,1\n", "line 1: missing column 'classifier'"),
+    ("fields.csv", "classifier,output,true,count\nA,0,0\n", "line 2: expected 4 fields, got 3"),
+    ("count.csv", "classifier,output,true,count\nA,0,0,many\n", "line 2: count 'many' is not a number"),
+    ("repeat.csv", "classifier,output,true,count\nA,0,0,1\nA,1,1,2\nA,0,0,3\n", "line 4: classifier 'A', output '0', true '0' already given on line 2"),
+    ("one_class.csv", "classifier,output,true,count\nA,x,x,5\n", "only one class ('x')"),
+    ("negative.csv", "classifier,output,true,count\nA,0,0,5\nA,1,0,-2\nA,1,1,4\n", "classifier 'A', row 1 (output '1'), column 0 (true '0'): count -2 is negative"),
+    ("gaps.csv", "classifier,output,true,count\nA,0,0,5\nA,1000000,1,4\n", "class indices must run from 0 without gaps, found 0, 1, 1000000"),
+    ("empty_class.csv", "classifier,output,true,count\nA,0,,5\n", "line 2: empty 'true' field"),
+    ("header_only.csv", "classifier,output,true,count\n", "no data rows below the header"),
+    ("huge.csv", 'classifier,output,true,count\nA,0,0,"' + "1" * 200_000 + '"\n', "not valid CSV: field larger than field limit"),
+    ("binary.json", "\udcff", "not a text file (not UTF-8)"),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "message"), BAD_FILES, ids=[case[0] for case in BAD_FILES])
+def test_bad_file_gives_one_line_and_exit_2(capsys, tmp_path, name, content, message):
+    path = tmp_path / name if content is None else write(tmp_path, name, content)
+    argv = [path] if not name.endswith(".csv") else [path, "--utility", "[[1, 0], [0, 1]]"]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.startswith("mcrank evaluate: error: ") and err.count("\n") == 1, err
+    assert message in err, err
+    if content is not None:
+        assert name in err  # the file is named
+
+
+BAD_OPTIONS = [
+    (["--metrics", "accuracy,auc"], "unknown metric 'auc' for 2 classes; known: accuracy"),
+    (["--metrics", "fbeta"], "metric 'fbeta' is not offered"),
+    (["--metrics", " , "], "--metrics: give at least one metric id"),
+    (["--utility", "[[1, 0], [0, 1], [1, 1]]"], "--utility: not square"),
+    (["--utility", "[[1, 0], [0, 1]"], "--utility: not valid JSON"),
+    (["--utility", "nowhere.json"], "nowhere.json: No such file or directory"),
+    (["--utility", '{"matrix": [[1, 0], [0, 1]], "probabilities": [1]}'], "'probabilities' belong with 'matrices'"),
+    (["--utility", '{"matrices": [[[1, 0], [0, 1]]], "probabilities": [-1]}'], "--utility: probabilities[0] = -1 is not a probability"),
+    (["--utility", '{"utility": [[1, 0], [0, 1]], "classes": ["up", "down"]}'], "class names do not match"),
+    (["--error", "truncated"], "an error model ('truncated') needs an error sd"),
+    (["--utility", "[[0, 1], [1, 0]]", "--sd", "0.1", "--error", "truncated"], "truncated error model keeps correct classification best"),
+]
+
+
+@pytest.mark.parametrize(("options", "message"), BAD_OPTIONS, ids=[case[1][:30] for case in BAD_OPTIONS])
+def test_bad_option_gives_one_line_and_exit_2(capsys, tmp_path, options, message):
+    path = write(tmp_path, "in.json", _with(classes=["long", "short"]))
+    code, out, err = run(capsys, path, *options)
+    assert code == 2 and out == ""
+    assert err.startswith("mcrank evaluate: error: ") and err.count("\n") == 1, err
+    assert message in err, err
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--sd", "-0.1"], "must be positive"),
+        (["--sd", "abc"], "'abc' is not a number"),
+        (["--samples", "0"], "must be at least 1"),
+        (["--seed", "-3"], "must be at least 0"),
+        (["--error", "uniform"], "invalid choice: 'uniform'"),
+    ],
+)
+def test_bad_option_values_are_argparse_errors(capsys, options, message):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["evaluate", str(EXAMPLES / "factory.json"), *options])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.count("\n") == 1 and message in err, err
+
+
+def test_csv_class_names_that_do_not_match(capsys, tmp_path):
+    path = write(tmp_path, "in.csv", GOOD_CSV)
+    utility = write(tmp_path, "u.json", {"utility": [[1, 0], [0, 1]], "classes": ["long", "medium"]})
+    code, out, err = run(capsys, path, "--utility", utility)
+    assert code == 2 and err.count("\n") == 1
+    assert "in.csv: class 'short' does not match any of the classes 'long', 'medium'" in err
+
+
+def test_csv_without_utility(capsys, tmp_path):
+    code, _, err = run(capsys, write(tmp_path, "in.csv", GOOD_CSV))
+    assert code == 2 and "in.csv: no utility matrix" in err and "--utility" in err
+
+
+def test_multiclass_unknown_metric(capsys):
+    code, _, err = run(capsys, EXAMPLES / "triage_3class.json", "--metrics", "f1")
+    assert code == 2 and "unknown metric 'f1' for 3 classes; known: accuracy, balanced_accuracy, macro_f1" in err
+
+
+def test_every_message_is_distinct():
+    messages = [m for *_, m in BAD_FILES] + [m for _, m in BAD_OPTIONS]
+    assert len(set(messages)) == len(messages)
+    assert np.all([isinstance(m, str) and m for m in messages])
+
+
+def test_readme_shows_the_real_output(capsys):
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    section = readme[readme.index("## Evaluate your own classifiers") :]
+    shown = section[section.index("```text\n") + len("```text\n") :]
+    shown = shown[: shown.index("```")]
+    code, out, _ = run(capsys, EXAMPLES / "triage_3class.json")
+    assert code == 0 and out == shown
