@@ -29,6 +29,7 @@ jobs or the joblib backend.
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -120,7 +121,10 @@ class StudyConfig:
         sds = tuple(check_sd(s, "error sd") for s in self.sds)
         if isinstance(self.metrics, (str, bytes)):
             raise ValueError(f"metrics must be a list of metric ids, got {self.metrics!r}")
-        metrics = tuple(get_metric(m).id for m in self.metrics)
+        try:
+            metrics = tuple(get_metric(m).id for m in self.metrics)
+        except KeyError as error:  # get_metric's lookup error, as this method's ValueError
+            raise ValueError(error.args[0]) from None
         if len(set(metrics)) != len(metrics):
             raise ValueError(f"metrics are listed twice: {', '.join(metrics)}")
         class_proportion = check_range(*_pair(self.class_proportion, "class_proportion"), "class_proportion")
@@ -376,7 +380,8 @@ def _parallel_context(backend: str, jobs: int, scheduler: str | None):
             try:
                 get_client()
             except ValueError:
-                stack.enter_context(Client(n_workers=max(1, jobs if jobs > 0 else 1), threads_per_worker=1, processes=False))
+                workers = jobs if jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + jobs)
+                stack.enter_context(Client(n_workers=workers, threads_per_worker=1, processes=False))
         stack.enter_context(joblib.parallel_config(backend="dask"))
     elif backend == "loky":
         # Workers are processes: cap every thread pool inside them at one thread per worker.

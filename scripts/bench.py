@@ -1,0 +1,393 @@
+#!/usr/bin/env python
+"""How fast is the Monte Carlo engine? Ratios taken in one run (issue 3, "Speed").
+
+After JIT warm-up (numba's on-disk cache on, as mcrank configures it), this script measures:
+
+(a) one setting: 10^6 pairs, the paper's seven metrics, one error sd (0.1), ``gaussian``
+    errors, uniform true utility matrices;
+(b) the paper's full sd sweep, 51 values from 0 to 0.5, for both true-UM distributions with
+    10^6 pairs each, once with ``gaussian`` and once with ``truncated`` errors;
+(c) the engine against the plain NumPy oracle of ``tests/numpy_oracle.py`` on the same work,
+    per pair: one setting (a fifth of the pairs), single-threaded and on all cores; and the
+    51-sd sweep for uniform true UMs (a fiftieth of the pairs), single-threaded;
+(d) the engine against the random-number floor: a numba loop that only draws as many
+    uniforms and standard normals from the same kind of Generator (PCG64) as the engine does
+    for that setting, single-threaded on both sides.
+
+How the variates of (d) are counted: a PCG64 Generator is a 128-bit linear congruential
+generator, so the number of 64-bit outputs a kernel consumed is the LCG distance between the
+states before and after (computed below in O(128) steps). One chunk of the engine kernel is
+run on a fresh Generator with the study's sds and again with none; the difference is what the
+error draws consumed, the rest what steps 1-3 consumed. ``random()`` takes one output; a
+ziggurat standard normal takes slightly more than one, a rate measured here the same way. The
+class proportion and the four rates of the paper's Beta(2, 1) take exactly 5 uniforms per pair;
+what steps 1-3 consume beyond that is the hexagon's rejection sampler (uniforms for the
+uniform distribution, expected 8/3 per pair; normals for the gaussian one). ``truncated``
+errors draw only normals for sd <= 1, rejected proposals included.
+
+The script never asserts: it prints what it measures beside the issue's targets, with the
+machine and its load average (the timings are noisy on a shared machine; each is the best of
+``--repeat`` runs).
+
+Usage::
+
+    python scripts/bench.py                  # 10^6 pairs, the issue's measurements
+    python scripts/bench.py --quick          # a smoke run with few pairs
+    python scripts/bench.py --json bench.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from mcrank._jit import jit
+from mcrank.engine import StudyConfig, _count_chunk, _kernel_arguments, run_study
+from mcrank.metrics import PAPER_METRICS
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from numpy_oracle import run_oracle  # noqa: E402  (the oracle lives with the tests)
+
+#: The paper's sweep of error standard deviations (fig. 7).
+SWEEP_SDS = tuple(np.linspace(0.0, 0.5, 51))
+TRUE_UMS = ("uniform", "gaussian")
+ERRORS = ("gaussian", "truncated")
+
+#: The issue's targets, reported beside the measurements (never asserted).
+TARGETS = {
+    "single_setting_s": 0.1,
+    "sweep_gaussian_s": 2.0,
+    "sweep_truncated_s": 6.0,
+    "oracle_ratio": 25.0,
+    "floor_ratio": 2.0,
+}
+
+PCG64_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
+MASK_128 = (1 << 128) - 1
+
+
+# --- the machine -------------------------------------------------------------------------------
+
+
+def machine() -> dict:
+    """Platform, CPU model, core count, versions and load average."""
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    return {
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "nproc": usable,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+        "numba_cache_dir": numba.config.CACHE_DIR,
+    }
+
+
+def load_average() -> list[float]:
+    try:
+        return [round(v, 2) for v in os.getloadavg()]
+    except OSError:
+        return []
+
+
+# --- counting and timing -----------------------------------------------------------------------
+
+
+def best_time(function, repeat: int) -> float:
+    """The smallest wall time of ``repeat`` calls: the least disturbed by other processes."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def _lcg_distance(state: int, target: int, multiplier: int, increment: int) -> int:
+    """Steps from ``state`` to ``target`` of x -> multiplier * x + increment (mod 2^128).
+
+    The jump-ahead inverse of O'Neill's PCG library (``pcg_extras::distance``): fix the bits of
+    the distance from the lowest up, squaring the step as it doubles.
+    """
+    bit, distance = 1, 0
+    while state != target:
+        if (state & bit) != (target & bit):
+            state = (state * multiplier + increment) & MASK_128
+            distance |= bit
+        bit <<= 1
+        increment = ((multiplier + 1) * increment) & MASK_128
+        multiplier = (multiplier * multiplier) & MASK_128
+    return distance
+
+
+def outputs_consumed(function, rng: np.random.Generator) -> int:
+    """How many 64-bit outputs ``function(rng)`` took from a PCG64 Generator."""
+    before = rng.bit_generator.state["state"]
+    function(rng)
+    after = rng.bit_generator.state["state"]
+    return _lcg_distance(before["state"], after["state"], PCG64_MULTIPLIER, before["inc"])
+
+
+@jit
+def _draw_normals(rng, n):
+    total = 0.0
+    for _ in range(n):
+        total += rng.standard_normal()
+    return total
+
+
+@jit
+def _random_number_floor(rng, uniforms, normals):
+    """Only draw: ``uniforms`` uniforms and ``normals`` standard normals (their sum is returned
+    so that the compiler cannot drop the draws)."""
+    total = 0.0
+    for _ in range(uniforms):
+        total += rng.random()
+    for _ in range(normals):
+        total += rng.standard_normal()
+    return total
+
+
+def outputs_per_normal(n: int) -> float:
+    """64-bit outputs per ziggurat standard normal in a numba kernel (slightly above 1)."""
+    return outputs_consumed(lambda rng: _draw_normals(rng, n), np.random.default_rng(1)) / n
+
+
+def variates_per_pair(config: StudyConfig, pairs: int, per_normal: float) -> tuple[float, float]:
+    """(uniforms, normals) the engine draws per pair for ``config``, counted on one chunk."""
+    def consumed(sds):
+        base, metric_codes, fbeta_beta, sd_array, error_model = _kernel_arguments(config.validated())
+        sd_array = np.array(sds, dtype=float)
+        buffers = (
+            np.zeros(metric_codes.size, dtype=np.int64),
+            np.zeros(sd_array.size, dtype=np.int64),
+            np.zeros(sd_array.size),
+            np.zeros(sd_array.size),
+        )
+        return outputs_consumed(
+            lambda rng: _count_chunk(rng, pairs, base, metric_codes, fbeta_beta, sd_array, error_model, *buffers),
+            np.random.default_rng(2),
+        )
+
+    steps_1_to_3 = consumed(()) / pairs
+    error_normals = (consumed(config.sds) / pairs - steps_1_to_3) / per_normal
+    if config.rate_beta != (2.0, 1.0):
+        raise ValueError("the count assumes the paper's Beta(2, 1) rates (one uniform each)")
+    class_proportion_and_rates = 5.0
+    hexagon = steps_1_to_3 - class_proportion_and_rates
+    if config.true_um == "uniform":
+        return class_proportion_and_rates + hexagon, error_normals
+    return class_proportion_and_rates, hexagon / per_normal + error_normals
+
+
+def floor_time(counts: list[tuple[int, float, float]], repeat: int) -> float:
+    """Wall time of the floor loop for [(pairs, uniforms per pair, normals per pair), ...]."""
+    def draw():
+        for pairs, uniforms, normals in counts:
+            _random_number_floor(np.random.default_rng(3), round(pairs * uniforms), round(pairs * normals))
+
+    return best_time(draw, repeat)
+
+
+# --- the measurements --------------------------------------------------------------------------
+
+
+def study(samples: int, *, jobs: int, **settings) -> None:
+    run_study(StudyConfig(samples=samples, seed=12345, **settings), jobs=jobs)
+
+
+def measure(samples: int, jobs: int, repeat: int, oracle_samples: int, count_samples: int) -> dict:
+    results: dict = {
+        "samples": samples,
+        "jobs": jobs,
+        "repeat": repeat,
+        "oracle_samples": oracle_samples,
+        "oracle_sweep_samples": max(samples // 50, 1000),
+    }
+    job_counts = (1,) if jobs == 1 else (1, jobs)
+
+    start = time.perf_counter()
+    for true_um in TRUE_UMS:
+        for error in ERRORS:
+            study(2000, jobs=1, true_um=true_um, error=error, sds=SWEEP_SDS)
+    _random_number_floor(np.random.default_rng(0), 10, 10)
+    _draw_normals(np.random.default_rng(0), 10)
+    run_oracle(1000, rng=np.random.default_rng(0), error="truncated")
+    results["warm_up_s"] = time.perf_counter() - start
+
+    single = dict(true_um="uniform", error="gaussian", sds=(0.1,), metrics=PAPER_METRICS)
+    results["single"] = {
+        j: best_time(lambda j=j: study(samples, jobs=j, **single), repeat) for j in job_counts
+    }
+
+    results["sweep"] = {}
+    for error in ERRORS:
+        results["sweep"][error] = {
+            j: best_time(
+                lambda j=j, error=error: [study(samples, jobs=j, true_um=t, error=error, sds=SWEEP_SDS) for t in TRUE_UMS],
+                repeat,
+            )
+            for j in job_counts
+        }
+
+    results["oracle"] = {}
+    for error in ERRORS:
+        setting = {**single, "error": error}
+        oracle = best_time(lambda setting=setting: run_oracle(oracle_samples, rng=np.random.default_rng(4), **setting), repeat)
+        engine = {j: best_time(lambda j=j, setting=setting: study(oracle_samples, jobs=j, **setting), repeat) for j in job_counts}
+        results["oracle"][error] = {"oracle": oracle, "engine": engine}
+
+    # The sweep on the same work too (uniform true UMs, fewer pairs: the oracle's plain
+    # rejection is slow at large sd), single-threaded on both sides.
+    sweep_samples = results["oracle_sweep_samples"]
+    for error in ERRORS:
+        setting = dict(true_um="uniform", error=error, sds=SWEEP_SDS, metrics=PAPER_METRICS)
+        oracle = best_time(lambda setting=setting: run_oracle(sweep_samples, rng=np.random.default_rng(5), **setting), repeat)
+        engine = best_time(lambda setting=setting: study(sweep_samples, jobs=1, **setting), repeat)
+        results["oracle"][f"sweep_{error}"] = {"oracle": oracle, "engine": {1: engine}}
+
+    per_normal = outputs_per_normal(max(count_samples, 10**5))
+    results["outputs_per_normal"] = per_normal
+    counts = {}
+    for true_um in TRUE_UMS:
+        for error in ERRORS:
+            for name, sds in (("single", (0.1,)), ("sweep", SWEEP_SDS)):
+                config = StudyConfig(true_um=true_um, error=error, sds=sds)
+                counts[f"{name}/{true_um}/{error}"] = variates_per_pair(config, count_samples, per_normal)
+    results["variates_per_pair"] = {key: {"uniforms": u, "normals": z} for key, (u, z) in counts.items()}
+
+    single_counts = [(samples, *counts["single/uniform/gaussian"])]
+    results["floor"] = {"single": {"floor": floor_time(single_counts, repeat), "engine": results["single"][1]}}
+    for error in ERRORS:
+        sweep_counts = [(samples, *counts[f"sweep/{t}/{error}"]) for t in TRUE_UMS]
+        results["floor"][f"sweep_{error}"] = {
+            "floor": floor_time(sweep_counts, repeat),
+            "engine": results["sweep"][error][1],
+        }
+    return results
+
+
+# --- the report --------------------------------------------------------------------------------
+
+
+def _jobs_label(j: int) -> str:
+    return "all" if j == -1 else str(j)
+
+
+def table(results: dict) -> list[tuple[str, str, str, str, str, str]]:
+    """Rows (what, pairs, jobs, measured, per pair, target)."""
+    n = results["samples"]
+    rows = []
+
+    def ns(seconds, pairs):
+        return f"{1e9 * seconds / pairs:,.0f} ns"
+
+    for j, t in results["single"].items():
+        rows.append(("(a) one setting: 7 metrics, sd 0.1, gaussian errors", f"{n:.0e}", _jobs_label(j), f"{t:.3f} s", ns(t, n), f"<= {TARGETS['single_setting_s']} s"))
+    for error in ERRORS:
+        target = TARGETS[f"sweep_{error}_s"]
+        for j, t in results["sweep"][error].items():
+            rows.append((f"(b) sweep: 51 sds x 2 true-UM dists, {error}", f"2 x {n:.0e}", _jobs_label(j), f"{t:.3f} s", ns(t, 2 * n), f"<= {target} s"))
+    m = results["oracle_samples"]
+    for error in ERRORS:
+        entry = results["oracle"][error]
+        rows.append((f"(c) NumPy oracle, one setting, {error} errors", f"{m:.0e}", "1", f"{entry['oracle']:.3f} s", ns(entry["oracle"], m), ""))
+        for j, t in entry["engine"].items():
+            rows.append(("    engine, same work", f"{m:.0e}", _jobs_label(j), f"{t:.4f} s", ns(t, m), ""))
+            rows.append(("    oracle / engine", "", _jobs_label(j), f"{entry['oracle'] / t:.1f}x", "", f">= {TARGETS['oracle_ratio']:.0f}x"))
+    m = results["oracle_sweep_samples"]
+    for error in ERRORS:
+        entry = results["oracle"][f"sweep_{error}"]
+        engine = entry["engine"][1]
+        rows.append((f"(c) NumPy oracle, 51-sd sweep, uniform, {error}", f"{m:.0e}", "1", f"{entry['oracle']:.3f} s", ns(entry["oracle"], m), ""))
+        rows.append(("    engine, same work", f"{m:.0e}", "1", f"{engine:.4f} s", ns(engine, m), ""))
+        rows.append(("    oracle / engine", "", "1", f"{entry['oracle'] / engine:.1f}x", "", f">= {TARGETS['oracle_ratio']:.0f}x"))
+    for key, label in (("single", "(a)"), ("sweep_gaussian", "(b) gaussian"), ("sweep_truncated", "(b) truncated")):
+        entry = results["floor"][key]
+        rows.append((f"(d) random-number floor for {label}", "", "1", f"{entry['floor']:.3f} s", "", ""))
+        rows.append(("    engine / floor", "", "1", f"{entry['engine'] / entry['floor']:.2f}x", "", f"<= {TARGETS['floor_ratio']:.0f}x"))
+    return rows
+
+
+def print_report(info: dict, results: dict, load_before, load_after, out=sys.stdout) -> None:
+    print("mcrank engine benchmark", file=out)
+    print(f"  machine   {info['platform']}", file=out)
+    print(f"  cpu       {info['cpu']} ({info['nproc']} usable cores)", file=out)
+    print(f"  versions  python {info['python']}, numpy {info['numpy']}, numba {info['numba']}", file=out)
+    print(f"  load avg  before {load_before}, after {load_after} (1, 5, 15 min)", file=out)
+    print(
+        f"  method    best of {results['repeat']}; JIT warm-up (compile or cache load) took "
+        f"{results['warm_up_s']:.1f} s before any timing",
+        file=out,
+    )
+    print("", file=out)
+    header = ("what", "pairs", "jobs", "measured", "per pair", "target")
+    rows = [header, *table(results)]
+    widths = [max(len(row[k]) for row in rows) for k in range(len(header))]
+    for i, row in enumerate(rows):
+        print("  ".join(cell.ljust(w) if k == 0 else cell.rjust(w) for k, (cell, w) in enumerate(zip(row, widths))), file=out)
+        if i == 0:
+            print("  ".join("-" * w for w in widths), file=out)
+    print("", file=out)
+    print(f"variates per pair drawn by the engine (counted from PCG64 state distances; "
+          f"{results['outputs_per_normal']:.4f} outputs per normal):", file=out)
+    for key, entry in results["variates_per_pair"].items():
+        sds = 1 if key.startswith("single") else len(SWEEP_SDS)
+        per_element = entry["normals"] / (4 * sds) if key.endswith("truncated") else None
+        extra = f"  ({per_element:.3f} normals per element per sd)" if per_element is not None else ""
+        print(f"  {key:28s} uniforms {entry['uniforms']:7.3f}  normals {entry['normals']:8.3f}{extra}", file=out)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=lambda s: int(float(s)), default=None, help="pairs per study (default 1e6; 2e4 with --quick)")
+    parser.add_argument("--jobs", type=int, default=-1, help="parallel jobs for the all-cores rows (default -1: all cores)")
+    parser.add_argument("--repeat", type=int, default=None, help="timings per measurement, best kept (default 3; 1 with --quick)")
+    parser.add_argument("--quick", action="store_true", help="a smoke run with few pairs")
+    parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the numbers as JSON")
+    args = parser.parse_args(argv)
+
+    samples = args.samples or (20_000 if args.quick else 10**6)
+    repeat = args.repeat or (1 if args.quick else 3)
+    oracle_samples = max(samples // 5, 1000)
+    count_samples = min(samples, 200_000)
+
+    info = machine()
+    load_before = load_average()
+    results = measure(samples, args.jobs, repeat, oracle_samples, count_samples)
+    load_after = load_average()
+    print_report(info, results, load_before, load_after)
+    if args.json is not None:
+        payload = {
+            "machine": info,
+            "load_average_before": load_before,
+            "load_average_after": load_after,
+            "targets": TARGETS,
+            "results": results,
+            "table": [dict(zip(("what", "pairs", "jobs", "measured", "per_pair", "target"), row)) for row in table(results)],
+        }
+        args.json.write_text(json.dumps(payload, indent=2, default=str) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+"""scripts/bench.py runs to the end and prints its table (no timing is asserted: speed is
+reported by the script, never tested)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "scripts" / "bench.py"
+
+
+def test_bench_quick_run_prints_the_table(tmp_path):
+    out = tmp_path / "bench.json"
+    completed = subprocess.run(
+        [sys.executable, str(BENCH), "--quick", "--samples", "3000", "--jobs", "2", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert completed.returncode == 0, completed.stderr
+    text = completed.stdout
+    for expected in ("(a) one setting", "(b) sweep", "(c) NumPy oracle", "oracle / engine", "(d) random-number floor", "engine / floor", "cpu"):
+        assert expected in text, expected
+    payload = json.loads(out.read_text())
+    assert payload["results"]["samples"] == 3000
+    assert set(payload["results"]["sweep"]) == {"gaussian", "truncated"}
+    # The draws counted for the paper's gaussian errors: one normal per sd per pair.
+    counts = payload["results"]["variates_per_pair"]["sweep/uniform/gaussian"]
+    assert abs(counts["normals"] - 51) < 1

@@ -1,0 +1,313 @@
+"""The samplers of the Monte Carlo study (paper §4.2) against scipy and plain NumPy.
+
+Statistical tests with fixed seeds: Kolmogorov-Smirnov tests (one-sample against an exact
+CDF derived here, or two-sample against a reference drawn here with NumPy) must give a
+p-value above ``P_MIN``; moments and area fractions must lie within 4 standard errors. The
+seeds make every outcome deterministic; the sample sizes make the tests sharp (a KS test on
+2 * 10^5 draws detects a CDF error of about 0.005).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from mcrank.samplers import _draw_truncated_normal_01, perturb_um, sample_class_proportion, sample_rates, sample_true_um_xy
+from mcrank.utility_space import um_from_xy
+
+N = 200_000
+P_MIN = 1e-3
+
+
+def _inside_hexagon(x, y):
+    return (np.abs(x) <= 1) & (np.abs(y) <= 1) & (np.abs(y - x) <= 1)
+
+
+def _assert_fraction(observed: np.ndarray, expected: float, what: str):
+    """A fraction of Bernoulli outcomes within 4 standard errors of its exact value."""
+    se = math.sqrt(expected * (1 - expected) / observed.size)
+    assert abs(observed.mean() - expected) <= 4 * se, f"{what}: {observed.mean():.5f} vs {expected:.5f}"
+
+
+# --- TPR and TNR -------------------------------------------------------------------------------
+
+
+def test_rates_follow_the_papers_linear_density():
+    rates = sample_rates(N, rng=1)
+    result = stats.kstest(rates, stats.beta(2, 1, loc=0.5, scale=0.5).cdf)
+    assert result.pvalue > P_MIN, result
+
+
+def test_rates_median_and_quartiles_are_the_papers():
+    """Paper §4.2: median 0.854 (SPEC), quartiles 0.75 and 0.933, given to 3 decimals."""
+    rates = sample_rates(N, rng=2)
+    for q, paper_value in ((0.25, 0.75), (0.5, 0.854), (0.75, 0.933)):
+        # SE of a sample quantile: sqrt(q (1 - q) / n) / density there; the density of
+        # 0.5 + 0.5 * Beta(2, 1) at r is 4 (2 r - 1).
+        se = math.sqrt(q * (1 - q) / N) / (4 * (2 * paper_value - 1))
+        assert abs(np.quantile(rates, q) - paper_value) <= 0.0005 + 4 * se, q
+
+
+@pytest.mark.parametrize(
+    ("alpha", "beta", "low", "high"),
+    [
+        (3.0, 2.0, 0.2, 0.9),  # the general path, through Generator.beta
+        (3.0, 1.0, 0.0, 1.0),  # Beta(alpha, 1) by inversion, u ** (1 / alpha)
+        (0.5, 1.0, 0.1, 0.6),
+        (0.7, 0.7, 0.0, 1.0),  # U-shaped
+    ],
+)
+def test_rates_with_other_beta_parameters(alpha, beta, low, high):
+    rates = sample_rates(N, alpha=alpha, beta=beta, low=low, high=high, rng=3)
+    assert rates.min() >= low and rates.max() <= high
+    result = stats.kstest(rates, stats.beta(alpha, beta, loc=low, scale=high - low).cdf)
+    assert result.pvalue > P_MIN, result
+
+
+def test_rate_arguments_are_checked():
+    with pytest.raises(ValueError, match="Beta"):
+        sample_rates(10, alpha=0.0)
+    with pytest.raises(ValueError, match="range"):
+        sample_rates(10, low=0.9, high=0.5)
+    with pytest.raises(ValueError, match="size"):
+        sample_rates(-1)
+
+
+def test_class_proportion_is_uniform_on_its_range():
+    p = sample_class_proportion(N, low=0.1, high=0.7, rng=4)
+    assert stats.kstest(p, stats.uniform(loc=0.1, scale=0.6).cdf).pvalue > P_MIN
+
+
+# --- true utility matrices: the uniform hexagon ------------------------------------------------
+
+
+def _hexagon_marginal_cdf(t):
+    """CDF of x (and, by the symmetry x <-> y of the hexagon, of y) for (x, y) uniform on
+    |x| <= 1, |y| <= 1, |y - x| <= 1. The hexagon has area 3 and the chord at x has length
+    2 - |x|, so x has density (2 - |x|) / 3 on [-1, 1]."""
+    t = np.clip(t, -1.0, 1.0)
+    return np.where(t <= 0, (2 * t + t * t / 2 + 1.5) / 3, 0.5 + (2 * t - t * t / 2) / 3)
+
+
+def test_hexagon_marginal_cdf_is_a_cdf():
+    assert _hexagon_marginal_cdf(-1.0) == 0.0
+    assert _hexagon_marginal_cdf(0.0) == 0.5
+    assert _hexagon_marginal_cdf(1.0) == 1.0
+    for t in (np.linspace(-1, 0, 1001), np.linspace(0, 1, 1001)):  # the density has a kink at 0
+        density = np.gradient(_hexagon_marginal_cdf(t), t)
+        np.testing.assert_allclose(density[1:-1], (2 - np.abs(t[1:-1])) / 3, atol=1e-9)
+
+
+def test_uniform_true_um_marginals_are_exact():
+    x, y = sample_true_um_xy(N, rng=5)
+    assert np.all(_inside_hexagon(x, y))
+    for coordinate in (x, y):
+        result = stats.kstest(coordinate, _hexagon_marginal_cdf)
+        assert result.pvalue > P_MIN, result
+    # y - x has the law of x too: (x, y) -> (y - x, y) has determinant -1 and maps the hexagon
+    # onto itself, so (y - x, y) is uniform on it as well.
+    result = stats.kstest(y - x, _hexagon_marginal_cdf)
+    assert result.pvalue > P_MIN, result
+
+
+@pytest.mark.parametrize(
+    ("region", "fraction"),
+    [
+        (lambda x, y: x > 0, 1 / 2),
+        (lambda x, y: y > x, 1 / 2),
+        (lambda x, y: (x > 0) & (y > 0), 1 / 3),  # the unit square, whole
+        (lambda x, y: (x < 0) & (y > 0), 1 / 6),  # half of it, cut by y - x <= 1
+        (lambda x, y: (x < 0) & (y < 0), 1 / 3),
+        (lambda x, y: (np.abs(x) <= 0.5) & (np.abs(y) <= 0.5), 1 / 3),  # central square
+        (lambda x, y: x * x + y * y <= 0.25, math.pi / 4 / 3),  # central disc of radius 1/2
+    ],
+)
+def test_uniform_true_um_area_fractions(region, fraction):
+    x, y = sample_true_um_xy(N, rng=6)
+    _assert_fraction(region(x, y), fraction, "area fraction")
+
+
+# --- true utility matrices: the truncated gaussian ---------------------------------------------
+
+
+def _truncated_gaussian_reference(n, sd, rng):
+    """(x, y) ~ N(0, sd^2 I) conditioned on the hexagon, by plain rejection in NumPy."""
+    points = np.empty((0, 2))
+    while len(points) < n:
+        proposal = rng.normal(0.0, sd, (2 * n, 2))
+        points = np.concatenate([points, proposal[_inside_hexagon(proposal[:, 0], proposal[:, 1])]])
+    return points[:n, 0], points[:n, 1]
+
+
+@pytest.mark.parametrize("sd", [1 / 3, 1.0])
+def test_gaussian_true_um_is_the_truncated_bivariate_normal(sd):
+    x, y = sample_true_um_xy(N, distribution="gaussian", sd=sd, rng=7)
+    assert np.all(_inside_hexagon(x, y))
+    ref_x, ref_y = _truncated_gaussian_reference(N, sd, np.random.default_rng(8))
+    for name, sample, reference in (("x", x, ref_x), ("y", y, ref_y), ("y - x", y - x, ref_y - ref_x)):
+        result = stats.ks_2samp(sample, reference)
+        assert result.pvalue > P_MIN, (name, result)
+    # Before truncation the coordinates are independent N(0, sd^2): inside the central square,
+    # which the hexagon contains whole, each coordinate is a normal truncated to [-1/2, 1/2].
+    central = (np.abs(x) <= 0.5) & (np.abs(y) <= 0.5)
+    truncated = stats.truncnorm(-0.5 / sd, 0.5 / sd, scale=sd)
+    assert stats.kstest(x[central], truncated.cdf).pvalue > P_MIN
+
+
+def test_gaussian_true_um_mass_inside_the_hexagon():
+    """The share of the central square among accepted points is P(square) / P(hexagon) of the
+    untruncated normal; both are computed here from scipy's normal CDF."""
+    sd = 1 / 3
+    x, y = sample_true_um_xy(N, distribution="gaussian", sd=sd, rng=9)
+    normal = stats.norm(scale=sd)
+    square = (normal.cdf(0.5) - normal.cdf(-0.5)) ** 2
+    # P(hexagon) = P(|x| <= 1, |y| <= 1) - 2 P(y - x > 1 within the square), by symmetry;
+    # the corner y > x + 1 of the square needs x < 0.
+    corner, _ = integrate.quad(lambda t: normal.pdf(t) * (normal.cdf(1.0) - normal.cdf(t + 1.0)), -1.0, 0.0)
+    hexagon = (normal.cdf(1) - normal.cdf(-1)) ** 2 - 2 * corner
+    _assert_fraction((np.abs(x) <= 0.5) & (np.abs(y) <= 0.5), square / hexagon, "central square")
+
+
+def test_true_um_arguments_are_checked():
+    with pytest.raises(ValueError, match="true-utility distribution"):
+        sample_true_um_xy(10, distribution="cauchy")
+    with pytest.raises(ValueError, match="sd"):
+        sample_true_um_xy(10, distribution="gaussian", sd=0.0)
+    with pytest.raises(ValueError, match="sd"):
+        sample_true_um_xy(10, distribution="gaussian", sd=-1.0)
+
+
+# --- perturbed utility matrices ----------------------------------------------------------------
+
+PERTURBED_UMS = {
+    "identity": np.array([[1.0, 0.0], [0.0, 1.0]]),
+    "fig5": np.array([[0.5, 0.5], [0.0, 1.0]]),
+    "near TPR corner": um_from_xy(-0.9, 0.05),
+    "TPR corner": np.array([[1.0, 0.0], [0.0, 0.0]]),
+}
+
+
+def _plain_rejection(utility, sd, n, rng):
+    """N(U, sd^2) on the four elements, all redrawn together until 0 <= U' <= 1 and
+    U'00 >= U'10, U'11 >= U'01: the definition of the truncated error model (SPEC step 4)."""
+    accepted = np.empty((0, 2, 2))
+    batch = 4096
+    while len(accepted) < n:
+        proposal = utility + rng.normal(0.0, sd, (batch, 2, 2))
+        admissible = (
+            np.all((proposal >= 0) & (proposal <= 1), axis=(1, 2))
+            & (proposal[:, 0, 0] >= proposal[:, 1, 0])
+            & (proposal[:, 1, 1] >= proposal[:, 0, 1])
+        )
+        accepted = np.concatenate([accepted, proposal[admissible]])
+        # Grow the batch to the observed acceptance, so that large sd stays a few batches.
+        rate = max(admissible.mean(), 1e-4)
+        batch = min(int(1.2 * (n - len(accepted)) / rate) + 1024, 2_000_000)
+    return accepted[:n]
+
+
+def _assert_admissible(perturbed):
+    assert np.all((perturbed >= 0) & (perturbed <= 1))
+    assert np.all(perturbed[:, 0, 0] >= perturbed[:, 1, 0])
+    assert np.all(perturbed[:, 1, 1] >= perturbed[:, 0, 1])
+
+
+@pytest.mark.parametrize("sd", [0.05, 0.2, 0.5, 1.5])
+@pytest.mark.parametrize("um_name", list(PERTURBED_UMS))
+def test_truncated_perturbation_is_plain_rejection(um_name, sd):
+    """The engine's exact sampler (element-wise truncated normals, column rejection; a uniform
+    proposal for sd > 1) against the definition, on every element by a two-sample KS test."""
+    # Plain rejection accepts about one proposal in 1000 at sd = 1.5: fewer draws there.
+    n = 20_000 if sd < 1 else 8_000
+    utility = PERTURBED_UMS[um_name]
+    perturbed = perturb_um(utility, sd, error="truncated", size=n, rng=10)
+    _assert_admissible(perturbed)
+    reference = _plain_rejection(utility, sd, n, np.random.default_rng(11))
+    for i in range(2):
+        for j in range(2):
+            result = stats.ks_2samp(perturbed[:, i, j], reference[:, i, j])
+            assert result.pvalue > P_MIN, ((i, j), result)
+    # The dependence within a column (the ordering constraint) must match too.
+    for j in range(2):
+        gap_sample = perturbed[:, j, j] - perturbed[:, 1 - j, j]
+        gap_reference = reference[:, j, j] - reference[:, 1 - j, j]
+        assert stats.ks_2samp(gap_sample, gap_reference).pvalue > P_MIN, j
+
+
+@numba.njit
+def _fill_truncated_normal_01(rng, mean, sd, out):
+    for k in range(out.size):
+        out[k] = _draw_truncated_normal_01(rng, mean, sd)
+
+
+@pytest.mark.parametrize("sd", [0.05, 0.3, 1.0, 1.5, 4.0])
+@pytest.mark.parametrize("mean", [0.0, 1.0, 0.3])
+def test_truncated_normal_kernel_against_scipy(mean, sd):
+    """The one-element kernel behind ``truncated``, on each of its branches (half-normal on a
+    bound, normal proposals, uniform proposals for sd > 1), against scipy's truncnorm."""
+    draws = np.empty(N)
+    _fill_truncated_normal_01(np.random.default_rng(16), mean, sd, draws)
+    reference = stats.truncnorm((0.0 - mean) / sd, (1.0 - mean) / sd, loc=mean, scale=sd)
+    result = stats.kstest(draws, reference.cdf)
+    assert result.pvalue > P_MIN, result
+
+
+def test_truncated_perturbation_keeps_every_constraint_on_many_matrices():
+    rng = np.random.default_rng(12)
+    x, y = sample_true_um_xy(200, rng=rng)
+    for utility in um_from_xy(x, y):
+        for sd in (0.01, 0.3, 3.0):
+            _assert_admissible(perturb_um(utility, sd, error="truncated", size=50, rng=rng))
+
+
+@pytest.mark.parametrize("um_name", ["identity", "fig5"])
+def test_gaussian_perturbation_has_mean_u_and_sd_s(um_name):
+    sd = 0.2
+    utility = PERTURBED_UMS[um_name]
+    perturbed = perturb_um(utility, sd, size=N, rng=13)
+    errors = (perturbed - utility).reshape(N, 4)
+    assert np.all(np.abs(errors.mean(axis=0)) <= 4 * sd / math.sqrt(N))
+    # SE of a sample sd of normals: sd / sqrt(2 n).
+    assert np.all(np.abs(errors.std(axis=0) - sd) <= 4 * sd / math.sqrt(2 * N))
+    for k in range(4):
+        assert stats.kstest(errors[:, k], stats.norm(scale=sd).cdf).pvalue > P_MIN
+    # Independent elements: every correlation within 4 / sqrt(n) of zero.
+    correlations = np.corrcoef(errors.T)[np.triu_indices(4, 1)]
+    assert np.all(np.abs(correlations) <= 4 / math.sqrt(N))
+    # Nothing else: no clipping, no reordering.
+    assert perturbed.min() < 0 and perturbed.max() > 1
+
+
+@pytest.mark.parametrize("error", ["gaussian", "truncated"])
+def test_zero_sd_returns_u_exactly(error):
+    utility = PERTURBED_UMS["fig5"]
+    perturbed = perturb_um(utility, 0.0, error=error, size=5, rng=14)
+    np.testing.assert_array_equal(perturbed, np.broadcast_to(utility, (5, 2, 2)))
+
+
+def test_perturbation_is_reproducible_from_the_seed():
+    utility = PERTURBED_UMS["fig5"]
+    for error in ("gaussian", "truncated"):
+        first = perturb_um(utility, 0.3, error=error, size=100, rng=15)
+        np.testing.assert_array_equal(first, perturb_um(utility, 0.3, error=error, size=100, rng=15))
+
+
+def test_perturbation_arguments_are_checked():
+    with pytest.raises(ValueError, match="standard form"):
+        perturb_um([[2.0, 0.0], [0.0, 1.0]], 0.1)
+    with pytest.raises(ValueError, match="standard form"):
+        perturb_um([[0.9, 0.1], [0.1, 0.9]], 0.1)
+    with pytest.raises(ValueError, match="error model"):
+        perturb_um(PERTURBED_UMS["identity"], 0.1, error="laplace")
+    with pytest.raises(ValueError, match="sd"):
+        perturb_um(PERTURBED_UMS["identity"], -0.1)
+    with pytest.raises(ValueError, match="sd"):
+        perturb_um(PERTURBED_UMS["identity"], float("nan"))
+    with pytest.raises(ValueError, match="shape"):
+        perturb_um(np.eye(3)[:2], 0.1)
+    with pytest.raises(ValueError, match="diagonal"):
+        perturb_um([[0.0, 1.0], [1.0, 0.0]], 0.1, error="truncated")
