@@ -45,7 +45,7 @@ from mcrank.samplers import (
     TRUE_UM_DISTRIBUTIONS,
     _draw_rate,
     _draw_true_um_xy,
-    _perturb_into,
+    _draw_ordered_column,
     check_beta_parameters,
     check_choice,
     check_range,
@@ -212,32 +212,32 @@ def _ranked_correctly(d_true, d):
     return (d_true > 0.0 and d > 0.0) or (d_true < 0.0 and d < 0.0)
 
 
-@jit
-def _perturbed_difference(rng, utility, perturbed, s, error_model, p, a1, b1, a2, b2, d_true):
-    """Steps 4-5 for one sd: (d_s, sum of U' - U over the four elements, sum of squares)."""
-    if error_model == 0:
-        # sum_ij E_ij dC_ij with E_ij ~ N(0, s^2) iid is N(0, s^2 ||dC||^2): one draw.
-        da = p * (a2 - a1)
-        db = (1.0 - p) * (b2 - b1)
-        norm = math.sqrt(2.0 * (da * da + db * db))
-        return d_true + s * norm * rng.standard_normal(), 0.0, 0.0
-    _perturb_into(rng, utility, s, error_model, perturbed)
-    d_s = _yield_difference(perturbed[0, 0], perturbed[0, 1], perturbed[1, 0], perturbed[1, 1], p, a1, b1, a2, b2)
-    total = 0.0
-    squares = 0.0
-    for i in range(2):
-        for j in range(2):
-            deviation = perturbed[i, j] - utility[i, j]
-            total += deviation
-            squares += deviation * deviation
+@jit(inline="always")
+def _gaussian_spread(p, a1, b1, a2, b2):
+    """||C2 - C1||_F for two classifiers on one test set (class-0 fraction p).
+
+    Under the ``gaussian`` error model, ``sum_ij E_ij (C2 - C1)_ij`` with ``E_ij`` iid
+    N(0, s^2) is N(0, s^2 ||C2 - C1||_F^2): ``d_s = d_true + s * spread * Z``, one draw.
+    """
+    da = p * (a2 - a1)
+    db = (1.0 - p) * (b2 - b1)
+    return math.sqrt(2.0 * (da * da + db * db))
+
+
+@jit(inline="always")
+def _truncated_perturbed_difference(rng, u00, u01, u10, u11, s, p, a1, b1, a2, b2):
+    """Steps 4-5 for one sd under ``truncated``: (d_s, sum of U' - U, sum of its squares)."""
+    v00, v10 = _draw_ordered_column(rng, u00, u10, s)
+    v11, v01 = _draw_ordered_column(rng, u11, u01, s)
+    d_s = _yield_difference(v00, v01, v10, v11, p, a1, b1, a2, b2)
+    total = (v00 - u00) + (v01 - u01) + (v10 - u10) + (v11 - u11)
+    squares = (v00 - u00) ** 2 + (v01 - u01) ** 2 + (v10 - u10) ** 2 + (v11 - u11) ** 2
     return d_s, total, squares
 
 
 @jit
 def _count_chunk(rng, n, base, metric_codes, fbeta_beta, sds, error_model, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares):
     """Run ``n`` samples and add their incorrect-ranking counts into the output buffers."""
-    utility = np.empty((2, 2))
-    perturbed = np.empty((2, 2))
     for _ in range(n):
         u00, u01, u10, u11, p, a1, b1, a2, b2 = _draw_base(rng, base)
         d_true = _yield_difference(u00, u01, u10, u11, p, a1, b1, a2, b2)
@@ -246,20 +246,23 @@ def _count_chunk(rng, n, base, metric_codes, fbeta_beta, sds, error_model, metri
             d = _score_pab(code, p, a2, b2, fbeta_beta) - _score_pab(code, p, a1, b1, fbeta_beta)
             if not _ranked_correctly(d_true, d):
                 metric_incorrect[k] += 1
-        utility[0, 0], utility[0, 1], utility[1, 0], utility[1, 1] = u00, u01, u10, u11
-        for k in range(sds.size):
-            d_s, total, squares = _perturbed_difference(rng, utility, perturbed, sds[k], error_model, p, a1, b1, a2, b2, d_true)
-            if not _ranked_correctly(d_true, d_s):
-                utility_incorrect[k] += 1
-            deviation_sum[k] += total
-            deviation_squares[k] += squares
+        if error_model == 0:
+            spread = _gaussian_spread(p, a1, b1, a2, b2)
+            for k in range(sds.size):
+                if not _ranked_correctly(d_true, d_true + sds[k] * spread * rng.standard_normal()):
+                    utility_incorrect[k] += 1
+        else:
+            for k in range(sds.size):
+                d_s, total, squares = _truncated_perturbed_difference(rng, u00, u01, u10, u11, sds[k], p, a1, b1, a2, b2)
+                if not _ranked_correctly(d_true, d_s):
+                    utility_incorrect[k] += 1
+                deviation_sum[k] += total
+                deviation_squares[k] += squares
 
 
 @jit
 def _record_pairs(rng, base, metric_codes, fbeta_beta, sds, error_model, d_true_out, d_metric_out, d_utility_out):
     """Run ``d_true_out.size`` samples of the same procedure, keeping every difference."""
-    utility = np.empty((2, 2))
-    perturbed = np.empty((2, 2))
     for i in range(d_true_out.size):
         u00, u01, u10, u11, p, a1, b1, a2, b2 = _draw_base(rng, base)
         d_true = _yield_difference(u00, u01, u10, u11, p, a1, b1, a2, b2)
@@ -267,9 +270,12 @@ def _record_pairs(rng, base, metric_codes, fbeta_beta, sds, error_model, d_true_
         for k in range(metric_codes.size):
             code = metric_codes[k]
             d_metric_out[k, i] = _score_pab(code, p, a2, b2, fbeta_beta) - _score_pab(code, p, a1, b1, fbeta_beta)
-        utility[0, 0], utility[0, 1], utility[1, 0], utility[1, 1] = u00, u01, u10, u11
+        spread = _gaussian_spread(p, a1, b1, a2, b2)
         for k in range(sds.size):
-            d_utility_out[k, i] = _perturbed_difference(rng, utility, perturbed, sds[k], error_model, p, a1, b1, a2, b2, d_true)[0]
+            if error_model == 0:
+                d_utility_out[k, i] = d_true + sds[k] * spread * rng.standard_normal()
+            else:
+                d_utility_out[k, i] = _truncated_perturbed_difference(rng, u00, u01, u10, u11, sds[k], p, a1, b1, a2, b2)[0]
 
 
 # --- the public API ----------------------------------------------------------------------------

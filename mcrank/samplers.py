@@ -70,7 +70,7 @@ def _draw_rate(rng, alpha, beta, low, high):
     return low + (high - low) * fraction
 
 
-@jit
+@jit(inline="always")
 def _draw_truncated_normal_01(rng, mean, sd):
     """One draw of N(mean, sd^2) truncated to [0, 1], exactly, for a mean in [0, 1].
 
@@ -103,7 +103,22 @@ def _draw_truncated_normal_01(rng, mean, sd):
             return value
 
 
-@jit
+@jit(inline="always")
+def _draw_ordered_column(rng, diagonal, off_diagonal, sd):
+    """One column of a binary ``truncated`` perturbation: (diagonal', off_diagonal').
+
+    Each element from its normal truncated to [0, 1], the pair redrawn until
+    ``off_diagonal' <= diagonal'``: the 2x2 case of :func:`_perturb_into`, on scalars, for
+    the engine's inner loop.
+    """
+    while True:
+        upper = _draw_truncated_normal_01(rng, diagonal, sd)
+        lower = _draw_truncated_normal_01(rng, off_diagonal, sd)
+        if lower <= upper:
+            return upper, lower
+
+
+@jit(inline="always")
 def _perturb_into(rng, utility, sd, error_model, out):
     """Fill ``out`` with one perturbed copy of the square matrix ``utility`` (code 0 or 1).
 
