@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import numba
@@ -47,9 +49,25 @@ def _cache_dir() -> str | None:
     return None
 
 
+def _prune_siblings(directory: str, *, older_than: float = 86400.0) -> None:
+    """Remove caches of other source versions not used for ``older_than`` seconds."""
+    parent = Path(directory).parent
+    now = time.time()
+    for sibling in parent.iterdir():
+        try:
+            if sibling.name != Path(directory).name and now - sibling.stat().st_mtime > older_than:
+                shutil.rmtree(sibling, ignore_errors=True)
+        except OSError:
+            continue
+
+
 if not os.environ.get("NUMBA_CACHE_DIR"):
     _directory = _cache_dir()
     if _directory is not None:
+        _prune_siblings(_directory)
+        # Both: numba re-reads its configuration from the environment whenever a NUMBA_*
+        # variable changes, and process workers (loky) inherit the environment.
+        os.environ["NUMBA_CACHE_DIR"] = _directory
         numba.config.CACHE_DIR = _directory
 
 
