@@ -43,7 +43,7 @@ def confusion_from_pab(p, tpr, tnr) -> np.ndarray:
     if np.any(~np.isfinite(p) | (p < 0) | (p > 1) | (a < 0) | (a > 1) | (b < 0) | (b > 1)):
         raise ValueError("p, tpr and tnr must lie in [0, 1]")
     c = np.empty(p.shape + (2, 2))
-    c[..., 0, 0], c[..., 0, 1], c[..., 1, 0], c[..., 1, 1] = p * a, (1 - p) * (1 - b), p * (1 - a), (1 - p) * b
+    c[..., 0, 0], c[..., 0, 1], c[..., 1, 0], c[..., 1, 1] = _cells_from_pab.py_func(p, a, b)
     return c
 
 

@@ -157,8 +157,7 @@ class Metric:
             Value returned where the metric is 0/0.
         """
         p, a, b = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (p, tpr, tnr)))
-        c00, c01, c10, c11 = p * a, (1 - p) * (1 - b), p * (1 - a), (1 - p) * b
-        return _score_cells(self.code, (c00, c01, c10, c11), beta, zero_division)
+        return _score_cells(self.code, _cells_from_pab.py_func(p, a, b), beta, zero_division)
 
 
 _REGISTRY = (

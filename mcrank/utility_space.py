@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from mcrank._jit import jit
+from mcrank.confusion import _cells_from_pab
 
 __all__ = [
     "IDENTITY_UM",
@@ -237,4 +238,5 @@ def expected_um(utilities, probabilities) -> np.ndarray:
 @jit
 def _yield_pab(u00, u01, u10, u11, p, a, b):
     """Utility yield, eq. (9), of the confusion matrix with class-0 fraction p, TPR a, TNR b."""
-    return u00 * p * a + u01 * (1.0 - p) * (1.0 - b) + u10 * p * (1.0 - a) + u11 * (1.0 - p) * b
+    c00, c01, c10, c11 = _cells_from_pab(p, a, b)
+    return u00 * c00 + u01 * c01 + u10 * c10 + u11 * c11
