@@ -18,9 +18,8 @@ Colours are the colour-blind-safe palette of Okabe & Ito (2008), :data:`OKABE_IT
 from __future__ import annotations
 
 import contextlib
+import io
 import math
-import os
-import tempfile
 import textwrap
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -32,7 +31,9 @@ from matplotlib.patches import Polygon
 
 from mcrank._rng import resolve_rng
 from mcrank.confusion import confusion_from_pab
+from mcrank.engine import ranked_correctly
 from mcrank.metrics import get_metric
+from mcrank.results import atomic_write_bytes
 from mcrank.samplers import ERROR_MODELS, TRUE_UM_DISTRIBUTIONS, perturb_um, sample_rates, sample_true_um_xy
 from mcrank.utility_space import IDENTITY_UM, TPR_UM, um_from_xy, utility_yield, xy_from_um
 
@@ -198,12 +199,6 @@ def _find_sd(values, sd: float):
     return None
 
 
-def _ranked_correctly(d_true, d) -> np.ndarray:
-    """SPEC step 6: both > 0 or both < 0; ties and NaN count as incorrect."""
-    d_true, d = np.asarray(d_true), np.asarray(d)
-    return ((d_true > 0) & (d > 0)) | ((d_true < 0) & (d < 0))
-
-
 def _spread(values, gap: float) -> np.ndarray:
     """Move values as little as possible (least squares) so that sorted neighbours are at
     least ``gap`` apart: isotonic regression of ``sorted - i * gap`` by pool adjacent
@@ -340,7 +335,7 @@ def _misranked_fraction(yields: np.ndarray, scores: np.ndarray, *, search: int =
     (SPEC step 6: ties count as misranked)."""
     yields, scores = yields[:search], scores[:search]
     i, j = np.triu_indices(yields.size, k=1)
-    return float(np.mean(~_ranked_correctly(yields[j] - yields[i], scores[j] - scores[i]))) if i.size else 0.0
+    return float(np.mean(~ranked_correctly(yields[j] - yields[i], scores[j] - scores[i]))) if i.size else 0.0
 
 
 def fig_yield_vs_metric(
@@ -620,7 +615,7 @@ def fig6_pairs(
         for k, ax in enumerate(axes.flat[: len(panels)]):
             title, pct, ylabel, d = panels[k]
             d = np.asarray(d)[:max_points]
-            correct = _ranked_correctly(d_true, d)
+            correct = ranked_correctly(d_true, d)
             ax.axhline(0, color=_GUIDE, linewidth=0.5, zorder=0)
             ax.axvline(0, color=_GUIDE, linewidth=0.5, zorder=0)
             ax.plot(
@@ -688,9 +683,9 @@ def fig7_sweep(sweeps: Mapping[tuple[str, str], Sequence[Mapping]], *, band_se: 
     Every metric is a horizontal line labelled at the right with its name and percentage.
 
     The metric lines come from the metric rows of the ``gaussian``-error run of that panel
-    when there is one, otherwise from the other run: the two runs draw different random
-    streams, so their metric percentages differ within their standard errors, and one set
-    is shown rather than two nearly equal lines.
+    when there is one, otherwise from the other run. Runs with the same seed draw the same
+    base samples and so have identical metric rows (the repository's experiments do);
+    with different seeds they differ within their standard errors, and one set is shown.
 
     Parameters
     ----------
@@ -773,26 +768,6 @@ def fig7_sweep(sweeps: Mapping[tuple[str, str], Sequence[Mapping]], *, band_se: 
 # --- saving ----------------------------------------------------------------------------------
 
 
-def _write_atomically(fig: Figure, path: Path, fmt: str, **options) -> None:
-    """Write ``fig`` to a temp file beside ``path``, then rename it over ``path``.
-
-    A reader sees the old file or the complete new one, never a partial write; on any
-    error the temp file is removed.
-    """
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            fig.savefig(handle, format=fmt, **options)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, 0o644)  # mkstemp makes 0600: results are meant to be read by others
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
-
-
 def save_figure(fig: Figure, directory, name: str, *, dpi: int = 200) -> list[Path]:
     """Write ``name.png`` (``dpi``) and ``name.pdf`` (vector) into ``directory``, atomically.
 
@@ -818,11 +793,10 @@ def save_figure(fig: Figure, directory, name: str, *, dpi: int = 200) -> list[Pa
     if not name or Path(name).name != name or name in (".", ".."):
         raise ValueError(f"name must be a plain file stem, got {name!r}")
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     paths = []
     with paper_style():
         for fmt, options in (("png", dict(dpi=dpi)), ("pdf", dict(metadata={"CreationDate": None}))):
-            path = directory / f"{name}.{fmt}"
-            _write_atomically(fig, path, fmt, **options)
-            paths.append(path)
+            buffer = io.BytesIO()
+            fig.savefig(buffer, format=fmt, **options)
+            paths.append(atomic_write_bytes(directory / f"{name}.{fmt}", buffer.getvalue()))
     return paths

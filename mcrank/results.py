@@ -36,19 +36,36 @@ ROW_FIELDS = ("name", "sd", "realised_sd", "incorrect", "samples", "incorrect_pc
 _PACKAGES = ("mcrank", "numpy", "numba", "scipy", "matplotlib", "joblib")
 
 
+def _file_mode() -> int:
+    """The mode ``open()`` would give a new file under the current umask (mkstemp gives 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def atomic_write_bytes(path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
+    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
+
+    Readers see the old file or the new one, never half of one. Missing parent directories
+    are created. Errors name ``path``, not the temporary file.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, str(path)) from None
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
+        os.chmod(temporary, _file_mode())
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise OSError(error.errno, error.strerror, str(path)) from None
         raise
     return path
 

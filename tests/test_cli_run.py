@@ -53,6 +53,7 @@ def test_sd_grid_and_samples_in_scientific_notation():
 
 
 def test_out_writes_the_file_atomically(tmp_path, capsys):
+    (tmp_path / "sub").mkdir()
     target = tmp_path / "sub" / "run.json"
     code, out, _ = run(capsys, *SMALL, "--format", "json", "--out", str(target))
     assert code == 0 and out == ""
@@ -138,3 +139,24 @@ def test_the_experiment_files_of_the_repository_load():
         assert experiment.description
     sweep = load_experiment(directory / "fig7_uniform_gaussian.toml").config
     assert len(sweep.sds) == 51 and sweep.sds[0] == 0.0 and sweep.sds[-1] == 0.5
+
+
+def test_out_is_checked_before_the_run(tmp_path, capsys):
+    for target, fragment in ((tmp_path, "is a directory"), (tmp_path / "missing" / "x.csv", "does not exist")):
+        code = main(["run", "--samples", "100", "--quiet", "--out", str(target)])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1 and fragment in err[0]
+    assert not (tmp_path / "missing").exists()
+
+
+def test_results_files_are_readable_by_others(tmp_path, capsys):
+    import os
+    import stat
+
+    target = tmp_path / "run.csv"
+    old = os.umask(0o022)
+    try:
+        assert main(["run", "--samples", "100", "--quiet", "--format", "csv", "--out", str(target)]) == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644

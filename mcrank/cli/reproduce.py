@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+DEFAULT_OUT = "results"
+
 
 def add_parser(subparsers):
     parser = subparsers.add_parser(
@@ -16,8 +18,8 @@ def add_parser(subparsers):
         ),
     )
     parser.add_argument("--experiments", default="experiments", metavar="DIR", help="experiment files (default: experiments)")
-    parser.add_argument("--out", default="results", metavar="DIR", help="output directory (default: results)")
-    parser.add_argument("--samples", metavar="N", help="override every study's number of samples, e.g. 1e4 for a quick check")
+    parser.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help="output directory (default: results)")
+    parser.add_argument("--samples", metavar="N", help="override every study's number of samples, e.g. 1e4 for a quick check (needs --out)")
     parser.add_argument("--force", action="store_true", help="recompute studies that are already complete")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel jobs per study, -1 for all cores (default -1)")
     parser.add_argument("--no-figures", action="store_true", help="skip the figures")
@@ -34,6 +36,8 @@ def handler(args) -> int:
     if args.jobs == 0:
         raise UsageError("--jobs must be a non-zero integer (-1 for all cores)")
     samples = None if args.samples is None else parse_samples(args.samples)
+    if samples is not None and args.out == DEFAULT_OUT:
+        raise UsageError("--samples changes the studies: give --out DIR so that results/ keeps the paper's settings")
     reproduce(
         args.experiments,
         args.out,

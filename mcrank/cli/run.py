@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from mcrank.cli._common import UsageError
 
@@ -82,6 +83,13 @@ def handler(args) -> int:
         raise UsageError("--jobs must be a non-zero integer (-1 for all cores)")
     if args.scheduler is not None and args.backend != "dask":
         raise UsageError("--scheduler goes with --backend dask")
+    if args.out is not None:
+        # Checked before the run, so that a long run does not end on an unwritable path.
+        out = Path(args.out)
+        if out.is_dir():
+            raise UsageError(f"--out {args.out}: is a directory; give a file name")
+        if not out.parent.is_dir():
+            raise UsageError(f"--out {args.out}: directory {out.parent} does not exist")
     progress = not args.quiet and sys.stderr.isatty()
     result = run_study(config, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=progress)
     text = render(result, args.format)
