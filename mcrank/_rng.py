@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["resolve_rng", "root_seed_sequence", "spawn_generators"]
+__all__ = ["child_seed_sequence", "resolve_rng", "root_seed_sequence", "spawn_generators"]
 
 RngLike = int | np.random.SeedSequence | np.random.Generator | None
 
@@ -42,6 +42,16 @@ def resolve_rng(rng: RngLike = None) -> np.random.Generator:
     return np.random.default_rng(root_seed_sequence(rng))
 
 
+def child_seed_sequence(root: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
+    """The child of ``root`` at spawn key ``key`` (e.g. ``(chunk, stream)``).
+
+    Built from the spawn key rather than ``root.spawn(n)``, which would advance the root's
+    child counter and make a second call return different children: the same key always
+    gives the same child.
+    """
+    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, *key), pool_size=root.pool_size)
+
+
 def spawn_generators(seed: int | np.random.SeedSequence | None, n: int) -> list[np.random.Generator]:
     """Return ``n`` independent Generators, children ``0..n-1`` of the root seed.
 
@@ -49,10 +59,4 @@ def spawn_generators(seed: int | np.random.SeedSequence | None, n: int) -> list[
     same numbers whatever the number of workers.
     """
     root = root_seed_sequence(seed)
-    # Built from the spawn key rather than ``root.spawn(n)``, which would advance the root's
-    # child counter and make a second call return different children.
-    children = (
-        np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, k), pool_size=root.pool_size)
-        for k in range(n)
-    )
-    return [np.random.default_rng(child) for child in children]
+    return [np.random.default_rng(child_seed_sequence(root, k)) for k in range(n)]

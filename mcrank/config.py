@@ -14,32 +14,14 @@ from pathlib import Path
 
 import numpy as np
 
-from mcrank.engine import StudyConfig
+from mcrank._validation import check_count, check_sd
+from mcrank.engine import MAX_SAMPLES, MAX_SDS, StudyConfig
 
 __all__ = ["Experiment", "load_experiment", "parse_samples", "parse_sds"]
 
-_EXTRA_KEYS = ("description",)
-
-
 def parse_samples(text) -> int:
     """A sample count from ``"1000000"``, ``"1e6"`` or ``10**6``; ValueError unless a whole number >= 1."""
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        raise ValueError(f"samples must be a number such as 1e6, got {text!r}") from None
-    if not math.isfinite(value) or value < 1 or not value.is_integer():
-        raise ValueError(f"samples must be a whole number >= 1, got {text!r}")
-    return int(value)
-
-
-def _sd_value(text) -> float:
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        raise ValueError(f"error sd must be a number, got {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"error sd must be finite and non-negative, got {text!r}")
-    return value
+    return check_count(text, "samples", maximum=MAX_SAMPLES)
 
 
 def parse_sds(values) -> tuple[float, ...]:
@@ -60,13 +42,15 @@ def parse_sds(values) -> tuple[float, ...]:
             parts = value.split(":")
             if len(parts) != 3:
                 raise ValueError(f"an sd grid is start:stop:step, got {value!r}")
-            start, stop, step = (_sd_value(part) for part in parts)
+            start, stop, step = (check_sd(part, "error sd") for part in parts)
             if step <= 0 or stop < start:
                 raise ValueError(f"an sd grid needs step > 0 and stop >= start, got {value!r}")
             count = math.floor((stop - start) / step + 1e-9) + 1
+            if len(sds) + count > MAX_SDS:
+                raise ValueError(f"the sd grid {value!r} has {count:,} values; at most {MAX_SDS:,} are allowed")
             sds.extend(float(v) for v in np.round(start + step * np.arange(count), 12))
         else:
-            sds.append(_sd_value(value))
+            sds.append(check_sd(value, "error sd"))
     return tuple(sds)
 
 

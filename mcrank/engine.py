@@ -21,13 +21,15 @@ standard normal ``Z``: the kernel draws that one variate instead of four. ``U' -
 sd ``s`` by construction, which is what ``realised_sd`` reports. Under ``truncated``, the four
 elements are drawn (see :func:`mcrank.samplers.perturb_um`) and the realised sd is measured.
 
-Work is split into chunks of fixed size; chunk ``k`` draws from the ``k``-th child of the root
-:class:`~numpy.random.SeedSequence`. Counts are therefore bit-identical whatever the number of
-jobs or the joblib backend.
+Work is split into chunks of fixed size. Chunk ``k`` draws steps 1-3 from child ``(k, 0)`` of
+the root :class:`~numpy.random.SeedSequence` and step 4 from child ``(k, 1)``. Counts are
+therefore bit-identical whatever the number of jobs or the joblib backend, and the metric
+counts of one seed are the same whatever the sd grid or the error model.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sys
@@ -38,28 +40,21 @@ import numpy as np
 
 from mcrank import __version__
 from mcrank._jit import jit
-from mcrank._rng import root_seed_sequence
+from mcrank._rng import child_seed_sequence, resolve_rng, root_seed_sequence
 from mcrank.metrics import PAPER_METRICS, _score_pab, get_metric
-from mcrank.samplers import (
-    ERROR_MODELS,
-    TRUE_UM_DISTRIBUTIONS,
-    _draw_rate,
-    _draw_true_um_xy,
-    _draw_ordered_column,
-    check_beta_parameters,
-    check_choice,
-    check_range,
-    check_sd,
-)
+from mcrank._validation import check_beta_parameters, check_choice, check_count, check_positive, check_range, check_sd
+from mcrank.samplers import ERROR_MODELS, TRUE_UM_DISTRIBUTIONS, _draw_ordered_column, _draw_rate, _draw_true_um_xy
 from mcrank.utility_space import _um_from_xy, _yield_pab
 
-__all__ = ["BACKENDS", "PairSample", "StudyConfig", "StudyResult", "run_study", "sample_pairs"]
+__all__ = ["BACKENDS", "PairSample", "StudyConfig", "StudyResult", "ranked_correctly", "run_study", "sample_pairs"]
 
 #: joblib backends mcrank can run chunks on.
 BACKENDS = ("threading", "loky", "dask")
 
 #: Maximum number of samples a study accepts (the counts are int64; this keeps runs finite).
 MAX_SAMPLES = 10**12
+#: Maximum number of error sds in one study.
+MAX_SDS = 10_000
 
 
 @dataclass(frozen=True)
@@ -109,45 +104,37 @@ class StudyConfig:
 
     def validated(self) -> StudyConfig:
         """Return a copy with canonical types, or raise ValueError naming the bad parameter."""
-        samples = _check_count(self.samples, "samples", upper=MAX_SAMPLES)
-        chunk_size = _check_count(self.chunk_size, "chunk_size", upper=2**31 - 1)
-        check_choice(self.true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution")
-        check_choice(self.error, ERROR_MODELS, "error model")
         true_um_sd = check_sd(self.true_um_sd, "true_um_sd")
+        check_choice(self.true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution (true_um)")
+        check_choice(self.error, ERROR_MODELS, "error model")
         if self.true_um == "gaussian" and true_um_sd == 0:
             raise ValueError("true_um_sd must be positive for the gaussian true-utility distribution")
-        if isinstance(self.sds, (str, bytes)):
+        if isinstance(self.sds, (str, bytes)) or not isinstance(self.sds, (list, tuple, np.ndarray)):
             raise ValueError(f"sds must be a list of numbers, got {self.sds!r}")
-        sds = tuple(check_sd(s, "error sd") for s in self.sds)
-        if isinstance(self.metrics, (str, bytes)):
+        if len(self.sds) > MAX_SDS:
+            raise ValueError(f"sds has {len(self.sds):,} values; at most {MAX_SDS:,} are allowed")
+        if isinstance(self.metrics, (str, bytes)) or not isinstance(self.metrics, (list, tuple)):
             raise ValueError(f"metrics must be a list of metric ids, got {self.metrics!r}")
         try:
             metrics = tuple(get_metric(m).id for m in self.metrics)
-        except KeyError as error:  # get_metric's lookup error, as this method's ValueError
+        except (KeyError, TypeError) as error:  # get_metric's lookup error, as this method's ValueError
             raise ValueError(error.args[0]) from None
         if len(set(metrics)) != len(metrics):
             raise ValueError(f"metrics are listed twice: {', '.join(metrics)}")
-        class_proportion = check_range(*_pair(self.class_proportion, "class_proportion"), "class_proportion")
-        rate_beta = check_beta_parameters(*_pair(self.rate_beta, "rate_beta"))
-        rate_range = check_range(*_pair(self.rate_range, "rate_range"), "rate_range")
-        fbeta_beta = float(self.fbeta_beta)
-        if not (math.isfinite(fbeta_beta) and fbeta_beta > 0):
-            raise ValueError(f"fbeta_beta must be positive, got {self.fbeta_beta!r}")
         seed = self.seed
         if seed is not None:
-            root_seed_sequence(seed)  # raises for a bad seed
-            seed = int(seed)
+            seed = int(root_seed_sequence(seed).entropy)  # raises for a bad seed
         return replace(
             self,
-            samples=samples,
-            chunk_size=chunk_size,
+            samples=check_count(self.samples, "samples", maximum=MAX_SAMPLES),
+            chunk_size=check_count(self.chunk_size, "chunk_size", maximum=2**31 - 1),
             true_um_sd=true_um_sd,
-            sds=sds,
+            sds=tuple(check_sd(s, "error sd") for s in self.sds),
             metrics=metrics,
-            class_proportion=class_proportion,
-            rate_beta=rate_beta,
-            rate_range=rate_range,
-            fbeta_beta=fbeta_beta,
+            class_proportion=check_range(self.class_proportion, "class_proportion"),
+            rate_beta=check_beta_parameters(self.rate_beta, "rate_beta"),
+            rate_range=check_range(self.rate_range, "rate_range"),
+            fbeta_beta=check_positive(self.fbeta_beta, "fbeta_beta"),
             seed=seed,
         )
 
@@ -164,20 +151,6 @@ class StudyConfig:
             raise ValueError(f"{source}: unknown key {unknown[0]!r}; known keys: {', '.join(sorted(known))}")
         converted = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
         return cls(**converted).validated()
-
-
-def _check_count(value, name: str, *, upper: int) -> int:
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= upper:
-        raise ValueError(f"{name} must be a whole number from 1 to {upper:g}, got {value!r}")
-    return int(value)
-
-
-def _pair(value, name: str) -> tuple:
-    if isinstance(value, (str, bytes)) or len(value) != 2:
-        raise ValueError(f"{name} must be a pair (low, high), got {value!r}")
-    return tuple(value)
 
 
 # --- kernels -----------------------------------------------------------------------------------
@@ -208,8 +181,20 @@ def _yield_difference(u00, u01, u10, u11, p, a1, b1, a2, b2):
 
 @jit
 def _ranked_correctly(d_true, d):
-    """Step 6: both differences > 0 or both < 0; ties and NaN count as incorrect."""
-    return (d_true > 0.0 and d > 0.0) or (d_true < 0.0 and d < 0.0)
+    """Step 6: both differences > 0 or both < 0; ties and NaN count as incorrect.
+
+    Written with ``&`` and ``|`` so that the same definition serves scalars in kernels and
+    arrays through :func:`ranked_correctly`.
+    """
+    return ((d_true > 0.0) & (d > 0.0)) | ((d_true < 0.0) & (d < 0.0))
+
+
+def ranked_correctly(d_true, d):
+    """Whether pairs are ranked correctly (step 6): ``d_true`` and ``d`` both > 0 or both < 0.
+
+    Ties and NaN count as incorrect. Works elementwise on arrays.
+    """
+    return _ranked_correctly.py_func(np.asarray(d_true), np.asarray(d))
 
 
 @jit(inline="always")
@@ -236,8 +221,12 @@ def _truncated_perturbed_difference(rng, u00, u01, u10, u11, s, p, a1, b1, a2, b
 
 
 @jit
-def _count_chunk(rng, n, base, metric_codes, fbeta_beta, sds, error_model, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares):
-    """Run ``n`` samples and add their incorrect-ranking counts into the output buffers."""
+def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_model, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares):
+    """Run ``n`` samples and add their incorrect-ranking counts into the output buffers.
+
+    Steps 1-3 draw from ``rng``, step 4 from ``rng_error``: the base samples, and so the
+    metric counts, do not depend on the sd grid or the error model.
+    """
     for _ in range(n):
         u00, u01, u10, u11, p, a1, b1, a2, b2 = _draw_base(rng, base)
         d_true = _yield_difference(u00, u01, u10, u11, p, a1, b1, a2, b2)
@@ -249,11 +238,11 @@ def _count_chunk(rng, n, base, metric_codes, fbeta_beta, sds, error_model, metri
         if error_model == 0:
             spread = _gaussian_spread(p, a1, b1, a2, b2)
             for k in range(sds.size):
-                if not _ranked_correctly(d_true, d_true + sds[k] * spread * rng.standard_normal()):
+                if not _ranked_correctly(d_true, d_true + sds[k] * spread * rng_error.standard_normal()):
                     utility_incorrect[k] += 1
         else:
             for k in range(sds.size):
-                d_s, total, squares = _truncated_perturbed_difference(rng, u00, u01, u10, u11, sds[k], p, a1, b1, a2, b2)
+                d_s, total, squares = _truncated_perturbed_difference(rng_error, u00, u01, u10, u11, sds[k], p, a1, b1, a2, b2)
                 if not _ranked_correctly(d_true, d_s):
                     utility_incorrect[k] += 1
                 deviation_sum[k] += total
@@ -261,7 +250,7 @@ def _count_chunk(rng, n, base, metric_codes, fbeta_beta, sds, error_model, metri
 
 
 @jit
-def _record_pairs(rng, base, metric_codes, fbeta_beta, sds, error_model, d_true_out, d_metric_out, d_utility_out):
+def _record_pairs(rng, rng_error, base, metric_codes, fbeta_beta, sds, error_model, d_true_out, d_metric_out, d_utility_out):
     """Run ``d_true_out.size`` samples of the same procedure, keeping every difference."""
     for i in range(d_true_out.size):
         u00, u01, u10, u11, p, a1, b1, a2, b2 = _draw_base(rng, base)
@@ -273,9 +262,9 @@ def _record_pairs(rng, base, metric_codes, fbeta_beta, sds, error_model, d_true_
         spread = _gaussian_spread(p, a1, b1, a2, b2)
         for k in range(sds.size):
             if error_model == 0:
-                d_utility_out[k, i] = d_true + sds[k] * spread * rng.standard_normal()
+                d_utility_out[k, i] = d_true + sds[k] * spread * rng_error.standard_normal()
             else:
-                d_utility_out[k, i] = _truncated_perturbed_difference(rng, u00, u01, u10, u11, sds[k], p, a1, b1, a2, b2)[0]
+                d_utility_out[k, i] = _truncated_perturbed_difference(rng_error, u00, u01, u10, u11, sds[k], p, a1, b1, a2, b2)[0]
 
 
 # --- the public API ----------------------------------------------------------------------------
@@ -294,23 +283,21 @@ def _kernel_arguments(config: StudyConfig) -> tuple:
     return base, metric_codes, float(config.fbeta_beta), sds, ERROR_MODELS[config.error]
 
 
-def _run_chunk(seed_sequence: np.random.SeedSequence, size: int, arguments: tuple) -> tuple[np.ndarray, ...]:
+#: Number of batches whose counts a result keeps, for jackknife errors of derived quantities.
+BATCHES = 32
+
+
+def _run_chunk(root: np.random.SeedSequence, chunk: int, size: int, arguments: tuple) -> tuple:
+    """Counts of chunk number ``chunk``: steps 1-3 from child (chunk, 0), step 4 from (chunk, 1)."""
     base, metric_codes, fbeta_beta, sds, error_model = arguments
     metric_incorrect = np.zeros(metric_codes.size, dtype=np.int64)
     utility_incorrect = np.zeros(sds.size, dtype=np.int64)
     deviation_sum = np.zeros(sds.size)
     deviation_squares = np.zeros(sds.size)
-    rng = np.random.default_rng(seed_sequence)
-    _count_chunk(rng, size, base, metric_codes, fbeta_beta, sds, error_model, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares)
-    return size, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares
-
-
-def _chunk_seeds(root: np.random.SeedSequence, samples: int, chunk_size: int):
-    """(child SeedSequence, size) for every chunk, made lazily: 10^9 samples need no list."""
-    chunks = -(-samples // chunk_size)
-    for k in range(chunks):
-        child = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, k), pool_size=root.pool_size)
-        yield child, min(chunk_size, samples - k * chunk_size)
+    rng = np.random.default_rng(child_seed_sequence(root, chunk, 0))
+    rng_error = np.random.default_rng(child_seed_sequence(root, chunk, 1))
+    _count_chunk(rng, rng_error, size, base, metric_codes, fbeta_beta, sds, error_model, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares)
+    return chunk, size, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares
 
 
 def _percent_and_se(count: int, n: int) -> tuple[float, float]:
@@ -332,14 +319,21 @@ class StudyResult:
         Incorrectly ranked pairs by the perturbed utility matrix, per sd.
     realised_sd : ndarray of float, shape (len(config.sds),)
         Standard deviation of ``U' - U`` over all elements and samples, per sd.
+    batch_samples : ndarray of int, shape (b,)
+        Samples in each of ``b`` batches (chunk ``k`` belongs to batch ``k mod b``).
+    batch_incorrect : ndarray of int, shape (b, len(rows))
+        Incorrect counts per batch, in the order of :meth:`rows`: independent replicates
+        for jackknife standard errors of quantities derived from several rows.
     wall_time : float
-        Seconds spent in the kernels, workers included.
+        Seconds for the whole run: chunks, scheduling and any cluster start-up.
     """
 
     config: StudyConfig
     metric_incorrect: dict[str, int]
     utility_incorrect: np.ndarray
     realised_sd: np.ndarray
+    batch_samples: np.ndarray
+    batch_incorrect: np.ndarray
     wall_time: float = field(default=0.0, compare=False)
 
     @property
@@ -362,14 +356,17 @@ class StudyResult:
         return rows
 
     def to_dict(self) -> dict:
-        """``{"config": {...every parameter, seed, version}, "rows": [...], "wall_time": ...}``."""
-        return {"config": {**self.config.to_dict(), "version": __version__}, "rows": self.rows(), "wall_time": self.wall_time}
+        """``{"config": {...every parameter, seed, version}, "rows": [...], "batches": {...}, "wall_time"}``."""
+        return {
+            "config": {**self.config.to_dict(), "version": __version__},
+            "rows": self.rows(),
+            "batches": {"samples": self.batch_samples.tolist(), "incorrect": self.batch_incorrect.tolist()},
+            "wall_time": self.wall_time,
+        }
 
 
 def _parallel_context(backend: str, jobs: int, scheduler: str | None):
     """The joblib configuration (and dask client, if any) to run the chunks under."""
-    import contextlib
-
     import joblib
 
     if backend not in BACKENDS:
@@ -444,8 +441,10 @@ def run_study(
     if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs == 0:
         raise ValueError(f"jobs must be a non-zero integer, got {jobs!r}")
     arguments = _kernel_arguments(config)
-    metric_incorrect = np.zeros(len(config.metrics), dtype=np.int64)
-    utility_incorrect = np.zeros(len(config.sds), dtype=np.int64)
+    chunks = -(-config.samples // config.chunk_size)
+    batches = min(BATCHES, chunks)
+    batch_samples = np.zeros(batches, dtype=np.int64)
+    batch_incorrect = np.zeros((batches, len(config.metrics) + len(config.sds)), dtype=np.int64)
     deviation_sum = np.zeros(len(config.sds))
     deviation_squares = np.zeros(len(config.sds))
     start = time.perf_counter()
@@ -453,23 +452,25 @@ def run_study(
         total=config.samples, unit="pair", unit_scale=True, disable=not progress, file=sys.stderr, leave=False
     ) as bar:
         tasks = (
-            joblib.delayed(_run_chunk)(child, size, arguments)
-            for child, size in _chunk_seeds(root, config.samples, config.chunk_size)
+            joblib.delayed(_run_chunk)(root, chunk, min(config.chunk_size, config.samples - chunk * config.chunk_size), arguments)
+            for chunk in range(chunks)
         )
         # Results come back in chunk order, so the float sums are added in a fixed order too.
-        for size, *partial in joblib.Parallel(n_jobs=jobs, return_as="generator")(tasks):
-            metric_incorrect += partial[0]
-            utility_incorrect += partial[1]
-            deviation_sum += partial[2]
-            deviation_squares += partial[3]
+        for chunk, size, metric_counts, utility_counts, chunk_sum, chunk_squares in joblib.Parallel(n_jobs=jobs, return_as="generator")(tasks):
+            batch_samples[chunk % batches] += size
+            batch_incorrect[chunk % batches] += np.concatenate((metric_counts, utility_counts))
+            deviation_sum += chunk_sum
+            deviation_squares += chunk_squares
             bar.update(size)
     wall_time = time.perf_counter() - start
-    realised_sd = _realised_sd(config, deviation_sum, deviation_squares)
+    incorrect = batch_incorrect.sum(axis=0)
     return StudyResult(
         config=config,
-        metric_incorrect=dict(zip(config.metrics, (int(c) for c in metric_incorrect))),
-        utility_incorrect=utility_incorrect,
-        realised_sd=realised_sd,
+        metric_incorrect=dict(zip(config.metrics, (int(c) for c in incorrect[: len(config.metrics)]))),
+        utility_incorrect=incorrect[len(config.metrics) :],
+        realised_sd=_realised_sd(config, deviation_sum, deviation_squares),
+        batch_samples=batch_samples,
+        batch_incorrect=batch_incorrect,
         wall_time=wall_time,
     )
 
@@ -508,15 +509,14 @@ def sample_pairs(size: int, config: StudyConfig | None = None, *, rng=None, **ov
     ``config.samples`` and ``config.seed`` are ignored: ``size`` and ``rng`` say how many and
     from which Generator.
     """
-    from mcrank._rng import resolve_rng
-
     config = replace(config or StudyConfig(), **overrides).validated()
-    size = _check_count(size, "size", upper=10**8)
+    size = check_count(size, "size", maximum=10**8)
     base, metric_codes, fbeta_beta, sds, error_model = _kernel_arguments(config)
     d_true = np.empty(size)
     d_metric = np.empty((metric_codes.size, size))
     d_utility = np.empty((sds.size, size))
-    _record_pairs(resolve_rng(rng), base, metric_codes, fbeta_beta, sds, error_model, d_true, d_metric, d_utility)
+    rng = resolve_rng(rng)
+    _record_pairs(rng, rng, base, metric_codes, fbeta_beta, sds, error_model, d_true, d_metric, d_utility)
     return PairSample(
         d_true=d_true,
         d_metric=dict(zip(config.metrics, d_metric)),

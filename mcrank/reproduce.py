@@ -48,9 +48,17 @@ def load_experiments(directory, *, samples: int | None = None) -> list:
     if not paths:
         raise ValueError(f"{directory}: no experiment files (*.toml)")
     experiments = [load_experiment(path, samples=samples) for path in paths]
+    sweeps: dict = {}
     for experiment in experiments:
-        if experiment.config.seed is None:
+        config = experiment.config
+        if config.seed is None:
             raise ValueError(f"{experiment.path}: key 'seed' is missing; a reproducible study needs one")
+        key = (config.true_um, config.error)
+        if len(config.sds) >= 2 and sweeps.setdefault(key, experiment.name) != experiment.name:
+            raise ValueError(
+                f"{sweeps[key]} and {experiment.name} are both sweeps of {key[0]} true utility matrices "
+                f"with {key[1]} errors: keep one"
+            )
     return experiments
 
 
@@ -68,7 +76,8 @@ def load_figure_settings(directory) -> dict:
             raise ValueError(f"{path}: unknown key {unknown[0]!r}; known keys: {', '.join(sorted(settings))}")
         for key, value in values.items():
             if isinstance(value, bool) or not isinstance(value, int) or value < (0 if key == "seed" else 1):
-                raise ValueError(f"{path}: key {key!r} must be a positive whole number, got {value!r}")
+                lowest = "a non-negative" if key == "seed" else "a positive"
+                raise ValueError(f"{path}: key {key!r} must be {lowest} whole number, got {value!r}")
         settings.update(values)
     return settings
 
@@ -133,13 +142,13 @@ def reproduce(
 
 
 def _sweeps(documents: dict) -> dict:
-    """The studies with a grid of sds, by (true_um, error)."""
-    sweeps = {}
-    for document in documents.values():
-        config = document["config"]
-        if len(config["sds"]) > 2:
-            sweeps[(config["true_um"], config["error"])] = document["rows"]
-    return sweeps
+    """The studies with a grid of sds (two or more), by (true_um, error); one each, as
+    :func:`load_experiments` checked."""
+    return {
+        (document["config"]["true_um"], document["config"]["error"]): document
+        for document in documents.values()
+        if len(document["config"]["sds"]) >= 2
+    }
 
 
 def write_crossovers(documents: dict, out) -> list[Path]:
@@ -153,18 +162,18 @@ def write_crossovers(documents: dict, out) -> list[Path]:
     sweeps = _sweeps(documents)
     if not sweeps:
         return []
-    fields = ("true_um", "error", "metric", "incorrect_pct", "se_pct", "crossover_sd", "crossover_se", "crossover_realised_sd", "status")
+    fields = ("true_um", "error", "metric", "incorrect_pct", "se_pct", "crossover_sd", "crossover_se", "crossover_realised_sd", "status", "se_method")
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     markdown = [
         "# Crossover: the error sd at which the perturbed utility matrix is as unreliable as each metric",
         "",
-        "Linear interpolation of the sweep; ± is a conservative delta-method standard error.",
+        "Linear interpolation of the sweep; ± is a delete-a-batch jackknife standard error.",
         "",
     ]
-    for (true_um, error), rows in sorted(sweeps.items()):
-        table = crossover_table(rows)
+    for (true_um, error), document in sorted(sweeps.items()):
+        table = crossover_table(document["rows"], batches=document.get("batches"))
         for row in table:
             writer.writerow({"true_um": true_um, "error": error, **{k: "" if v is None else v for k, v in row.items()}})
         markdown.append(crossover_markdown(table, title=f"{true_um} true utility matrices, {error} errors"))
@@ -202,5 +211,5 @@ def draw_figures(documents: dict, directory, settings: dict, *, quiet: bool = Tr
             save(figures.fig6_pairs(pairs, document["rows"], sd=float(np.asarray(config["sds"])[0])), name)
         sweeps = _sweeps(documents)
         if sweeps:
-            save(figures.fig7_sweep(sweeps), "fig7_sweep")
+            save(figures.fig7_sweep({key: document["rows"] for key, document in sweeps.items()}), "fig7_sweep")
     return drawn

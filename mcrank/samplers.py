@@ -23,6 +23,7 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank._rng import resolve_rng
+from mcrank._validation import check_beta_parameters, check_choice, check_count, check_range, check_sd
 from mcrank.utility_space import _in_hexagon, normalise_um
 
 __all__ = [
@@ -167,39 +168,6 @@ def _fill_perturbed(rng, utility, sd, error_model, out):
 # --- public wrappers -------------------------------------------------------------------------
 
 
-def _check_size(size) -> int:
-    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
-        raise ValueError(f"size must be a non-negative integer, got {size!r}")
-    return int(size)
-
-
-def check_choice(value: str, choices: dict, what: str) -> int:
-    """The kernel code of ``value`` among ``choices``, or a ValueError naming the options."""
-    try:
-        return choices[value]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown {what} {value!r}; choose from {', '.join(choices)}") from None
-
-
-def check_sd(sd, what: str = "sd") -> float:
-    """``sd`` as a float, or a ValueError unless it is finite and non-negative."""
-    try:
-        value = float(sd)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a number, got {sd!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"{what} must be finite and non-negative, got {sd!r}")
-    return value
-
-
-def check_range(low, high, what: str, *, lower: float = 0.0, upper: float = 1.0) -> tuple[float, float]:
-    """``(low, high)`` as floats, or a ValueError unless ``lower <= low < high <= upper``."""
-    low, high = float(low), float(high)
-    if not (lower <= low < high <= upper):
-        raise ValueError(f"{what} must satisfy {lower:g} <= low < high <= {upper:g}, got ({low:g}, {high:g})")
-    return low, high
-
-
 def sample_true_um_xy(size: int, *, distribution: str = "uniform", sd: float = 1 / 3, rng=None):
     """Draw true utility matrices as hexagon coordinates (paper §4.2, fig. 4).
 
@@ -223,7 +191,8 @@ def sample_true_um_xy(size: int, *, distribution: str = "uniform", sd: float = 1
     sd = check_sd(sd)
     if code == 1 and sd == 0:
         raise ValueError("the gaussian true-utility distribution needs sd > 0")
-    x, y = np.empty(_check_size(size)), np.empty(size)
+    size = check_count(size, "size", minimum=0)
+    x, y = np.empty(size), np.empty(size)
     _fill_true_um_xy(resolve_rng(rng), code, sd, x, y)
     return x, y
 
@@ -238,25 +207,17 @@ def sample_rates(size: int, *, alpha: float = 2.0, beta: float = 1.0, low: float
     -------
     ndarray of shape (size,)
     """
-    alpha, beta = check_beta_parameters(alpha, beta)
-    low, high = check_range(low, high, "the rate range")
-    out = np.empty(_check_size(size))
+    alpha, beta = check_beta_parameters((alpha, beta), "rate Beta parameters")
+    low, high = check_range((low, high), "rate range")
+    out = np.empty(check_count(size, "size", minimum=0))
     _fill_rates(resolve_rng(rng), alpha, beta, low, high, out)
     return out
 
 
-def check_beta_parameters(alpha, beta) -> tuple[float, float]:
-    """``(alpha, beta)`` as floats, or a ValueError unless both are positive and finite."""
-    alpha, beta = float(alpha), float(beta)
-    if not (math.isfinite(alpha) and math.isfinite(beta) and alpha > 0 and beta > 0):
-        raise ValueError(f"Beta parameters must be positive, got ({alpha:g}, {beta:g})")
-    return alpha, beta
-
-
 def sample_class_proportion(size: int, *, low: float = 0.0, high: float = 1.0, rng=None):
     """Draw class-0 fractions ``p`` ~ Uniform(low, high) (paper §4.2)."""
-    low, high = check_range(low, high, "the class-proportion range")
-    return resolve_rng(rng).uniform(low, high, _check_size(size))
+    low, high = check_range((low, high), "class-proportion range")
+    return resolve_rng(rng).uniform(low, high, check_count(size, "size", minimum=0))
 
 
 def perturb_um(utility, sd: float, *, error: str = "gaussian", size: int = 1, rng=None) -> np.ndarray:
@@ -290,6 +251,6 @@ def perturb_um(utility, sd: float, *, error: str = "gaussian", size: int = 1, rn
     sd = check_sd(sd)
     if code == 1 and any(u[i, i] < u[j, i] for i in range(len(u)) for j in range(len(u))):
         raise ValueError("the truncated error model needs each diagonal utility to be the largest of its column")
-    out = np.empty((_check_size(size), *u.shape))
+    out = np.empty((check_count(size, "size", minimum=0), *u.shape))
     _fill_perturbed(resolve_rng(rng), np.ascontiguousarray(u), sd, code, out)
     return out

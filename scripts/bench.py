@@ -184,7 +184,7 @@ def variates_per_pair(config: StudyConfig, pairs: int, per_normal: float) -> tup
             np.zeros(sd_array.size),
         )
         return outputs_consumed(
-            lambda rng: _count_chunk(rng, pairs, base, metric_codes, fbeta_beta, sd_array, error_model, *buffers),
+            lambda rng: _count_chunk(rng, rng, pairs, base, metric_codes, fbeta_beta, sd_array, error_model, *buffers),
             np.random.default_rng(2),
         )
 

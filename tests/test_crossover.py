@@ -52,3 +52,41 @@ def test_crossover_markdown_names_metrics_and_values():
     assert "### uniform, gaussian" in text
     assert "| Accuracy | 7.50 ± 0.20 | 0.150 ± 0.005 | 0.130 |" in text
     assert "beyond grid" in text
+
+
+def test_jackknife_over_batches_by_hand():
+    rows = [
+        {**_metric("accuracy", 7.5, 0.1), "incorrect": 75},
+        {**_utility(0.1, 5.0, 0.1), "incorrect": 50},
+        {**_utility(0.2, 10.0, 0.1), "incorrect": 100},
+    ]
+    batches = {"samples": [500, 500], "incorrect": [[40, 20, 50], [35, 30, 50]]}
+    (row,) = crossover_table(rows, batches=batches)
+    assert row["crossover_sd"] == pytest.approx(0.15)
+    # Leaving out batch 0: 7% on a curve 6% -> 10%: 0.125; leaving out batch 1: 8% on
+    # 4% -> 10%: 0.1667. Jackknife: sqrt((g-1)/g * sum of squared deviations) = 0.0208333.
+    assert row["crossover_se"] == pytest.approx(0.0208333, rel=1e-5)
+    assert row["se_method"] == "jackknife, 2 batches"
+    identical = {"samples": [500, 500], "incorrect": [[37.5, 25, 50], [37.5, 25, 50]]}
+    assert crossover_table(rows, batches=identical)[0]["crossover_se"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_jackknife_on_a_real_sweep_is_close_to_the_spread_of_independent_runs():
+    """The jackknife error of one run matches the scatter of the crossover over runs."""
+    import statistics
+
+    from mcrank.engine import run_study
+
+    sweep = tuple(round(0.02 * k, 2) for k in range(16))
+    estimates, errors = [], []
+    assert len(run_study(samples=2**18, sds=(0.1,), seed=1, chunk_size=2**13).batch_samples) == 32
+    for seed in range(100, 116):
+        result = run_study(samples=2**18, sds=sweep, metrics=("accuracy",), seed=seed, chunk_size=2**13)
+        (row,) = crossover_table(result.rows(), batches=result.to_dict()["batches"])
+        estimates.append(row["crossover_sd"])
+        errors.append(row["crossover_se"])
+    spread = statistics.stdev(estimates)
+    typical = statistics.mean(errors)
+    # With 16 runs the sample sd is itself uncertain by about 18%: a band of a factor 1.6 either
+    # way is a real check that stays clear of chance.
+    assert typical / 1.6 < spread < typical * 1.6

@@ -115,3 +115,18 @@ def test_bad_figure_settings_name_the_key(experiments, tmp_path, capsys):
     code = main(["reproduce", "--experiments", str(experiments), "--out", str(tmp_path / "r"), "--quiet"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and "figures.toml" in err and "unknown key 'points'" in err
+
+
+def test_samples_without_out_would_overwrite_the_papers_results(experiments, capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    code = main(["reproduce", "--experiments", str(experiments), "--samples", "1000", "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "--out" in err[0]
+    assert not (tmp_path / "results").exists()
+
+
+def test_two_sweeps_of_the_same_setting_are_refused(experiments, tmp_path, capsys):
+    (experiments / "zz_copy.toml").write_text((experiments / "fig7_uniform_gaussian.toml").read_text())
+    code = main(["reproduce", "--experiments", str(experiments), "--out", str(tmp_path / "r"), "--samples", "500", "--quiet", "--no-figures"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "fig7_uniform_gaussian" in err[0] and "zz_copy" in err[0]

@@ -1,0 +1,90 @@
+"""Argument checks shared by every public function: each raises ValueError naming the argument.
+
+The command line turns a ValueError into one line on stderr and exit code 2, so every
+message here says what was wrong and with which argument.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["as_float", "check_beta_parameters", "check_choice", "check_count", "check_positive", "check_range", "check_sd"]
+
+
+def as_float(value, what: str) -> float:
+    """``value`` as a finite float; booleans and non-numbers are refused."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{what} must be a number, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{what} must be finite, got {value!r}")
+    return number
+
+
+def check_sd(value, what: str = "sd") -> float:
+    """A standard deviation: a finite number >= 0."""
+    number = as_float(value, what)
+    if number < 0:
+        raise ValueError(f"{what} must be non-negative, got {value!r}")
+    return number
+
+
+def check_positive(value, what: str) -> float:
+    """A finite number > 0."""
+    number = as_float(value, what)
+    if number <= 0:
+        raise ValueError(f"{what} must be positive, got {value!r}")
+    return number
+
+
+def check_count(value, what: str, *, minimum: int = 1, maximum: int = 10**12) -> int:
+    """A whole number in ``[minimum, maximum]``; accepts ``"1e6"`` and ``1e6`` as well as ``10**6``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{what} must be a whole number, got {value!r}")
+    if isinstance(value, (int, np.integer)):
+        count = int(value)
+    else:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{what} must be a whole number such as 1e6, got {value!r}") from None
+        if not (math.isfinite(number) and number.is_integer()):
+            raise ValueError(f"{what} must be a whole number, got {value!r}")
+        count = int(number)
+    if not minimum <= count <= maximum:
+        raise ValueError(f"{what} must be a whole number from {minimum:,} to {maximum:,}, got {value!r}")
+    return count
+
+
+def check_choice(value, choices, what: str):
+    """The value of ``choices[value]`` (a dict) or ``value`` (a sequence), or a ValueError naming the options."""
+    if isinstance(value, str) and value in choices:
+        return choices[value] if isinstance(choices, dict) else value
+    raise ValueError(f"unknown {what} {value!r}; choose from {', '.join(choices)}")
+
+
+def _check_pair(value, what: str) -> tuple[float, float]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, np.ndarray)) or len(value) != 2:
+        raise ValueError(f"{what} must be a pair of numbers, got {value!r}")
+    return as_float(value[0], what), as_float(value[1], what)
+
+
+def check_range(value, what: str, *, lower: float = 0.0, upper: float = 1.0) -> tuple[float, float]:
+    """A pair ``(low, high)`` with ``lower <= low < high <= upper``."""
+    low, high = _check_pair(value, what)
+    if not lower <= low < high <= upper:
+        raise ValueError(f"{what} must satisfy {lower:g} <= low < high <= {upper:g}, got ({low:g}, {high:g})")
+    return low, high
+
+
+def check_beta_parameters(value, what: str) -> tuple[float, float]:
+    """A pair ``(alpha, beta)`` of positive Beta parameters."""
+    alpha, beta = _check_pair(value, what)
+    if alpha <= 0 or beta <= 0:
+        raise ValueError(f"{what}: Beta parameters must be positive, got ({alpha:g}, {beta:g})")
+    return alpha, beta
