@@ -23,8 +23,9 @@ The utility matrix is given in one of three forms:
 
 Inputs come from a JSON file, a long-form CSV file (:func:`load_input`) or, in Python,
 label arrays as scikit-learn's ``confusion_matrix`` takes them
-(:func:`confusions_from_labels`). Every bad input raises a ValueError (or OSError) whose
-one-line message says what is wrong and where.
+(:func:`confusions_from_labels`); :mod:`mcrank.evaluate_input` reads and checks them, and
+its public names are importable from here too. Every bad input raises a ValueError (or
+OSError) whose one-line message says what is wrong and where.
 
 Examples
 --------
@@ -46,22 +47,28 @@ The paper's story (§0) from label arrays:
 
 from __future__ import annotations
 
-import csv
-import json
 import math
-import numbers
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 
 from mcrank._rng import resolve_rng, root_seed_sequence
-from mcrank.confusion import from_sklearn
+from mcrank._validation import check_choice, check_count, check_positive
+from mcrank.evaluate_input import (
+    ERROR_MODELS,
+    EvaluationInput,
+    UtilityAssessment,
+    _check_confusions,
+    _check_truncated,
+    confusions_from_labels,
+    load_input,
+    parse_utility,
+    read_utility,
+)
 from mcrank.metrics import METRICS, get_metric
 from mcrank.multiclass import MULTICLASS_METRICS, get_multiclass_metric
-from mcrank.samplers import ERROR_MODELS as _SAMPLER_ERROR_MODELS
 from mcrank.samplers import perturb_um
-from mcrank.utility_space import expected_um, normalise_um
+from mcrank.utility_space import normalise_um, utility_yield
 
 __all__ = [
     "ClassifierResult",
@@ -79,554 +86,18 @@ __all__ = [
     "read_utility",
 ]
 
-#: The error models of the utility matrix, those of :func:`mcrank.samplers.perturb_um`.
-ERROR_MODELS = tuple(_SAMPLER_ERROR_MODELS)
 #: Monte Carlo samples of perturbed utility matrices, unless told otherwise.
 DEFAULT_SAMPLES = 100_000
+#: At most this many: minutes of work for a few classifiers, and a standard error below 2e-5;
+#: more is a typo, not a wish.
+MAX_SAMPLES = 10**9
 #: Binary metrics left out by default: F-beta with beta = 1 is F1.
 _BINARY_SKIPPED = ("fbeta",)
-_FILE_KEYS = ("classifiers", "utility", "classes", "description")
-_CSV_COLUMNS = ("classifier", "output", "true", "count")
 # Perturbed matrices held in memory at once, in matrix elements.
 _CHUNK_ELEMENTS = 1 << 22
 
 
-# --- the utility matrix ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class UtilityAssessment:
-    """The utility matrix of a problem, as assessed: one matrix, a distribution, an error sd.
-
-    Attributes
-    ----------
-    matrix : ndarray of shape (n, n)
-        The utility matrix that ranks the classifiers: the one given, or the expected matrix
-        of eq. (17) when a distribution is given. In the user's units.
-    matrices, probabilities : ndarray or None
-        The distribution over utility matrices, when one was given.
-    sd : float or None
-        Standard deviation of the errors on the *normalised* matrix (eq. 11), when given.
-    error : str
-        Error model for ``sd``: ``"gaussian"`` or ``"truncated"``.
-    source : str
-        Where it came from, for messages (``"examples/x.json: utility"``, ``"--utility"``).
-    """
-
-    matrix: np.ndarray
-    matrices: np.ndarray | None = None
-    probabilities: np.ndarray | None = None
-    sd: float | None = None
-    error: str = "gaussian"
-    source: str = "utility"
-
-    def describe(self) -> str:
-        """One line: what the ranking matrix is."""
-        if self.matrices is None:
-            return "as given"
-        return f"expected over {len(self.matrices)} matrices, eq. (17)"
-
-
-def _where(prefix: str, message: str) -> str:
-    return f"{prefix}: {message}" if prefix else message
-
-
-def _plain(value):
-    """Nested lists from arrays and tuples, so that Python callers may pass either."""
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
-
-
-def _number(value, where: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{where}: {value!r} is not a number")
-    return float(value)
-
-
-def _matrix_from_json(value, where: str) -> np.ndarray:
-    """A square matrix from nested JSON lists, with the place of the first fault."""
-    value = _plain(value)
-    if not isinstance(value, list) or not value:
-        raise ValueError(f"{where}: expected a square matrix (a list of rows), got {json.dumps(value)[:40]}")
-    n = len(value)
-    for i, row in enumerate(value):
-        if not isinstance(row, list):
-            raise ValueError(f"{where}: row {i} is not a list of numbers")
-        if len(row) != n:
-            raise ValueError(f"{where}: not square: {n} rows but row {i} has {len(row)} entries")
-    return np.array(
-        [[_number(v, f"{where}, row {i}, column {j}") for j, v in enumerate(row)] for i, row in enumerate(value)]
-    )
-
-
-def parse_utility(value, *, source: str = "utility") -> UtilityAssessment:
-    """Read a utility assessment from its JSON form.
-
-    Parameters
-    ----------
-    value : list or dict
-        One of
-
-        - ``[[...], ...]``: one utility matrix;
-        - ``{"matrix": [[...]], "sd": 0.1, "error": "truncated"}``: a matrix with an error sd
-          (``sd`` and ``error`` optional);
-        - ``{"matrices": [[[...]], ...], "probabilities": [...]}``: a distribution over
-          matrices, reduced to its expected matrix, eq. (17); ``sd`` and ``error`` may be
-          added.
-    source : str
-        Where ``value`` comes from, to prefix messages.
-
-    Returns
-    -------
-    UtilityAssessment
-
-    Raises
-    ------
-    ValueError
-        Naming the fault and its place: not a square matrix of numbers, NaN or infinite
-        utilities, matrices of different sizes, probabilities negative or not summing to 1,
-        an expected matrix that is constant, a bad ``sd`` or ``error``.
-    """
-    value = _plain(value)
-    if isinstance(value, list):
-        return _checked_utility(UtilityAssessment(_matrix_from_json(value, source), source=source))
-    if not isinstance(value, dict):
-        raise ValueError(
-            f"{source}: expected a matrix or an object with 'matrix' or 'matrices', got {type(value).__name__}"
-        )
-    unknown = sorted(set(value) - {"matrix", "matrices", "probabilities", "sd", "error"})
-    if unknown:
-        raise ValueError(
-            f"{source}: unknown key {unknown[0]!r}; expected 'matrix', or 'matrices' with 'probabilities', "
-            "and optionally 'sd' and 'error'"
-        )
-    sd = value.get("sd")
-    if sd is not None:
-        sd = _check_sd(sd, f"{source}: sd")
-    error = _check_error(value.get("error", "gaussian"), f"{source}: error")
-    if ("matrix" in value) == ("matrices" in value):
-        raise ValueError(f"{source}: give either 'matrix' or 'matrices' (with 'probabilities'), not both or neither")
-    if "matrix" in value:
-        if "probabilities" in value:
-            raise ValueError(f"{source}: 'probabilities' belong with 'matrices', not with one 'matrix'")
-        matrix = _matrix_from_json(value["matrix"], f"{source}: matrix")
-        return _checked_utility(UtilityAssessment(matrix, sd=sd, error=error, source=source))
-    matrices, probabilities = _plain(value["matrices"]), _plain(value.get("probabilities"))
-    if not isinstance(matrices, list) or not matrices:
-        raise ValueError(f"{source}: 'matrices' must be a non-empty list of utility matrices")
-    if not isinstance(probabilities, list):
-        raise ValueError(f"{source}: 'matrices' need 'probabilities', a list of one probability per matrix")
-    stack = [_matrix_from_json(m, f"{source}: matrices[{a}]") for a, m in enumerate(matrices)]
-    for a, m in enumerate(stack):
-        if m.shape != stack[0].shape:
-            n = len(stack[0])
-            raise ValueError(f"{source}: matrices[{a}] is {len(m)}x{len(m)} but matrices[0] is {n}x{n}")
-        _check_finite_utility(m, f"{source}: matrices[{a}]")
-    q = np.array([_number(v, f"{source}: probabilities[{a}]") for a, v in enumerate(probabilities)])
-    if len(q) != len(stack):
-        raise ValueError(f"{source}: {len(stack)} matrices but {len(q)} probabilities")
-    for a, v in enumerate(q):
-        if not math.isfinite(v) or v < 0:
-            raise ValueError(f"{source}: probabilities[{a}] = {v:g} is not a probability (negative or not finite)")
-    if abs(q.sum() - 1.0) > 1e-9:
-        raise ValueError(f"{source}: probabilities sum to {q.sum():.12g}, not 1")
-    stack = np.array(stack)
-    assessment = UtilityAssessment(
-        expected_um(stack, q), matrices=stack, probabilities=q, sd=sd, error=error, source=source
-    )
-    return _checked_utility(assessment)
-
-
-def _check_finite_utility(matrix: np.ndarray, where: str) -> None:
-    bad = np.argwhere(~np.isfinite(matrix))
-    if len(bad):
-        i, j = bad[0]
-        raise ValueError(f"{where}, row {i}, column {j}: utility {matrix[i, j]} is not finite")
-
-
-def _checked_utility(assessment: UtilityAssessment) -> UtilityAssessment:
-    u, where = assessment.matrix, assessment.source
-    if u.shape[0] < 2:
-        raise ValueError(f"{where}: a utility matrix needs at least 2 classes, got {u.shape[0]}x{u.shape[1]}")
-    _check_finite_utility(u, where)
-    if np.ptp(u) == 0:
-        what = "the expected utility matrix" if assessment.matrices is not None else "the utility matrix"
-        raise ValueError(f"{where}: {what} is constant: every decision is worth the same, so it ranks nothing (eq. 11)")
-    return assessment
-
-
-def _check_sd(sd, where: str) -> float:
-    if isinstance(sd, bool) or not isinstance(sd, (int, float, np.floating, np.integer)):
-        raise ValueError(f"{where}: {sd!r} is not a number")
-    sd = float(sd)
-    if not (math.isfinite(sd) and sd > 0):
-        raise ValueError(f"{where}: the error sd must be positive and finite, got {sd:g}")
-    return sd
-
-
-def _check_error(error, where: str) -> str:
-    if error not in ERROR_MODELS:
-        raise ValueError(f"{where}: unknown error model {error!r}; choose from {', '.join(ERROR_MODELS)}")
-    return error
-
-
-def read_utility(text: str, *, source: str = "--utility") -> tuple[UtilityAssessment, tuple[str, ...] | None]:
-    """Read a utility assessment from JSON text or from a JSON file.
-
-    Parameters
-    ----------
-    text : str
-        JSON text (it starts with ``[`` or ``{``), or the path of a JSON file. Either holds
-        one of the forms of :func:`parse_utility`, or an object with a ``"utility"`` key in
-        that form and optionally ``"classes"`` (an input file of :func:`load_input` will do).
-    source : str
-        Name of the option, for messages.
-
-    Returns
-    -------
-    utility : UtilityAssessment
-    classes : tuple of str or None
-        The class names, when the object gave them.
-    """
-    stripped = text.strip()
-    if stripped.startswith(("[", "{")):
-        value = _loads(stripped, source)
-    else:
-        path = Path(text)
-        source = str(path)
-        value = _loads(_read_text(path), source)
-    classes = None
-    if isinstance(value, dict) and "utility" in value:
-        unknown = sorted(set(value) - set(_FILE_KEYS))
-        if unknown:
-            raise ValueError(f"{source}: unknown key {unknown[0]!r}")
-        classes = _parse_classes(value["classes"], source) if "classes" in value else None
-        value, source = value["utility"], f"{source}: utility"
-    return parse_utility(value, source=source), classes
-
-
-# --- input files ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class EvaluationInput:
-    """What an input file holds.
-
-    Attributes
-    ----------
-    confusions : dict of str to ndarray of shape (n, n)
-        Counts per classifier, in the file's order; rows = output, columns = true class.
-    utility : UtilityAssessment or None
-    classes : tuple of str or None
-    description : str or None
-    source : str
-        The file's path.
-    """
-
-    confusions: dict[str, np.ndarray]
-    utility: UtilityAssessment | None
-    classes: tuple[str, ...] | None
-    description: str | None
-    source: str
-
-
-def _read_text(path: Path) -> str:
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # an OSError names the file
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a text file (not UTF-8)") from None
-    if not text.strip():
-        raise ValueError(f"{path}: the file is empty")
-    return text
-
-
-def _no_duplicate_keys(pairs):
-    result = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f"duplicate key {key!r}")
-        result[key] = value
-    return result
-
-
-def _loads(text: str, source: str):
-    try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
-    except json.JSONDecodeError as error:
-        where = f"line {error.lineno}, column {error.colno}"
-        raise ValueError(f"{source}: not valid JSON: {error.msg} at {where}") from None
-    except ValueError as error:
-        raise ValueError(f"{source}: {error}") from None
-
-
-def _parse_classes(value, source: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"{source}: 'classes' must be a list of class names (strings)")
-    if len(set(value)) != len(value):
-        duplicate = next(v for v in value if value.count(v) > 1)
-        raise ValueError(f"{source}: class name {duplicate!r} appears twice in 'classes'")
-    return tuple(value)
-
-
-def load_input(path, *, classes: tuple[str, ...] | None = None) -> EvaluationInput:
-    """Read confusion matrices (and optionally a utility matrix) from a JSON or CSV file.
-
-    JSON (``.json``)::
-
-        {"classifiers": {"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 32]]},
-         "utility": [[15, -335], [-35, 165]],
-         "classes": ["long", "short"],
-         "description": "optional text"}
-
-    ``utility`` takes any form of :func:`parse_utility`; ``utility``, ``classes`` and
-    ``description`` are optional.
-
-    CSV (``.csv``), long form, one row per cell, with the header
-    ``classifier,output,true,count``; cells left out count 0. ``output`` and ``true`` are
-    class names, or indices 0..n-1. The class order (which matters for the utility
-    matrix) is that of ``classes`` when given (e.g. by ``--utility``); otherwise indices
-    give it, or else the order in which names first appear in the file.
-
-    Parameters
-    ----------
-    path : str or Path
-    classes : tuple of str, optional
-        Class names in order, for a CSV file.
-
-    Returns
-    -------
-    EvaluationInput
-        Validated only for form; :func:`evaluate` checks the numbers.
-    """
-    path = Path(path)
-    text = _read_text(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".json", ".csv"):
-        raise ValueError(f"{path}: unknown file type {suffix or '(none)'!r}: give a .json or .csv file")
-    if suffix == ".csv":
-        return _load_csv(text, str(path), classes)
-    return _load_json(text, str(path))
-
-
-def _load_json(text: str, source: str) -> EvaluationInput:
-    data = _loads(text, source)
-    if not isinstance(data, dict):
-        raise ValueError(f"{source}: expected a JSON object with 'classifiers', got {type(data).__name__}")
-    unknown = sorted(set(data) - set(_FILE_KEYS))
-    if unknown:
-        raise ValueError(f"{source}: unknown key {unknown[0]!r}; expected {', '.join(_FILE_KEYS)}")
-    classifiers = data.get("classifiers")
-    if not isinstance(classifiers, dict) or not classifiers:
-        raise ValueError(f"{source}: 'classifiers' must be a non-empty object mapping names to confusion matrices")
-    confusions = {
-        name: _matrix_from_json(matrix, f"{source}: classifier {name!r}") for name, matrix in classifiers.items()
-    }
-    utility = parse_utility(data["utility"], source=f"{source}: utility") if "utility" in data else None
-    classes = _parse_classes(data["classes"], source) if "classes" in data else None
-    description = data.get("description")
-    if description is not None and not isinstance(description, str):
-        raise ValueError(f"{source}: 'description' must be a string")
-    return EvaluationInput(confusions, utility, classes, description, source)
-
-
-def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> EvaluationInput:
-    try:
-        rows = list(csv.reader(text.splitlines()))
-    except csv.Error as error:
-        raise ValueError(f"{source}: not valid CSV: {error}") from None
-    header = [h.strip().lower() for h in rows[0]]
-    expected = ",".join(_CSV_COLUMNS)
-    missing = [c for c in _CSV_COLUMNS if c not in header]
-    if missing:
-        raise ValueError(f"{source}, line 1: missing column {missing[0]!r}; the header must be {expected}")
-    extra = [h for h in header if h not in _CSV_COLUMNS]
-    if extra or len(header) != len(_CSV_COLUMNS):
-        raise ValueError(f"{source}, line 1: unexpected column {(extra or header)[0]!r}; the header must be {expected}")
-    column = {name: header.index(name) for name in _CSV_COLUMNS}
-    records = []
-    for line, row in enumerate(rows[1:], start=2):
-        if not row or all(not cell.strip() for cell in row):
-            continue
-        if len(row) != len(header):
-            raise ValueError(f"{source}, line {line}: expected {len(header)} fields, got {len(row)}")
-        cells = {name: row[index].strip() for name, index in column.items()}
-        for name in ("classifier", "output", "true"):
-            if not cells[name]:
-                raise ValueError(f"{source}, line {line}: empty {name!r} field")
-        try:
-            count = float(cells["count"])
-        except ValueError:
-            raise ValueError(f"{source}, line {line}: count {cells['count']!r} is not a number") from None
-        records.append((line, cells["classifier"], cells["output"], cells["true"], count))
-    if not records:
-        raise ValueError(f"{source}: no data rows below the header")
-    labels = list(dict.fromkeys(label for _, _, output, true, _ in records for label in (output, true)))
-    index = _class_index(labels, classes, source)
-    n = len(classes) if classes is not None else max(index.values()) + 1
-    if classes is None:
-        classes = tuple(labels) if not _all_indices(labels) else None
-    if n < 2:
-        raise ValueError(f"{source}: only one class ({labels[0]!r}) found: a classification needs at least 2")
-    confusions: dict[str, np.ndarray] = {}
-    seen: dict[tuple[str, int, int], int] = {}
-    for line, name, output, true, count in records:
-        i, j = index[output], index[true]
-        if (name, i, j) in seen:
-            raise ValueError(
-                f"{source}, line {line}: classifier {name!r}, output {output!r}, true {true!r} "
-                f"already given on line {seen[name, i, j]}"
-            )
-        seen[name, i, j] = line
-        confusions.setdefault(name, np.zeros((n, n)))[i, j] = count
-    return EvaluationInput(confusions, None, classes, None, source)
-
-
-def _is_index(label: str) -> bool:
-    return label.isascii() and label.isdigit()
-
-
-def _all_indices(labels) -> bool:
-    return all(_is_index(label) for label in labels)
-
-
-def _class_index(labels, classes, source: str) -> dict[str, int]:
-    if classes is None:
-        if not _all_indices(labels):
-            return {label: k for k, label in enumerate(labels)}
-        indices = sorted({int(label) for label in labels})
-        if indices != list(range(len(indices))):
-            raise ValueError(
-                f"{source}: class indices must run from 0 without gaps, found {', '.join(map(str, indices))}; "
-                "to include classes that never appear, give 'classes' in a --utility file"
-            )
-        return {label: int(label) for label in labels}
-    index = {}
-    for label in labels:
-        if label in classes:
-            index[label] = classes.index(label)
-        elif _is_index(label) and int(label) < len(classes):
-            index[label] = int(label)
-        else:
-            raise ValueError(
-                f"{source}: class {label!r} does not match any of the classes {', '.join(map(repr, classes))}"
-            )
-    return index
-
-
-# --- label arrays ---------------------------------------------------------------------------
-
-
-def confusions_from_labels(predictions, *, classes=None) -> tuple[dict[str, np.ndarray], tuple]:
-    """Confusion matrices, in the paper's layout, from label arrays per classifier.
-
-    Parameters
-    ----------
-    predictions : dict of str to (y_true, y_pred)
-        Per classifier, the true labels and its outputs, as scikit-learn's
-        ``confusion_matrix(y_true, y_pred)`` takes them.
-    classes : sequence, optional
-        The labels in class order. By default the sorted labels found in all arrays, as
-        scikit-learn sorts them.
-
-    Returns
-    -------
-    confusions : dict of str to ndarray of shape (n, n)
-        Counts; rows = output, columns = true class (the transpose of scikit-learn's).
-    classes : tuple
-        The labels in class order.
-    """
-    arrays = {}
-    for name, pair in predictions.items():
-        if len(pair) != 2:
-            raise ValueError(f"classifier {name!r}: give (y_true, y_pred)")
-        y_true, y_pred = (np.asarray(y).ravel() for y in pair)
-        if y_true.shape != y_pred.shape:
-            raise ValueError(f"classifier {name!r}: y_true has {y_true.size} labels but y_pred has {y_pred.size}")
-        arrays[name] = (y_true, y_pred)
-    if classes is None:
-        classes = np.unique(np.concatenate([y for pair in arrays.values() for y in pair]))
-    classes = tuple(classes.tolist() if isinstance(classes, np.ndarray) else classes)
-    position = {label: k for k, label in enumerate(classes)}
-    n = len(classes)
-    confusions = {}
-    for name, (y_true, y_pred) in arrays.items():
-        sklearn_layout = np.zeros((n, n), dtype=np.int64)  # true class in rows
-        for y, which in ((y_true, "y_true"), (y_pred, "y_pred")):
-            unknown = [label for label in dict.fromkeys(y.tolist()) if label not in position]
-            if unknown:
-                raise ValueError(f"classifier {name!r}: {which} has label {unknown[0]!r}, not one of the classes")
-        true_index = np.array([position[label] for label in y_true.tolist()], dtype=np.int64)
-        output_index = np.array([position[label] for label in y_pred.tolist()], dtype=np.int64)
-        np.add.at(sklearn_layout, (true_index, output_index), 1)
-        confusions[name] = from_sklearn(sklearn_layout)
-    return confusions, classes
-
-
-# --- validation of confusion matrices -------------------------------------------------------
-
-
-def _cell(i: int, j: int, classes) -> str:
-    return f"row {i} (output {classes[i]!r}), column {j} (true {classes[j]!r})"
-
-
-def _check_confusions(confusions, classes, source: str) -> tuple[dict[str, np.ndarray], tuple[str, ...]]:
-    """Counts as float arrays and the class names; every fault named with its classifier and cell."""
-    if not isinstance(confusions, dict) or not confusions:
-        raise ValueError(_where(source, "no classifiers: give a non-empty mapping of names to confusion matrices"))
-    checked = {}
-    first_name = None
-    for name, matrix in confusions.items():
-        where = _where(source, f"classifier {name!r}")
-        try:
-            c = np.asarray(matrix, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(f"{where}: the confusion matrix is not an array of numbers") from None
-        if c.ndim != 2 or c.shape[0] != c.shape[1]:
-            raise ValueError(f"{where}: the confusion matrix is not square (shape {c.shape})")
-        if c.shape[0] < 2:
-            raise ValueError(f"{where}: a confusion matrix needs at least 2 classes, got 1x1")
-        if first_name is not None and c.shape != checked[first_name].shape:
-            n, m = checked[first_name].shape[0], c.shape[0]
-            raise ValueError(f"{where}: the confusion matrix is {m}x{m} but classifier {first_name!r}'s is {n}x{n}")
-        if first_name is None:
-            first_name = name
-        checked[name] = c
-    n = checked[first_name].shape[0]
-    if classes is None:
-        classes = tuple(str(k) for k in range(n))
-    classes = tuple(str(c) for c in classes)
-    if len(classes) != n:
-        raise ValueError(_where(source, f"{len(classes)} class names but the confusion matrices are {n}x{n}"))
-    for name, c in checked.items():
-        where = _where(source, f"classifier {name!r}")
-        for test, problem in (
-            (np.isnan(c), "is NaN"),
-            (np.isinf(c), "is infinite"),
-            (c < 0, "is negative"),
-            (np.isfinite(c) & (c != np.round(c)), "is not a whole number (give counts, not fractions)"),
-        ):
-            bad = np.argwhere(test)
-            if len(bad):
-                i, j = bad[0]
-                raise ValueError(f"{where}, {_cell(i, j, classes)}: count {c[i, j]:g} {problem}")
-        if not c.any():
-            raise ValueError(f"{where}: the confusion matrix is all zeros: no test items")
-    reference = checked[first_name].sum(axis=0)
-    for name, c in checked.items():
-        totals = c.sum(axis=0)
-        if np.any(totals != reference):
-            j = int(np.argmax(totals != reference))
-            raise ValueError(
-                _where(
-                    source,
-                    f"classifiers {first_name!r} and {name!r} have different column totals (true class "
-                    f"{classes[j]!r}: {reference[j]:g} vs {totals[j]:g}): they were not tested on the same test set",
-                )
-            )
-    return checked, tuple(classes)
+# --- the popular metrics --------------------------------------------------------------------
 
 
 def metrics_for(n_classes: int, names=None) -> list:
@@ -926,7 +397,7 @@ def evaluate(
         Error model for ``sd`` (see :func:`mcrank.samplers.perturb_um`); overrides one in
         ``utility``; ``"gaussian"`` by default.
     samples : int, default 100000
-        Monte Carlo samples of perturbed utility matrices.
+        Monte Carlo samples of perturbed utility matrices, at most :data:`MAX_SAMPLES`.
     rng : int, SeedSequence, Generator or None
         Randomness of the Monte Carlo estimate.
     metrics : sequence of str, optional
@@ -952,25 +423,23 @@ def evaluate(
     if utility.matrix.shape != (n, n):
         m = utility.matrix.shape[0]
         raise ValueError(f"{utility.source}: the utility matrix is {m}x{m} but the confusion matrices are {n}x{n}")
-    if sd is not None or error is not None:
-        utility = UtilityAssessment(
-            utility.matrix,
-            utility.matrices,
-            utility.probabilities,
-            utility.sd if sd is None else _check_sd(sd, "sd"),
-            utility.error if error is None else _check_error(error, "error"),
-            utility.source,
-        )
-    if error is not None and utility.sd is None:
-        raise ValueError(f"an error model ({error!r}) needs an error sd")
+    if sd is not None:
+        utility = replace(utility, sd=check_positive(sd, "sd"))
+    if error is not None:
+        utility = replace(utility, error=check_choice(error, ERROR_MODELS, "error model"))
+        if utility.sd is None:
+            raise ValueError(f"an error model ({error!r}) needs an error sd")
+    samples = check_count(samples, "samples", maximum=MAX_SAMPLES)
+    if not isinstance(rng, np.random.Generator):
+        rng = root_seed_sequence(rng)  # a bad seed fails here, sd or not
     chosen = metrics_for(n, metrics)
     names = list(checked)
     counts = np.array([checked[name] for name in names])
     class_totals = counts[0].sum(axis=0)
     total = class_totals.sum()
-    # Total utilities compared, then divided by N once: whole utilities and counts tie exactly;
-    # otherwise differences within rounding of the largest term count as ties.
-    totals = np.sum(utility.matrix * counts, axis=(1, 2))
+    # Total utilities (eq. 9 on counts) compared, then divided by N once: whole utilities and
+    # counts tie exactly; otherwise differences within rounding of the largest term count as ties.
+    totals = utility_yield(utility.matrix, counts)
     yields = totals / total
     utility_scale = float(np.max(np.abs(utility.matrix)) * total)
     utility_ranks = _competition_ranks(totals, utility_scale)
@@ -1011,8 +480,11 @@ def evaluate(
     normalised = normalise_um(utility.matrix)
     pairs, seed = None, None
     if utility.sd is not None:
-        samples = _check_samples(samples)
-        flips, seed = _count_flips(normalised, counts / total, pairs_in_order, utility, samples, rng, classes)
+        if utility.error == "truncated":
+            _check_truncated(normalised, classes, utility.source)
+        if isinstance(rng, np.random.SeedSequence) and rng.spawn_key == ():
+            seed = int(rng.entropy)
+        flips = _count_flips(normalised, counts / total, pairs_in_order, utility.sd, utility.error, samples, rng)
         pairs = []
         for (a, b), count in zip(pairs_in_order, flips):
             difference = float((totals[a] - totals[b]) / total)
@@ -1037,33 +509,13 @@ def evaluate(
     )
 
 
-def _check_samples(samples) -> int:
-    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
-        raise ValueError(f"samples must be a positive integer, got {samples!r}")
-    return int(samples)
-
-
-def _count_flips(normalised, confusions, pairs_in_order, utility, samples, rng, classes):
+def _count_flips(normalised, confusions, pairs_in_order, sd, error, samples, rng):
     """Monte Carlo: for each pair ``(a, b)``, how many of ``samples`` perturbed utility matrices
-    fail to put ``a`` strictly ahead of ``b``; and the root seed, when one is known.
+    fail to put ``a`` strictly ahead of ``b``.
 
     All pairs share the same perturbed matrices (common random numbers), drawn in chunks from
     one Generator, so that the counts do not depend on the chunk size.
     """
-    if utility.error == "truncated":
-        n = len(normalised)
-        for j in range(n):
-            for i in range(n):
-                if normalised[i, j] > normalised[j, j]:
-                    raise ValueError(
-                        f"{utility.source}: the truncated error model keeps correct classification best in each "
-                        f"column, but in column {j} (true {classes[j]!r}) row {i} has a higher utility than row {j}"
-                    )
-    seed = None
-    if not isinstance(rng, np.random.Generator):
-        sequence = root_seed_sequence(rng)
-        seed = int(sequence.entropy) if sequence.spawn_key == () else None
-        rng = sequence
     generator = resolve_rng(rng)
     n = normalised.shape[0]
     chunk = max(1, _CHUNK_ELEMENTS // (n * n))
@@ -1074,11 +526,13 @@ def _count_flips(normalised, confusions, pairs_in_order, utility, samples, rng, 
     done = 0
     while done < samples:
         size = min(chunk, samples - done)
-        perturbed = perturb_um(normalised, utility.sd, error=utility.error, size=size, rng=generator)
-        perturbed_yields = perturbed.reshape(size, -1) @ flat_confusions.T  # (size, classifiers)
+        perturbed = perturb_um(normalised, sd, error=error, size=size, rng=generator)
+        # Eq. (9) as one matrix product, (size, n*n) @ (n*n, classifiers): utility_yield would
+        # broadcast through a (size, classifiers, n, n) temporary, classifiers times the chunk.
+        perturbed_yields = perturbed.reshape(size, -1) @ flat_confusions.T
         flips += np.sum(perturbed_yields[:, first] <= perturbed_yields[:, second], axis=0)
         done += size
-    return flips, seed
+    return flips
 
 
 def evaluate_file(

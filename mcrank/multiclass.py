@@ -39,17 +39,13 @@ __all__ = [
 ]
 
 
-def _as_confusion_stack(confusion) -> np.ndarray:
+def _totals(confusion):
+    """Diagonal, output totals r_i, true-class totals t_j and grand total N of checked matrices."""
     c = np.asarray(confusion, dtype=float)
     if c.ndim < 2 or c.shape[-1] != c.shape[-2] or c.shape[-1] < 2:
         raise ValueError(f"confusion matrices must be n x n with n >= 2, got shape {c.shape}")
     if not np.all(np.isfinite(c)) or np.any(c < 0):
         raise ValueError("confusion-matrix entries must be finite and non-negative")
-    return c
-
-
-def _totals(c: np.ndarray):
-    """Diagonal, output totals r_i, true-class totals t_j and grand total N."""
     diagonal = np.diagonal(c, axis1=-2, axis2=-1)
     output_totals = c.sum(axis=-1)
     true_totals = c.sum(axis=-2)
@@ -78,8 +74,7 @@ def accuracy(confusion):
     float or ndarray of shape (...)
         NaN for an all-zero matrix.
     """
-    c = _as_confusion_stack(confusion)
-    diagonal, _, _, total = _totals(c)
+    diagonal, _, _, total = _totals(confusion)
     with np.errstate(invalid="ignore", divide="ignore"):
         return _finish(diagonal.sum(axis=-1) / total)
 
@@ -102,8 +97,7 @@ def balanced_accuracy(confusion):
     float or ndarray of shape (...)
         NaN for an all-zero matrix.
     """
-    c = _as_confusion_stack(confusion)
-    diagonal, _, true_totals, _ = _totals(c)
+    diagonal, _, true_totals, _ = _totals(confusion)
     present = true_totals > 0
     recall = np.divide(diagonal, true_totals, out=np.zeros_like(diagonal), where=present)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -131,8 +125,7 @@ def macro_f1(confusion):
     float or ndarray of shape (...)
         NaN for an all-zero matrix.
     """
-    c = _as_confusion_stack(confusion)
-    diagonal, output_totals, true_totals, _ = _totals(c)
+    diagonal, output_totals, true_totals, _ = _totals(confusion)
     denominator = output_totals + true_totals
     seen = denominator > 0
     f1 = np.divide(2.0 * diagonal, denominator, out=np.zeros_like(diagonal), where=seen)
@@ -161,8 +154,7 @@ def micro_f1(confusion):
     float or ndarray of shape (...)
         NaN for an all-zero matrix.
     """
-    c = _as_confusion_stack(confusion)
-    diagonal, output_totals, true_totals, _ = _totals(c)
+    diagonal, output_totals, true_totals, _ = _totals(confusion)
     true_positives = diagonal.sum(axis=-1)
     false_positives = (output_totals - diagonal).sum(axis=-1)
     false_negatives = (true_totals - diagonal).sum(axis=-1)
@@ -190,8 +182,7 @@ def mcc(confusion):
         NaN where the denominator is 0: the test set holds one class only, or the classifier
         always outputs the same class (scikit-learn's ``matthews_corrcoef`` returns 0 there).
     """
-    c = _as_confusion_stack(confusion)
-    diagonal, output_totals, true_totals, total = _totals(c)
+    diagonal, output_totals, true_totals, total = _totals(confusion)
     covariance = total * diagonal.sum(axis=-1) - np.sum(output_totals * true_totals, axis=-1)
     output_variance = total**2 - np.sum(output_totals**2, axis=-1)
     true_variance = total**2 - np.sum(true_totals**2, axis=-1)
@@ -217,8 +208,7 @@ def cohen_kappa(confusion):
         NaN where :math:`p_e = 1` (test set and output both of one and the same class), as
         scikit-learn's ``cohen_kappa_score``.
     """
-    c = _as_confusion_stack(confusion)
-    diagonal, output_totals, true_totals, total = _totals(c)
+    diagonal, output_totals, true_totals, total = _totals(confusion)
     with np.errstate(invalid="ignore", divide="ignore"):
         observed = diagonal.sum(axis=-1) / total
         chance = np.sum(output_totals * true_totals, axis=-1) / total**2

@@ -313,6 +313,8 @@ def test_sd_refers_to_the_normalised_matrix():
         ({"A": [[1, 2], [3, 4]]}, [[0, 1], [1, 0]], {"sd": 0.1, "error": "truncated"}, "column 0 .* row 1"),
         ({"A": [[1, 2], [3, 4]]}, np.eye(2), {"sd": -1}, "positive"),
         ({"A": [[1, 2], [3, 4]]}, np.eye(2), {"sd": 0.1, "samples": 0}, "samples must be"),
+        ({"A": [[1, 2], [3, 4]]}, np.eye(2), {"sd": 0.1, "samples": 10**10}, "samples must be a whole number from 1 to 1,000,000,000"),
+        ({"A": [[1, 2], [3, 4]]}, np.eye(2), {"rng": -3}, "seed must be a non-negative integer"),
     ],
 )
 def test_bad_input_raises_value_error_naming_the_place(confusions, utility, kwargs, match):
@@ -336,6 +338,16 @@ def test_bad_input_raises_value_error_naming_the_place(confusions, utility, kwar
 def test_bad_utilities(value, match):
     with pytest.raises(ValueError, match=match):
         ev.parse_utility(value)
+
+
+def test_deep_nesting_is_a_value_error_not_a_recursion_error():
+    deep = [[1.0]]
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(ValueError, match="utility: nested more than 100 levels deep"):
+        ev.parse_utility(deep)
+    with pytest.raises(ValueError, match="--utility: nested more than 100 levels deep"):
+        ev.read_utility("[" * 100_000)
 
 
 def test_expected_matrix_is_eq_17():

@@ -176,6 +176,8 @@ BAD_FILES = [
     ("header_only.csv", "classifier,output,true,count\n", "no data rows below the header"),
     ("huge.csv", 'classifier,output,true,count\nA,0,0,"' + "1" * 200_000 + '"\n', "not valid CSV: field larger than field limit"),
     ("binary.json", "\udcff", "not a text file (not UTF-8)"),
+    ("deep.json", "[" * 100_000, "deep.json: nested more than 100 levels deep"),
+    ("deep_utility.json", '{"classifiers": {"A": [[1, 2], [3, 4]]}, "utility": ' + "[" * 500 + "]" * 500 + "}", "deep_utility.json: nested more than 100 levels deep"),
 ]
 
 
@@ -203,6 +205,11 @@ BAD_OPTIONS = [
     (["--utility", '{"utility": [[1, 0], [0, 1]], "classes": ["up", "down"]}'], "class names do not match"),
     (["--error", "truncated"], "an error model ('truncated') needs an error sd"),
     (["--utility", "[[0, 1], [1, 0]]", "--sd", "0.1", "--error", "truncated"], "truncated error model keeps correct classification best"),
+    (["--utility", "[" * 100_000], "--utility: nested more than 100 levels deep"),
+    (["--sd", "-0.1"], "--sd must be positive, got '-0.1'"),
+    (["--sd", "abc"], "--sd must be a number, got 'abc'"),
+    (["--samples", "0"], "--samples must be a whole number from 1 to 1,000,000,000, got '0'"),
+    (["--seed", "-3"], "seed must be a non-negative integer, got -3"),
 ]
 
 
@@ -215,13 +222,19 @@ def test_bad_option_gives_one_line_and_exit_2(capsys, tmp_path, options, message
     assert message in err, err
 
 
+def test_monte_carlo_samples_are_capped(capsys):
+    # Without the cap this would run for years; with it, one line and exit code 2 at once.
+    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--samples", "99999999999999999")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "--samples must be a whole number from 1 to 1,000,000,000, got '99999999999999999'" in err
+    code, out, _ = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--samples", "1e3", "--seed", "0")
+    assert code == 0 and "1000 samples" in out
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (["--sd", "-0.1"], "must be positive"),
-        (["--sd", "abc"], "'abc' is not a number"),
-        (["--samples", "0"], "must be at least 1"),
-        (["--seed", "-3"], "must be at least 0"),
+        (["--seed", "abc"], "argument --seed: invalid int value: 'abc'"),
         (["--error", "uniform"], "invalid choice: 'uniform'"),
     ],
 )

@@ -35,29 +35,6 @@ pushes elements at 0 or 1 inwards: its perturbed matrices are not centred on the
 """
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be positive and finite, got {text!r}")
-    return value
-
-
-def _count(minimum: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        return value
-
-    return parse
-
-
 def add_parser(subparsers):
     parser = subparsers.add_parser(
         "evaluate",
@@ -73,7 +50,7 @@ def add_parser(subparsers):
     )
     parser.add_argument(
         "--sd",
-        type=_positive_float,
+        metavar="SD",
         help="error sd of the utility matrix, in units of the matrix normalised by eq. (11) (min 0, max 1)",
     )
     parser.add_argument(
@@ -82,8 +59,8 @@ def add_parser(subparsers):
         help="error model for --sd: gaussian (default), or truncated to 0 <= U' <= 1 with correct "
         "classification best in each column",
     )
-    parser.add_argument("--samples", type=_count(1), default=100_000, help="Monte Carlo samples (default: 100000)")
-    parser.add_argument("--seed", type=_count(0), help="seed of the Monte Carlo estimate (default: fresh, and printed)")
+    parser.add_argument("--samples", metavar="N", default="100000", help="Monte Carlo samples, e.g. 1e6 (default: 100000)")
+    parser.add_argument("--seed", type=int, help="seed of the Monte Carlo estimate (default: fresh, and printed)")
     parser.add_argument("--metrics", metavar="LIST", help="comma-separated metric ids to report (default: all)")
     parser.add_argument(
         "--format", choices=("table", "json", "csv"), default="table", help="output format (default: table)"
@@ -93,8 +70,12 @@ def add_parser(subparsers):
 
 
 def handler(args) -> int:
-    from mcrank.evaluate import evaluate_file
+    from mcrank._validation import check_count, check_positive
+    from mcrank.evaluate import MAX_SAMPLES, evaluate_file
 
+    # Checked here rather than by argparse types, so that the messages are the package's own.
+    sd = None if args.sd is None else check_positive(args.sd, "--sd")
+    samples = check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
     metrics = None
     if args.metrics is not None:
         metrics = [name.strip() for name in args.metrics.split(",") if name.strip()]
@@ -103,9 +84,9 @@ def handler(args) -> int:
     result = evaluate_file(
         args.file,
         utility=args.utility,
-        sd=args.sd,
+        sd=sd,
         error=args.error,
-        samples=args.samples,
+        samples=samples,
         rng=args.seed,
         metrics=metrics,
     )
