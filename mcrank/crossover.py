@@ -116,8 +116,8 @@ def crossover_markdown(table: list[dict], *, title: str) -> str:
         if row["crossover_sd"] is None:
             crossing, realised = row["status"], ""
         else:
-            error = "?" if row["crossover_se"] is None else f"{row['crossover_se']:.3f}"
-            crossing = f"{row['crossover_sd']:.3f} ± {error}"
+            error = "?" if row["crossover_se"] is None else f"{row['crossover_se']:.4f}"
+            crossing = f"{row['crossover_sd']:.4f} ± {error}"
             realised = "" if row["crossover_realised_sd"] is None else f"{row['crossover_realised_sd']:.3f}"
         lines.append(f"| {name} | {level} | {crossing} | {realised} |")
     return "\n".join(lines) + "\n"
