@@ -41,7 +41,8 @@ import numpy as np
 from mcrank import __version__
 from mcrank._jit import jit
 from mcrank._rng import child_seed_sequence, resolve_rng, root_seed_sequence
-from mcrank.metrics import PAPER_METRICS, _score_pab, get_metric
+from mcrank.confusion import _cells_from_pab
+from mcrank.metrics import PAPER_METRICS, _score_into, get_metric
 from mcrank._validation import check_beta_parameters, check_choice, check_count, check_positive, check_range, check_sd
 from mcrank.samplers import ERROR_MODELS, TRUE_UM_DISTRIBUTIONS, _draw_ordered_column, _draw_rate, _draw_true_um_xy
 from mcrank.utility_space import _um_from_xy, _yield_pab
@@ -220,6 +221,43 @@ def _truncated_perturbed_difference(rng, u00, u01, u10, u11, s, p, a1, b1, a2, b
     return d_s, total, squares
 
 
+#: Pairs processed together. Steps 1-3 and 4 run pair by pair; the metrics are scored a
+#: block at a time, one metric per loop, which the compiler vectorises. The results do not
+#: depend on it: each stream is drawn in pair order whatever the block size.
+_BLOCK = 256
+
+
+@jit
+def _draw_block(rng, base, m, utility, rates, cells, d_true):
+    """Steps 1-3 for the first ``m`` pairs of a block, into its buffers.
+
+    ``utility`` (4, block): U00, U01, U10, U11; ``rates`` (5, block): p, a1, b1, a2, b2;
+    ``cells`` (8, block): the cells of C1 then of C2; ``d_true`` (block,):
+    yield(U, C2) - yield(U, C1). Whole buffers, never slices, are passed around: a slice
+    has a layout the compiler does not vectorise.
+    """
+    for i in range(m):
+        u00, u01, u10, u11, p, a1, b1, a2, b2 = _draw_base(rng, base)
+        utility[0, i], utility[1, i], utility[2, i], utility[3, i] = u00, u01, u10, u11
+        rates[0, i], rates[1, i], rates[2, i], rates[3, i], rates[4, i] = p, a1, b1, a2, b2
+        cells[0, i], cells[1, i], cells[2, i], cells[3, i] = _cells_from_pab(p, a1, b1)
+        cells[4, i], cells[5, i], cells[6, i], cells[7, i] = _cells_from_pab(p, a2, b2)
+        d_true[i] = _yield_difference(u00, u01, u10, u11, p, a1, b1, a2, b2)
+
+
+@jit
+def _metric_differences(code, fbeta_beta, cells, scratch, out):
+    """Step 5 for one metric over a whole block: ``out = m(C2) - m(C1)``.
+
+    Beyond the pairs drawn in a last, partial block the buffers hold stale values; their
+    scores are computed and ignored.
+    """
+    _score_into(code, cells[4], cells[5], cells[6], cells[7], fbeta_beta, out)
+    _score_into(code, cells[0], cells[1], cells[2], cells[3], fbeta_beta, scratch)
+    for i in range(out.size):
+        out[i] -= scratch[i]
+
+
 @jit
 def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_model, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares):
     """Run ``n`` samples and add their incorrect-ranking counts into the output buffers.
@@ -227,44 +265,67 @@ def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_m
     Steps 1-3 draw from ``rng``, step 4 from ``rng_error``: the base samples, and so the
     metric counts, do not depend on the sd grid or the error model.
     """
-    for _ in range(n):
-        u00, u01, u10, u11, p, a1, b1, a2, b2 = _draw_base(rng, base)
-        d_true = _yield_difference(u00, u01, u10, u11, p, a1, b1, a2, b2)
+    utility = np.empty((4, _BLOCK))
+    rates = np.empty((5, _BLOCK))
+    cells = np.empty((8, _BLOCK))
+    d_true = np.empty(_BLOCK)
+    d_metric = np.empty(_BLOCK)
+    scratch = np.empty(_BLOCK)
+    normals = np.empty(sds.size)
+    for start in range(0, n, _BLOCK):
+        m = min(_BLOCK, n - start)
+        _draw_block(rng, base, m, utility, rates, cells, d_true)
         for k in range(metric_codes.size):
-            code = metric_codes[k]
-            d = _score_pab(code, p, a2, b2, fbeta_beta) - _score_pab(code, p, a1, b1, fbeta_beta)
-            if not _ranked_correctly(d_true, d):
-                metric_incorrect[k] += 1
-        if error_model == 0:
-            spread = _gaussian_spread(p, a1, b1, a2, b2)
-            for k in range(sds.size):
-                if not _ranked_correctly(d_true, d_true + sds[k] * spread * rng_error.standard_normal()):
-                    utility_incorrect[k] += 1
-        else:
-            for k in range(sds.size):
-                d_s, total, squares = _truncated_perturbed_difference(rng_error, u00, u01, u10, u11, sds[k], p, a1, b1, a2, b2)
-                if not _ranked_correctly(d_true, d_s):
-                    utility_incorrect[k] += 1
-                deviation_sum[k] += total
-                deviation_squares[k] += squares
+            _metric_differences(metric_codes[k], fbeta_beta, cells, scratch, d_metric)
+            incorrect = 0
+            for i in range(m):
+                incorrect += not _ranked_correctly(d_true[i], d_metric[i])
+            metric_incorrect[k] += incorrect
+        for i in range(m):
+            u00, u01, u10, u11 = utility[0, i], utility[1, i], utility[2, i], utility[3, i]
+            p, a1, b1, a2, b2 = rates[0, i], rates[1, i], rates[2, i], rates[3, i], rates[4, i]
+            if error_model == 0:
+                # Draw first, compare after: the comparison loop then vectorises.
+                for k in range(sds.size):
+                    normals[k] = rng_error.standard_normal()
+                spread = _gaussian_spread(p, a1, b1, a2, b2)
+                for k in range(sds.size):
+                    utility_incorrect[k] += not _ranked_correctly(d_true[i], d_true[i] + sds[k] * spread * normals[k])
+            else:
+                for k in range(sds.size):
+                    d_s, total, squares = _truncated_perturbed_difference(rng_error, u00, u01, u10, u11, sds[k], p, a1, b1, a2, b2)
+                    if not _ranked_correctly(d_true[i], d_s):
+                        utility_incorrect[k] += 1
+                    deviation_sum[k] += total
+                    deviation_squares[k] += squares
 
 
 @jit
 def _record_pairs(rng, rng_error, base, metric_codes, fbeta_beta, sds, error_model, d_true_out, d_metric_out, d_utility_out):
     """Run ``d_true_out.size`` samples of the same procedure, keeping every difference."""
-    for i in range(d_true_out.size):
-        u00, u01, u10, u11, p, a1, b1, a2, b2 = _draw_base(rng, base)
-        d_true = _yield_difference(u00, u01, u10, u11, p, a1, b1, a2, b2)
-        d_true_out[i] = d_true
+    n = d_true_out.size
+    utility = np.empty((4, _BLOCK))
+    rates = np.empty((5, _BLOCK))
+    cells = np.empty((8, _BLOCK))
+    d_true = np.empty(_BLOCK)
+    d_metric = np.empty(_BLOCK)
+    scratch = np.empty(_BLOCK)
+    for start in range(0, n, _BLOCK):
+        m = min(_BLOCK, n - start)
+        _draw_block(rng, base, m, utility, rates, cells, d_true)
+        d_true_out[start : start + m] = d_true[:m]
         for k in range(metric_codes.size):
-            code = metric_codes[k]
-            d_metric_out[k, i] = _score_pab(code, p, a2, b2, fbeta_beta) - _score_pab(code, p, a1, b1, fbeta_beta)
-        spread = _gaussian_spread(p, a1, b1, a2, b2)
-        for k in range(sds.size):
-            if error_model == 0:
-                d_utility_out[k, i] = d_true + sds[k] * spread * rng_error.standard_normal()
-            else:
-                d_utility_out[k, i] = _truncated_perturbed_difference(rng_error, u00, u01, u10, u11, sds[k], p, a1, b1, a2, b2)[0]
+            _metric_differences(metric_codes[k], fbeta_beta, cells, scratch, d_metric)
+            d_metric_out[k, start : start + m] = d_metric[:m]
+        for i in range(m):
+            u00, u01, u10, u11 = utility[0, i], utility[1, i], utility[2, i], utility[3, i]
+            p, a1, b1, a2, b2 = rates[0, i], rates[1, i], rates[2, i], rates[3, i], rates[4, i]
+            spread = _gaussian_spread(p, a1, b1, a2, b2)
+            for k in range(sds.size):
+                if error_model == 0:
+                    d_utility_out[k, start + i] = d_true[i] + sds[k] * spread * rng_error.standard_normal()
+                else:
+                    d_utility_out[k, start + i] = _truncated_perturbed_difference(rng_error, u00, u01, u10, u11, sds[k], p, a1, b1, a2, b2)[0]
 
 
 # --- the public API ----------------------------------------------------------------------------

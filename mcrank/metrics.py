@@ -8,7 +8,7 @@ cells, so the same function serves counts and normalised matrices. Three doors l
 - :func:`score` and :meth:`Metric.__call__`: counts or normalised matrices, shape
   ``(..., 2, 2)``;
 - :meth:`Metric.from_pab`: arrays of class-0 fraction ``p``, TPR ``a`` and TNR ``b``;
-- :func:`_score` / :func:`_score_pab`: the scalar forms numba kernels call, by integer code.
+- :func:`_score_into`: what numba kernels call, by integer code, on arrays of cells.
 
 Undefined values (0/0, e.g. precision of a classifier that never outputs class 0) are NaN
 by default; ``zero_division`` replaces them with a chosen value, as in scikit-learn. Never a
@@ -124,7 +124,7 @@ class Metric:
     name : str
         Display name.
     code : int
-        Index used by numba kernels (:func:`_score`); equals the position in :data:`METRICS`.
+        Index used by numba kernels (:func:`_score_into`); equals the position in :data:`METRICS`.
     compliant : bool
         Whether the metric is of the decision-theoretic form of eq. (16).
     equivalent_um : ndarray of shape (2, 2) or None
@@ -212,57 +212,65 @@ def get_metric(name: str) -> Metric:
 
 
 @jit
-def _score(code, c00, c01, c10, c11, beta):
-    """Metric number ``code`` (its position in :data:`METRICS`) of one confusion matrix."""
+def _score_into(code, c00, c01, c10, c11, beta, out):
+    """Metric number ``code`` (its position in :data:`METRICS`) of many confusion matrices.
+
+    ``c00 .. c11`` are arrays of cells, ``out`` receives the scores. The dispatch on ``code``
+    sits outside the loops, so that each loop is one metric's arithmetic, which the compiler
+    vectorises: several times faster than dispatching per matrix.
+    """
+    n = out.size
     if code == 0:
-        return _accuracy(c00, c01, c10, c11)
-    if code == 1:
-        return _tpr(c00, c01, c10, c11)
-    if code == 2:
-        return _tnr(c00, c01, c10, c11)
-    if code == 3:
-        return _precision(c00, c01, c10, c11)
-    if code == 4:
-        return _npv(c00, c01, c10, c11)
-    if code == 5:
-        return _balanced_accuracy(c00, c01, c10, c11)
-    if code == 6:
-        return _f1(c00, c01, c10, c11)
-    if code == 7:
-        return _fbeta(c00, c01, c10, c11, beta)
-    if code == 8:
-        return _mcc(c00, c01, c10, c11)
-    if code == 9:
-        return _fowlkes_mallows(c00, c01, c10, c11)
-    if code == 10:
-        return _gmean(c00, c01, c10, c11)
-    if code == 11:
-        return _informedness(c00, c01, c10, c11)
-    if code == 12:
-        return _markedness(c00, c01, c10, c11)
-    if code == 13:
-        return _cohen_kappa(c00, c01, c10, c11)
-    return np.nan
-
-
-@jit
-def _score_pab(code, p, a, b, beta):
-    """Metric number ``code`` of the normalised confusion matrix with class-0 fraction p, TPR a, TNR b."""
-    c00, c01, c10, c11 = _cells_from_pab(p, a, b)
-    return _score(code, c00, c01, c10, c11, beta)
-
-
-@jit
-def _score_many(code, c00, c01, c10, c11, beta, out):
-    for k in range(out.size):
-        out[k] = _score(code, c00[k], c01[k], c10[k], c11[k], beta)
+        for i in range(n):
+            out[i] = _accuracy(c00[i], c01[i], c10[i], c11[i])
+    elif code == 1:
+        for i in range(n):
+            out[i] = _tpr(c00[i], c01[i], c10[i], c11[i])
+    elif code == 2:
+        for i in range(n):
+            out[i] = _tnr(c00[i], c01[i], c10[i], c11[i])
+    elif code == 3:
+        for i in range(n):
+            out[i] = _precision(c00[i], c01[i], c10[i], c11[i])
+    elif code == 4:
+        for i in range(n):
+            out[i] = _npv(c00[i], c01[i], c10[i], c11[i])
+    elif code == 5:
+        for i in range(n):
+            out[i] = _balanced_accuracy(c00[i], c01[i], c10[i], c11[i])
+    elif code == 6:
+        for i in range(n):
+            out[i] = _f1(c00[i], c01[i], c10[i], c11[i])
+    elif code == 7:
+        for i in range(n):
+            out[i] = _fbeta(c00[i], c01[i], c10[i], c11[i], beta)
+    elif code == 8:
+        for i in range(n):
+            out[i] = _mcc(c00[i], c01[i], c10[i], c11[i])
+    elif code == 9:
+        for i in range(n):
+            out[i] = _fowlkes_mallows(c00[i], c01[i], c10[i], c11[i])
+    elif code == 10:
+        for i in range(n):
+            out[i] = _gmean(c00[i], c01[i], c10[i], c11[i])
+    elif code == 11:
+        for i in range(n):
+            out[i] = _informedness(c00[i], c01[i], c10[i], c11[i])
+    elif code == 12:
+        for i in range(n):
+            out[i] = _markedness(c00[i], c01[i], c10[i], c11[i])
+    elif code == 13:
+        for i in range(n):
+            out[i] = _cohen_kappa(c00[i], c01[i], c10[i], c11[i])
+    else:
+        out[:] = np.nan
 
 
 def _score_cells(code: int, cells, beta: float, zero_division: float):
     shape = np.shape(cells[0])
     flat = [np.ascontiguousarray(np.ravel(c), dtype=np.float64) for c in cells]
     out = np.empty(flat[0].size)
-    _score_many(code, *flat, float(beta), out)
+    _score_into(code, *flat, float(beta), out)
     out[np.isnan(out)] = zero_division
     out = out.reshape(shape)
     return float(out) if out.ndim == 0 else out

@@ -345,3 +345,21 @@ def test_sample_pairs_accuracy_is_exact_at_the_identity():
     accuracy = pairs.d_metric["accuracy"]
     assert np.all(np.sign(accuracy) == np.sign(pairs.d_true))
     np.testing.assert_allclose(accuracy, pairs.d_true, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("error", ["gaussian", "truncated"])
+@pytest.mark.parametrize("size", [1, 255, 256, 257, 1000])
+def test_counting_and_recording_kernels_agree_exactly(error, size):
+    """Exact, not statistical: the counting kernel and the recording kernel (fig. 6) fed the
+    same streams count the same pairs, whatever the size relative to the block."""
+    from mcrank.engine import _count_chunk, _kernel_arguments, _record_pairs, ranked_correctly
+
+    config = StudyConfig(sds=(0.0, 0.05, 0.3), error=error, metrics=("accuracy", "f1", "mcc", "fbeta"), fbeta_beta=2.0).validated()
+    base, codes, beta, sds, model = _kernel_arguments(config)
+    counts = [np.zeros(codes.size, dtype=np.int64), np.zeros(sds.size, dtype=np.int64), np.zeros(sds.size), np.zeros(sds.size)]
+    _count_chunk(np.random.default_rng(5), np.random.default_rng(6), size, base, codes, beta, sds, model, *counts)
+    d_true, d_metric, d_utility = np.empty(size), np.empty((codes.size, size)), np.empty((sds.size, size))
+    _record_pairs(np.random.default_rng(5), np.random.default_rng(6), base, codes, beta, sds, model, d_true, d_metric, d_utility)
+    assert counts[0].tolist() == [int(np.sum(~ranked_correctly(d_true, d))) for d in d_metric]
+    assert counts[1].tolist() == [int(np.sum(~ranked_correctly(d_true, d))) for d in d_utility]
+    assert counts[1][0] == 0

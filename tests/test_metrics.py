@@ -16,7 +16,7 @@ import sklearn
 from sklearn import metrics as skm
 
 from mcrank.confusion import confusion_from_pab
-from mcrank.metrics import METRICS, PAPER_METRICS, Metric, _score_pab, get_metric, score
+from mcrank.metrics import METRICS, PAPER_METRICS, Metric, _score_into, get_metric, score
 
 N_MATRICES = 1000
 FBETA_BETAS = (0.5, 2.0, 3.0)
@@ -148,11 +148,20 @@ def test_from_pab_agrees_with_scoring_the_matrix(metric_id):
 
 
 @pytest.mark.parametrize("metric_id", list(METRICS))
-def test_kernel_score_pab_agrees_with_from_pab(metric_id):
+def test_kernel_score_into_agrees_with_from_pab(metric_id):
+    """The engine's door, on cells written out here from SPEC's (p, TPR, TNR) form."""
     p, a, b = _random_pab(8, n=200)
     metric = METRICS[metric_id]
-    kernel = np.array([_score_pab(metric.code, pi, ai, bi, 2.0) for pi, ai, bi in zip(p, a, b)])
+    cells = [np.ascontiguousarray(c) for c in (p * a, (1 - p) * (1 - b), p * (1 - a), (1 - p) * b)]
+    kernel = np.empty(p.size)
+    _score_into(metric.code, *cells, 2.0, kernel)
     np.testing.assert_allclose(kernel, metric.from_pab(p, a, b, beta=2.0), **TOL)
+
+
+def test_kernel_score_into_gives_nan_for_an_unknown_code():
+    out = np.zeros(3)
+    _score_into(len(METRICS), np.ones(3), np.ones(3), np.ones(3), np.ones(3), 1.0, out)
+    assert np.all(np.isnan(out))
 
 
 def test_from_pab_matches_the_formulas_of_the_spec():
