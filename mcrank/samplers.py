@@ -44,18 +44,34 @@ ERROR_MODELS = {"gaussian": 0, "truncated": 1}
 
 
 @jit
+def _draw_gaussian_xy(rng, sd):
+    """(x, y) with independent N(0, sd^2) coordinates; one call per rejection try."""
+    return sd * rng.standard_normal(), sd * rng.standard_normal()
+
+
+@jit
 def _draw_true_um_xy(rng, distribution, sd):
-    """One point (x, y) of the hexagon: uniform (code 0) or truncated gaussian (code 1)."""
+    """One point (x, y) of the hexagon: uniform (code 0) or truncated gaussian (code 1).
+
+    The gaussian draw is a function of its own: written inline, the branch not taken
+    still slowed the uniform path by about half (measured in ``scripts/bench.py``).
+    """
     while True:
         if distribution == 0:
             # Rejection from the square [-1, 1]^2: the hexagon covers 3/4 of it.
             x = 2.0 * rng.random() - 1.0
             y = 2.0 * rng.random() - 1.0
         else:
-            x = sd * rng.standard_normal()
-            y = sd * rng.standard_normal()
+            x, y = _draw_gaussian_xy(rng, sd)
         if _in_hexagon(x, y):
             return x, y
+
+
+@jit
+def _draw_beta(rng, alpha, beta):
+    """One Beta(alpha, beta) variate. A function of its own: inlined into
+    :func:`_draw_rate`, numba's Beta sampler made the paper's sqrt(V) path twice as slow."""
+    return rng.beta(alpha, beta)
 
 
 @jit
@@ -67,7 +83,7 @@ def _draw_rate(rng, alpha, beta, low, high):
         uniform = rng.random()
         fraction = math.sqrt(uniform) if alpha == 2.0 else uniform ** (1.0 / alpha)
     else:
-        fraction = rng.beta(alpha, beta)
+        fraction = _draw_beta(rng, alpha, beta)
     return low + (high - low) * fraction
 
 
