@@ -516,8 +516,13 @@ def run_study(
             joblib.delayed(_run_chunk)(root, chunk, min(config.chunk_size, config.samples - chunk * config.chunk_size), arguments)
             for chunk in range(chunks)
         )
+        if backend == "threading" and (jobs == 1 or chunks == 1):
+            # Nothing to run in parallel: skip the thread pool and its start-up.
+            results = (function(*args, **kwargs) for function, args, kwargs in tasks)
+        else:
+            results = joblib.Parallel(n_jobs=jobs, return_as="generator")(tasks)
         # Results come back in chunk order, so the float sums are added in a fixed order too.
-        for chunk, size, metric_counts, utility_counts, chunk_sum, chunk_squares in joblib.Parallel(n_jobs=jobs, return_as="generator")(tasks):
+        for chunk, size, metric_counts, utility_counts, chunk_sum, chunk_squares in results:
             batch_samples[chunk % batches] += size
             batch_incorrect[chunk % batches] += np.concatenate((metric_counts, utility_counts))
             deviation_sum += chunk_sum
