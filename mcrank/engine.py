@@ -228,6 +228,14 @@ _BLOCK = 256
 
 
 @jit
+def _block_buffers():
+    """The buffers of one block: utility (4, B), rates (5, B), cells (8, B), and d_true,
+    d_metric and a scratch row (B,), as :func:`_draw_block` and :func:`_metric_differences`
+    use them."""
+    return (np.empty((4, _BLOCK)), np.empty((5, _BLOCK)), np.empty((8, _BLOCK)), np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK))
+
+
+@jit
 def _draw_block(rng, base, m, utility, rates, cells, d_true):
     """Steps 1-3 for the first ``m`` pairs of a block, into its buffers.
 
@@ -265,12 +273,7 @@ def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_m
     Steps 1-3 draw from ``rng``, step 4 from ``rng_error``: the base samples, and so the
     metric counts, do not depend on the sd grid or the error model.
     """
-    utility = np.empty((4, _BLOCK))
-    rates = np.empty((5, _BLOCK))
-    cells = np.empty((8, _BLOCK))
-    d_true = np.empty(_BLOCK)
-    d_metric = np.empty(_BLOCK)
-    scratch = np.empty(_BLOCK)
+    utility, rates, cells, d_true, d_metric, scratch = _block_buffers()
     normals = np.empty(sds.size)
     for start in range(0, n, _BLOCK):
         m = min(_BLOCK, n - start)
@@ -304,12 +307,7 @@ def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_m
 def _record_pairs(rng, rng_error, base, metric_codes, fbeta_beta, sds, error_model, d_true_out, d_metric_out, d_utility_out):
     """Run ``d_true_out.size`` samples of the same procedure, keeping every difference."""
     n = d_true_out.size
-    utility = np.empty((4, _BLOCK))
-    rates = np.empty((5, _BLOCK))
-    cells = np.empty((8, _BLOCK))
-    d_true = np.empty(_BLOCK)
-    d_metric = np.empty(_BLOCK)
-    scratch = np.empty(_BLOCK)
+    utility, rates, cells, d_true, d_metric, scratch = _block_buffers()
     for start in range(0, n, _BLOCK):
         m = min(_BLOCK, n - start)
         _draw_block(rng, base, m, utility, rates, cells, d_true)
