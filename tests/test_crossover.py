@@ -50,7 +50,7 @@ def test_crossover_needs_a_sweep():
 def test_crossover_markdown_names_metrics_and_values():
     text = crossover_markdown(crossover_table(ROWS), title="uniform, gaussian")
     assert "### uniform, gaussian" in text
-    assert "| Accuracy | 7.50 ± 0.20 | 0.150 ± 0.005 | 0.130 |" in text
+    assert "| Accuracy | 7.50 ± 0.20 | 0.1500 ± 0.0046 | 0.130 |" in text
     assert "beyond grid" in text
 
 
