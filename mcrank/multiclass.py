@@ -79,6 +79,15 @@ def accuracy(confusion):
         return _finish(diagonal.sum(axis=-1) / total)
 
 
+def _mean_where_defined(numerator, denominator):
+    """Mean over the last axis of the per-class ratios, leaving out the 0/0 ones (as
+    scikit-learn does); NaN when none is defined."""
+    defined = denominator > 0
+    ratio = np.divide(numerator, denominator, out=np.zeros_like(numerator), where=defined)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _finish(ratio.sum(axis=-1) / defined.sum(axis=-1))
+
+
 def balanced_accuracy(confusion):
     r"""Balanced accuracy: the mean, over the classes present in the test set, of their recall.
 
@@ -98,10 +107,7 @@ def balanced_accuracy(confusion):
         NaN for an all-zero matrix.
     """
     diagonal, _, true_totals, _ = _totals(confusion)
-    present = true_totals > 0
-    recall = np.divide(diagonal, true_totals, out=np.zeros_like(diagonal), where=present)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return _finish(recall.sum(axis=-1) / present.sum(axis=-1))
+    return _mean_where_defined(diagonal, true_totals)
 
 
 def macro_f1(confusion):
@@ -126,11 +132,7 @@ def macro_f1(confusion):
         NaN for an all-zero matrix.
     """
     diagonal, output_totals, true_totals, _ = _totals(confusion)
-    denominator = output_totals + true_totals
-    seen = denominator > 0
-    f1 = np.divide(2.0 * diagonal, denominator, out=np.zeros_like(diagonal), where=seen)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return _finish(f1.sum(axis=-1) / seen.sum(axis=-1))
+    return _mean_where_defined(2.0 * diagonal, output_totals + true_totals)
 
 
 def micro_f1(confusion):
