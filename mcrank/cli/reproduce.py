@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 DEFAULT_OUT = "results"
 
@@ -36,7 +37,7 @@ def handler(args) -> int:
     if args.jobs == 0:
         raise UsageError("--jobs must be a non-zero integer (-1 for all cores)")
     samples = None if args.samples is None else parse_samples(args.samples)
-    if samples is not None and args.out == DEFAULT_OUT:
+    if samples is not None and Path(args.out).resolve() == Path(DEFAULT_OUT).resolve():
         raise UsageError("--samples changes the studies: give --out DIR so that results/ keeps the paper's settings")
     reproduce(
         args.experiments,
