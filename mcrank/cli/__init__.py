@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from mcrank import __version__
@@ -18,6 +19,10 @@ from mcrank.cli._common import OneLineParser, UsageError, fail
 __all__ = ["main"]
 
 SUBCOMMANDS = ("story", "run", "reproduce", "evaluate")
+
+#: Exit code when the reader of stdout went away (``mcrank story | head -1``): 128 + SIGPIPE,
+#: what a shell reports for a program killed by SIGPIPE, as 130 is 128 + SIGINT.
+BROKEN_PIPE = 141
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,7 +48,17 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(args.handler(args) or 0)
+        code = int(args.handler(args) or 0)
+        sys.stdout.flush()  # here, so that a closed pipe is caught below, not at exit
+        return code
+    except BrokenPipeError:
+        # The reader of stdout has gone (``| head``): not an input error, and nothing to say.
+        # Point stdout at /dev/null so that the interpreter's final flush of what is still
+        # buffered does not fail again, and exit quietly with 128 + SIGPIPE (see BROKEN_PIPE).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return BROKEN_PIPE
     except (UsageError, ValueError, KeyError, OSError) as error:
         return fail(args.command, error)
     except KeyboardInterrupt:

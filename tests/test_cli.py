@@ -1,0 +1,29 @@
+"""The ``mcrank`` command line as a whole: what every subcommand shares."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mcrank.cli import BROKEN_PIPE
+
+ENTRY_POINT = [sys.executable, "-c", "import sys; from mcrank.cli import main; sys.exit(main())"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["story"], ["run", "--samples", "1000", "--seed", "1", "--format", "csv", "--quiet"]],
+    ids=["story", "run-csv"],
+)
+def test_a_reader_that_goes_away_is_not_an_input_error(argv):
+    # `mcrank story | head -1` once head has exited: the read end of the pipe is closed
+    # before mcrank writes, so every write fails with EPIPE.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        finished = subprocess.run([*ENTRY_POINT, *argv], stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert finished.returncode == BROKEN_PIPE == 141
+    assert finished.stderr == ""  # no "error", no traceback, no "Exception ignored"
