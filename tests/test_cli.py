@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from mcrank.cli import BROKEN_PIPE
+from mcrank.cli import BROKEN_PIPE, main
 
 ENTRY_POINT = [sys.executable, "-c", "import sys; from mcrank.cli import main; sys.exit(main())"]
 
@@ -27,3 +27,21 @@ def test_a_reader_that_goes_away_is_not_an_input_error(argv):
         os.close(write_end)
     assert finished.returncode == BROKEN_PIPE == 141
     assert finished.stderr == ""  # no "error", no traceback, no "Exception ignored"
+
+
+@pytest.mark.parametrize("command", ["story", "run", "reproduce", "evaluate"])
+def test_an_unknown_option_is_the_subcommands_error(capsys, command):
+    argv = [command, "--bogus"] if command != "evaluate" else [command, "file.json", "--bogus"]
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.count("\n") == 1
+    assert err.startswith(f"mcrank {command}: error: unrecognized arguments: --bogus"), err
+    assert f"'mcrank {command} --help'" in err
+
+
+def test_an_unknown_option_before_the_subcommand_is_the_top_levels_error(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--bogus", "story"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.startswith("mcrank: error: unrecognized arguments: --bogus"), err

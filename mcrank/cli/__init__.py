@@ -14,7 +14,7 @@ import os
 import sys
 
 from mcrank import __version__
-from mcrank.cli._common import OneLineParser, UsageError, fail
+from mcrank.cli._common import OneLineParser, SubcommandParser, UsageError, fail
 
 __all__ = ["main"]
 
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"mcrank {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=SubcommandParser)
     for name in SUBCOMMANDS:
         importlib.import_module(f"mcrank.cli.{name}").add_parser(subparsers)
     return parser

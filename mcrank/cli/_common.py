@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-__all__ = ["OneLineParser", "UsageError", "fail"]
+__all__ = ["OneLineParser", "SubcommandParser", "UsageError", "fail"]
 
 
 class UsageError(Exception):
@@ -17,6 +17,21 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str):  # noqa: D102 - argparse API
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+class SubcommandParser(OneLineParser):
+    """The parser of one subcommand: it reports arguments it does not know itself.
+
+    argparse hands a subparser's unknown arguments back to the top-level parser, whose error
+    would then begin with ``mcrank:`` and point to ``mcrank --help``; here they are the
+    subcommand's error, ``mcrank story: error: unrecognized arguments: ...``.
+    """
+
+    def parse_known_args(self, args=None, namespace=None):  # noqa: D102 - argparse API
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
 
 
 def fail(command: str, error: BaseException) -> int:
