@@ -27,6 +27,7 @@ __all__ = [
     "provenance",
     "read_study",
     "rows_to_csv",
+    "study_document",
     "write_study",
 ]
 
@@ -101,6 +102,27 @@ def rows_to_csv(rows: list[dict]) -> str:
     return buffer.getvalue()
 
 
+def study_document(result, **labels) -> dict:
+    """A study's results with how they were made: what a study's JSON file holds.
+
+    Parameters
+    ----------
+    result : StudyResult
+        See :class:`mcrank.engine.StudyResult`.
+    **labels
+        Keys that come first (``experiment``, ``description``, ``source`` for a study of
+        ``experiments/``).
+
+    Returns
+    -------
+    dict
+        ``labels``, then ``config`` (every parameter, the seed, the mcrank version), ``rows``,
+        ``batches`` and ``wall_time``, then :func:`provenance`: ``versions``, ``python``,
+        ``platform`` and ``date``.
+    """
+    return {**labels, **result.to_dict(), **provenance()}
+
+
 def write_study(result, directory, name: str, *, description: str = "", source: str | None = None) -> tuple[Path, Path]:
     """Write a :class:`~mcrank.engine.StudyResult` as ``<name>.csv`` then ``<name>.json``.
 
@@ -110,13 +132,7 @@ def write_study(result, directory, name: str, *, description: str = "", source: 
     """
     directory = Path(directory)
     csv_path = atomic_write_text(directory / f"{name}.csv", rows_to_csv(result.rows()))
-    document = {
-        "experiment": name,
-        "description": description,
-        "source": source,
-        **result.to_dict(),
-        **provenance(),
-    }
+    document = study_document(result, experiment=name, description=description, source=source)
     json_path = atomic_write_text(directory / f"{name}.json", json.dumps(document, indent=2) + "\n")
     return csv_path, json_path
 

@@ -1,7 +1,6 @@
 """`mcrank run` and experiment files: output formats, overrides and input errors."""
 
 import csv
-import io
 import json
 
 import pytest
@@ -16,6 +15,15 @@ def run(capsys, *args):
     code = main(["run", *args])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def csv_parts(text):
+    """The ``# key: value`` lines of a CSV output as a dict (values are JSON), and its rows."""
+    lines = text.splitlines(keepends=True)
+    comments = [line for line in lines if line.startswith("#")]
+    assert lines[: len(comments)] == comments  # all before the header
+    provenance = dict(line[2:].rstrip("\n").split(": ", 1) for line in comments)
+    return {key: json.loads(value) for key, value in provenance.items()}, list(csv.DictReader(lines[len(comments) :]))
 
 
 def test_json_has_config_and_rows(capsys):
@@ -34,11 +42,26 @@ def test_json_has_config_and_rows(capsys):
     assert rows[-2]["sd"] == 0.0 and rows[-2]["incorrect_pct"] == 0.0
 
 
+def test_json_says_how_it_was_made_as_reproduce_does(capsys, tmp_path):
+    from mcrank.engine import StudyConfig, run_study
+    from mcrank.results import write_study
+
+    code, out, _ = run(capsys, *SMALL, "--format", "json")
+    document = json.loads(out)
+    assert code == 0 and document["versions"]["numpy"] and document["versions"]["numba"]
+    assert document["versions"]["mcrank"] == document["config"]["version"]
+    assert document["date"] and document["python"] and document["platform"]
+    write_study(run_study(StudyConfig(samples=2000, seed=7)), tmp_path, "study")
+    written = json.loads((tmp_path / "study.json").read_text())
+    assert set(written) - set(document) == {"experiment", "description", "source"}
+    assert written["config"] == document["config"] and written["rows"] == document["rows"]
+
+
 def test_csv_and_table_formats_carry_the_same_rows(capsys):
     _, out_csv, _ = run(capsys, *SMALL, "--format", "csv")
     _, out_json, _ = run(capsys, *SMALL, "--format", "json")
     _, out_table, _ = run(capsys, *SMALL)
-    rows = list(csv.DictReader(io.StringIO(out_csv)))
+    _, rows = csv_parts(out_csv)
     expected = json.loads(out_json)["rows"]
     assert [r["name"] for r in rows] == [r["name"] for r in expected]
     assert [float(r["incorrect_pct"]) for r in rows] == [r["incorrect_pct"] for r in expected]
@@ -75,7 +98,11 @@ def test_config_file_and_flags_override_it(tmp_path, capsys):
 def test_same_seed_same_counts_whatever_the_jobs(capsys):
     _, one, _ = run(capsys, *SMALL, "--jobs", "1", "--format", "csv")
     _, two, _ = run(capsys, *SMALL, "--jobs", "2", "--format", "csv")
-    assert one == two
+
+    def undated(text):  # the clock may tick between the runs
+        return [line for line in text.splitlines() if not line.startswith("# date: ")]
+
+    assert undated(one) == undated(two)
 
 
 @pytest.mark.parametrize(

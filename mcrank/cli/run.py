@@ -103,14 +103,19 @@ def handler(args) -> int:
 
 
 def render(result, format: str) -> str:
-    """The result as ``table``, ``json`` or ``csv`` text."""
-    from mcrank.results import rows_to_csv
+    """The result as ``table``, ``json`` or ``csv`` text.
 
+    JSON is what ``mcrank reproduce`` writes for a study (:func:`mcrank.results.study_document`):
+    config, rows, batches, wall time, package versions and date.
+    """
+    from mcrank.results import rows_to_csv, study_document
+
+    document = study_document(result)
     if format == "json":
-        return json.dumps(result.to_dict(), indent=2) + "\n"
+        return json.dumps(document, indent=2) + "\n"
     if format == "csv":
         return rows_to_csv(result.rows())
-    return render_table(result.to_dict())
+    return render_table(document)
 
 
 def render_table(document: dict) -> str:
