@@ -92,9 +92,22 @@ def provenance() -> dict:
     }
 
 
-def rows_to_csv(rows: list[dict]) -> str:
-    """The rows of a study as CSV text with the columns :data:`ROW_FIELDS` (empty for None)."""
+def rows_to_csv(rows: list[dict], *, comments: dict | None = None) -> str:
+    """The rows of a study as CSV text with the columns :data:`ROW_FIELDS` (empty for None).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows (see :meth:`mcrank.engine.StudyResult.rows`).
+    comments : dict, optional
+        Written before the header as one ``# key: value`` line each, the value as JSON (so
+        ``# seed: 7``, ``# error: "gaussian"``). pandas (``comment="#"``), numpy's ``loadtxt``
+        and R's ``read.csv(comment.char = "#")`` skip them; with Python's :mod:`csv`, filter
+        out the lines that start with ``#``.
+    """
     buffer = io.StringIO()
+    for key, value in (comments or {}).items():
+        buffer.write(f"# {key}: {json.dumps(value)}\n")
     writer = csv.DictWriter(buffer, fieldnames=ROW_FIELDS, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in rows:

@@ -57,6 +57,18 @@ def test_json_says_how_it_was_made_as_reproduce_does(capsys, tmp_path):
     assert written["config"] == document["config"] and written["rows"] == document["rows"]
 
 
+def test_csv_says_how_it_was_made_in_comment_lines(capsys):
+    _, out, _ = run(capsys, *SMALL, "--sd", "0", "0.1", "--error", "truncated", "--format", "csv")
+    _, document, _ = run(capsys, *SMALL, "--sd", "0", "0.1", "--error", "truncated", "--format", "json")
+    document = json.loads(document)
+    assert out.startswith("# seed: 7\n")
+    provenance, rows = csv_parts(out)
+    assert {k: provenance[k] for k in document["config"]} == document["config"]
+    assert (provenance["samples"], provenance["error"], provenance["sds"]) == (2000, "truncated", [0.0, 0.1])
+    assert provenance["versions"] == document["versions"] and provenance["date"]
+    assert [float(r["incorrect_pct"]) for r in rows] == [r["incorrect_pct"] for r in document["rows"]]
+
+
 def test_csv_and_table_formats_carry_the_same_rows(capsys):
     _, out_csv, _ = run(capsys, *SMALL, "--format", "csv")
     _, out_json, _ = run(capsys, *SMALL, "--format", "json")
