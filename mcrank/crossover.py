@@ -100,13 +100,24 @@ def crossover_table(rows: list[dict], *, batches: dict | None = None) -> list[di
     return table
 
 
-def crossover_markdown(table: list[dict], *, title: str) -> str:
-    """One crossover table as Markdown."""
+def crossover_markdown(table: list[dict], *, title: str, note: str | None = None) -> str:
+    """One crossover table as Markdown.
+
+    Parameters
+    ----------
+    table : list of dict
+        From :func:`crossover_table`.
+    title : str
+        The heading (level 3).
+    note : str, optional
+        A paragraph between the heading and the table, e.g. the study it comes from.
+    """
     from mcrank.metrics import get_metric
 
-    lines = [
-        f"### {title}",
-        "",
+    lines = [f"### {title}", ""]
+    if note:
+        lines += [note, ""]
+    lines += [
         "| metric | % incorrect | crossover sd | realised sd there |",
         "|---|---:|---:|---:|",
     ]

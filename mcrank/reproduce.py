@@ -142,27 +142,37 @@ def reproduce(
 
 
 def _sweeps(documents: dict) -> dict:
-    """The studies with a grid of sds (two or more), by (true_um, error); one each, as
-    :func:`load_experiments` checked."""
+    """The studies with a grid of sds (two or more), as ``{(true_um, error): (name, document)}``;
+    one each, as :func:`load_experiments` checked."""
     return {
-        (document["config"]["true_um"], document["config"]["error"]): document
-        for document in documents.values()
+        (document["config"]["true_um"], document["config"]["error"]): (name, document)
+        for name, document in documents.items()
         if len(document["config"]["sds"]) >= 2
     }
 
 
 def write_crossovers(documents: dict, out) -> list[Path]:
-    """``crossover.csv`` and ``crossover.md``: one table per true-UM distribution and error model."""
+    """``crossover.csv`` and ``crossover.md``: one table per true-UM distribution and error model.
+
+    Both say where their numbers come from: each row of the CSV names its study, with its seed
+    and samples, and the mcrank version and date of writing; the Markdown says the same above
+    each table and at the top. The studies' JSON files hold the rest (every parameter, the
+    versions and date of the run).
+    """
     import csv
     import io
 
+    from mcrank import __version__
     from mcrank.crossover import crossover_markdown, crossover_table
-    from mcrank.results import atomic_write_text
+    from mcrank.results import atomic_write_text, provenance
 
     sweeps = _sweeps(documents)
     if not sweeps:
         return []
+    made = provenance()
+    versions = made["versions"]
     fields = ("true_um", "error", "metric", "incorrect_pct", "se_pct", "crossover_sd", "crossover_se", "crossover_realised_sd", "status", "se_method")
+    fields += ("experiment", "seed", "samples", "version", "date")  # where the row comes from, when it was written
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
@@ -170,13 +180,19 @@ def write_crossovers(documents: dict, out) -> list[Path]:
         "# Crossover: the error sd at which the perturbed utility matrix is as unreliable as each metric",
         "",
         "Linear interpolation of the sweep; ± is a delete-a-batch jackknife standard error.",
+        f"Written by mcrank {__version__} (numpy {versions['numpy']}, numba {versions['numba']}) on {made['date']};",
+        "each study's JSON file gives all its parameters and how it was run.",
         "",
     ]
-    for (true_um, error), document in sorted(sweeps.items()):
+    for (true_um, error), (name, document) in sorted(sweeps.items()):
+        config = document["config"]
         table = crossover_table(document["rows"], batches=document.get("batches"))
+        study = {"experiment": name, "seed": config["seed"], "samples": config["samples"], "version": __version__, "date": made["date"]}
         for row in table:
-            writer.writerow({"true_um": true_um, "error": error, **{k: "" if v is None else v for k, v in row.items()}})
-        markdown.append(crossover_markdown(table, title=f"{true_um} true utility matrices, {error} errors"))
+            writer.writerow({"true_um": true_um, "error": error, **{k: "" if v is None else v for k, v in row.items()}, **study})
+        sds = config["sds"]
+        note = f"From `{name}.json`: seed {config['seed']}, {config['samples']:,} pairs, {len(sds)} sds from {min(sds):g} to {max(sds):g}."
+        markdown.append(crossover_markdown(table, title=f"{true_um} true utility matrices, {error} errors", note=note))
     out = Path(out)
     return [atomic_write_text(out / "crossover.csv", buffer.getvalue()), atomic_write_text(out / "crossover.md", "\n".join(markdown))]
 
@@ -211,5 +227,5 @@ def draw_figures(documents: dict, directory, settings: dict, *, quiet: bool = Tr
             save(figures.fig6_pairs(pairs, document["rows"], sd=float(np.asarray(config["sds"])[0])), name)
         sweeps = _sweeps(documents)
         if sweeps:
-            save(figures.fig7_sweep({key: document["rows"] for key, document in sweeps.items()}), "fig7_sweep")
+            save(figures.fig7_sweep({key: document["rows"] for key, (_, document) in sweeps.items()}), "fig7_sweep")
     return drawn

@@ -52,6 +52,9 @@ def test_crossover_markdown_names_metrics_and_values():
     assert "### uniform, gaussian" in text
     assert "| Accuracy | 7.50 ± 0.20 | 0.1500 ± 0.0046 | 0.130 |" in text
     assert "beyond grid" in text
+    noted = crossover_markdown(crossover_table(ROWS), title="uniform, gaussian", note="From `sweep.json`: seed 1.")
+    assert noted.splitlines()[:4] == ["### uniform, gaussian", "", "From `sweep.json`: seed 1.", ""]
+    assert noted.splitlines()[4:] == text.splitlines()[2:]
 
 
 def test_jackknife_over_batches_by_hand():

@@ -24,6 +24,17 @@ FIGURES = [
     "fig7_sweep",
 ]
 
+#: The names of the paper's seven metrics in the crossover tables.
+CROSSOVER_METRICS = [
+    "Accuracy",
+    "F1 measure",
+    "Fowlkes-Mallows index",
+    "Matthews correlation coefficient",
+    "Balanced accuracy",
+    "Precision (PPV)",
+    "True-positive rate (recall)",
+]
+
 
 @pytest.fixture()
 def experiments(tmp_path):
@@ -52,12 +63,32 @@ def test_reproduce_writes_every_result_and_figure(experiments, tmp_path, capsys)
     crossover = list(csv.DictReader(io.StringIO((out / "crossover.csv").read_text())))
     assert {(r["true_um"], r["error"]) for r in crossover} == {(t, e) for t in ("uniform", "gaussian") for e in ("gaussian", "truncated")}
     assert "### uniform true utility matrices, gaussian errors" in (out / "crossover.md").read_text()
+    _check_crossover_provenance(out, crossover)
     for name in FIGURES:
         png = out / "figures" / f"{name}.png"
         pdf = out / "figures" / f"{name}.pdf"
         assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), name
         assert pdf.read_bytes().startswith(b"%PDF"), name
     assert _no_temporary_files(out)
+
+
+def _check_crossover_provenance(out, crossover):
+    """Each crossover row names its study, seed and samples; the Markdown says them too."""
+    from mcrank import __version__
+
+    markdown = (out / "crossover.md").read_text()
+    assert f"Written by mcrank {__version__} (numpy " in markdown
+    for row in crossover:
+        study = f"fig7_{row['true_um']}_{row['error']}"
+        config = json.loads((out / f"{study}.json").read_text())["config"]
+        assert (row["experiment"], int(row["seed"]), int(row["samples"])) == (study, config["seed"], 3000)
+        assert row["version"] == __version__ and row["date"]
+        assert f"From `{study}.json`: seed {config['seed']}, 3,000 pairs, 51 sds from 0 to 0.5." in markdown
+    # The README's check of its crossover rows (tests/test_readme.py) reads the new layout too.
+    section = markdown[markdown.index("### uniform true utility matrices, gaussian errors") :]
+    rows = [line for line in section.splitlines()[1:] if line.startswith("| ")][:8]
+    assert rows[0] == "| metric | % incorrect | crossover sd | realised sd there |"
+    assert sorted(row.split(" | ")[0][2:] for row in rows[1:]) == sorted(CROSSOVER_METRICS)
 
 
 def test_an_interrupted_reproduce_resumes_where_it_stopped(experiments, tmp_path, monkeypatch):
