@@ -62,6 +62,22 @@ def load_experiments(directory, *, samples: int | None = None) -> list:
     return experiments
 
 
+def check_out_directory(out) -> Path:
+    """``out`` as a Path, or a ValueError if it cannot be the results directory.
+
+    It may be missing (it is created), but it, or its nearest existing parent, must be a
+    directory: checked before any study runs, rather than when the first one is written.
+    """
+    out = Path(out)
+    for path in (out, *out.parents):
+        if path.exists():
+            if not path.is_dir():
+                where = f"{out}" if path == out else f"{out}: {path}"
+                raise ValueError(f"output directory {where} is a file, not a directory")
+            break
+    return out
+
+
 def load_figure_settings(directory) -> dict:
     """The figures' sample sizes and seed from ``figures.toml`` (defaults where absent)."""
     path = Path(directory) / FIGURE_SETTINGS
@@ -100,7 +116,8 @@ def reproduce(
     experiments : path, default "experiments"
         Directory of experiment TOML files.
     out : path, default "results"
-        Where ``<experiment>.csv``/``.json``, ``crossover.csv``/``.md`` and ``figures/`` go.
+        Where ``<experiment>.csv``/``.json``, ``crossover.csv``/``.md`` and ``figures/`` go;
+        created if missing. A file there is an error before any study runs.
     samples : int, optional
         Override every study's number of samples (e.g. for a quick check).
     force : bool, default False
@@ -116,9 +133,9 @@ def reproduce(
     from mcrank.results import is_complete, read_study, write_study
 
     start = time.perf_counter()
-    out = Path(out)
     studies = load_experiments(experiments, samples=samples)
     figure_settings = load_figure_settings(experiments)
+    out = check_out_directory(out)
     report = ReproduceReport()
     for number, experiment in enumerate(studies, 1):
         label = f"[{number}/{len(studies)}] {experiment.name}"

@@ -156,6 +156,21 @@ def test_samples_without_out_would_overwrite_the_papers_results(experiments, cap
     assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.parametrize("target", ["results.txt", "results.txt/sub"])
+def test_an_out_that_is_a_file_is_refused_before_any_study_runs(experiments, tmp_path, capsys, monkeypatch, target):
+    def no_study(*args, **kwargs):
+        raise AssertionError("a study ran before --out was checked")
+
+    monkeypatch.setattr(mcrank.engine, "run_study", no_study)
+    (tmp_path / "results.txt").write_text("keep me\n")
+    out = tmp_path / target
+    code = main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--samples", "500", "--quiet", "--no-figures"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert err[0].startswith("mcrank reproduce: error: output directory") and "results.txt is a file, not a directory" in err[0]
+    assert (tmp_path / "results.txt").read_text() == "keep me\n"
+
+
 def test_two_sweeps_of_the_same_setting_are_refused(experiments, tmp_path, capsys):
     (experiments / "zz_copy.toml").write_text((experiments / "fig7_uniform_gaussian.toml").read_text())
     code = main(["reproduce", "--experiments", str(experiments), "--out", str(tmp_path / "r"), "--samples", "500", "--quiet", "--no-figures"])
