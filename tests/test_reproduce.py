@@ -171,6 +171,20 @@ def test_an_out_that_is_a_file_is_refused_before_any_study_runs(experiments, tmp
     assert (tmp_path / "results.txt").read_text() == "keep me\n"
 
 
+@pytest.mark.parametrize("spelling", ["./results", "results/", "sub/../results", "link", "absolute"])
+def test_samples_into_the_default_results_by_another_spelling_are_refused(experiments, capsys, monkeypatch, tmp_path, spelling):
+    # The guard compares resolved paths: any name of ./results is ./results.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results").mkdir()
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "results", target_is_directory=True)
+    out = str(tmp_path / "results") if spelling == "absolute" else spelling
+    code = main(["reproduce", "--experiments", str(experiments), "--out", out, "--samples", "1000", "--quiet", "--no-figures"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "--samples changes the studies" in err[0]
+    assert list((tmp_path / "results").iterdir()) == []
+
+
 def test_two_sweeps_of_the_same_setting_are_refused(experiments, tmp_path, capsys):
     (experiments / "zz_copy.toml").write_text((experiments / "fig7_uniform_gaussian.toml").read_text())
     code = main(["reproduce", "--experiments", str(experiments), "--out", str(tmp_path / "r"), "--samples", "500", "--quiet", "--no-figures"])
