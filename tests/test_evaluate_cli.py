@@ -87,6 +87,30 @@ def test_csv_output(capsys):
     assert rows[2][1] == "B" and float(rows[2][3]) == pytest.approx(0.75) and rows[2][5] == "1"
 
 
+def test_csv_with_sd_has_the_flip_probabilities_and_the_seed(capsys, tmp_path):
+    argv = (EXAMPLES / "triage_3class.json", "--sd", "0.1", "--samples", "2000", "--seed", "5")
+    code, out, _ = run(capsys, *argv, "--format", "csv", "--metrics", "accuracy")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    result = json.loads(run(capsys, *argv, "--format", "json")[1])
+    assert [r["classifier"] for r in rows] == [c["name"] for c in result["classifiers"]]
+    for row in rows:
+        settings = (row["monte_carlo_sd"], row["monte_carlo_error"], row["monte_carlo_samples"], row["monte_carlo_seed"])
+        assert settings == ("0.1", "gaussian", "2000", "5")
+        assert row[f"flip_probability_vs_{row['classifier']}"] == row[f"standard_error_vs_{row['classifier']}"] == ""
+    by_name = {r["classifier"]: r for r in rows}
+    assert len(result["pairs"]) == 3
+    for pair in result["pairs"]:
+        for first, second in ((pair["better"], pair["worse"]), (pair["worse"], pair["better"])):
+            assert float(by_name[first][f"flip_probability_vs_{second}"]) == pair["flip_probability"]
+            assert float(by_name[first][f"standard_error_vs_{second}"]) == pair["standard_error"]
+    # A pair tied under the utility matrix has no ranking to flip: empty cells, as null in JSON.
+    tied = write(tmp_path, "tied.json", _with(classifiers={"A": [[27, 15], [23, 35]], "B": [[27, 15], [23, 35]]}))
+    code, out, _ = run(capsys, tied, "--sd", "0.1", "--samples", "100", "--seed", "1", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and rows[0]["flip_probability_vs_B"] == rows[1]["flip_probability_vs_A"] == ""
+
+
 def test_utility_option_overrides_the_file(capsys, tmp_path):
     path = write(tmp_path, "in.json", GOOD)
     code, out, _ = run(capsys, path, "--utility", "[[45, -335], [-65, 165]]", "--format", "json")  # eq. (5)

@@ -185,16 +185,42 @@ def render_table(result) -> str:
 
 def render_csv(result) -> str:
     """One row per classifier, in rank order: rank, name, utility yield, then each metric's
-    score and rank. Disagreements and flip probabilities are in the table and JSON formats."""
+    score and rank. Disagreements are in the table and JSON formats.
+
+    With an error sd, more columns follow: the Monte Carlo settings (``monte_carlo_sd``,
+    ``_error``, ``_samples``, ``_seed``, the same on every row), then for every classifier
+    ``B``, ``flip_probability_vs_B`` and ``standard_error_vs_B``: the probability that the
+    utility ranking of the pair (this row's classifier, ``B``) flips, and its standard error;
+    empty against itself and for pairs tied under the utility matrix.
+    """
     import csv
     import io
 
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     metric_ids = [mid for mid, _ in result.metrics]
-    writer.writerow(["rank", "classifier", "utility_yield", *metric_ids, *(f"{mid}_rank" for mid in metric_ids)])
+    header = ["rank", "classifier", "utility_yield", *metric_ids, *(f"{mid}_rank" for mid in metric_ids)]
+    names = [c.name for c in result.classifiers]
+    flips = {}
+    if result.pairs is not None:
+        header += ["monte_carlo_sd", "monte_carlo_error", "monte_carlo_samples", "monte_carlo_seed"]
+        for name in names:
+            header += [f"flip_probability_vs_{name}", f"standard_error_vs_{name}"]
+        for p in result.pairs:
+            flips[p.better, p.worse] = flips[p.worse, p.better] = p
+    writer.writerow(header)
     for c in result.classifiers:
         scores = ["" if math.isnan(c.scores[m]) else repr(c.scores[m]) for m in metric_ids]
         ranks = ["" if c.ranks[m] is None else c.ranks[m] for m in metric_ids]
-        writer.writerow([c.rank, c.name, repr(c.utility_yield), *scores, *ranks])
+        row = [c.rank, c.name, repr(c.utility_yield), *scores, *ranks]
+        if result.pairs is not None:
+            u = result.utility
+            row += [repr(u.sd), u.error, result.samples, "" if result.seed is None else result.seed]
+            for name in names:
+                pair = flips.get((c.name, name))
+                if pair is None or pair.flip_probability is None:
+                    row += ["", ""]
+                else:
+                    row += [repr(pair.flip_probability), repr(pair.standard_error)]
+        writer.writerow(row)
     return buffer.getvalue()
