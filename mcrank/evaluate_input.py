@@ -385,7 +385,8 @@ def load_input(path, *, classes: tuple[str, ...] | None = None) -> EvaluationInp
     Returns
     -------
     EvaluationInput
-        Validated only for form; :func:`mcrank.evaluate.evaluate` checks the counts.
+        With the counts checked as :func:`mcrank.evaluate.evaluate` checks them, before the
+        file's utility matrix: the first fault reported is the first in the file's layout.
     """
     path = Path(path)
     text = _read_text(path)
@@ -410,8 +411,9 @@ def _load_json(text: str, source: str) -> EvaluationInput:
     confusions = {
         name: _matrix_from_json(matrix, f"{source}: classifier {name!r}") for name, matrix in classifiers.items()
     }
-    utility = parse_utility(data["utility"], source=f"{source}: utility") if "utility" in data else None
     classes = _parse_classes(data["classes"], source) if "classes" in data else None
+    _check_confusions(confusions, classes, source)  # the counts, before the utility that follows them
+    utility = parse_utility(data["utility"], source=f"{source}: utility") if "utility" in data else None
     description = data.get("description")
     if description is not None and not isinstance(description, str):
         raise ValueError(f"{source}: 'description' must be a string")
@@ -467,6 +469,7 @@ def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> Evalua
             )
         seen[name, i, j] = line
         confusions.setdefault(name, np.zeros((n, n)))[i, j] = count
+    _check_confusions(confusions, classes, source)
     return EvaluationInput(confusions, None, classes, None, source)
 
 

@@ -282,6 +282,23 @@ def test_csv_without_utility(capsys, tmp_path):
     assert code == 2 and "in.csv: no utility matrix" in err and "--utility" in err
 
 
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("bare.json", {"classifiers": {"A": [[27, 15], [23, 35]], "B": [[-1, 18], [51, 32]]}}),
+        ("bare.csv", "classifier,output,true,count\nA,0,0,5\nA,1,1,4\nB,0,0,-1\nB,1,1,4\n"),
+        ("constant.json", {"classifiers": {"A": [[27, 15], [23, 35]], "B": [[-1, 18], [51, 32]]}, "utility": [[2, 2], [2, 2]]}),
+        ("malformed.json", {"classifiers": {"A": [[27, 15], [23, 35]], "B": [[-1, 18], [51, 32]]}, "utility": [[1, 0], [0]]}),
+    ],
+)
+def test_bad_counts_are_reported_before_the_utility_that_follows_them(capsys, tmp_path, name, content):
+    # The confusion matrices come first in the file, the utility matrix after: the first fault is theirs.
+    code, _, err = run(capsys, write(tmp_path, name, content))
+    assert code == 2 and err.count("\n") == 1
+    assert "classifier 'B', row 0 (output '0'), column 0 (true '0'): count -1 is negative" in err, err
+    assert "no utility matrix" not in err and "utility:" not in err, err
+
+
 def test_multiclass_unknown_metric(capsys):
     code, _, err = run(capsys, EXAMPLES / "triage_3class.json", "--metrics", "f1")
     assert code == 2 and "unknown metric 'f1' for 3 classes; known: accuracy, balanced_accuracy, macro_f1" in err
