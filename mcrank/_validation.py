@@ -10,7 +10,16 @@ import math
 
 import numpy as np
 
-__all__ = ["as_float", "check_beta_parameters", "check_choice", "check_count", "check_positive", "check_range", "check_sd"]
+__all__ = [
+    "as_float",
+    "check_beta_parameters",
+    "check_choice",
+    "check_count",
+    "check_positive",
+    "check_range",
+    "check_sd",
+    "check_zero_division",
+]
 
 
 def as_float(value, what: str) -> float:
@@ -59,6 +68,21 @@ def check_count(value, what: str, *, minimum: int = 1, maximum: int = 10**12) ->
     if not minimum <= count <= maximum:
         raise ValueError(f"{what} must be a whole number from {minimum:,} to {maximum:,}, got {value!r}")
     return count
+
+
+def check_zero_division(value, what: str = "zero_division") -> float:
+    """The value of an undefined (0/0) score: 0, 1 or NaN, scikit-learn's choices.
+
+    scikit-learn's fourth, ``"warn"``, is refused: mcrank does not warn, it returns NaN.
+    """
+    if not isinstance(value, (bool, np.bool_, str, bytes)):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = None
+        if number is not None and (math.isnan(number) or number in (0.0, 1.0)):
+            return number
+    raise ValueError(f"{what} must be 0, 1 or NaN (as in scikit-learn), got {value!r}")
 
 
 def check_choice(value, choices, what: str):

@@ -11,8 +11,8 @@ cells, so the same function serves counts and normalised matrices. Three doors l
 - :func:`_score_into`: what numba kernels call, by integer code, on arrays of cells.
 
 Undefined values (0/0, e.g. precision of a classifier that never outputs class 0) are NaN
-by default; ``zero_division`` replaces them with a chosen value, as in scikit-learn. Never a
-crash, never a silent 0.
+by default; ``zero_division`` replaces them with 0 or 1, as in scikit-learn. Never a crash,
+never a silent 0.
 
 Compliance with decision theory (eq. 16): a metric complies when it ranks every pair of
 confusion matrices of one test set exactly as the utility yield under some fixed utility
@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mcrank._jit import jit
+from mcrank._validation import check_zero_division
 from mcrank.confusion import _cells_from_pab
 from mcrank.utility_space import IDENTITY_UM, TNR_UM, TPR_UM
 
@@ -153,7 +154,7 @@ class Metric:
             Broadcast together.
         beta : float, default 1.0
             Only for ``fbeta``.
-        zero_division : float, default NaN
+        zero_division : {0, 1, NaN}, default NaN
             Value returned where the metric is 0/0.
         """
         p, a, b = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (p, tpr, tnr)))
@@ -267,6 +268,7 @@ def _score_into(code, c00, c01, c10, c11, beta, out):
 
 
 def _score_cells(code: int, cells, beta: float, zero_division: float):
+    zero_division = check_zero_division(zero_division)
     shape = np.shape(cells[0])
     flat = [np.ascontiguousarray(np.ravel(c), dtype=np.float64) for c in cells]
     out = np.empty(flat[0].size)
@@ -287,8 +289,9 @@ def score(metric: str | Metric, confusion, *, beta: float = 1.0, zero_division: 
         Counts or normalised matrices, rows = output, columns = true class, class 0 positive.
     beta : float, default 1.0
         The weight of recall in ``fbeta`` (ignored by the other metrics).
-    zero_division : float, default NaN
-        Value returned where the metric is undefined (0/0).
+    zero_division : {0, 1, NaN}, default NaN
+        Value returned where the metric is undefined (0/0), as scikit-learn's option of the
+        same name (whose ``"warn"`` is refused: NaN is the default here).
 
     Returns
     -------

@@ -260,12 +260,23 @@ def test_zero_division_is_nan_by_default_and_replaceable(metric_id):
         warnings.simplefilter("error")
         default = score(metric_id, NEVER_POSITIVE)
         replaced = score(metric_id, NEVER_POSITIVE, zero_division=0.0)
-        other = score(metric_id, NEVER_POSITIVE, zero_division=-7.0)
+        other = score(metric_id, NEVER_POSITIVE, zero_division=1)
         stacked = score(metric_id, np.array([NEVER_POSITIVE, [[1, 2], [3, 4]]]), zero_division=0.0)
     np.testing.assert_allclose(default, expected, **TOL)  # NaN only where NaN is expected
     np.testing.assert_allclose(replaced, 0.0 if np.isnan(expected) else expected, **TOL)
-    np.testing.assert_allclose(other, -7.0 if np.isnan(expected) else expected, **TOL)
+    np.testing.assert_allclose(other, 1.0 if np.isnan(expected) else expected, **TOL)
     assert np.isfinite(stacked).all() and stacked[0] == replaced
+
+
+@pytest.mark.parametrize("value", [-7.0, 0.5, 2, "warn", "0", None, True, np.inf, [0]])
+def test_zero_division_is_0_1_or_nan_as_in_sklearn(value):
+    with pytest.raises(ValueError, match=r"zero_division must be 0, 1 or NaN \(as in scikit-learn\), got "):
+        score("precision", NEVER_POSITIVE, zero_division=value)
+    with pytest.raises(ValueError, match="zero_division must be 0, 1 or NaN"):
+        METRICS["precision"].from_pab(1.0, 0.0, 0.5, zero_division=value)
+    for allowed in (0, 1, 0.0, 1.0, np.nan, np.float32(1)):
+        replaced = score("precision", NEVER_POSITIVE, zero_division=allowed)
+        assert replaced == allowed or (np.isnan(replaced) and np.isnan(allowed))
 
 
 def test_zero_division_agrees_with_sklearn_where_sklearn_has_the_option():
