@@ -11,15 +11,18 @@ Each sample is one pair of classifiers evaluated on one test set:
 6. the pair is correctly ranked by ``m`` (or by ``U'``) only if ``d_true`` and ``d_m`` are both
    > 0 or both < 0; ties count as incorrect.
 
-One fused kernel does all of it per sample and only accumulates counts: memory does not grow
-with the number of samples. The sd grid uses common random numbers: every ``s`` sees the same
-base samples (steps 1-3) and redraws only step 4.
+One fused kernel does all of it and only accumulates counts: memory does not grow with the
+number of samples. It works on blocks of 256 pairs held in small buffers: each kind of
+variate is drawn in a loop that only draws, and the arithmetic on a block then vectorises.
+The sd grid uses common random numbers: every ``s`` sees the same base samples (steps 1-3)
+and redraws only step 4.
 
 Under the ``gaussian`` error model, ``d_s = d_true + sum_ij E_ij (C2 - C1)_ij`` with the
 ``E_ij`` independent N(0, s^2), which is exactly ``d_true + s * ||C2 - C1||_F * Z`` with one
 standard normal ``Z``: the kernel draws that one variate instead of four. ``U' - U`` then has
 sd ``s`` by construction, which is what ``realised_sd`` reports. Under ``truncated``, the four
-elements are drawn (see :func:`mcrank.samplers.perturb_um`) and the realised sd is measured.
+elements are drawn, for many pairs and sds at once, by the exact sampler
+:func:`mcrank.samplers._fill_truncated_columns`, and the realised sd is measured.
 
 Work is split into chunks of fixed size. Chunk ``k`` draws steps 1-3 from child ``(k, 0)`` of
 the root :class:`~numpy.random.SeedSequence` and step 4 from child ``(k, 1)``. Counts are
@@ -44,7 +47,15 @@ from mcrank._rng import child_seed_sequence, resolve_rng, root_seed_sequence
 from mcrank.confusion import _cells_from_pab
 from mcrank.metrics import PAPER_METRICS, _score_into, get_metric
 from mcrank._validation import check_beta_parameters, check_choice, check_count, check_positive, check_range, check_sd
-from mcrank.samplers import ERROR_MODELS, TRUE_UM_DISTRIBUTIONS, _draw_ordered_column, _draw_rate, _draw_true_um_xy
+from mcrank.samplers import (
+    ERROR_MODELS,
+    TRUE_UM_DISTRIBUTIONS,
+    _draw_ordered_column,
+    _draw_rate,
+    _fill_hexagon,
+    _fill_truncated_columns,
+    _rate_from_uniform,
+)
 from mcrank.utility_space import _um_from_xy, _yield_pab
 
 __all__ = ["BACKENDS", "PairSample", "StudyConfig", "StudyResult", "ranked_correctly", "run_study", "sample_pairs"]
@@ -158,23 +169,6 @@ class StudyConfig:
 
 
 @jit
-def _draw_base(rng, base):
-    """Steps 1-3: (U00, U01, U10, U11, p, a1, b1, a2, b2) for one pair of classifiers.
-
-    ``base`` = (true-UM code, true-UM sd, p low, p high, Beta alpha, Beta beta, rate low,
-    rate high).
-    """
-    x, y = _draw_true_um_xy(rng, base[0], base[1])
-    u00, u01, u10, u11 = _um_from_xy(x, y)
-    p = base[2] + (base[3] - base[2]) * rng.random()
-    a1 = _draw_rate(rng, base[4], base[5], base[6], base[7])
-    b1 = _draw_rate(rng, base[4], base[5], base[6], base[7])
-    a2 = _draw_rate(rng, base[4], base[5], base[6], base[7])
-    b2 = _draw_rate(rng, base[4], base[5], base[6], base[7])
-    return u00, u01, u10, u11, p, a1, b1, a2, b2
-
-
-@jit
 def _yield_difference(u00, u01, u10, u11, p, a1, b1, a2, b2):
     """yield(U, C2) - yield(U, C1), eq. (9), for two classifiers on one test set."""
     return _yield_pab(u00, u01, u10, u11, p, a2, b2) - _yield_pab(u00, u01, u10, u11, p, a1, b1)
@@ -210,9 +204,17 @@ def _gaussian_spread(p, a1, b1, a2, b2):
     return math.sqrt(2.0 * (da * da + db * db))
 
 
+@jit
+def _gaussian_spreads(rates, m, out):
+    """:func:`_gaussian_spread` of the first ``m`` pairs of a block, into ``out``."""
+    for i in range(m):
+        out[i] = _gaussian_spread(rates[0, i], rates[1, i], rates[2, i], rates[3, i], rates[4, i])
+
+
 @jit(inline="always")
 def _truncated_perturbed_difference(rng, u00, u01, u10, u11, s, p, a1, b1, a2, b2):
-    """Steps 4-5 for one sd under ``truncated``: (d_s, sum of U' - U, sum of its squares)."""
+    """Steps 4-5 for one sd under ``truncated``, one column at a time (used for sd > 1):
+    (d_s, sum of U' - U, sum of its squares)."""
     v00, v10 = _draw_ordered_column(rng, u00, u10, s)
     v11, v01 = _draw_ordered_column(rng, u11, u01, s)
     d_s = _yield_difference(v00, v01, v10, v11, p, a1, b1, a2, b2)
@@ -221,10 +223,15 @@ def _truncated_perturbed_difference(rng, u00, u01, u10, u11, s, p, a1, b1, a2, b
     return d_s, total, squares
 
 
-#: Pairs processed together. Steps 1-3 and 4 run pair by pair; the metrics are scored a
-#: block at a time, one metric per loop, which the compiler vectorises. The results do not
-#: depend on it: each stream is drawn in pair order whatever the block size.
+#: Pairs processed together. Steps 1-3 draw a block at a time (the hexagon by rejection in
+#: rounds, then the class proportions and rates), and the metrics are scored a block at a
+#: time, one metric per loop, which the compiler vectorises. The order of the variates, and
+#: so the counts of a seed, depend on this constant.
 _BLOCK = 256
+
+#: Upper bound on the elements x sds whose ``truncated`` perturbations are drawn together:
+#: a few pairs at a time, so that the work space stays in cache whatever the sd grid.
+_TRUNCATED_ITEMS = 8192
 
 
 @jit
@@ -241,13 +248,36 @@ def _draw_block(rng, base, m, utility, rates, cells, d_true):
 
     ``utility`` (4, block): U00, U01, U10, U11; ``rates`` (5, block): p, a1, b1, a2, b2;
     ``cells`` (8, block): the cells of C1 then of C2; ``d_true`` (block,):
-    yield(U, C2) - yield(U, C1). Whole buffers, never slices, are passed around: a slice
-    has a layout the compiler does not vectorise.
+    yield(U, C2) - yield(U, C1). Whole buffers and their rows, never slices, are passed
+    around: a slice has a layout the compiler does not vectorise.
+
+    ``base`` = (true-UM code, true-UM sd, p low, p high, Beta alpha, Beta beta, rate low,
+    rate high). The variates are drawn a kind at a time, each in a loop that only draws:
+    the hexagon points, then p, a1, b1, a2 and b2 of every pair in turn, whose transforms
+    then vectorise.
     """
+    _fill_hexagon(rng, base[0], base[1], m, utility[0], utility[1])
+    p_low, p_high, alpha, beta, low, high = base[2], base[3], base[4], base[5], base[6], base[7]
+    if beta == 1.0:
+        for r in range(5):
+            row = rates[r]
+            for i in range(m):
+                row[i] = rng.random()
+        for r in range(1, 5):
+            row = rates[r]
+            for i in range(m):
+                row[i] = _rate_from_uniform(row[i], alpha, low, high)
+    else:
+        for i in range(m):
+            rates[0, i] = rng.random()
+            for r in range(1, 5):
+                rates[r, i] = _draw_rate(rng, alpha, beta, low, high)
     for i in range(m):
-        u00, u01, u10, u11, p, a1, b1, a2, b2 = _draw_base(rng, base)
+        u00, u01, u10, u11 = _um_from_xy(utility[0, i], utility[1, i])
         utility[0, i], utility[1, i], utility[2, i], utility[3, i] = u00, u01, u10, u11
-        rates[0, i], rates[1, i], rates[2, i], rates[3, i], rates[4, i] = p, a1, b1, a2, b2
+        p = p_low + (p_high - p_low) * rates[0, i]
+        rates[0, i] = p
+        a1, b1, a2, b2 = rates[1, i], rates[2, i], rates[3, i], rates[4, i]
         cells[0, i], cells[1, i], cells[2, i], cells[3, i] = _cells_from_pab(p, a1, b1)
         cells[4, i], cells[5, i], cells[6, i], cells[7, i] = _cells_from_pab(p, a2, b2)
         d_true[i] = _yield_difference(u00, u01, u10, u11, p, a1, b1, a2, b2)
@@ -267,6 +297,76 @@ def _metric_differences(code, fbeta_beta, cells, scratch, out):
 
 
 @jit
+def _truncated_workspace(sds):
+    """What :func:`_truncated_differences` needs for the sd grid ``sds``.
+
+    The sds are taken in the order ``order``: first those in (0, 1], which go through
+    :func:`mcrank.samplers._fill_truncated_columns` a few pairs at a time, then those equal
+    to 0 (no draw: U' = U), then those above 1, column by column with uniform proposals.
+    Per-sd results are kept in that order and put back in the caller's at the end.
+    """
+    active = np.nonzero((sds > 0.0) & (sds <= 1.0))[0]
+    order = np.concatenate((active, np.nonzero(sds == 0.0)[0], np.nonzero(sds > 1.0)[0]))
+    shift = 0
+    while (1 << shift) < active.size:
+        shift += 1
+    pairs = max(1, min(_BLOCK, _TRUNCATED_ITEMS // (4 << shift)))
+    size = (4 * pairs) << shift
+    pool = np.empty(2 * size)
+    return (
+        order,
+        active.size,
+        int((sds == 0.0).sum()),
+        shift,
+        pairs,
+        sds[order].copy(),
+        np.empty(4 * pairs),
+        np.empty(size),
+        pool,
+        np.full(1, pool.size, dtype=np.int64),
+        np.empty(size + 2, dtype=np.int64),
+        np.empty(size // 2, dtype=np.int64),
+        np.empty((pairs, sds.size)),
+    )
+
+
+@jit
+def _truncated_differences(rng, work, utility, rates, d_true, first, count, deviation_sum, deviation_squares):
+    """Steps 4-5 under ``truncated`` for pairs ``first .. first + count - 1`` of a block, at
+    every sd: ``d_s`` of pair ``first + q`` at the ``k``-th sd of the workspace's order into
+    ``work[-1][q, k]``; the sums of ``U' - U`` and of its squares added into the deviation
+    buffers (same order)."""
+    order, active, zero, shift, pairs, ordered_sds, means, v, pool, cursor, todo, columns, d_out = work
+    if active > 0:
+        for q in range(count):
+            i = first + q
+            # Columns (U00, U10) and (U11, U01): diagonal element first.
+            means[4 * q], means[4 * q + 1] = utility[0, i], utility[2, i]
+            means[4 * q + 2], means[4 * q + 3] = utility[3, i], utility[1, i]
+        _fill_truncated_columns(rng, means[: 4 * count], ordered_sds[:active], shift, v, pool, cursor, todo, columns)
+    for q in range(count):
+        i = first + q
+        u00, u01, u10, u11 = utility[0, i], utility[1, i], utility[2, i], utility[3, i]
+        p, a1, b1, a2, b2 = rates[0, i], rates[1, i], rates[2, i], rates[3, i], rates[4, i]
+        row = (4 * q) << shift
+        d = d_out[q]
+        for j in range(active):
+            v00 = v[row + j]
+            v10 = v[row + (1 << shift) + j]
+            v11 = v[row + (2 << shift) + j]
+            v01 = v[row + (3 << shift) + j]
+            d[j] = _yield_difference(v00, v01, v10, v11, p, a1, b1, a2, b2)
+            deviation_sum[j] += (v00 - u00) + (v01 - u01) + (v10 - u10) + (v11 - u11)
+            deviation_squares[j] += (v00 - u00) ** 2 + (v01 - u01) ** 2 + (v10 - u10) ** 2 + (v11 - u11) ** 2
+        for k in range(active, active + zero):
+            d[k] = d_true[i]
+        for k in range(active + zero, order.size):
+            d[k], total, squares = _truncated_perturbed_difference(rng, u00, u01, u10, u11, ordered_sds[k], p, a1, b1, a2, b2)
+            deviation_sum[k] += total
+            deviation_squares[k] += squares
+
+
+@jit
 def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_model, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares):
     """Run ``n`` samples and add their incorrect-ranking counts into the output buffers.
 
@@ -274,7 +374,12 @@ def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_m
     metric counts, do not depend on the sd grid or the error model.
     """
     utility, rates, cells, d_true, d_metric, scratch = _block_buffers()
-    normals = np.empty(sds.size)
+    spread, normals = np.empty(_BLOCK), np.empty(_BLOCK)
+    work = _truncated_workspace(sds)
+    order, pairs, d_perturbed = work[0], work[4], work[-1]
+    # Under ``truncated``: counts and deviation sums in the workspace's order of the sds.
+    incorrect_sd = np.zeros(sds.size, dtype=np.int64)
+    sum_sd, squares_sd = np.zeros(sds.size), np.zeros(sds.size)
     for start in range(0, n, _BLOCK):
         m = min(_BLOCK, n - start)
         _draw_block(rng, base, m, utility, rates, cells, d_true)
@@ -284,23 +389,28 @@ def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_m
             for i in range(m):
                 incorrect += not _ranked_correctly(d_true[i], d_metric[i])
             metric_incorrect[k] += incorrect
-        for i in range(m):
-            u00, u01, u10, u11 = utility[0, i], utility[1, i], utility[2, i], utility[3, i]
-            p, a1, b1, a2, b2 = rates[0, i], rates[1, i], rates[2, i], rates[3, i], rates[4, i]
-            if error_model == 0:
-                # Draw first, compare after: the comparison loop then vectorises.
-                for k in range(sds.size):
-                    normals[k] = rng_error.standard_normal()
-                spread = _gaussian_spread(p, a1, b1, a2, b2)
-                for k in range(sds.size):
-                    utility_incorrect[k] += not _ranked_correctly(d_true[i], d_true[i] + sds[k] * spread * normals[k])
-            else:
-                for k in range(sds.size):
-                    d_s, total, squares = _truncated_perturbed_difference(rng_error, u00, u01, u10, u11, sds[k], p, a1, b1, a2, b2)
-                    if not _ranked_correctly(d_true[i], d_s):
-                        utility_incorrect[k] += 1
-                    deviation_sum[k] += total
-                    deviation_squares[k] += squares
+        if error_model == 0:
+            _gaussian_spreads(rates, m, spread)
+            for k in range(sds.size):
+                # A block of normals per sd, drawn first: the comparison loop then vectorises.
+                for i in range(m):
+                    normals[i] = rng_error.standard_normal()
+                incorrect = 0
+                for i in range(m):
+                    incorrect += not _ranked_correctly(d_true[i], d_true[i] + sds[k] * spread[i] * normals[i])
+                utility_incorrect[k] += incorrect
+        else:
+            for first in range(0, m, pairs):
+                count = min(pairs, m - first)
+                _truncated_differences(rng_error, work, utility, rates, d_true, first, count, sum_sd, squares_sd)
+                for q in range(count):
+                    d = d_perturbed[q]
+                    for k in range(sds.size):
+                        incorrect_sd[k] += not _ranked_correctly(d_true[first + q], d[k])
+    for k in range(sds.size):
+        utility_incorrect[order[k]] += incorrect_sd[k]
+        deviation_sum[order[k]] += sum_sd[k]
+        deviation_squares[order[k]] += squares_sd[k]
 
 
 @jit
@@ -308,6 +418,10 @@ def _record_pairs(rng, rng_error, base, metric_codes, fbeta_beta, sds, error_mod
     """Run ``d_true_out.size`` samples of the same procedure, keeping every difference."""
     n = d_true_out.size
     utility, rates, cells, d_true, d_metric, scratch = _block_buffers()
+    spread = np.empty(_BLOCK)
+    work = _truncated_workspace(sds)
+    order, pairs, d_perturbed = work[0], work[4], work[-1]
+    deviation_sum, deviation_squares = np.zeros(sds.size), np.zeros(sds.size)
     for start in range(0, n, _BLOCK):
         m = min(_BLOCK, n - start)
         _draw_block(rng, base, m, utility, rates, cells, d_true)
@@ -315,15 +429,18 @@ def _record_pairs(rng, rng_error, base, metric_codes, fbeta_beta, sds, error_mod
         for k in range(metric_codes.size):
             _metric_differences(metric_codes[k], fbeta_beta, cells, scratch, d_metric)
             d_metric_out[k, start : start + m] = d_metric[:m]
-        for i in range(m):
-            u00, u01, u10, u11 = utility[0, i], utility[1, i], utility[2, i], utility[3, i]
-            p, a1, b1, a2, b2 = rates[0, i], rates[1, i], rates[2, i], rates[3, i], rates[4, i]
-            spread = _gaussian_spread(p, a1, b1, a2, b2)
+        if error_model == 0:
+            _gaussian_spreads(rates, m, spread)
             for k in range(sds.size):
-                if error_model == 0:
-                    d_utility_out[k, start + i] = d_true[i] + sds[k] * spread * rng_error.standard_normal()
-                else:
-                    d_utility_out[k, start + i] = _truncated_perturbed_difference(rng_error, u00, u01, u10, u11, sds[k], p, a1, b1, a2, b2)[0]
+                for i in range(m):
+                    d_utility_out[k, start + i] = d_true[i] + sds[k] * spread[i] * rng_error.standard_normal()
+        else:
+            for first in range(0, m, pairs):
+                count = min(pairs, m - first)
+                _truncated_differences(rng_error, work, utility, rates, d_true, first, count, deviation_sum, deviation_squares)
+                for q in range(count):
+                    for k in range(sds.size):
+                        d_utility_out[order[k], start + first + q] = d_perturbed[q, k]
 
 
 # --- the public API ----------------------------------------------------------------------------

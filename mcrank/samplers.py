@@ -1,9 +1,12 @@
 """Samplers of the Monte Carlo study (paper §4.2, ``SPEC.md`` steps 1-4).
 
-Each sampler is a private jitted kernel that draws *one* value from a numpy
-:class:`~numpy.random.Generator` passed in, so that the engine can fuse them into one loop,
+Each sampler is a private jitted kernel that draws from a numpy
+:class:`~numpy.random.Generator` passed in, so that the engine can fuse them into its loops,
 and a thin public wrapper that validates its arguments, owns the Generator (resolved by
-:func:`mcrank._rng.resolve_rng`) and fills an array.
+:func:`mcrank._rng.resolve_rng`) and fills an array. Samplers that reject draw in rounds
+over many values at once (:func:`_fill_hexagon`, :func:`_fill_truncated_columns`): a
+rejection loop per value mispredicts a branch at most rejections, and the engine's speed is
+measured against the cost of the draws alone.
 
 - True utility matrices: (x, y) uniform on the hexagon of eq. (12), or gaussian with mean
   (0, 0) truncated to the hexagon by rejection (fig. 4).
@@ -44,47 +47,30 @@ ERROR_MODELS = {"gaussian": 0, "truncated": 1}
 
 
 @jit
-def _draw_gaussian_xy(rng, sd):
-    """(x, y) with independent N(0, sd^2) coordinates; one call per rejection try."""
-    return sd * rng.standard_normal(), sd * rng.standard_normal()
-
-
-@jit
-def _draw_true_um_xy(rng, distribution, sd):
-    """One point (x, y) of the hexagon: uniform (code 0) or truncated gaussian (code 1).
-
-    The gaussian draw is a function of its own: written inline, the branch not taken
-    still slowed the uniform path by about half (measured in ``scripts/bench.py``).
-    """
-    while True:
-        if distribution == 0:
-            # Rejection from the square [-1, 1]^2: the hexagon covers 3/4 of it.
-            x = 2.0 * rng.random() - 1.0
-            y = 2.0 * rng.random() - 1.0
-        else:
-            x, y = _draw_gaussian_xy(rng, sd)
-        if _in_hexagon(x, y):
-            return x, y
-
-
-@jit
 def _draw_beta(rng, alpha, beta):
     """One Beta(alpha, beta) variate. A function of its own: inlined into
     :func:`_draw_rate`, numba's Beta sampler made the paper's sqrt(V) path twice as slow."""
     return rng.beta(alpha, beta)
 
 
+@jit(inline="always")
+def _rate_from_uniform(uniform, alpha, low, high):
+    """A rate ``low + (high - low) * Beta(alpha, 1)`` from one uniform, by the inverse CDF
+    ``x**alpha``; for the paper's Beta(2, 1) that is ``sqrt(V)``, cheaper than a power."""
+    fraction = math.sqrt(uniform) if alpha == 2.0 else uniform ** (1.0 / alpha)
+    return low + (high - low) * fraction
+
+
 @jit
 def _draw_rate(rng, alpha, beta, low, high):
-    """One TPR or TNR: ``low + (high - low) * Beta(alpha, beta)``."""
+    """One TPR or TNR: ``low + (high - low) * Beta(alpha, beta)``.
+
+    With ``beta == 1`` one uniform through :func:`_rate_from_uniform` instead of two gamma
+    draws.
+    """
     if beta == 1.0:
-        # Inverse CDF of Beta(alpha, 1), x**alpha: one uniform instead of two gamma draws;
-        # for the paper's Beta(2, 1) that is sqrt(V), cheaper than a general power.
-        uniform = rng.random()
-        fraction = math.sqrt(uniform) if alpha == 2.0 else uniform ** (1.0 / alpha)
-    else:
-        fraction = _draw_beta(rng, alpha, beta)
-    return low + (high - low) * fraction
+        return _rate_from_uniform(rng.random(), alpha, low, high)
+    return low + (high - low) * _draw_beta(rng, alpha, beta)
 
 
 @jit(inline="always")
@@ -135,6 +121,138 @@ def _draw_ordered_column(rng, diagonal, off_diagonal, sd):
             return upper, lower
 
 
+@jit
+def _fill_truncated_columns(rng, means, sds, shift, v, pool, cursor, todo, columns):
+    """The ``truncated`` perturbation of many binary columns at many sds at once.
+
+    Parameters
+    ----------
+    means : ndarray, shape (2 * c,)
+        Row ``2 i`` is the diagonal element of column ``i``, row ``2 i + 1`` its off-diagonal
+        element: each in [0, 1], the off-diagonal one not above the diagonal one.
+    sds : ndarray, shape (a,)
+        Error sds, each in (0, 1].
+    shift : int
+        ``2**shift >= a``: element ``r`` at sd ``j`` is ``v[(r << shift) | j]``.
+    v : ndarray, shape (2 * c << shift,)
+        Output.
+    pool, cursor : ndarray (float, shape at least 4 * c << shift), ndarray (int, shape (1,))
+        Standard normals drawn ahead, and the index of the first unused one: see
+        :func:`_take_normals`. Start with ``cursor[0] = pool.size``.
+    todo, columns : ndarray of int, shapes ((2 * c << shift) + 2,) and (c << shift,)
+        Work space.
+
+    Notes
+    -----
+    The same distribution as :func:`_draw_ordered_column` on every (column, sd), and so as
+    plain rejection of the whole matrix: each element is proposed from N(mean, sd^2) (a
+    half-normal on a bound, exact by symmetry) until it lies in [0, 1], and a column is
+    proposed afresh, both elements, until it is ordered. Rather than one element at a time,
+    each round draws one proposal for every element still pending, then keeps the accepted
+    ones and lists the rest without a branch. Which element a variate goes to depends only
+    on earlier variates, so every element still sees its own independent sequence of
+    proposals: the result is exact. The rounds cost the draws and a few operations each,
+    where a rejection loop per element mispredicts a branch at most rejections.
+    """
+    a = sds.size
+    low_bits = (1 << shift) - 1
+    # First round, a column at a time: a proposal for each of its two elements at every sd
+    # (loops over the sds that vectorise), then a pass that lists the columns not accepted
+    # at once (one store each), then a pass over those that lists their pending elements:
+    # those out of [0, 1], or both if the column is in range but out of order.
+    checking = 0
+    for column in range(means.size // 2):
+        upper = (2 * column) << shift
+        lower = upper + (1 << shift)
+        first = _take_normals(rng, pool, cursor, 2 * a)
+        _first_proposals(means[2 * column], sds, pool[first : first + a], v[upper : upper + a])
+        _first_proposals(means[2 * column + 1], sds, pool[first + a : first + 2 * a], v[lower : lower + a])
+        for j in range(a):
+            high, low = v[upper + j], v[lower + j]
+            columns[checking] = (column << shift) | j
+            checking += not ((0.0 <= low) & (low <= high) & (high <= 1.0))
+    pending = 0
+    for t in range(checking):
+        column = columns[t]
+        upper = ((column >> shift) << (shift + 1)) | (column & low_bits)
+        lower = upper + (1 << shift)
+        high, low = v[upper], v[lower]
+        high_in = (0.0 <= high) & (high <= 1.0)
+        low_in = (0.0 <= low) & (low <= 1.0)
+        todo[pending] = upper
+        pending += not high_in
+        todo[pending] = lower
+        pending += not low_in
+        disordered = high_in & low_in & (low > high)
+        todo[pending] = upper
+        todo[pending + 1] = lower
+        pending += 2 * disordered
+    while checking > 0:
+        while pending > 0:
+            first = _take_normals(rng, pool, cursor, pending)
+            left = 0
+            for t in range(pending):
+                index = todo[t]
+                mean = means[index >> shift]
+                step = sds[index & low_bits] * pool[first + t]
+                # Selects, not branches: which case an element is in is data-dependent.
+                folded = 1.0 - abs(step) if mean == 1.0 else abs(step)
+                value = folded if (mean == 0.0) | (mean == 1.0) else mean + step
+                v[index] = value
+                todo[left] = index
+                left += not ((0.0 <= value) & (value <= 1.0))
+            pending = left
+        # Every listed column has its elements in range now: those still out of order are
+        # redrawn whole, and checked again.
+        left = 0
+        for t in range(checking):
+            column = columns[t]
+            upper = ((column >> shift) << (shift + 1)) | (column & low_bits)
+            lower = upper + (1 << shift)
+            columns[left] = column
+            todo[pending] = upper
+            todo[pending + 1] = lower
+            disordered = v[lower] > v[upper]
+            left += disordered
+            pending += 2 * disordered
+        checking = left
+
+
+@jit(inline="always")
+def _take_normals(rng, pool, cursor, count):
+    """Where ``count`` unused standard normals start in ``pool`` (``count <= pool.size``).
+
+    The pool is refilled, unused normals first, in one loop that only draws: a draw costs
+    a third more in the short loops of the rejection rounds (measured). The variates are
+    used once each, in the order drawn.
+    """
+    start = cursor[0]
+    if start + count > pool.size:
+        unused = pool.size - start
+        for t in range(unused):
+            pool[t] = pool[start + t]
+        for t in range(unused, pool.size):
+            pool[t] = rng.standard_normal()
+        start = 0
+    cursor[0] = start + count
+    return start
+
+
+@jit(inline="always")
+def _first_proposals(mean, sds, z, out):
+    """``out[j]``: the first proposal for an element with mean ``mean`` at sd ``sds[j]``, from
+    the standard normal ``z[j]``; a half-normal on a bound."""
+    if mean == 0.0:
+        for j in range(sds.size):
+            out[j] = sds[j] * abs(z[j])
+    elif mean == 1.0:
+        for j in range(sds.size):
+            out[j] = 1.0 - sds[j] * abs(z[j])
+    else:
+        for j in range(sds.size):
+            out[j] = mean + sds[j] * z[j]
+
+
 @jit(inline="always")
 def _perturb_into(rng, utility, sd, error_model, out):
     """Fill ``out`` with one perturbed copy of the square matrix ``utility`` (code 0 or 1).
@@ -164,9 +282,48 @@ def _perturb_into(rng, utility, sd, error_model, out):
 
 
 @jit
+def _fill_hexagon(rng, distribution, sd, n, x, y):
+    """Fill ``x[:n]``, ``y[:n]`` with points of the hexagon: uniform (code 0) or gaussian
+    (code 1).
+
+    Uniform, without rejection: the hexagon is three rhombi of area 1 meeting at the
+    origin, spanned by pairs of the vectors (1, 0), (0, 1) and (-1, -1) (it is a cube seen
+    along its diagonal). One uniform ``u`` picks the rhombus, ``floor(3 u)``, and gives the
+    first coordinate in it, ``3 u - floor(3 u)``; a second uniform gives the other. Two
+    uniforms per point, no branch.
+
+    Gaussian, by rejection in rounds: each round proposes a point for every slot still
+    empty, then keeps those inside, moving them to the front of the empty slots without a
+    branch. The points kept are independent draws of the truncated distribution, in the
+    order drawn; rounds avoid the mispredicted branch per point of a one-point-at-a-time
+    rejection loop.
+    """
+    if distribution == 0:
+        for i in range(n):
+            x[i] = rng.random()
+            y[i] = rng.random()
+        for i in range(n):
+            scaled = 3.0 * x[i]
+            rhombus = math.floor(scaled)
+            s, t = scaled - rhombus, y[i]
+            # Rhombus 0: s (1, 0) + t (0, 1); 1: s (0, 1) + t (-1, -1); 2: s (-1, -1) + t (1, 0).
+            x[i] = s if rhombus == 0.0 else (-t if rhombus == 1.0 else t - s)
+            y[i] = t if rhombus == 0.0 else (s - t if rhombus == 1.0 else -s)
+        return
+    filled = 0
+    while filled < n:
+        for i in range(filled, n):
+            x[i] = sd * rng.standard_normal()
+            y[i] = sd * rng.standard_normal()
+        for i in range(filled, n):
+            xi, yi = x[i], y[i]
+            x[filled], y[filled] = xi, yi
+            filled += _in_hexagon(xi, yi)
+
+
+@jit
 def _fill_true_um_xy(rng, distribution, sd, x, y):
-    for k in range(x.size):
-        x[k], y[k] = _draw_true_um_xy(rng, distribution, sd)
+    _fill_hexagon(rng, distribution, sd, x.size, x, y)
 
 
 @jit

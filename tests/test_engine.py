@@ -354,7 +354,9 @@ def test_counting_and_recording_kernels_agree_exactly(error, size):
     same streams count the same pairs, whatever the size relative to the block."""
     from mcrank.engine import _count_chunk, _kernel_arguments, _record_pairs, ranked_correctly
 
-    config = StudyConfig(sds=(0.0, 0.05, 0.3), error=error, metrics=("accuracy", "f1", "mcc", "fbeta"), fbeta_beta=2.0).validated()
+    # An sd above 1 (the column-by-column sampler) and sd 0 between the others: the kernels
+    # take the sds in their own order and must give the counts back in the caller's.
+    config = StudyConfig(sds=(0.3, 0.0, 1.5, 0.05), error=error, metrics=("accuracy", "f1", "mcc", "fbeta"), fbeta_beta=2.0).validated()
     base, codes, beta, sds, model = _kernel_arguments(config)
     counts = [np.zeros(codes.size, dtype=np.int64), np.zeros(sds.size, dtype=np.int64), np.zeros(sds.size), np.zeros(sds.size)]
     _count_chunk(np.random.default_rng(5), np.random.default_rng(6), size, base, codes, beta, sds, model, *counts)
@@ -362,4 +364,23 @@ def test_counting_and_recording_kernels_agree_exactly(error, size):
     _record_pairs(np.random.default_rng(5), np.random.default_rng(6), base, codes, beta, sds, model, d_true, d_metric, d_utility)
     assert counts[0].tolist() == [int(np.sum(~ranked_correctly(d_true, d))) for d in d_metric]
     assert counts[1].tolist() == [int(np.sum(~ranked_correctly(d_true, d))) for d in d_utility]
-    assert counts[1][0] == 0
+    assert counts[1][1] == 0
+    np.testing.assert_array_equal(d_utility[1], d_true)
+    if error == "truncated":
+        assert counts[2][1] == 0 and counts[3][1] == 0  # no deviation at sd 0
+
+
+def test_truncated_engine_agrees_with_oracle_on_an_unsorted_grid_with_a_large_sd():
+    """Each sd of an unsorted grid, one of them above 1, is reported at its own position:
+    counts and realised sds within 4 combined standard errors of the oracle's."""
+    sds = (1.5, 0.0, 0.3)
+    settings = dict(true_um="uniform", error="truncated", sds=sds, metrics=("accuracy",))
+    engine = run_study(samples=100_000, seed=103, **settings)
+    oracle = run_oracle(20_000, rng=np.random.default_rng(204), **settings)
+    for k, s in enumerate(sds):
+        _assert_within_4_combined_se(
+            f"utility at sd={s}", int(engine.utility_incorrect[k]), 100_000, int(oracle.utility_incorrect[k]), 20_000
+        )
+    combined_se = oracle.realised_sd_se * math.sqrt(1 + 20_000 / 100_000)
+    assert np.all(np.abs(engine.realised_sd - oracle.realised_sd) <= 4 * combined_se), (engine.realised_sd, oracle.realised_sd)
+    assert engine.realised_sd[1] == 0.0 and engine.utility_incorrect[1] == 0

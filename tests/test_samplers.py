@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from mcrank.samplers import _draw_truncated_normal_01, perturb_um, sample_class_proportion, sample_rates, sample_true_um_xy
+from mcrank.samplers import _draw_truncated_normal_01, _fill_truncated_columns, perturb_um, sample_class_proportion, sample_rates, sample_true_um_xy
 from mcrank.utility_space import um_from_xy
 
 N = 200_000
@@ -216,26 +216,77 @@ def _assert_admissible(perturbed):
     assert np.all(perturbed[:, 1, 1] >= perturbed[:, 0, 1])
 
 
+def _assert_same_distribution(sample, reference, what):
+    """Every element, and the gap within each column, by two-sample KS tests."""
+    for i in range(2):
+        for j in range(2):
+            result = stats.ks_2samp(sample[:, i, j], reference[:, i, j])
+            assert result.pvalue > P_MIN, (what, (i, j), result)
+    for j in range(2):
+        gap_sample = sample[:, j, j] - sample[:, 1 - j, j]
+        gap_reference = reference[:, j, j] - reference[:, 1 - j, j]
+        assert stats.ks_2samp(gap_sample, gap_reference).pvalue > P_MIN, (what, j)
+
+
 @pytest.mark.parametrize("sd", [0.05, 0.2, 0.5, 1.5])
 @pytest.mark.parametrize("um_name", list(PERTURBED_UMS))
 def test_truncated_perturbation_is_plain_rejection(um_name, sd):
-    """The engine's exact sampler (element-wise truncated normals, column rejection; a uniform
-    proposal for sd > 1) against the definition, on every element by a two-sample KS test."""
+    """``perturb_um``'s exact sampler, one matrix at a time (element-wise truncated normals,
+    column rejection; a uniform proposal for sd > 1, as the engine also uses there) against
+    the definition, by two-sample KS tests."""
     # Plain rejection accepts about one proposal in 1000 at sd = 1.5: fewer draws there.
     n = 20_000 if sd < 1 else 8_000
     utility = PERTURBED_UMS[um_name]
     perturbed = perturb_um(utility, sd, error="truncated", size=n, rng=10)
     _assert_admissible(perturbed)
     reference = _plain_rejection(utility, sd, n, np.random.default_rng(11))
-    for i in range(2):
-        for j in range(2):
-            result = stats.ks_2samp(perturbed[:, i, j], reference[:, i, j])
-            assert result.pvalue > P_MIN, ((i, j), result)
-    # The dependence within a column (the ordering constraint) must match too.
-    for j in range(2):
-        gap_sample = perturbed[:, j, j] - perturbed[:, 1 - j, j]
-        gap_reference = reference[:, j, j] - reference[:, 1 - j, j]
-        assert stats.ks_2samp(gap_sample, gap_reference).pvalue > P_MIN, j
+    # Every element, and the dependence within a column (the ordering constraint).
+    _assert_same_distribution(perturbed, reference, sd)
+
+
+def _engine_truncated_sweep(utility, sds, pairs, calls, seed):
+    """The engine's sampler of ``truncated`` perturbations (many pairs x many sds per call,
+    the workspace laid out as in ``mcrank.engine._truncated_workspace``), all pairs with
+    the same true matrix: perturbed matrices of shape (calls * pairs, len(sds), 2, 2)."""
+    a = len(sds)
+    shift = max(a - 1, 0).bit_length()
+    size = (4 * pairs) << shift
+    # Columns (U00, U10) and (U11, U01), diagonal element first, for every pair.
+    means = np.tile([utility[0, 0], utility[1, 0], utility[1, 1], utility[0, 1]], pairs)
+    v = np.empty(size)
+    pool, cursor = np.empty(2 * size), np.array([2 * size])
+    todo, columns = np.empty(size + 2, dtype=np.int64), np.empty(size // 2, dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    sweep = np.asarray(sds, dtype=float)
+    out = np.empty((calls, pairs, a, 2, 2))
+    for call in range(calls):
+        _fill_truncated_columns(rng, means, sweep, shift, v, pool, cursor, todo, columns)
+        elements = v.reshape(pairs, 4, 1 << shift)[:, :, :a]
+        out[call, :, :, 0, 0], out[call, :, :, 1, 0] = elements[:, 0], elements[:, 1]
+        out[call, :, :, 1, 1], out[call, :, :, 0, 1] = elements[:, 2], elements[:, 3]
+    return out.reshape(calls * pairs, a, 2, 2)
+
+
+@pytest.mark.parametrize("um_name", list(PERTURBED_UMS))
+def test_engine_truncated_sweep_is_plain_rejection(um_name):
+    """The sampler the engine runs over an sd grid, in rounds over many pairs and sds, against
+    the definition of the model, at each sd of a grid with a width (5) that is not a power of
+    two. Each sd's perturbations are also independent of the other sds' (pairs reuse no
+    variate): their correlation across sds is zero within 4 standard errors."""
+    utility = PERTURBED_UMS[um_name]
+    sds = (0.05, 0.2, 0.5, 1.0, 0.2)
+    sample = _engine_truncated_sweep(utility, sds, pairs=40, calls=300, seed=21)
+    n = sample.shape[0]
+    _assert_admissible(sample.reshape(-1, 2, 2))
+    for k, sd in enumerate(sds[:4]):
+        reference = _plain_rejection(utility, sd, n, np.random.default_rng(22 + k))
+        _assert_same_distribution(sample[:, k], reference, sd)
+    # Same sd twice in the grid: two independent draws of the same distribution.
+    _assert_same_distribution(sample[:, 1], sample[:, 4], "sd 0.2 twice")
+    for i, j in ((0, 0), (0, 1), (1, 0), (1, 1)):
+        first, second = sample[:, 1, i, j], sample[:, 4, i, j]
+        if np.std(first) > 0:
+            assert abs(np.corrcoef(first, second)[0, 1]) < 4 / math.sqrt(n), (i, j)
 
 
 @numba.njit
