@@ -195,9 +195,7 @@ def _fill_truncated_columns(rng, means, sds, shift, v, pool, cursor, todo, colum
                 index = todo[t]
                 mean = means[index >> shift]
                 step = sds[index & low_bits] * pool[first + t]
-                # Selects, not branches: which case an element is in is data-dependent.
-                folded = 1.0 - abs(step) if mean == 1.0 else abs(step)
-                value = folded if (mean == 0.0) | (mean == 1.0) else mean + step
+                value = _proposal(mean, step)
                 v[index] = value
                 todo[left] = index
                 left += not ((0.0 <= value) & (value <= 1.0))
@@ -236,6 +234,15 @@ def _take_normals(rng, pool, cursor, count):
         start = 0
     cursor[0] = start + count
     return start
+
+
+@jit(inline="always")
+def _proposal(mean, step):
+    """``mean + step``, or ``|step|`` for a mean of 0, or ``1 - |step|`` for a mean of 1
+    (the half-normal proposal on a bound). Written as selects, not branches: which case an
+    element is in is data-dependent."""
+    folded = 1.0 - abs(step) if mean == 1.0 else abs(step)
+    return folded if (mean == 0.0) | (mean == 1.0) else mean + step
 
 
 @jit(inline="always")
