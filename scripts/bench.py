@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import sys
@@ -120,12 +121,23 @@ def load_average() -> list[float]:
 
 def best_time(function, repeat: int) -> float:
     """The smallest wall time of ``repeat`` calls: the least disturbed by other processes."""
-    times = []
+    return best_times([function], repeat)[0]
+
+
+def best_times(functions, repeat: int) -> list[float]:
+    """The smallest wall time of each function over ``repeat`` rounds that call them in turn.
+
+    Alternating matters for ratios: on a shared virtual machine the speed of the same loop
+    drifts by tens of percent within a minute, and timing the two sides of a ratio at
+    different moments would measure the drift.
+    """
+    best = [math.inf] * len(functions)
     for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        for k, function in enumerate(functions):
+            start = time.perf_counter()
+            function()
+            best[k] = min(best[k], time.perf_counter() - start)
+    return best
 
 
 def _lcg_distance(state: int, target: int, multiplier: int, increment: int) -> int:
@@ -208,13 +220,10 @@ def variates_per_pair(config: StudyConfig, pairs: int, per_normal: float) -> tup
     return class_proportion_and_rates, hexagon / per_normal + error_normals
 
 
-def floor_time(counts: list[tuple[int, float, float]], repeat: int) -> float:
-    """Wall time of the floor loop for [(pairs, uniforms per pair, normals per pair), ...]."""
-    def draw():
-        for pairs, uniforms, normals in counts:
-            _random_number_floor(np.random.default_rng(3), round(pairs * uniforms), round(pairs * normals))
-
-    return best_time(draw, repeat)
+def draw_floor(counts: list[tuple[int, float, float]]) -> None:
+    """The floor loop for [(pairs, uniforms per pair, normals per pair), ...]."""
+    for pairs, uniforms, normals in counts:
+        _random_number_floor(np.random.default_rng(3), round(pairs * uniforms), round(pairs * normals))
 
 
 # --- the measurements --------------------------------------------------------------------------
@@ -243,43 +252,7 @@ def measure(samples: int, jobs: int, repeat: int, oracle_samples: int, count_sam
     run_oracle(1000, rng=np.random.default_rng(0), error="truncated")
     results["warm_up_s"] = time.perf_counter() - start
 
-    single = dict(true_um="uniform", error="gaussian", sds=(0.1,), metrics=PAPER_METRICS)
-    results["single"] = {
-        j: best_time(lambda j=j: study(samples, jobs=j, **single), repeat) for j in job_counts
-    }
-
-    results["sweep"] = {}
-    for error in ERRORS:
-        results["sweep"][error] = {
-            j: best_time(
-                lambda j=j, error=error: [study(samples, jobs=j, true_um=t, error=error, sds=SWEEP_SDS) for t in TRUE_UMS],
-                repeat,
-            )
-            for j in job_counts
-        }
-
-    results["oracle"] = {}
-    for error in ERRORS:
-        setting = {**single, "error": error}
-        oracle = best_time(lambda setting=setting: run_oracle(oracle_samples, rng=np.random.default_rng(4), **setting), repeat)
-        engine = {j: best_time(lambda j=j, setting=setting: study(oracle_samples, jobs=j, **setting), repeat) for j in job_counts}
-        results["oracle"][error] = {"oracle": oracle, "engine": engine}
-
-    # The sweep on the same work too (uniform true UMs, fewer pairs: the oracle's plain
-    # rejection is slow at large sd), single-threaded on both sides.
-    sweep_samples = results["oracle_sweep_samples"]
-    for error in ERRORS:
-        setting = dict(true_um="uniform", error=error, sds=SWEEP_SDS, metrics=PAPER_METRICS)
-        oracle = best_time(lambda setting=setting: run_oracle(sweep_samples, rng=np.random.default_rng(5), **setting), repeat)
-        engine = best_time(lambda setting=setting: study(sweep_samples, jobs=1, **setting), repeat)
-        results["oracle"][f"sweep_{error}"] = {"oracle": oracle, "engine": {1: engine}}
-        if jobs != 1:
-            # All cores need more pairs than one chunk to have work to share: time the engine
-            # on ``samples`` pairs and compare per pair.
-            results["oracle"][f"sweep_{error}"]["engine_all_cores"] = best_time(
-                lambda setting=setting: study(samples, jobs=jobs, **setting), repeat
-            )
-
+    # The variates each setting draws, for the floor.
     per_normal = outputs_per_normal(max(count_samples, 10**5))
     results["outputs_per_normal"] = per_normal
     counts = {}
@@ -290,14 +263,60 @@ def measure(samples: int, jobs: int, repeat: int, oracle_samples: int, count_sam
                 counts[f"{name}/{true_um}/{error}"] = variates_per_pair(config, count_samples, per_normal)
     results["variates_per_pair"] = {key: {"uniforms": u, "normals": z} for key, (u, z) in counts.items()}
 
-    single_counts = [(samples, *counts["single/uniform/gaussian"])]
-    results["floor"] = {"single": {"floor": floor_time(single_counts, repeat), "engine": results["single"][1]}}
+    # Single-threaded engine and its floor in alternation; then the engine on all cores.
+    single = dict(true_um="uniform", error="gaussian", sds=(0.1,), metrics=PAPER_METRICS)
+    engine, floor = best_times(
+        [lambda: study(samples, jobs=1, **single), lambda: draw_floor([(samples, *counts["single/uniform/gaussian"])])],
+        repeat,
+    )
+    results["single"] = {1: engine}
+    results["floor"] = {"single": {"floor": floor, "engine": engine}}
+    results["sweep"] = {}
     for error in ERRORS:
+        def sweep(j, error=error):
+            for t in TRUE_UMS:
+                study(samples, jobs=j, true_um=t, error=error, sds=SWEEP_SDS)
+
         sweep_counts = [(samples, *counts[f"sweep/{t}/{error}"]) for t in TRUE_UMS]
-        results["floor"][f"sweep_{error}"] = {
-            "floor": floor_time(sweep_counts, repeat),
-            "engine": results["sweep"][error][1],
-        }
+        engine, floor = best_times([lambda: sweep(1), lambda: draw_floor(sweep_counts)], repeat)
+        results["sweep"][error] = {1: engine}
+        results["floor"][f"sweep_{error}"] = {"floor": floor, "engine": engine}
+    if jobs != 1:
+        results["single"][jobs] = best_time(lambda: study(samples, jobs=jobs, **single), repeat)
+        for error in ERRORS:
+            results["sweep"][error][jobs] = best_time(
+                lambda error=error: [study(samples, jobs=jobs, true_um=t, error=error, sds=SWEEP_SDS) for t in TRUE_UMS],
+                repeat,
+            )
+
+    results["oracle"] = {}
+    for error in ERRORS:
+        setting = {**single, "error": error}
+        oracle, *engine = best_times(
+            [lambda setting=setting: run_oracle(oracle_samples, rng=np.random.default_rng(4), **setting)]
+            + [lambda j=j, setting=setting: study(oracle_samples, jobs=j, **setting) for j in job_counts],
+            repeat,
+        )
+        results["oracle"][error] = {"oracle": oracle, "engine": dict(zip(job_counts, engine))}
+
+    # The sweep on the same work too (uniform true UMs, fewer pairs: the oracle's plain
+    # rejection is slow at large sd), single-threaded on both sides.
+    sweep_samples = results["oracle_sweep_samples"]
+    for error in ERRORS:
+        setting = dict(true_um="uniform", error=error, sds=SWEEP_SDS, metrics=PAPER_METRICS)
+        sides = [
+            lambda setting=setting: run_oracle(sweep_samples, rng=np.random.default_rng(5), **setting),
+            lambda setting=setting: study(sweep_samples, jobs=1, **setting),
+        ]
+        if jobs != 1:
+            # All cores need more pairs than one chunk to have work to share: time the engine
+            # on ``samples`` pairs and compare per pair.
+            sides.append(lambda setting=setting: study(samples, jobs=jobs, **setting))
+        oracle, engine, *all_cores = best_times(sides, repeat)
+        results["oracle"][f"sweep_{error}"] = {"oracle": oracle, "engine": {1: engine}}
+        if all_cores:
+            results["oracle"][f"sweep_{error}"]["engine_all_cores"] = all_cores[0]
+
     return results
 
 
