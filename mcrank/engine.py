@@ -324,8 +324,8 @@ def _truncated_workspace(sds):
         np.empty(size),
         pool,
         np.full(1, pool.size, dtype=np.int64),
-        np.empty(size + 2, dtype=np.int64),
-        np.empty(size // 2, dtype=np.int64),
+        np.empty(size + 2, dtype=np.uint64),
+        np.empty(size // 2, dtype=np.uint64),
         np.empty((pairs, sds.size)),
     )
 
@@ -348,13 +348,14 @@ def _truncated_differences(rng, work, utility, rates, d_true, first, count, devi
         i = first + q
         u00, u01, u10, u11 = utility[0, i], utility[1, i], utility[2, i], utility[3, i]
         p, a1, b1, a2, b2 = rates[0, i], rates[1, i], rates[2, i], rates[3, i], rates[4, i]
+        # Row views, indexed from 0: no negative-index check in the loop, which vectorises.
         row = (4 * q) << shift
+        stride = 1 << shift
+        r00, r10 = v[row : row + active], v[row + stride : row + stride + active]
+        r11, r01 = v[row + 2 * stride : row + 2 * stride + active], v[row + 3 * stride : row + 3 * stride + active]
         d = d_out[q]
         for j in range(active):
-            v00 = v[row + j]
-            v10 = v[row + (1 << shift) + j]
-            v11 = v[row + (2 << shift) + j]
-            v01 = v[row + (3 << shift) + j]
+            v00, v10, v11, v01 = r00[j], r10[j], r11[j], r01[j]
             d[j] = _yield_difference(v00, v01, v10, v11, p, a1, b1, a2, b2)
             deviation_sum[j] += (v00 - u00) + (v01 - u01) + (v10 - u10) + (v11 - u11)
             deviation_squares[j] += (v00 - u00) ** 2 + (v01 - u01) ** 2 + (v10 - u10) ** 2 + (v11 - u11) ** 2

@@ -139,7 +139,7 @@ def _fill_truncated_columns(rng, means, sds, shift, v, pool, cursor, todo, colum
     pool, cursor : ndarray (float, shape at least 4 * c << shift), ndarray (int, shape (1,))
         Standard normals drawn ahead, and the index of the first unused one: see
         :func:`_take_normals`. Start with ``cursor[0] = pool.size``.
-    todo, columns : ndarray of int, shapes ((2 * c << shift) + 2,) and (c << shift,)
+    todo, columns : ndarray of uint64, shapes ((2 * c << shift) + 2,) and (c << shift,)
         Work space.
 
     Notes
@@ -155,7 +155,11 @@ def _fill_truncated_columns(rng, means, sds, shift, v, pool, cursor, todo, colum
     where a rejection loop per element mispredicts a branch at most rejections.
     """
     a = sds.size
-    low_bits = (1 << shift) - 1
+    # Element and column numbers are unsigned: numba then indexes without its check for
+    # negative indices, which cost a tenth of a round.
+    one = np.uint64(1)
+    bits = np.uint64(shift)
+    low_bits = (one << bits) - one
     # First round, a column at a time: a proposal for each of its two elements at every sd
     # (loops over the sds that vectorise), then a pass that lists the columns not accepted
     # at once (one store each), then a pass over those that lists their pending elements:
@@ -165,17 +169,17 @@ def _fill_truncated_columns(rng, means, sds, shift, v, pool, cursor, todo, colum
         upper = (2 * column) << shift
         lower = upper + (1 << shift)
         first = _take_normals(rng, pool, cursor, 2 * a)
-        _first_proposals(means[2 * column], sds, pool[first : first + a], v[upper : upper + a])
-        _first_proposals(means[2 * column + 1], sds, pool[first + a : first + 2 * a], v[lower : lower + a])
+        high_row, low_row = v[upper : upper + a], v[lower : lower + a]
+        _first_proposals(means[2 * column], sds, pool[first : first + a], high_row)
+        _first_proposals(means[2 * column + 1], sds, pool[first + a : first + 2 * a], low_row)
+        label = np.uint64(column) << bits
         for j in range(a):
-            high, low = v[upper + j], v[lower + j]
-            columns[checking] = (column << shift) | j
+            high, low = high_row[j], low_row[j]
+            columns[checking] = label | np.uint64(j)
             checking += not ((0.0 <= low) & (low <= high) & (high <= 1.0))
     pending = 0
     for t in range(checking):
-        column = columns[t]
-        upper = ((column >> shift) << (shift + 1)) | (column & low_bits)
-        lower = upper + (1 << shift)
+        upper, lower = _column_elements(columns[t], bits, low_bits)
         high, low = v[upper], v[lower]
         high_in = (0.0 <= high) & (high <= 1.0)
         low_in = (0.0 <= low) & (low <= 1.0)
@@ -190,12 +194,11 @@ def _fill_truncated_columns(rng, means, sds, shift, v, pool, cursor, todo, colum
     while checking > 0:
         while pending > 0:
             first = _take_normals(rng, pool, cursor, pending)
+            normals = pool[first : first + pending]
             left = 0
             for t in range(pending):
                 index = todo[t]
-                mean = means[index >> shift]
-                step = sds[index & low_bits] * pool[first + t]
-                value = _proposal(mean, step)
+                value = _proposal(means[index >> bits], sds[index & low_bits] * normals[t])
                 v[index] = value
                 todo[left] = index
                 left += not ((0.0 <= value) & (value <= 1.0))
@@ -205,8 +208,7 @@ def _fill_truncated_columns(rng, means, sds, shift, v, pool, cursor, todo, colum
         left = 0
         for t in range(checking):
             column = columns[t]
-            upper = ((column >> shift) << (shift + 1)) | (column & low_bits)
-            lower = upper + (1 << shift)
+            upper, lower = _column_elements(column, bits, low_bits)
             columns[left] = column
             todo[pending] = upper
             todo[pending + 1] = lower
@@ -214,6 +216,14 @@ def _fill_truncated_columns(rng, means, sds, shift, v, pool, cursor, todo, colum
             left += disordered
             pending += 2 * disordered
         checking = left
+
+
+@jit(inline="always")
+def _column_elements(column, bits, low_bits):
+    """The element numbers (diagonal, off-diagonal) of column number ``column`` (uint64)."""
+    one = np.uint64(1)
+    upper = ((column >> bits) << (bits + one)) | (column & low_bits)
+    return upper, upper + (one << bits)
 
 
 @jit(inline="always")
@@ -229,8 +239,11 @@ def _take_normals(rng, pool, cursor, count):
         unused = pool.size - start
         for t in range(unused):
             pool[t] = pool[start + t]
-        for t in range(unused, pool.size):
-            pool[t] = rng.standard_normal()
+        # Through a view indexed from 0: with a start known only at run time, the compiler
+        # keeps numba's negative-index check in the loop, and a draw costs 10-20 % more.
+        fresh = pool[unused:]
+        for t in range(fresh.size):
+            fresh[t] = rng.standard_normal()
         start = 0
     cursor[0] = start + count
     return start
@@ -319,13 +332,17 @@ def _fill_hexagon(rng, distribution, sd, n, x, y):
         return
     filled = 0
     while filled < n:
-        for i in range(filled, n):
-            x[i] = sd * rng.standard_normal()
-            y[i] = sd * rng.standard_normal()
-        for i in range(filled, n):
-            xi, yi = x[i], y[i]
-            x[filled], y[filled] = xi, yi
-            filled += _in_hexagon(xi, yi)
+        # Views of the empty slots, indexed from 0: no negative-index check in the loops.
+        xs, ys = x[filled:n], y[filled:n]
+        for i in range(xs.size):
+            xs[i] = sd * rng.standard_normal()
+            ys[i] = sd * rng.standard_normal()
+        kept = 0
+        for i in range(xs.size):
+            xi, yi = xs[i], ys[i]
+            xs[kept], ys[kept] = xi, yi
+            kept += _in_hexagon(xi, yi)
+        filled += kept
 
 
 @jit

@@ -255,7 +255,7 @@ def _engine_truncated_sweep(utility, sds, pairs, calls, seed):
     means = np.tile([utility[0, 0], utility[1, 0], utility[1, 1], utility[0, 1]], pairs)
     v = np.empty(size)
     pool, cursor = np.empty(2 * size), np.array([2 * size])
-    todo, columns = np.empty(size + 2, dtype=np.int64), np.empty(size // 2, dtype=np.int64)
+    todo, columns = np.empty(size + 2, dtype=np.uint64), np.empty(size // 2, dtype=np.uint64)
     rng = np.random.default_rng(seed)
     sweep = np.asarray(sds, dtype=float)
     out = np.empty((calls, pairs, a, 2, 2))
