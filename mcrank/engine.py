@@ -272,15 +272,23 @@ def _draw_block(rng, base, m, utility, rates, cells, d_true):
             rates[0, i] = rng.random()
             for r in range(1, 5):
                 rates[r, i] = _draw_rate(rng, alpha, beta, low, high)
+    # Several short loops rather than one: a loop that writes 14 rows has too many possible
+    # overlaps between them for the compiler to check, and stays scalar (2.7 ns a pair
+    # more, measured).
+    u00, u01, u10, u11 = utility[0], utility[1], utility[2], utility[3]
     for i in range(m):
-        u00, u01, u10, u11 = _um_from_xy(utility[0, i], utility[1, i])
-        utility[0, i], utility[1, i], utility[2, i], utility[3, i] = u00, u01, u10, u11
-        p = p_low + (p_high - p_low) * rates[0, i]
-        rates[0, i] = p
-        a1, b1, a2, b2 = rates[1, i], rates[2, i], rates[3, i], rates[4, i]
-        cells[0, i], cells[1, i], cells[2, i], cells[3, i] = _cells_from_pab(p, a1, b1)
-        cells[4, i], cells[5, i], cells[6, i], cells[7, i] = _cells_from_pab(p, a2, b2)
-        d_true[i] = _yield_difference(u00, u01, u10, u11, p, a1, b1, a2, b2)
+        u00[i], u01[i], u10[i], u11[i] = _um_from_xy(u00[i], u01[i])  # from (x, y)
+    p = rates[0]
+    for i in range(m):
+        p[i] = p_low + (p_high - p_low) * p[i]
+    for k in range(2):
+        a, b = rates[1 + 2 * k], rates[2 + 2 * k]
+        c00, c01, c10, c11 = cells[4 * k], cells[4 * k + 1], cells[4 * k + 2], cells[4 * k + 3]
+        for i in range(m):
+            c00[i], c01[i], c10[i], c11[i] = _cells_from_pab(p[i], a[i], b[i])
+    a1, b1, a2, b2 = rates[1], rates[2], rates[3], rates[4]
+    for i in range(m):
+        d_true[i] = _yield_difference(u00[i], u01[i], u10[i], u11[i], p[i], a1[i], b1[i], a2[i], b2[i])
 
 
 @jit
