@@ -85,8 +85,7 @@ def _mcc(c00, c01, c10, c11):
 
 @jit
 def _fowlkes_mallows(c00, c01, c10, c11):
-    # sqrt(precision * TPR), as TP / sqrt((TP + FP) (TP + FN)): one division, not two.
-    return c00 / np.sqrt((c00 + c01) * (c00 + c10))
+    return np.sqrt(_precision(c00, c01, c10, c11) * _tpr(c00, c01, c10, c11))
 
 
 @jit
