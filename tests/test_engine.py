@@ -347,16 +347,25 @@ def test_sample_pairs_accuracy_is_exact_at_the_identity():
     np.testing.assert_allclose(accuracy, pairs.d_true, rtol=0, atol=1e-9)
 
 
+#: Grids for the exact kernel comparison. Each has an sd above 1 (the column-by-column
+#: sampler) and sd 0 (no draw) between the others: the kernels take the sds in their own
+#: order and must give the results back in the caller's. With 3 sds in (0, 1] a block is one
+#: group of pairs for the ``truncated`` sampler; with the paper's 51 it is 8 groups of 32.
+EXACT_GRIDS = {
+    "short": (0.3, 0.0, 1.5, 0.05),
+    "paper, shuffled": tuple(float(s) for s in np.random.default_rng(7).permutation(np.r_[np.linspace(0.0, 0.5, 51), 1.5])),
+}
+
+
+@pytest.mark.parametrize("grid", list(EXACT_GRIDS))
 @pytest.mark.parametrize("error", ["gaussian", "truncated"])
 @pytest.mark.parametrize("size", [1, 255, 256, 257, 1000])
-def test_counting_and_recording_kernels_agree_exactly(error, size):
+def test_counting_and_recording_kernels_agree_exactly(error, size, grid):
     """Exact, not statistical: the counting kernel and the recording kernel (fig. 6) fed the
     same streams count the same pairs, whatever the size relative to the block."""
     from mcrank.engine import _count_chunk, _kernel_arguments, _record_pairs, ranked_correctly
 
-    # An sd above 1 (the column-by-column sampler) and sd 0 between the others: the kernels
-    # take the sds in their own order and must give the counts back in the caller's.
-    config = StudyConfig(sds=(0.3, 0.0, 1.5, 0.05), error=error, metrics=("accuracy", "f1", "mcc", "fbeta"), fbeta_beta=2.0).validated()
+    config = StudyConfig(sds=EXACT_GRIDS[grid], error=error, metrics=("accuracy", "f1", "mcc", "fbeta"), fbeta_beta=2.0).validated()
     base, codes, beta, sds, model = _kernel_arguments(config)
     counts = [np.zeros(codes.size, dtype=np.int64), np.zeros(sds.size, dtype=np.int64), np.zeros(sds.size), np.zeros(sds.size)]
     _count_chunk(np.random.default_rng(5), np.random.default_rng(6), size, base, codes, beta, sds, model, *counts)
@@ -364,10 +373,11 @@ def test_counting_and_recording_kernels_agree_exactly(error, size):
     _record_pairs(np.random.default_rng(5), np.random.default_rng(6), base, codes, beta, sds, model, d_true, d_metric, d_utility)
     assert counts[0].tolist() == [int(np.sum(~ranked_correctly(d_true, d))) for d in d_metric]
     assert counts[1].tolist() == [int(np.sum(~ranked_correctly(d_true, d))) for d in d_utility]
-    assert counts[1][1] == 0
-    np.testing.assert_array_equal(d_utility[1], d_true)
+    zero = EXACT_GRIDS[grid].index(0.0)
+    assert counts[1][zero] == 0
+    np.testing.assert_array_equal(d_utility[zero], d_true)
     if error == "truncated":
-        assert counts[2][1] == 0 and counts[3][1] == 0  # no deviation at sd 0
+        assert counts[2][zero] == 0 and counts[3][zero] == 0  # no deviation at sd 0
 
 
 def test_truncated_engine_agrees_with_oracle_on_an_unsorted_grid_with_a_large_sd():

@@ -244,15 +244,16 @@ def test_truncated_perturbation_is_plain_rejection(um_name, sd):
     _assert_same_distribution(perturbed, reference, sd)
 
 
-def _engine_truncated_sweep(utility, sds, pairs, calls, seed):
+def _engine_truncated_sweep(utilities, sds, pairs, calls, seed):
     """The engine's sampler of ``truncated`` perturbations (many pairs x many sds per call,
-    the workspace laid out as in ``mcrank.engine._truncated_workspace``), all pairs with
-    the same true matrix: perturbed matrices of shape (calls * pairs, len(sds), 2, 2)."""
-    a = len(sds)
+    the workspace laid out as in ``mcrank.engine._truncated_workspace``), pair ``q`` with
+    true matrix ``utilities[q % len(utilities)]``: for each true matrix, its perturbed
+    matrices, shape (calls * pairs / len(utilities), len(sds), 2, 2)."""
+    a, kinds = len(sds), len(utilities)
     shift = max(a - 1, 0).bit_length()
     size = (4 * pairs) << shift
     # Columns (U00, U10) and (U11, U01), diagonal element first, for every pair.
-    means = np.tile([utility[0, 0], utility[1, 0], utility[1, 1], utility[0, 1]], pairs)
+    means = np.concatenate([[u[0, 0], u[1, 0], u[1, 1], u[0, 1]] for u in (utilities[q % kinds] for q in range(pairs))])
     v = np.empty(size)
     pool, cursor = np.empty(2 * size), np.array([2 * size])
     todo, columns = np.empty(size + 2, dtype=np.uint64), np.empty(size // 2, dtype=np.uint64)
@@ -264,18 +265,29 @@ def _engine_truncated_sweep(utility, sds, pairs, calls, seed):
         elements = v.reshape(pairs, 4, 1 << shift)[:, :, :a]
         out[call, :, :, 0, 0], out[call, :, :, 1, 0] = elements[:, 0], elements[:, 1]
         out[call, :, :, 1, 1], out[call, :, :, 0, 1] = elements[:, 2], elements[:, 3]
-    return out.reshape(calls * pairs, a, 2, 2)
+    return [out[:, kind::kinds].reshape(-1, a, 2, 2) for kind in range(kinds)]
+
+
+@pytest.fixture(scope="module")
+def engine_truncated_sweep():
+    """One run of the engine's sampler over pairs of all four test matrices, interleaved (so
+    that a pair reading another pair's means would show), at an sd grid whose width (5) is
+    not a power of two: {name: sample}."""
+    names = list(PERTURBED_UMS)
+    utilities = [PERTURBED_UMS[name] for name in names]
+    sds = (0.05, 0.2, 0.5, 1.0, 0.2)
+    samples = _engine_truncated_sweep(utilities, sds, pairs=44, calls=450, seed=21)
+    return sds, dict(zip(names, samples))
 
 
 @pytest.mark.parametrize("um_name", list(PERTURBED_UMS))
-def test_engine_truncated_sweep_is_plain_rejection(um_name):
+def test_engine_truncated_sweep_is_plain_rejection(um_name, engine_truncated_sweep):
     """The sampler the engine runs over an sd grid, in rounds over many pairs and sds, against
-    the definition of the model, at each sd of a grid with a width (5) that is not a power of
-    two. Each sd's perturbations are also independent of the other sds' (pairs reuse no
-    variate): their correlation across sds is zero within 4 standard errors."""
-    utility = PERTURBED_UMS[um_name]
-    sds = (0.05, 0.2, 0.5, 1.0, 0.2)
-    sample = _engine_truncated_sweep(utility, sds, pairs=40, calls=300, seed=21)
+    the definition of the model, at each sd. Each sd's perturbations are also independent of
+    the other sds' (pairs reuse no variate): their correlation across sds is zero within 4
+    standard errors."""
+    sds, samples = engine_truncated_sweep
+    utility, sample = PERTURBED_UMS[um_name], samples[um_name]
     n = sample.shape[0]
     _assert_admissible(sample.reshape(-1, 2, 2))
     for k, sd in enumerate(sds[:4]):
@@ -287,6 +299,15 @@ def test_engine_truncated_sweep_is_plain_rejection(um_name):
         first, second = sample[:, 1, i, j], sample[:, 4, i, j]
         if np.std(first) > 0:
             assert abs(np.corrcoef(first, second)[0, 1]) < 4 / math.sqrt(n), (i, j)
+
+
+def test_engine_truncated_sweep_with_one_sd_and_few_pairs():
+    """The narrowest layout (one sd: no padding bits) with an odd number of pairs."""
+    utilities = [PERTURBED_UMS["fig5"], PERTURBED_UMS["near TPR corner"], PERTURBED_UMS["identity"]]
+    samples = _engine_truncated_sweep(utilities, (0.3,), pairs=3, calls=6000, seed=31)
+    for k, (utility, sample) in enumerate(zip(utilities, samples)):
+        reference = _plain_rejection(utility, 0.3, sample.shape[0], np.random.default_rng(32 + k))
+        _assert_same_distribution(sample[:, 0], reference, k)
 
 
 @numba.njit
