@@ -402,7 +402,8 @@ def print_report(info: dict, results: dict, load_before, load_after, out=sys.std
     print(f"variates per pair drawn by the engine (counted from PCG64 state distances; "
           f"{results['outputs_per_normal']:.4f} outputs per normal):", file=out)
     for key, entry in results["variates_per_pair"].items():
-        sds = 1 if key.startswith("single") else len(SWEEP_SDS)
+        # Per sd that draws: sd 0 needs no variate.
+        sds = 1 if key.startswith("single") else sum(sd > 0 for sd in SWEEP_SDS)
         per_element = entry["normals"] / (4 * sds) if key.endswith("truncated") else None
         extra = f"  ({per_element:.3f} normals per element per sd)" if per_element is not None else ""
         print(f"  {key:28s} uniforms {entry['uniforms']:7.3f}  normals {entry['normals']:8.3f}{extra}", file=out)
