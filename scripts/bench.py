@@ -299,39 +299,28 @@ def measure(samples: int, jobs: int, repeat: int, oracle_samples: int, count_sam
                 repeat,
             )
 
-    results["oracle"] = {}
-    for error in ERRORS:
-        setting = {**single, "error": error}
+    def against_oracle(setting, pairs, seed):
+        """Oracle and engine on ``pairs`` pairs, one core each; and, on all cores, the engine
+        per pair over ``samples`` pairs: a run of a few chunks mostly measures joblib's
+        dispatch (its result loop polls every 10 ms)."""
         sides = [
-            lambda setting=setting: run_oracle(oracle_samples, rng=np.random.default_rng(4), **setting),
-            lambda setting=setting: study(oracle_samples, jobs=1, **setting),
+            lambda: run_oracle(pairs, rng=np.random.default_rng(seed), **setting),
+            lambda: study(pairs, jobs=1, **setting),
         ]
         if jobs != 1:
-            # On all cores, per pair over ``samples`` pairs: a run of a few chunks mostly
-            # measures joblib's dispatch (its result loop polls every 10 ms).
-            sides.append(lambda setting=setting: study(samples, jobs=jobs, **setting))
+            sides.append(lambda: study(samples, jobs=jobs, **setting))
         oracle, engine, *all_cores = best_times(sides, repeat)
-        results["oracle"][error] = {"oracle": oracle, "engine": {1: engine}}
+        entry = {"oracle": oracle, "engine": {1: engine}}
         if all_cores:
-            results["oracle"][error]["engine_all_cores"] = all_cores[0]
+            entry["engine_all_cores"] = all_cores[0]
+        return entry
 
-    # The sweep on the same work too (uniform true UMs, fewer pairs: the oracle's plain
-    # rejection is slow at large sd), single-threaded on both sides.
-    sweep_samples = results["oracle_sweep_samples"]
+    results["oracle"] = {error: against_oracle({**single, "error": error}, oracle_samples, 4) for error in ERRORS}
+    # The sweep on the same work too, for uniform true UMs, with fewer pairs: the oracle's
+    # plain rejection is slow at large sd.
     for error in ERRORS:
         setting = dict(true_um="uniform", error=error, sds=SWEEP_SDS, metrics=PAPER_METRICS)
-        sides = [
-            lambda setting=setting: run_oracle(sweep_samples, rng=np.random.default_rng(5), **setting),
-            lambda setting=setting: study(sweep_samples, jobs=1, **setting),
-        ]
-        if jobs != 1:
-            # All cores need more pairs than one chunk to have work to share: time the engine
-            # on ``samples`` pairs and compare per pair.
-            sides.append(lambda setting=setting: study(samples, jobs=jobs, **setting))
-        oracle, engine, *all_cores = best_times(sides, repeat)
-        results["oracle"][f"sweep_{error}"] = {"oracle": oracle, "engine": {1: engine}}
-        if all_cores:
-            results["oracle"][f"sweep_{error}"]["engine_all_cores"] = all_cores[0]
+        results["oracle"][f"sweep_{error}"] = against_oracle(setting, results["oracle_sweep_samples"], 5)
 
     return results
 
