@@ -111,8 +111,9 @@ def _draw_ordered_column(rng, diagonal, off_diagonal, sd):
     """One column of a binary ``truncated`` perturbation: (diagonal', off_diagonal').
 
     Each element from its normal truncated to [0, 1], the pair redrawn until
-    ``off_diagonal' <= diagonal'``: the 2x2 case of :func:`_perturb_into`, on scalars, for
-    the engine's inner loop.
+    ``off_diagonal' <= diagonal'``: the 2x2 case of :func:`_perturb_into`, on scalars. The
+    engine uses it for sds above 1 (uniform proposals), and
+    :func:`_fill_truncated_columns` for the others.
     """
     while True:
         upper = _draw_truncated_normal_01(rng, diagonal, sd)
