@@ -74,29 +74,32 @@ def _draw_rate(rng, alpha, beta, low, high):
 
 
 @jit(inline="always")
+def _proposal(mean, step):
+    """``mean + step``, or ``|step|`` for a mean of 0, or ``1 - |step|`` for a mean of 1
+    (the half-normal proposal on a bound). Written as selects, not branches: which case an
+    element is in is data-dependent."""
+    folded = 1.0 - abs(step) if mean == 1.0 else abs(step)
+    return folded if (mean == 0.0) | (mean == 1.0) else mean + step
+
+
+@jit(inline="always")
 def _draw_truncated_normal_01(rng, mean, sd):
     """One draw of N(mean, sd^2) truncated to [0, 1], exactly, for a mean in [0, 1].
 
-    Two exact rejection samplers: normal proposals accepted when they land in [0, 1]
-    (acceptance = mass of [0, 1] under N(mean, sd^2), at least 1/3 for sd <= 1), or, for
-    sd > 1, uniform proposals on [0, 1] accepted with probability
-    exp(-(x - mean)^2 / (2 sd^2)) (acceptance above exp(-1/2)). A normal variate costs about
-    a quarter of a uniform pair and an exponential here, hence the switch at sd = 1 rather
-    than at the equal-acceptance point 1/sqrt(2 pi). A mean on a bound (common: a
-    normalised matrix has a 0 and a 1) gets a half-normal proposal, exact by symmetry, which
-    is accepted almost always when sd is small.
+    Two exact rejection samplers. For sd <= 1, the proposals of :func:`_proposal`, accepted
+    when they land in [0, 1]: normal (acceptance = mass of [0, 1] under N(mean, sd^2), at
+    least 1/3), or half-normal for a mean on a bound (common: a normalised matrix has a 0
+    and a 1), exact by symmetry and accepted almost always when sd is small. For sd > 1,
+    uniform proposals on [0, 1] accepted with probability exp(-(x - mean)^2 / (2 sd^2))
+    (acceptance above exp(-1/2)). A normal variate costs about a quarter of a uniform pair
+    and an exponential here, hence the switch at sd = 1 rather than at the equal-acceptance
+    point 1/sqrt(2 pi).
     """
     if sd == 0.0:
         return mean
-    if (mean == 0.0 or mean == 1.0) and sd < 1.0:
-        while True:
-            step = sd * abs(rng.standard_normal())
-            value = step if mean == 0.0 else 1.0 - step
-            if 0.0 <= value <= 1.0:
-                return value
     if sd <= 1.0:
         while True:
-            value = mean + sd * rng.standard_normal()
+            value = _proposal(mean, sd * rng.standard_normal())
             if 0.0 <= value <= 1.0:
                 return value
     while True:
@@ -251,15 +254,6 @@ def _take_normals(rng, pool, cursor, count):
 
 
 @jit(inline="always")
-def _proposal(mean, step):
-    """``mean + step``, or ``|step|`` for a mean of 0, or ``1 - |step|`` for a mean of 1
-    (the half-normal proposal on a bound). Written as selects, not branches: which case an
-    element is in is data-dependent."""
-    folded = 1.0 - abs(step) if mean == 1.0 else abs(step)
-    return folded if (mean == 0.0) | (mean == 1.0) else mean + step
-
-
-@jit(inline="always")
 def _first_proposals(mean, sds, z, out):
     """``out[j]``: the first proposal for an element with mean ``mean`` at sd ``sds[j]``, from
     the standard normal ``z[j]``; a half-normal on a bound."""
@@ -347,11 +341,6 @@ def _fill_hexagon(rng, distribution, sd, n, x, y):
 
 
 @jit
-def _fill_true_um_xy(rng, distribution, sd, x, y):
-    _fill_hexagon(rng, distribution, sd, x.size, x, y)
-
-
-@jit
 def _fill_rates(rng, alpha, beta, low, high, out):
     for k in range(out.size):
         out[k] = _draw_rate(rng, alpha, beta, low, high)
@@ -391,7 +380,7 @@ def sample_true_um_xy(size: int, *, distribution: str = "uniform", sd: float = 1
         raise ValueError("the gaussian true-utility distribution needs sd > 0")
     size = check_count(size, "size", minimum=0)
     x, y = np.empty(size), np.empty(size)
-    _fill_true_um_xy(resolve_rng(rng), code, sd, x, y)
+    _fill_hexagon(resolve_rng(rng), code, sd, size, x, y)
     return x, y
 
 
