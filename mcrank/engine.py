@@ -223,10 +223,10 @@ def _truncated_perturbed_difference(rng, u00, u01, u10, u11, s, p, a1, b1, a2, b
     return d_s, total, squares
 
 
-#: Pairs processed together. Steps 1-3 draw a block at a time (the hexagon by rejection in
-#: rounds, then the class proportions and rates), and the metrics are scored a block at a
-#: time, one metric per loop, which the compiler vectorises. The order of the variates, and
-#: so the counts of a seed, depend on this constant.
+#: Pairs processed together. Steps 1-3 draw a block at a time (the hexagon points, then the
+#: class proportions and rates), and the metrics are scored a block at a time, one metric
+#: per loop, which the compiler vectorises. The order of the variates, and so the counts of
+#: a seed, depend on this constant.
 _BLOCK = 256
 
 #: Upper bound on the elements x sds whose ``truncated`` perturbations are drawn together:
@@ -314,7 +314,8 @@ def _truncated_workspace(sds):
     Per-sd results are kept in that order and put back in the caller's at the end.
     """
     active = np.nonzero((sds > 0.0) & (sds <= 1.0))[0]
-    order = np.concatenate((active, np.nonzero(sds == 0.0)[0], np.nonzero(sds > 1.0)[0]))
+    zero = np.nonzero(sds == 0.0)[0]
+    order = np.concatenate((active, zero, np.nonzero(sds > 1.0)[0]))
     shift = 0
     while (1 << shift) < active.size:
         shift += 1
@@ -324,7 +325,7 @@ def _truncated_workspace(sds):
     return (
         order,
         active.size,
-        int((sds == 0.0).sum()),
+        zero.size,
         shift,
         pairs,
         sds[order].copy(),
