@@ -236,10 +236,9 @@ _TRUNCATED_ITEMS = 8192
 
 @jit
 def _block_buffers():
-    """The buffers of one block: utility (4, B), rates (5, B), cells (8, B), and d_true,
-    d_metric and a scratch row (B,), as :func:`_draw_block` and :func:`_metric_differences`
-    use them."""
-    return (np.empty((4, _BLOCK)), np.empty((5, _BLOCK)), np.empty((8, _BLOCK)), np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK))
+    """The buffers of one block: utility (4, B), rates (5, B), cells (8, B), d_true and
+    d_metric (B,), as :func:`_draw_block` and :func:`_metric_differences` use them."""
+    return (np.empty((4, _BLOCK)), np.empty((5, _BLOCK)), np.empty((8, _BLOCK)), np.empty(_BLOCK), np.empty(_BLOCK))
 
 
 @jit
@@ -292,16 +291,13 @@ def _draw_block(rng, base, m, utility, rates, cells, d_true):
 
 
 @jit
-def _metric_differences(code, fbeta_beta, cells, scratch, out):
-    """Step 5 for one metric over a whole block: ``out = m(C2) - m(C1)``.
+def _metric_differences(code, fbeta_beta, cells, out):
+    """Step 5 for one metric over a whole block: ``out = m(C2) - m(C1)``, in one pass.
 
     Beyond the pairs drawn in a last, partial block the buffers hold stale values; their
     scores are computed and ignored.
     """
-    _score_into(code, cells[4], cells[5], cells[6], cells[7], fbeta_beta, out)
-    _score_into(code, cells[0], cells[1], cells[2], cells[3], fbeta_beta, scratch)
-    for i in range(out.size):
-        out[i] -= scratch[i]
+    _score_into(code, (cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6], cells[7]), fbeta_beta, out)
 
 
 @jit
@@ -383,7 +379,7 @@ def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_m
     Steps 1-3 draw from ``rng``, step 4 from ``rng_error``: the base samples, and so the
     metric counts, do not depend on the sd grid or the error model.
     """
-    utility, rates, cells, d_true, d_metric, scratch = _block_buffers()
+    utility, rates, cells, d_true, d_metric = _block_buffers()
     spread, normals = np.empty(_BLOCK), np.empty(_BLOCK)
     work = _truncated_workspace(sds)
     order, pairs, d_perturbed = work[0], work[4], work[-1]
@@ -394,7 +390,7 @@ def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_m
         m = min(_BLOCK, n - start)
         _draw_block(rng, base, m, utility, rates, cells, d_true)
         for k in range(metric_codes.size):
-            _metric_differences(metric_codes[k], fbeta_beta, cells, scratch, d_metric)
+            _metric_differences(metric_codes[k], fbeta_beta, cells, d_metric)
             incorrect = 0
             for i in range(m):
                 incorrect += not _ranked_correctly(d_true[i], d_metric[i])
@@ -427,7 +423,7 @@ def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_m
 def _record_pairs(rng, rng_error, base, metric_codes, fbeta_beta, sds, error_model, d_true_out, d_metric_out, d_utility_out):
     """Run ``d_true_out.size`` samples of the same procedure, keeping every difference."""
     n = d_true_out.size
-    utility, rates, cells, d_true, d_metric, scratch = _block_buffers()
+    utility, rates, cells, d_true, d_metric = _block_buffers()
     spread = np.empty(_BLOCK)
     work = _truncated_workspace(sds)
     order, pairs, d_perturbed = work[0], work[4], work[-1]
@@ -437,7 +433,7 @@ def _record_pairs(rng, rng_error, base, metric_codes, fbeta_beta, sds, error_mod
         _draw_block(rng, base, m, utility, rates, cells, d_true)
         d_true_out[start : start + m] = d_true[:m]
         for k in range(metric_codes.size):
-            _metric_differences(metric_codes[k], fbeta_beta, cells, scratch, d_metric)
+            _metric_differences(metric_codes[k], fbeta_beta, cells, d_metric)
             d_metric_out[k, start : start + m] = d_metric[:m]
         if error_model == 0:
             _gaussian_spreads(rates, m, spread)

@@ -213,56 +213,93 @@ def get_metric(name: str) -> Metric:
 
 
 @jit
-def _score_into(code, c00, c01, c10, c11, beta, out):
+def _score_into(code, cells, beta, out):
     """Metric number ``code`` (its position in :data:`METRICS`) of many confusion matrices.
 
-    ``c00 .. c11`` are arrays of cells, ``out`` receives the scores. The dispatch on ``code``
-    sits outside the loops, so that each loop is one metric's arithmetic, which the compiler
-    vectorises: several times faster than dispatching per matrix.
+    ``cells`` is a tuple of arrays: either the four cells ``(C00, C01, C10, C11)`` of the
+    matrices, and ``out`` receives their scores; or the four cells of a first matrix ``C1``
+    followed by the four of a second ``C2``, and ``out`` receives ``m(C2) - m(C1)``, the
+    difference the engine compares with the difference in utility yield.
+
+    The dispatch on ``code`` sits outside the loops, so that each loop is one metric's
+    arithmetic, which the compiler vectorises: several times faster than dispatching per
+    matrix. The length of ``cells`` is known when compiling, so the difference costs no
+    branch either, and one pass over the pairs: no intermediate array of scores.
     """
     n = out.size
+    difference = len(cells) == 8
+    c00, c01, c10, c11 = cells[-4], cells[-3], cells[-2], cells[-1]  # C2, or the only C
+    r00, r01, r10, r11 = cells[0], cells[1], cells[2], cells[3]  # C1, when a difference
     if code == 0:
         for i in range(n):
             out[i] = _accuracy(c00[i], c01[i], c10[i], c11[i])
+            if difference:
+                out[i] -= _accuracy(r00[i], r01[i], r10[i], r11[i])
     elif code == 1:
         for i in range(n):
             out[i] = _tpr(c00[i], c01[i], c10[i], c11[i])
+            if difference:
+                out[i] -= _tpr(r00[i], r01[i], r10[i], r11[i])
     elif code == 2:
         for i in range(n):
             out[i] = _tnr(c00[i], c01[i], c10[i], c11[i])
+            if difference:
+                out[i] -= _tnr(r00[i], r01[i], r10[i], r11[i])
     elif code == 3:
         for i in range(n):
             out[i] = _precision(c00[i], c01[i], c10[i], c11[i])
+            if difference:
+                out[i] -= _precision(r00[i], r01[i], r10[i], r11[i])
     elif code == 4:
         for i in range(n):
             out[i] = _npv(c00[i], c01[i], c10[i], c11[i])
+            if difference:
+                out[i] -= _npv(r00[i], r01[i], r10[i], r11[i])
     elif code == 5:
         for i in range(n):
             out[i] = _balanced_accuracy(c00[i], c01[i], c10[i], c11[i])
+            if difference:
+                out[i] -= _balanced_accuracy(r00[i], r01[i], r10[i], r11[i])
     elif code == 6:
         for i in range(n):
             out[i] = _f1(c00[i], c01[i], c10[i], c11[i])
+            if difference:
+                out[i] -= _f1(r00[i], r01[i], r10[i], r11[i])
     elif code == 7:
         for i in range(n):
             out[i] = _fbeta(c00[i], c01[i], c10[i], c11[i], beta)
+            if difference:
+                out[i] -= _fbeta(r00[i], r01[i], r10[i], r11[i], beta)
     elif code == 8:
         for i in range(n):
             out[i] = _mcc(c00[i], c01[i], c10[i], c11[i])
+            if difference:
+                out[i] -= _mcc(r00[i], r01[i], r10[i], r11[i])
     elif code == 9:
         for i in range(n):
             out[i] = _fowlkes_mallows(c00[i], c01[i], c10[i], c11[i])
+            if difference:
+                out[i] -= _fowlkes_mallows(r00[i], r01[i], r10[i], r11[i])
     elif code == 10:
         for i in range(n):
             out[i] = _gmean(c00[i], c01[i], c10[i], c11[i])
+            if difference:
+                out[i] -= _gmean(r00[i], r01[i], r10[i], r11[i])
     elif code == 11:
         for i in range(n):
             out[i] = _informedness(c00[i], c01[i], c10[i], c11[i])
+            if difference:
+                out[i] -= _informedness(r00[i], r01[i], r10[i], r11[i])
     elif code == 12:
         for i in range(n):
             out[i] = _markedness(c00[i], c01[i], c10[i], c11[i])
+            if difference:
+                out[i] -= _markedness(r00[i], r01[i], r10[i], r11[i])
     elif code == 13:
         for i in range(n):
             out[i] = _cohen_kappa(c00[i], c01[i], c10[i], c11[i])
+            if difference:
+                out[i] -= _cohen_kappa(r00[i], r01[i], r10[i], r11[i])
     else:
         out[:] = np.nan
 
@@ -272,7 +309,7 @@ def _score_cells(code: int, cells, beta: float, zero_division: float):
     shape = np.shape(cells[0])
     flat = [np.ascontiguousarray(np.ravel(c), dtype=np.float64) for c in cells]
     out = np.empty(flat[0].size)
-    _score_into(code, *flat, float(beta), out)
+    _score_into(code, tuple(flat), float(beta), out)
     out[np.isnan(out)] = zero_division
     out = out.reshape(shape)
     return float(out) if out.ndim == 0 else out

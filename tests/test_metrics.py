@@ -154,13 +154,28 @@ def test_kernel_score_into_agrees_with_from_pab(metric_id):
     metric = METRICS[metric_id]
     cells = [np.ascontiguousarray(c) for c in (p * a, (1 - p) * (1 - b), p * (1 - a), (1 - p) * b)]
     kernel = np.empty(p.size)
-    _score_into(metric.code, *cells, 2.0, kernel)
+    _score_into(metric.code, tuple(cells), 2.0, kernel)
     np.testing.assert_allclose(kernel, metric.from_pab(p, a, b, beta=2.0), **TOL)
+
+
+@pytest.mark.parametrize("metric_id", list(METRICS))
+def test_kernel_score_into_gives_the_difference_of_two_matrices(metric_id):
+    """Eight cells, C1 then C2, give m(C2) - m(C1): the engine's step 5 in one pass."""
+    p, a1, b1 = _random_pab(9, n=200)
+    _, a2, b2 = _random_pab(10, n=200)
+    metric = METRICS[metric_id]
+    first = [np.ascontiguousarray(c) for c in (p * a1, (1 - p) * (1 - b1), p * (1 - a1), (1 - p) * b1)]
+    second = [np.ascontiguousarray(c) for c in (p * a2, (1 - p) * (1 - b2), p * (1 - a2), (1 - p) * b2)]
+    difference = np.empty(p.size)
+    _score_into(metric.code, (*first, *second), 2.0, difference)
+    expected = metric.from_pab(p, a2, b2, beta=2.0) - metric.from_pab(p, a1, b1, beta=2.0)
+    np.testing.assert_array_equal(difference, expected)
+    assert np.all(difference != 0.0)
 
 
 def test_kernel_score_into_gives_nan_for_an_unknown_code():
     out = np.zeros(3)
-    _score_into(len(METRICS), np.ones(3), np.ones(3), np.ones(3), np.ones(3), 1.0, out)
+    _score_into(len(METRICS), (np.ones(3),) * 4, 1.0, out)
     assert np.all(np.isnan(out))
 
 
