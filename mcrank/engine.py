@@ -175,13 +175,15 @@ def _yield_difference(u00, u01, u10, u11, p, a1, b1, a2, b2):
 
 
 @jit
-def _ranked_correctly(d_true, d):
-    """Step 6: both differences > 0 or both < 0; ties and NaN count as incorrect.
+def _ranked_correctly(direction, d):
+    """Step 6, given ``direction = np.sign(d_true)``: whether ``d_true`` and ``d`` are both
+    > 0 or both < 0. Ties (either difference 0) and NaN count as incorrect.
 
-    Written with ``&`` and ``|`` so that the same definition serves scalars in kernels and
-    arrays through :func:`ranked_correctly`.
+    The kernels take the sign of ``d_true`` once per pair and compare it with the difference
+    of every metric and every sd: one multiplication and one comparison each. Multiplying
+    by -1, 0 or 1 is exact, so no product underflows to a false tie.
     """
-    return ((d_true > 0.0) & (d > 0.0)) | ((d_true < 0.0) & (d < 0.0))
+    return direction * d > 0.0
 
 
 def ranked_correctly(d_true, d):
@@ -189,7 +191,8 @@ def ranked_correctly(d_true, d):
 
     Ties and NaN count as incorrect. Works elementwise on arrays.
     """
-    return _ranked_correctly.py_func(np.asarray(d_true), np.asarray(d))
+    with np.errstate(invalid="ignore"):  # 0 * inf: NaN, a tie, incorrect
+        return _ranked_correctly.py_func(np.sign(np.asarray(d_true)), np.asarray(d))
 
 
 @jit(inline="always")
@@ -380,7 +383,7 @@ def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_m
     metric counts, do not depend on the sd grid or the error model.
     """
     utility, rates, cells, d_true, d_metric = _block_buffers()
-    spread, normals = np.empty(_BLOCK), np.empty(_BLOCK)
+    direction, spread, normals = np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK)
     work = _truncated_workspace(sds)
     order, pairs, d_perturbed = work[0], work[4], work[-1]
     # Under ``truncated``: counts and deviation sums in the workspace's order of the sds.
@@ -389,11 +392,13 @@ def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_m
     for start in range(0, n, _BLOCK):
         m = min(_BLOCK, n - start)
         _draw_block(rng, base, m, utility, rates, cells, d_true)
+        for i in range(m):
+            direction[i] = np.sign(d_true[i])
         for k in range(metric_codes.size):
             _metric_differences(metric_codes[k], fbeta_beta, cells, d_metric)
             incorrect = 0
             for i in range(m):
-                incorrect += not _ranked_correctly(d_true[i], d_metric[i])
+                incorrect += not _ranked_correctly(direction[i], d_metric[i])
             metric_incorrect[k] += incorrect
         if error_model == 0:
             _gaussian_spreads(rates, m, spread)
@@ -403,7 +408,7 @@ def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_m
                     normals[i] = rng_error.standard_normal()
                 incorrect = 0
                 for i in range(m):
-                    incorrect += not _ranked_correctly(d_true[i], d_true[i] + sds[k] * spread[i] * normals[i])
+                    incorrect += not _ranked_correctly(direction[i], d_true[i] + sds[k] * spread[i] * normals[i])
                 utility_incorrect[k] += incorrect
         else:
             for first in range(0, m, pairs):
@@ -412,7 +417,7 @@ def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_m
                 for q in range(count):
                     d = d_perturbed[q]
                     for k in range(sds.size):
-                        incorrect_sd[k] += not _ranked_correctly(d_true[first + q], d[k])
+                        incorrect_sd[k] += not _ranked_correctly(direction[first + q], d[k])
     for k in range(sds.size):
         utility_incorrect[order[k]] += incorrect_sd[k]
         deviation_sum[order[k]] += sum_sd[k]

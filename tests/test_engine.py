@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from numpy_oracle import ORACLE_METRICS, PAPER_METRICS, run_oracle
 
-from mcrank.engine import StudyConfig, StudyResult, run_study, sample_pairs
+from mcrank.engine import StudyConfig, StudyResult, ranked_correctly, run_study, sample_pairs
 
 ENGINE_SAMPLES = 200_000
 ORACLE_SAMPLES = 150_000
@@ -113,6 +113,21 @@ def test_zero_error_sd_misranks_nothing(true_um, error):
     assert result.utility_incorrect[0] == 0
     assert result.realised_sd[0] == 0.0
     assert result.utility_incorrect[1] > 0  # the count can move
+
+
+def test_ranked_correctly_needs_two_strict_signs_that_agree():
+    """Step 6 case by case: ties, NaN and infinities in either difference."""
+    inf, nan, tiny = math.inf, math.nan, 5e-324
+    cases = [
+        (1.0, 2.0, True), (-1.0, -2.0, True), (1.0, -2.0, False), (-1.0, 2.0, False),
+        (tiny, tiny, True), (-tiny, -tiny, True),  # no product underflows to a tie
+        (1e300, 1e300, True), (-1e300, -1e300, True),  # nor overflows
+        (0.0, 1.0, False), (-0.0, -1.0, False), (1.0, 0.0, False), (-1.0, -0.0, False),
+        (0.0, 0.0, False), (1.0, nan, False), (nan, 1.0, False), (nan, nan, False),
+        (1.0, inf, True), (-1.0, -inf, True), (1.0, -inf, False), (0.0, inf, False),
+    ]
+    d_true, d, expected = (np.array(column) for column in zip(*cases))
+    np.testing.assert_array_equal(ranked_correctly(d_true, d), expected)
 
 
 def test_utility_equivalent_of_accuracy_misranks_nothing():
