@@ -3,7 +3,9 @@
 Every metric is one jitted function of the four cells of a binary confusion matrix in the
 paper's layout, ``(C00, C01, C10, C11)`` = (true positives, false positives, false negatives,
 true negatives), class 0 positive. Every metric here is invariant under scaling of the
-cells, so the same function serves counts and normalised matrices. Three doors lead to it:
+cells, so the same function serves counts and normalised matrices; :func:`score` divides
+counts by their total first, so that no product of sums in a definition overflows or
+underflows, whatever the scale. Three doors lead to it:
 
 - :func:`score` and :meth:`Metric.__call__`: counts or normalised matrices, shape
   ``(..., 2, 2)``;
@@ -63,7 +65,10 @@ def _npv(c00, c01, c10, c11):
 
 @jit
 def _balanced_accuracy(c00, c01, c10, c11):
-    return 0.5 * (_tpr(c00, c01, c10, c11) + _tnr(c00, c01, c10, c11))
+    # (TPR + TNR) / 2 over one denominator: one division instead of two, the costly part
+    # of the engine's metrics.
+    positives, negatives = c00 + c10, c11 + c01
+    return (c00 * negatives + c11 * positives) / (2.0 * positives * negatives)
 
 
 @jit
@@ -85,7 +90,8 @@ def _mcc(c00, c01, c10, c11):
 
 @jit
 def _fowlkes_mallows(c00, c01, c10, c11):
-    return np.sqrt(_precision(c00, c01, c10, c11) * _tpr(c00, c01, c10, c11))
+    # sqrt(precision * TPR) with one division.
+    return c00 / np.sqrt((c00 + c01) * (c00 + c10))
 
 
 @jit
@@ -342,5 +348,7 @@ def score(metric: str | Metric, confusion, *, beta: float = 1.0, zero_division: 
         raise ValueError("confusion-matrix entries must be finite and non-negative")
     if not (np.isfinite(beta) and beta > 0):
         raise ValueError(f"beta must be positive, got {beta!r}")
+    with np.errstate(invalid="ignore"):  # an all-zero matrix: NaN cells, an undefined score
+        c = c / c.sum(axis=(-2, -1), keepdims=True)
     cells = (c[..., 0, 0], c[..., 0, 1], c[..., 1, 0], c[..., 1, 1])
     return _score_cells(metric.code, cells, beta, zero_division)

@@ -131,6 +131,15 @@ def test_counts_and_normalised_matrix_agree(metric_id):
     np.testing.assert_allclose(score(metric_id, normalised, beta=2.0), on_counts, **TOL)
 
 
+@pytest.mark.parametrize("metric_id", list(METRICS))
+@pytest.mark.parametrize("scale", [1e-150, 1e150])
+def test_scores_do_not_depend_on_the_scale_of_the_counts(metric_id, scale):
+    """Products of sums in the definitions (MCC multiplies four) would under- or overflow
+    here without the normalisation in ``score``."""
+    on_counts = score(metric_id, COUNTS, beta=2.0)
+    np.testing.assert_allclose(score(metric_id, COUNTS * scale, beta=2.0), on_counts, **TOL)
+
+
 # --- the (p, a, b) door -----------------------------------------------------------------------
 
 
