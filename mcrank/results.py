@@ -1,7 +1,8 @@
 """Results on disk: atomic writes, provenance, and the CSV/JSON files of a study.
 
-A study writes ``<name>.csv`` (the rows) and then ``<name>.json`` (the config, the root seed,
-the rows, package versions, wall time and date). The JSON file is written last and marks the
+A study writes ``<name>.csv`` (the rows, after ``# key: value`` lines with the seed, every
+parameter, the package versions and the date) and then ``<name>.json`` (the config, the
+root seed, the rows, batches, package versions, wall time and date). The JSON file is written last and marks the
 study complete: a run interrupted before it leaves nothing that looks finished. Every file is
 written to a temporary file in the same directory and renamed into place, so a reader never
 sees half a file.
@@ -27,6 +28,7 @@ __all__ = [
     "provenance",
     "read_study",
     "rows_to_csv",
+    "study_csv",
     "study_document",
     "write_study",
 ]
@@ -136,6 +138,22 @@ def study_document(result, **labels) -> dict:
     return {**labels, **result.to_dict(), **provenance()}
 
 
+#: What a study's CSV gives in its leading ``# key: value`` lines besides the config.
+CSV_PROVENANCE = ("versions", "python", "platform", "date")
+
+
+def study_csv(document: dict) -> str:
+    """A study document (:func:`study_document`) as CSV: its rows, after ``# key: value``
+    lines with its labels (``experiment``, ...), the seed, every parameter, the package
+    versions, Python, platform and date, so that the file says how it was made on its own.
+    """
+    config = document["config"]
+    comments = {key: document[key] for key in ("experiment", "description", "source") if key in document}
+    comments.update(seed=config["seed"], **{k: v for k, v in config.items() if k != "seed"})
+    comments.update((key, document[key]) for key in CSV_PROVENANCE)
+    return rows_to_csv(document["rows"], comments=comments)
+
+
 def write_study(result, directory, name: str, *, description: str = "", source: str | None = None) -> tuple[Path, Path]:
     """Write a :class:`~mcrank.engine.StudyResult` as ``<name>.csv`` then ``<name>.json``.
 
@@ -144,8 +162,8 @@ def write_study(result, directory, name: str, *, description: str = "", source: 
     csv_path, json_path : Path
     """
     directory = Path(directory)
-    csv_path = atomic_write_text(directory / f"{name}.csv", rows_to_csv(result.rows()))
     document = study_document(result, experiment=name, description=description, source=source)
+    csv_path = atomic_write_text(directory / f"{name}.csv", study_csv(document))
     json_path = atomic_write_text(directory / f"{name}.json", json.dumps(document, indent=2) + "\n")
     return csv_path, json_path
 

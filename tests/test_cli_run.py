@@ -1,9 +1,9 @@
 """`mcrank run` and experiment files: output formats, overrides and input errors."""
 
-import csv
 import json
 
 import pytest
+from csv_parts import csv_parts
 
 from mcrank.cli import main
 from mcrank.config import load_experiment, parse_samples, parse_sds
@@ -15,15 +15,6 @@ def run(capsys, *args):
     code = main(["run", *args])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
-
-
-def csv_parts(text):
-    """The ``# key: value`` lines of a CSV output as a dict (values are JSON), and its rows."""
-    lines = text.splitlines(keepends=True)
-    comments = [line for line in lines if line.startswith("#")]
-    assert lines[: len(comments)] == comments  # all before the header
-    provenance = dict(line[2:].rstrip("\n").split(": ", 1) for line in comments)
-    return {key: json.loads(value) for key, value in provenance.items()}, list(csv.DictReader(lines[len(comments) :]))
 
 
 def test_json_has_config_and_rows(capsys):

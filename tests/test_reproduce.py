@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from csv_parts import csv_parts
 
 import mcrank.engine
 from mcrank.cli import main
@@ -54,12 +55,16 @@ def test_reproduce_writes_every_result_and_figure(experiments, tmp_path, capsys)
     code = main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--samples", "3000", "--quiet"])
     assert code == 0
     for name in STUDIES:
-        rows = list(csv.DictReader(io.StringIO((out / f"{name}.csv").read_text())))
+        made, rows = csv_parts((out / f"{name}.csv").read_text())
         assert rows and rows[0]["name"] == "accuracy"
         document = json.loads((out / f"{name}.json").read_text())
         assert document["config"]["samples"] == 3000 and document["config"]["seed"] is not None
         assert document["versions"]["numpy"] and document["date"] and document["wall_time"] >= 0
         assert len(document["rows"]) == len(rows)
+        # The CSV says how it was made on its own, as the JSON does.
+        assert made["experiment"] == name and made["seed"] == document["config"]["seed"]
+        assert {k: made[k] for k in document["config"]} == document["config"]
+        assert made["versions"] == document["versions"] and made["date"] == document["date"]
     crossover = list(csv.DictReader(io.StringIO((out / "crossover.csv").read_text())))
     assert {(r["true_um"], r["error"]) for r in crossover} == {(t, e) for t in ("uniform", "gaussian") for e in ("gaussian", "truncated")}
     assert "### uniform true utility matrices, gaussian errors" in (out / "crossover.md").read_text()

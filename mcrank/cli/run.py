@@ -102,10 +102,6 @@ def handler(args) -> int:
     return 0
 
 
-#: What the CSV format's leading ``# key: value`` lines give besides the config.
-CSV_PROVENANCE = ("versions", "python", "platform", "date")
-
-
 def render(result, format: str) -> str:
     """The result as ``table``, ``json`` or ``csv`` text.
 
@@ -113,16 +109,13 @@ def render(result, format: str) -> str:
     config, rows, batches, wall time, package versions and date. CSV has the rows, after
     ``# key: value`` lines with the seed, every parameter, the versions and the date.
     """
-    from mcrank.results import rows_to_csv, study_document
+    from mcrank.results import study_csv, study_document
 
     document = study_document(result)
     if format == "json":
         return json.dumps(document, indent=2) + "\n"
     if format == "csv":
-        config = document["config"]
-        comments = {"seed": config["seed"], **{k: v for k, v in config.items() if k != "seed"}}
-        comments.update((key, document[key]) for key in CSV_PROVENANCE)
-        return rows_to_csv(result.rows(), comments=comments)
+        return study_csv(document)
     return render_table(document)
 
 
