@@ -171,10 +171,11 @@ def _sweeps(documents: dict) -> dict:
 def write_crossovers(documents: dict, out) -> list[Path]:
     """``crossover.csv`` and ``crossover.md``: one table per true-UM distribution and error model.
 
-    Both say where their numbers come from: each row of the CSV names its study, with its seed
-    and samples, and the mcrank version and date of writing; the Markdown says the same above
-    each table and at the top. The studies' JSON files hold the rest (every parameter, the
-    versions and date of the run).
+    Both say where their numbers come from: each row of the CSV names its study, with its seed,
+    samples and the date it was run, and the mcrank version that wrote the table; the Markdown
+    says the same above each table and at the top. The studies' JSON files hold the rest
+    (every parameter, the versions of the run). Nothing here depends on when the tables are
+    written, so rewriting them from unchanged studies changes no byte.
     """
     import csv
     import io
@@ -186,10 +187,9 @@ def write_crossovers(documents: dict, out) -> list[Path]:
     sweeps = _sweeps(documents)
     if not sweeps:
         return []
-    made = provenance()
-    versions = made["versions"]
+    versions = provenance()["versions"]
     fields = ("true_um", "error", "metric", "incorrect_pct", "se_pct", "crossover_sd", "crossover_se", "crossover_realised_sd", "status", "se_method")
-    fields += ("experiment", "seed", "samples", "version", "date")  # where the row comes from, when it was written
+    fields += ("experiment", "seed", "samples", "date", "version")  # the study the row comes from, and the writer
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
@@ -197,18 +197,21 @@ def write_crossovers(documents: dict, out) -> list[Path]:
         "# Crossover: the error sd at which the perturbed utility matrix is as unreliable as each metric",
         "",
         "Linear interpolation of the sweep; ± is a delete-a-batch jackknife standard error.",
-        f"Written by mcrank {__version__} (numpy {versions['numpy']}, numba {versions['numba']}) on {made['date']};",
+        f"Written by mcrank {__version__} (numpy {versions['numpy']}, numba {versions['numba']});",
         "each study's JSON file gives all its parameters and how it was run.",
         "",
     ]
     for (true_um, error), (name, document) in sorted(sweeps.items()):
         config = document["config"]
         table = crossover_table(document["rows"], batches=document.get("batches"))
-        study = {"experiment": name, "seed": config["seed"], "samples": config["samples"], "version": __version__, "date": made["date"]}
+        study = {"experiment": name, "seed": config["seed"], "samples": config["samples"], "date": document.get("date", ""), "version": __version__}
         for row in table:
             writer.writerow({"true_um": true_um, "error": error, **{k: "" if v is None else v for k, v in row.items()}, **study})
         sds = config["sds"]
-        note = f"From `{name}.json`: seed {config['seed']}, {config['samples']:,} pairs, {len(sds)} sds from {min(sds):g} to {max(sds):g}."
+        note = (
+            f"From `{name}.json`: seed {config['seed']}, {config['samples']:,} pairs, {len(sds)} sds from {min(sds):g} to "
+            f"{max(sds):g}; run on {document.get('date', 'an unrecorded date')}."
+        )
         markdown.append(crossover_markdown(table, title=f"{true_um} true utility matrices, {error} errors", note=note))
     out = Path(out)
     return [atomic_write_text(out / "crossover.csv", buffer.getvalue()), atomic_write_text(out / "crossover.md", "\n".join(markdown))]

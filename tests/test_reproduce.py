@@ -10,6 +10,7 @@ import pytest
 from csv_parts import csv_parts
 
 import mcrank.engine
+import mcrank.results
 from mcrank.cli import main
 from mcrank.reproduce import reproduce
 
@@ -85,10 +86,11 @@ def _check_crossover_provenance(out, crossover):
     assert f"Written by mcrank {__version__} (numpy " in markdown
     for row in crossover:
         study = f"fig7_{row['true_um']}_{row['error']}"
-        config = json.loads((out / f"{study}.json").read_text())["config"]
+        document = json.loads((out / f"{study}.json").read_text())
+        config = document["config"]
         assert (row["experiment"], int(row["seed"]), int(row["samples"])) == (study, config["seed"], 3000)
-        assert row["version"] == __version__ and row["date"]
-        assert f"From `{study}.json`: seed {config['seed']}, 3,000 pairs, 51 sds from 0 to 0.5." in markdown
+        assert row["version"] == __version__ and row["date"] == document["date"]
+        assert f"From `{study}.json`: seed {config['seed']}, 3,000 pairs, 51 sds from 0 to 0.5; run on {document['date']}." in markdown
     # The README's check of its crossover rows (tests/test_readme.py) reads the new layout too.
     section = markdown[markdown.index("### uniform true utility matrices, gaussian errors") :]
     rows = [line for line in section.splitlines()[1:] if line.startswith("| ")][:8]
@@ -117,6 +119,14 @@ def test_an_interrupted_reproduce_resumes_where_it_stopped(experiments, tmp_path
     report = reproduce(experiments, out, samples=2000, figures=False, quiet=True)
     assert report.skipped == ["fig6_uniform"] and report.ran == STUDIES[1:]
     assert (out / "fig6_uniform.json").read_text() == first
+
+    # Up to date: nothing is run, and no file changes, the crossover tables included, even
+    # on another day.
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    real_provenance = mcrank.results.provenance
+    monkeypatch.setattr(mcrank.results, "provenance", lambda: {**real_provenance(), "date": "2099-01-01T00:00:00+00:00"})
+    report = reproduce(experiments, out, samples=2000, figures=False, quiet=True)
+    assert report.ran == [] and {p.name: p.read_bytes() for p in out.iterdir()} == before
 
     # A changed config (here the sample count) is not "complete": it runs again.
     report = reproduce(experiments, out, samples=2500, figures=False, quiet=True)
