@@ -109,7 +109,7 @@ def rows_to_csv(rows: list[dict], *, comments: dict | None = None) -> str:
     """
     buffer = io.StringIO()
     for key, value in (comments or {}).items():
-        buffer.write(f"# {key}: {json.dumps(value)}\n")
+        buffer.write(f"# {key}: {json.dumps(value, ensure_ascii=False)}\n")
     writer = csv.DictWriter(buffer, fieldnames=ROW_FIELDS, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in rows:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""How fast is the Monte Carlo engine? Ratios taken in one run (issue 3, "Speed").
+"""How fast is the Monte Carlo engine? Ratios taken in one run.
 
 After JIT warm-up (numba's on-disk cache on, as mcrank configures it), this script measures:
 
@@ -31,14 +31,14 @@ The floor loop stores each variate into a small ring buffer. It does not sum the
 sum makes every draw wait for the previous addition, which made the floor per uniform 2.8
 times slower (5.8 against 2.1 ns) and the ratios below look better than they are.
 
-The script never asserts: it prints what it measures beside the issue's targets, with the
+The script never asserts: it prints what it measures beside the project's speed targets, with the
 machine and its load average (the timings are noisy on a shared machine; each is the best of
 ``--repeat`` runs; an engine/floor ratio is the median of the ratios of rounds that time
 both sides one after the other).
 
 Usage::
 
-    python scripts/bench.py                  # 10^6 pairs, the issue's measurements
+    python scripts/bench.py                  # 10^6 pairs, every measurement below
     python scripts/bench.py --quick          # a smoke run with few pairs
     python scripts/bench.py --json bench.json
 """
@@ -69,7 +69,7 @@ SWEEP_SDS = tuple(np.linspace(0.0, 0.5, 51))
 TRUE_UMS = ("uniform", "gaussian")
 ERRORS = ("gaussian", "truncated")
 
-#: The issue's targets, reported beside the measurements (never asserted).
+#: The project's speed targets, reported beside the measurements (never asserted).
 TARGETS = {
     "single_setting_s": 0.1,
     "sweep_gaussian_s": 2.0,
