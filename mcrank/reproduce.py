@@ -130,12 +130,13 @@ def reproduce(
         Log lines on stderr unless quiet; progress bars if progress.
     """
     from mcrank.engine import run_study
-    from mcrank.results import is_complete, read_study, write_study
+    from mcrank.results import check_writable, is_complete, read_study, write_study
 
     start = time.perf_counter()
     studies = load_experiments(experiments, samples=samples)
     figure_settings = load_figure_settings(experiments)
     out = check_out_directory(out)
+    check_writable(out)
     report = ReproduceReport()
     for number, experiment in enumerate(studies, 1):
         label = f"[{number}/{len(studies)}] {experiment.name}"

@@ -24,6 +24,7 @@ __all__ = [
     "ROW_FIELDS",
     "atomic_write_bytes",
     "atomic_write_text",
+    "check_writable",
     "is_complete",
     "provenance",
     "read_study",
@@ -50,9 +51,20 @@ def atomic_write_bytes(path, data: bytes) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
 
     Readers see the old file or the new one, never half of one. Missing parent directories
-    are created. Errors name ``path``, not the temporary file.
+    are created. Errors name ``path``, not the temporary file. A symbolic link is followed:
+    its target is replaced and the link kept. A device or a pipe (``/dev/null``, a FIFO) is
+    written to directly, since there is no file to replace.
     """
     path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    if path.exists() and not path.is_file() and not path.is_dir():
+        try:
+            with open(path, "wb") as stream:
+                stream.write(data)
+        except OSError as error:
+            raise OSError(error.errno, error.strerror, str(path)) from None
+        return path
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -71,6 +83,24 @@ def atomic_write_bytes(path, data: bytes) -> Path:
             raise OSError(error.errno, error.strerror, str(path)) from None
         raise
     return path
+
+
+def check_writable(directory) -> None:
+    """Raise OSError unless files can be created in ``directory``, or, if it is missing, in
+    its nearest existing parent (where it would be created).
+
+    Called before a long computation, so that it does not end on an unwritable path. The
+    check creates and removes an empty temporary file: permissions alone do not tell (a
+    read-only file system, or root on ``/sys``).
+    """
+    directory = Path(directory)
+    existing = next((p for p in (directory, *directory.parents) if p.exists()), Path("."))
+    try:
+        handle, probe = tempfile.mkstemp(dir=existing, prefix=".mcrank-write-check.", suffix=".tmp")
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, str(existing)) from None
+    os.close(handle)
+    os.unlink(probe)
 
 
 def atomic_write_text(path, text: str) -> Path:

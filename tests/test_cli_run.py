@@ -190,3 +190,67 @@ def test_results_files_are_readable_by_others(tmp_path, capsys):
     finally:
         os.umask(old)
     assert stat.S_IMODE(target.stat().st_mode) == 0o644
+
+
+def test_out_on_a_read_only_file_system_fails_before_the_run(monkeypatch, capsys):
+    import os
+
+    import mcrank.engine
+
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("needs Linux's /proc, where nobody (not even root) can create a file")
+    monkeypatch.setattr(mcrank.engine, "run_study", lambda *a, **k: pytest.fail("the study ran"))
+    code = main(["run", "--samples", "100", "--quiet", "--out", "/proc/x.csv"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("mcrank run: error: /proc:")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["run", "--out", ""], ["run", "--config", " "], ["reproduce", "--out", ""], ["reproduce", "--experiments", ""]],
+)
+def test_an_empty_path_is_refused(args, capsys):
+    with pytest.raises(SystemExit) as exit:  # argparse's own errors
+        main(args)
+    code = exit.value.code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "empty path" in err[0]
+
+
+def test_the_out_file_extension_sets_the_format(tmp_path, capsys):
+    for name in ("r.json", "r.csv", "r.txt"):
+        assert main(["run", *SMALL, "--out", str(tmp_path / name)]) == 0
+    capsys.readouterr()
+    assert json.loads((tmp_path / "r.json").read_text())["config"]["seed"] == 7
+    made, rows = csv_parts((tmp_path / "r.csv").read_text())
+    assert made["seed"] == 7 and rows[0]["name"] == "accuracy"
+    assert (tmp_path / "r.txt").read_text().startswith("2,000 pairs")
+    # An explicit --format wins.
+    assert main(["run", *SMALL, "--format", "table", "--out", str(tmp_path / "t.json")]) == 0
+    assert (tmp_path / "t.json").read_text().startswith("2,000 pairs")
+
+
+def test_out_through_a_symbolic_link_writes_its_target_and_keeps_the_link(tmp_path, capsys):
+    target = tmp_path / "target.csv"
+    target.write_text("old\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    assert main(["run", *SMALL, "--out", str(link)]) == 0
+    assert link.is_symlink() and csv_parts(target.read_text())[0]["seed"] == 7
+
+
+def test_out_to_a_pipe_writes_into_it_and_leaves_it_a_pipe(tmp_path, capsys):
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    assert main(["run", *SMALL, "--format", "json", "--out", str(fifo)]) == 0
+    reader.join(timeout=60)
+    assert json.loads(received[0])["config"]["seed"] == 7
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+

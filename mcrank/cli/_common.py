@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-__all__ = ["OneLineParser", "SubcommandParser", "UsageError", "fail"]
+__all__ = ["OneLineParser", "SubcommandParser", "UsageError", "fail", "path_argument"]
 
 
 class UsageError(Exception):
@@ -32,6 +32,14 @@ class SubcommandParser(OneLineParser):
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
+
+
+def path_argument(text: str) -> str:
+    """argparse ``type`` of a path option: refuses an empty path, which would otherwise mean
+    the current directory."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty path")
+    return text
 
 
 def fail(command: str, error: BaseException) -> int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from mcrank.cli._common import path_argument
+
 DEFAULT_OUT = "results"
 
 
@@ -18,8 +20,8 @@ def add_parser(subparsers):
             "crossover tables and results/figures/ (PNG and PDF)."
         ),
     )
-    parser.add_argument("--experiments", default="experiments", metavar="DIR", help="experiment files (default: experiments)")
-    parser.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help="output directory (default: results)")
+    parser.add_argument("--experiments", type=path_argument, default="experiments", metavar="DIR", help="experiment files (default: experiments)")
+    parser.add_argument("--out", type=path_argument, default=DEFAULT_OUT, metavar="DIR", help="output directory (default: results)")
     parser.add_argument("--samples", metavar="N", help="override every study's number of samples, e.g. 1e4 for a quick check (needs --out)")
     parser.add_argument("--force", action="store_true", help="recompute studies that are already complete")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel jobs per study, -1 for all cores (default -1)")

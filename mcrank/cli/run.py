@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
-from mcrank.cli._common import UsageError
+from mcrank.cli._common import UsageError, path_argument
 
 FORMATS = ("table", "json", "csv")
 
@@ -25,7 +26,7 @@ def add_parser(subparsers):
         epilog="example: mcrank run --sd 0:0.5:0.01 --samples 1e6 --seed 1 --format csv --out sweep.csv",
     )
     study = parser.add_argument_group("the study (defaults: the paper's)")
-    study.add_argument("--config", metavar="FILE", help="experiment TOML file (see experiments/); flags override it")
+    study.add_argument("--config", type=path_argument, metavar="FILE", help="experiment TOML file (see experiments/); flags override it")
     study.add_argument("--true-um", choices=("uniform", "gaussian"), help="distribution of true utility matrices (default uniform)")
     study.add_argument("--true-um-sd", type=float, metavar="SD", help="sd of each hexagon coordinate for --true-um gaussian (default 1/3)")
     study.add_argument("--error", choices=("gaussian", "truncated"), help="error model of perturbed utility matrices (default gaussian)")
@@ -41,8 +42,10 @@ def add_parser(subparsers):
     execution.add_argument("--jobs", type=int, default=-1, help="parallel jobs, -1 for all cores (default -1); counts do not depend on it")
     execution.add_argument("--backend", choices=("threading", "loky", "dask"), default="threading", help="joblib backend (default threading)")
     execution.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address for --backend dask (needs mcrank[dask])")
-    execution.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
-    execution.add_argument("--out", metavar="PATH", help="write the output to PATH (atomically) instead of stdout")
+    execution.add_argument(
+        "--format", choices=FORMATS, help="output format (default: from the --out file's extension, .json or .csv, else table)"
+    )
+    execution.add_argument("--out", type=path_argument, metavar="PATH", help="write the output to PATH (atomically) instead of stdout")
     execution.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=handler)
     return parser
@@ -67,12 +70,21 @@ def study_overrides(args) -> dict:
     }
 
 
+#: The output format an --out file's extension implies, when --format is not given.
+FORMAT_BY_SUFFIX = {".json": "json", ".csv": "csv"}
+
+
+def output_format(out: str | None) -> str:
+    """The format of ``--out PATH`` without ``--format``: by its extension, else ``table``."""
+    return "table" if out is None else FORMAT_BY_SUFFIX.get(Path(out).suffix.lower(), "table")
+
+
 def handler(args) -> int:
     from dataclasses import replace
 
     from mcrank.config import load_experiment
     from mcrank.engine import StudyConfig, run_study
-    from mcrank.results import atomic_write_text
+    from mcrank.results import atomic_write_text, check_writable
 
     overrides = study_overrides(args)
     if args.config is not None:
@@ -90,9 +102,12 @@ def handler(args) -> int:
             raise UsageError(f"--out {args.out}: is a directory; give a file name")
         if not out.parent.is_dir():
             raise UsageError(f"--out {args.out}: directory {out.parent} does not exist")
+        if not out.exists() or out.is_file():  # a device such as /dev/null needs no check
+            check_writable(Path(os.path.realpath(out)).parent)
+    chosen_format = args.format or output_format(args.out)
     progress = not args.quiet and sys.stderr.isatty()
     result = run_study(config, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=progress)
-    text = render(result, args.format)
+    text = render(result, chosen_format)
     if args.out is None:
         sys.stdout.write(text)
     else:
