@@ -254,3 +254,19 @@ def test_out_to_a_pipe_writes_into_it_and_leaves_it_a_pipe(tmp_path, capsys):
     assert json.loads(received[0])["config"]["seed"] == 7
     assert stat.S_ISFIFO(fifo.stat().st_mode)
 
+
+def test_sigterm_cleans_up_like_ctrl_c(tmp_path):
+    """SIGTERM mid-run: exit 143, one line, no results file and no temporary file left."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "big.json"
+    script = f"import sys; from mcrank.cli import main; sys.exit(main(['run', '--samples', '1e10', '--jobs', '1', '--quiet', '--out', {str(out)!r}]))"
+    process = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 143 and err.strip() == "mcrank run: terminated"
+    assert list(tmp_path.iterdir()) == []

@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 
 from mcrank import __version__
 from mcrank.cli._common import OneLineParser, SubcommandParser, UsageError, fail
@@ -23,6 +25,9 @@ SUBCOMMANDS = ("story", "run", "reproduce", "evaluate")
 #: Exit code when the reader of stdout went away (``mcrank story | head -1``): 128 + SIGPIPE,
 #: what a shell reports for a program killed by SIGPIPE, as 130 is 128 + SIGINT.
 BROKEN_PIPE = 141
+
+#: Exit code after SIGTERM: 128 + SIGTERM, as a shell reports.
+TERMINATED = 143
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    previous = _terminate_like_interrupt()
     try:
         code = int(args.handler(args) or 0)
         sys.stdout.flush()  # here, so that a closed pipe is caught below, not at exit
@@ -61,9 +67,31 @@ def main(argv: list[str] | None = None) -> int:
         return BROKEN_PIPE
     except (UsageError, ValueError, KeyError, OSError) as error:
         return fail(args.command, error)
+    except Terminated:
+        print(f"mcrank {args.command}: terminated", file=sys.stderr)
+        return TERMINATED
     except KeyboardInterrupt:
         print(f"mcrank {args.command}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that the same clean-up runs (temporary files removed)."""
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated
+
+
+def _terminate_like_interrupt():
+    """Make SIGTERM raise :class:`Terminated` in the main thread; return the old handler, or
+    None where a handler cannot be set (not the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_terminated)
 
 
 if __name__ == "__main__":  # pragma: no cover
