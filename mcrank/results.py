@@ -15,6 +15,7 @@ import io
 import json
 import os
 import platform
+import subprocess
 import tempfile
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
@@ -29,6 +30,7 @@ __all__ = [
     "provenance",
     "read_study",
     "rows_to_csv",
+    "source_revision",
     "study_csv",
     "study_document",
     "write_study",
@@ -109,7 +111,7 @@ def atomic_write_text(path, text: str) -> Path:
 
 
 def provenance() -> dict:
-    """Package versions, Python, platform and the current UTC date."""
+    """Package versions, Python, platform, the source ``revision`` and the current UTC date."""
     versions = {}
     for package in _PACKAGES:
         try:
@@ -120,8 +122,31 @@ def provenance() -> dict:
         "versions": versions,
         "python": platform.python_version(),
         "platform": platform.platform(),
+        "revision": source_revision(),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
+
+
+def source_revision() -> dict | None:
+    """The git commit of mcrank's source, when it runs from a git checkout, else None.
+
+    ``{"commit": "<40 hex digits>", "modified": bool}``: ``modified`` says whether the code,
+    the experiment files or ``pyproject.toml`` differed from that commit (results files and
+    other untracked changes do not count). The version number alone does not identify the
+    code that made a result.
+    """
+    root = Path(__file__).resolve().parent.parent
+    if not (root / ".git").exists():
+        return None
+    try:
+        def git(*args):
+            return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30, check=True).stdout
+
+        commit = git("rev-parse", "HEAD").strip()
+        modified = bool(git("status", "--porcelain", "--untracked-files=no", "--", "mcrank", "experiments", "pyproject.toml").strip())
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {"commit": commit, "modified": modified}
 
 
 def rows_to_csv(rows: list[dict], *, comments: dict | None = None) -> str:
@@ -163,13 +188,13 @@ def study_document(result, **labels) -> dict:
     dict
         ``labels``, then ``config`` (every parameter, the seed, the mcrank version), ``rows``,
         ``batches`` and ``wall_time``, then :func:`provenance`: ``versions``, ``python``,
-        ``platform`` and ``date``.
+        ``platform``, ``revision`` (:func:`source_revision`) and ``date``.
     """
     return {**labels, **result.to_dict(), **provenance()}
 
 
 #: What a study's CSV gives in its leading ``# key: value`` lines besides the config.
-CSV_PROVENANCE = ("versions", "python", "platform", "date")
+CSV_PROVENANCE = ("versions", "python", "platform", "revision", "date")
 
 
 def study_csv(document: dict) -> str:

@@ -42,6 +42,7 @@ def test_json_says_how_it_was_made_as_reproduce_does(capsys, tmp_path):
     assert code == 0 and document["versions"]["numpy"] and document["versions"]["numba"]
     assert document["versions"]["mcrank"] == document["config"]["version"]
     assert document["date"] and document["python"] and document["platform"]
+    assert "revision" in document
     write_study(run_study(StudyConfig(samples=2000, seed=7)), tmp_path, "study")
     written = json.loads((tmp_path / "study.json").read_text())
     assert set(written) - set(document) == {"experiment", "description", "source"}
@@ -57,6 +58,7 @@ def test_csv_says_how_it_was_made_in_comment_lines(capsys):
     assert {k: provenance[k] for k in document["config"]} == document["config"]
     assert (provenance["samples"], provenance["error"], provenance["sds"]) == (2000, "truncated", [0.0, 0.1])
     assert provenance["versions"] == document["versions"] and provenance["date"]
+    assert provenance["revision"] == document["revision"]
     assert [float(r["incorrect_pct"]) for r in rows] == [r["incorrect_pct"] for r in document["rows"]]
 
 
@@ -270,3 +272,18 @@ def test_sigterm_cleans_up_like_ctrl_c(tmp_path):
     _, err = process.communicate(timeout=120)
     assert process.returncode == 143 and err.strip() == "mcrank run: terminated"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_results_name_the_commit_of_the_code_that_made_them():
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    from mcrank.results import source_revision
+
+    root = Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout")
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    revision = source_revision()
+    assert revision["commit"] == head and len(head) == 40 and isinstance(revision["modified"], bool)
