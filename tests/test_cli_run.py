@@ -287,3 +287,12 @@ def test_results_name_the_commit_of_the_code_that_made_them():
     head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
     revision = source_revision()
     assert revision["commit"] == head and len(head) == 40 and isinstance(revision["modified"], bool)
+
+
+def test_metrics_separated_by_commas_or_spaces(capsys):
+    _, spaces, _ = run(capsys, *SMALL, "--metrics", "accuracy", "f1", "--format", "json")
+    _, commas, _ = run(capsys, *SMALL, "--metrics", "accuracy,f1", "--format", "json")
+    assert [r["name"] for r in json.loads(commas)["rows"]][:2] == ["accuracy", "f1"]
+    assert json.loads(commas)["rows"] == json.loads(spaces)["rows"]
+    code, _, err = run(capsys, *SMALL, "--metrics", "accuracy,")
+    assert code == 2 and "unknown metric ''" in err

@@ -32,7 +32,9 @@ def add_parser(subparsers):
     study.add_argument("--error", choices=("gaussian", "truncated"), help="error model of perturbed utility matrices (default gaussian)")
     study.add_argument("--sd", nargs="+", metavar="SD", help="error sds: values and/or grids start:stop:step (default 0.1)")
     study.add_argument("--samples", metavar="N", help="number of pairs, e.g. 1e6 (default 1e6)")
-    study.add_argument("--metrics", nargs="+", metavar="ID", help="metric ids (default: the paper's seven)")
+    study.add_argument(
+        "--metrics", nargs="+", metavar="ID", help="metric ids, separated by spaces or commas (default: the paper's seven)"
+    )
     study.add_argument("--class-proportion", nargs=2, type=float, metavar=("LOW", "HIGH"), help="range of the class-0 fraction p (default 0 1)")
     study.add_argument("--rate-beta", nargs=2, type=float, metavar=("ALPHA", "BETA"), help="Beta parameters of TPR and TNR (default 2 1)")
     study.add_argument("--rate-range", nargs=2, type=float, metavar=("LOW", "HIGH"), help="TPR, TNR = LOW + (HIGH-LOW)*Beta (default 0.5 1)")
@@ -61,7 +63,8 @@ def study_overrides(args) -> dict:
         "error": args.error,
         "sds": None if args.sd is None else parse_sds(args.sd),
         "samples": None if args.samples is None else parse_samples(args.samples),
-        "metrics": None if args.metrics is None else tuple(args.metrics),
+        # "accuracy f1" or "accuracy,f1", as evaluate takes them.
+        "metrics": None if args.metrics is None else tuple(m.strip() for arg in args.metrics for m in arg.split(",")),
         "class_proportion": None if args.class_proportion is None else tuple(args.class_proportion),
         "rate_beta": None if args.rate_beta is None else tuple(args.rate_beta),
         "rate_range": None if args.rate_range is None else tuple(args.rate_range),
