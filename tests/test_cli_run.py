@@ -140,6 +140,26 @@ def test_bad_input_is_one_line_and_exit_code_2(capsys, args, fragment):
     assert "Traceback" not in captured.err
 
 
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--rate-beta", "1e-20", "1e-20"], "must sum to at least 0.001"),
+        (["--rate-beta", "1e-10", "1e-10"], "must sum to at least 0.001"),
+    ],
+)
+def test_settings_whose_sampler_never_returns_are_refused_before_the_run(capsys, monkeypatch, args, fragment):
+    # These once hung in a numba loop that Ctrl-C cannot stop.
+    import mcrank.engine
+
+    def never(*args, **kwargs):
+        raise AssertionError("the study ran")
+
+    monkeypatch.setattr(mcrank.engine, "run_study", never)
+    code, out, err = run(capsys, *args, "--samples", "100", "--seed", "1", "--quiet")
+    lines = err.strip().splitlines()
+    assert code == 2 and out == "" and len(lines) == 1 and fragment in lines[0]
+
+
 def test_bad_experiment_files_name_the_file_and_the_key(tmp_path, capsys):
     unknown = tmp_path / "unknown.toml"
     unknown.write_text("samples = 100\nsigma = 0.1\n")

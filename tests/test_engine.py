@@ -274,6 +274,14 @@ def test_bad_config_raises_value_error_naming_the_parameter(overrides, named):
         run_study(jobs=1, **{"samples": 10, **overrides})
 
 
+@pytest.mark.parametrize("rate_beta", [(1e-20, 1e-20), (1e-10, 1e-10), (1e-6, 1e-6), (5e-4, 4e-4)])
+def test_beta_parameters_whose_sampler_never_returns_are_refused(rate_beta):
+    # Both <= 1 with a tiny sum: numba's Beta sampler would loop (uninterruptibly) for ever.
+    with pytest.raises(ValueError, match=r"rate_beta: Beta parameters both at most 1 must sum to at least 0\.001"):
+        StudyConfig(rate_beta=rate_beta).validated()
+    assert StudyConfig(rate_beta=(5e-4, 5e-4)).validated().rate_beta == (5e-4, 5e-4)
+
+
 def test_config_from_dict_rejects_an_unknown_key_by_name():
     with pytest.raises(ValueError, match="'sigmas'"):
         StudyConfig.from_dict({"samples": 10, "sigmas": [0.1]})
