@@ -50,6 +50,7 @@ from mcrank._validation import check_beta_parameters, check_choice, check_count,
 from mcrank.samplers import (
     ERROR_MODELS,
     TRUE_UM_DISTRIBUTIONS,
+    _check_true_um_sd,
     _draw_ordered_column,
     _draw_rate,
     _fill_hexagon,
@@ -80,7 +81,8 @@ class StudyConfig:
     true_um : {"uniform", "gaussian"}
         Distribution of true utility matrices on the hexagon (step 1).
     true_um_sd : float
-        Standard deviation of each coordinate for ``true_um="gaussian"`` (paper: 1/3).
+        Standard deviation of each coordinate for ``true_um="gaussian"`` (paper: 1/3); at
+        most 10, above which that distribution is uniform within 1 %.
     error : {"gaussian", "truncated"}
         Error model of the perturbed utility matrices (step 4).
     sds : tuple of float
@@ -119,8 +121,8 @@ class StudyConfig:
         true_um_sd = check_sd(self.true_um_sd, "true_um_sd")
         check_choice(self.true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution (true_um)")
         check_choice(self.error, ERROR_MODELS, "error model")
-        if self.true_um == "gaussian" and true_um_sd == 0:
-            raise ValueError("true_um_sd must be positive for the gaussian true-utility distribution")
+        if self.true_um == "gaussian":
+            _check_true_um_sd(true_um_sd, "true_um_sd", 'true_um = "uniform" or --true-um uniform')
         if isinstance(self.sds, (str, bytes)) or not isinstance(self.sds, (list, tuple, np.ndarray)):
             raise ValueError(f"sds must be a list of numbers, got {self.sds!r}")
         if len(self.sds) > MAX_SDS:

@@ -282,6 +282,15 @@ def test_beta_parameters_whose_sampler_never_returns_are_refused(rate_beta):
     assert StudyConfig(rate_beta=(5e-4, 5e-4)).validated().rate_beta == (5e-4, 5e-4)
 
 
+@pytest.mark.parametrize("true_um_sd", [1e6, 1e4, 10.5])
+def test_gaussian_true_um_sds_whose_sampler_never_returns_are_refused(true_um_sd):
+    # Rejection into the hexagon takes about 2 pi sd^2 / 3 proposals per point: for ever at 1e4.
+    with pytest.raises(ValueError, match=r"true_um_sd must be at most 10 .*--true-um uniform"):
+        StudyConfig(true_um="gaussian", true_um_sd=true_um_sd).validated()
+    assert StudyConfig(true_um="gaussian", true_um_sd=10.0).validated().true_um_sd == 10.0
+    assert StudyConfig(true_um="uniform", true_um_sd=true_um_sd).validated().true_um_sd == true_um_sd  # unused
+
+
 def test_config_from_dict_rejects_an_unknown_key_by_name():
     with pytest.raises(ValueError, match="'sigmas'"):
         StudyConfig.from_dict({"samples": 10, "sigmas": [0.1]})

@@ -201,6 +201,29 @@ def test_true_um_arguments_are_checked():
         sample_true_um_xy(10, distribution="gaussian", sd=-1.0)
 
 
+@pytest.mark.parametrize("sd", [1e6, 1e4, 10.01])
+def test_gaussian_true_um_sds_rejection_cannot_finish_are_refused(monkeypatch, sd):
+    """The rejection sampler needs about 2 pi sd^2 / 3 proposals per point: at sd 1e4 it never
+    returns, in a numba loop that Ctrl-C cannot stop."""
+    import mcrank.samplers
+
+    def never(*args):
+        raise AssertionError("the sampler ran")
+
+    monkeypatch.setattr(mcrank.samplers, "_fill_hexagon", never)
+    with pytest.raises(ValueError, match='sd must be at most 10 .* uniform within 1 %.*distribution="uniform"'):
+        sample_true_um_xy(10, distribution="gaussian", sd=sd)
+
+
+def test_gaussian_true_um_at_the_largest_sd_is_uniform_within_1_percent():
+    # What the bound's message claims: |r|^2 <= 2 in the hexagon, so the density is at least
+    # exp(-1 / sd^2) of its value at the centre; at sd 10 the sampler still finishes.
+    assert math.exp(-1 / 10**2) >= 0.99
+    x, y = sample_true_um_xy(2000, distribution="gaussian", sd=10.0, rng=10)
+    assert np.all(_inside_hexagon(x, y)) and np.all(x * x + y * y <= 2)
+    assert sample_true_um_xy(5, sd=1e6, rng=11)[0].size == 5  # the uniform distribution ignores sd
+
+
 # --- perturbed utility matrices ----------------------------------------------------------------
 
 PERTURBED_UMS = {
