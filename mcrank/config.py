@@ -17,7 +17,32 @@ import numpy as np
 from mcrank._validation import check_count, check_sd
 from mcrank.engine import MAX_SAMPLES, MAX_SDS, StudyConfig
 
-__all__ = ["Experiment", "load_experiment", "parse_samples", "parse_sds"]
+__all__ = ["Experiment", "load_experiment", "parse_samples", "parse_sds", "read_toml"]
+
+
+def read_toml(path) -> dict:
+    """The table of the TOML file ``path``.
+
+    A UTF-8 byte-order mark, which some editors write, is skipped, as ``mcrank evaluate``
+    does for JSON.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, if it is not UTF-8 text or not valid TOML.
+    OSError
+        If the file cannot be read.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (not UTF-8)") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"{path}: not valid TOML: {error}") from None
+
 
 def parse_samples(text) -> int:
     """A sample count from ``"1000000"``, ``"1e6"`` or ``10**6``; ValueError unless a whole number >= 1."""
@@ -75,12 +100,7 @@ def load_experiment(path, **overrides) -> Experiment:
         If the file cannot be read.
     """
     path = Path(path)
-    try:
-        values = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as error:
-        raise ValueError(f"{path}: not valid TOML: {error}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a text file") from None
+    values = read_toml(path)
     description = values.pop("description", "")
     if not isinstance(description, str):
         raise ValueError(f"{path}: key 'description' must be a string")

@@ -179,6 +179,23 @@ def test_bad_experiment_files_name_the_file_and_the_key(tmp_path, capsys):
     assert code == 2 and len(err) == 1 and "missing.toml" in err[0]
 
 
+def test_an_experiment_file_may_start_with_a_byte_order_mark(tmp_path, capsys):
+    # Some editors write one; evaluate's JSON reader skips it too.
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + b'samples = 100\nsds = [0.2]\nseed = 5\n')
+    assert load_experiment(path).config.sds == (0.2,)
+    code, out, err = run(capsys, "--config", str(path), "--format", "json", "--quiet")
+    assert code == 0 and err == "" and json.loads(out)["config"]["seed"] == 5
+
+
+def test_an_experiment_file_that_is_not_utf8_is_named_as_evaluate_names_one(tmp_path, capsys):
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(b"\xff\xfesamples = 100\n")
+    code, out, err = run(capsys, "--config", str(path), "--quiet")
+    assert code == 2 and out == ""
+    assert err.strip() == f"mcrank run: error: {path}: not a text file (not UTF-8)"
+
+
 def test_the_experiment_files_of_the_repository_load():
     from pathlib import Path
 
