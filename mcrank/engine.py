@@ -117,7 +117,20 @@ class StudyConfig:
     chunk_size: int = 2**16
 
     def validated(self) -> StudyConfig:
-        """Return a copy with canonical types, or raise ValueError naming the bad parameter."""
+        """Return a copy with canonical types, or raise ValueError naming the bad parameter.
+
+        Numeric parameters must be numbers: a string such as ``"1"`` is refused rather than
+        parsed (parse command-line text with :mod:`mcrank.config` first).
+        """
+        for name in ("samples", "chunk_size", "true_um_sd", "fbeta_beta"):
+            if isinstance(getattr(self, name), (str, bytes)):
+                raise ValueError(f"{name} must be a number, not a string, got {getattr(self, name)!r}")
+        for name in ("sds", "class_proportion", "rate_beta", "rate_range"):  # a bare string is refused below
+            value = getattr(self, name)
+            for item in value if isinstance(value, (list, tuple, np.ndarray)) else ():
+                if isinstance(item, (str, bytes)):
+                    hint = ": parse a grid with mcrank.config.parse_sds" if name == "sds" and ":" in str(item) else ""
+                    raise ValueError(f"{name} must be numbers, not strings, got {item!r}{hint}")
         true_um_sd = check_sd(self.true_um_sd, "true_um_sd")
         check_choice(self.true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution (true_um)")
         check_choice(self.error, ERROR_MODELS, "error model")
@@ -129,6 +142,9 @@ class StudyConfig:
             raise ValueError(f"sds has {len(self.sds):,} values; at most {MAX_SDS:,} are allowed")
         if isinstance(self.metrics, (str, bytes)) or not isinstance(self.metrics, (list, tuple)):
             raise ValueError(f"metrics must be a list of metric ids, got {self.metrics!r}")
+        for m in self.metrics:
+            if not isinstance(m, str):
+                raise ValueError(f"metrics must be metric ids (strings), got {m!r}")
         try:
             metrics = tuple(get_metric(m).id for m in self.metrics)
         except (KeyError, TypeError) as error:  # get_metric's lookup error, as this method's ValueError

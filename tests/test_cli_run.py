@@ -179,6 +179,23 @@ def test_bad_experiment_files_name_the_file_and_the_key(tmp_path, capsys):
     assert code == 2 and len(err) == 1 and "missing.toml" in err[0]
 
 
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('metrics = [["a"]]', "metrics must be metric ids (strings), got ['a']"),
+        ('fbeta_beta = "1"', "fbeta_beta must be a number, not a string, got '1'"),
+        ('true_um_sd = "0.3"', "true_um_sd must be a number, not a string, got '0.3'"),
+        ('rate_beta = ["2", "1"]', "rate_beta must be numbers, not strings, got '2'"),
+    ],
+)
+def test_wrong_types_in_an_experiment_file_are_named(tmp_path, capsys, line, message):
+    path = tmp_path / "types.toml"
+    path.write_text(f"samples = 100\nseed = 1\n{line}\n")
+    code, out, err = run(capsys, "--config", str(path), "--quiet")
+    assert code == 2 and out == ""
+    assert err.strip() == f"mcrank run: error: {path}: {message}"
+
+
 def test_an_experiment_file_may_start_with_a_byte_order_mark(tmp_path, capsys):
     # Some editors write one; evaluate's JSON reader skips it too.
     path = tmp_path / "bom.toml"

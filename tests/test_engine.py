@@ -265,6 +265,16 @@ def test_memory_does_not_grow_with_samples():
         (dict(rate_beta=(0.0, 1.0)), "Beta"),
         (dict(fbeta_beta=-2.0), "fbeta_beta"),
         (dict(seed=-1), "seed"),
+        (dict(metrics=[["accuracy"]]), r"metrics must be metric ids \(strings\), got \['accuracy'\]"),
+        (dict(metrics=("accuracy", 3)), r"metrics must be metric ids \(strings\), got 3"),
+        (dict(fbeta_beta="1"), "fbeta_beta must be a number, not a string, got '1'"),
+        (dict(true_um_sd="0.3"), "true_um_sd must be a number, not a string"),
+        (dict(samples="1e6"), "samples must be a number, not a string"),
+        (dict(chunk_size="100"), "chunk_size must be a number, not a string"),
+        (dict(sds=("0:0.2:0.1",)), "sds must be numbers, not strings, got '0:0.2:0.1': parse a grid with mcrank.config.parse_sds"),
+        (dict(rate_beta=("2", "1")), "rate_beta must be numbers, not strings"),
+        (dict(rate_range=(0.5, "1")), "rate_range must be numbers, not strings"),
+        (dict(class_proportion=("0", 1.0)), "class_proportion must be numbers, not strings"),
     ],
 )
 def test_bad_config_raises_value_error_naming_the_parameter(overrides, named):
