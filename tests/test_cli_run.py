@@ -114,6 +114,7 @@ def test_same_seed_same_counts_whatever_the_jobs(capsys):
         (["--sd", "-0.1"], "non-negative"),
         (["--sd", "abc"], "must be a number"),
         (["--sd", "0:0.5"], "start:stop:step"),
+        (["--sd", "0:1:-0.1"], "the step of the sd grid '0:1:-0.1' must be positive"),
         (["--samples", "0"], "samples"),
         (["--samples", "many"], "samples"),
         (["--samples", "1.5"], "whole number"),
@@ -186,6 +187,13 @@ def test_bad_experiment_files_name_the_file_and_the_key(tmp_path, capsys):
         ('fbeta_beta = "1"', "fbeta_beta must be a number, not a string, got '1'"),
         ('true_um_sd = "0.3"', "true_um_sd must be a number, not a string, got '0.3'"),
         ('rate_beta = ["2", "1"]', "rate_beta must be numbers, not strings, got '2'"),
+        ("sds = {a=1}", "sds must be a number, a grid 'start:stop:step' or a list of them, got {'a': 1}"),
+        ('sds = ["0.1"]', "key 'sds' must hold numbers or grids 'start:stop:step', got the string '0.1'"),
+        ('sds = "0:1:-0.1"', "the step of the sd grid '0:1:-0.1' must be positive, got '-0.1'"),
+        ('sds = "0:1:0"', "the step of the sd grid '0:1:0' must be positive, got '0'"),
+        ('sds = "-0.1:1:0.1"', "the start of the sd grid '-0.1:1:0.1' must be non-negative, got '-0.1'"),
+        ('sds = "1:0:0.1"', "the stop of the sd grid '1:0:0.1' must be at least its start, got '0'"),
+        ('sds = "0:x:0.1"', "the stop of the sd grid '0:x:0.1' must be a number, got 'x'"),
     ],
 )
 def test_wrong_types_in_an_experiment_file_are_named(tmp_path, capsys, line, message):
