@@ -622,13 +622,23 @@ def run_study(
         joblib backend. ``dask`` runs on the dask.distributed client at ``scheduler``, on the
         current client, or on a new local cluster.
     scheduler : str, optional
-        Address of a dask scheduler, e.g. ``"tcp://10.0.0.1:8786"``.
+        Address of a dask scheduler, e.g. ``"tcp://10.0.0.1:8786"``; only with
+        ``backend="dask"``.
     progress : bool, default False
         Show a progress bar on stderr.
 
     Returns
     -------
     StudyResult
+
+    Raises
+    ------
+    TypeError
+        If ``config`` is not a StudyConfig (build one from a dict with
+        :meth:`StudyConfig.from_dict`), or an override is not one of its fields.
+    ValueError
+        Naming the parameter, for a bad study parameter, ``jobs``, ``backend``, or a
+        ``scheduler`` without ``backend="dask"``.
 
     Examples
     --------
@@ -640,11 +650,20 @@ def run_study(
     import joblib
     from tqdm import tqdm
 
+    if config is not None and not isinstance(config, StudyConfig):
+        hint = "; build one from a dict with StudyConfig.from_dict" if isinstance(config, dict) else ""
+        raise TypeError(f"config must be a StudyConfig or None, got {type(config).__name__}{hint}")
+    known = {f.name for f in fields(StudyConfig)}
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise TypeError(f"run_study got an unknown study parameter {unknown[0]!r}; known parameters: {', '.join(sorted(known))}")
     config = replace(config or StudyConfig(), **overrides).validated()
     root = root_seed_sequence(config.seed)
     config = replace(config, seed=int(root.entropy) if config.seed is None else config.seed)
     if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs == 0:
         raise ValueError(f"jobs must be a non-zero integer, got {jobs!r}")
+    if scheduler is not None and backend != "dask":
+        raise ValueError(f"scheduler {scheduler!r} is only used with backend='dask', got backend={backend!r}")
     arguments = _kernel_arguments(config)
     chunks = -(-config.samples // config.chunk_size)
     batches = min(BATCHES, chunks)

@@ -318,6 +318,21 @@ def test_bad_jobs_and_backend_raise_value_error():
         run_study(samples=10, jobs=1, backend="mpi")
 
 
+def test_run_study_says_what_its_config_must_be():
+    with pytest.raises(TypeError, match="config must be a StudyConfig or None, got str$"):
+        run_study("x")
+    with pytest.raises(TypeError, match=r"got dict; build one from a dict with StudyConfig\.from_dict"):
+        run_study({"samples": 10})
+    with pytest.raises(TypeError, match="unknown study parameter 'sigma'; known parameters: chunk_size, "):
+        run_study(samples=10, sigma=0.1)
+
+
+def test_a_scheduler_without_the_dask_backend_is_refused_not_ignored():
+    # As the CLI refuses --scheduler without --backend dask.
+    with pytest.raises(ValueError, match="scheduler 'tcp://127.0.0.1:1' is only used with backend='dask'"):
+        run_study(samples=10, jobs=1, scheduler="tcp://127.0.0.1:1")
+
+
 def test_rows_have_the_documented_fields_and_standard_errors():
     result = run_study(samples=20_000, sds=(0.1, 0.2), seed=9, jobs=1)
     rows = result.rows()
