@@ -86,9 +86,9 @@ class StudyConfig:
     error : {"gaussian", "truncated"}
         Error model of the perturbed utility matrices (step 4).
     sds : tuple of float
-        Error standard deviations ``s`` (step 4); may be empty.
+        Error standard deviations ``s`` (step 4); may be empty if ``metrics`` is not.
     metrics : tuple of str
-        Metric ids to count (default: the paper's seven).
+        Metric ids to count (default: the paper's seven); may be empty if ``sds`` is not.
     class_proportion : (float, float)
         Range of the uniform class-0 fraction ``p`` (step 2).
     rate_beta : (float, float)
@@ -151,6 +151,8 @@ class StudyConfig:
             raise ValueError(error.args[0]) from None
         if len(set(metrics)) != len(metrics):
             raise ValueError(f"metrics are listed twice: {', '.join(metrics)}")
+        if not metrics and not len(self.sds):
+            raise ValueError("nothing to measure: metrics and sds are both empty; give at least one metric or one error sd")
         seed = self.seed
         if seed is not None:
             seed = int(root_seed_sequence(seed).entropy)  # raises for a bad seed

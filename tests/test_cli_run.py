@@ -194,6 +194,7 @@ def test_bad_experiment_files_name_the_file_and_the_key(tmp_path, capsys):
         ('sds = "-0.1:1:0.1"', "the start of the sd grid '-0.1:1:0.1' must be non-negative, got '-0.1'"),
         ('sds = "1:0:0.1"', "the stop of the sd grid '1:0:0.1' must be at least its start, got '0'"),
         ('sds = "0:x:0.1"', "the stop of the sd grid '0:x:0.1' must be a number, got 'x'"),
+        ("sds = []\nmetrics = []", "nothing to measure: metrics and sds are both empty; give at least one metric or one error sd"),
     ],
 )
 def test_wrong_types_in_an_experiment_file_are_named(tmp_path, capsys, line, message):

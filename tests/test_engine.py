@@ -333,6 +333,15 @@ def test_a_scheduler_without_the_dask_backend_is_refused_not_ignored():
         run_study(samples=10, jobs=1, scheduler="tcp://127.0.0.1:1")
 
 
+def test_a_study_that_measures_nothing_is_refused():
+    with pytest.raises(ValueError, match="nothing to measure: metrics and sds are both empty"):
+        run_study(samples=10, jobs=1, sds=[], metrics=[])
+    with pytest.raises(ValueError, match="nothing to measure"):
+        StudyConfig(sds=(), metrics=()).validated()
+    assert run_study(samples=10, jobs=1, seed=1, sds=[], metrics=["f1"]).rows()[0]["name"] == "f1"
+    assert run_study(samples=10, jobs=1, seed=1, sds=[0.1], metrics=[]).rows()[0]["name"] == "utility"
+
+
 def test_rows_have_the_documented_fields_and_standard_errors():
     result = run_study(samples=20_000, sds=(0.1, 0.2), seed=9, jobs=1)
     rows = result.rows()
