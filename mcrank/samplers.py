@@ -64,6 +64,11 @@ def _check_true_um_sd(sd: float, what: str, uniform: str) -> float:
         The parameter's name, for the message.
     uniform : str
         How the caller asks for the uniform distribution instead, for the message.
+
+    Returns
+    -------
+    float
+        ``sd``, unchanged.
     """
     if sd == 0:
         raise ValueError(f"{what} must be positive for the gaussian true-utility distribution")
