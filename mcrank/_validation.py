@@ -106,9 +106,27 @@ def check_range(value, what: str, *, lower: float = 0.0, upper: float = 1.0) -> 
     return low, high
 
 
+#: Smallest sum of two Beta parameters that are both at most 1: see :func:`check_beta_parameters`.
+MIN_SMALL_BETA_SUM = 1e-3
+
+
 def check_beta_parameters(value, what: str) -> tuple[float, float]:
-    """A pair ``(alpha, beta)`` of positive Beta parameters."""
+    """A pair ``(alpha, beta)`` of positive Beta parameters the samplers can draw from.
+
+    When both are at most 1, numba's Beta sampler (Johnk's algorithm) draws ``U**(1/alpha)``
+    and ``V**(1/beta)`` and rejects the round when both underflow to 0, which they do with
+    probability ``exp(-744 (alpha + beta))``: the loop never ends for tiny parameters, and
+    cannot be interrupted. Their sum must therefore be at least
+    :data:`MIN_SMALL_BETA_SUM` (0.001: under half the rounds lost). A Beta at that bound already
+    puts more than 99.7 % of its mass within 0.01 of 0 or 1.
+    """
     alpha, beta = _check_pair(value, what)
     if alpha <= 0 or beta <= 0:
         raise ValueError(f"{what}: Beta parameters must be positive, got ({alpha:g}, {beta:g})")
+    if alpha <= 1 and beta <= 1 and alpha + beta < MIN_SMALL_BETA_SUM:
+        raise ValueError(
+            f"{what}: Beta parameters both at most 1 must sum to at least {MIN_SMALL_BETA_SUM:g}, got ({alpha:g}, {beta:g}): "
+            "below that the Beta sampler loses most of its draws to underflow (a fraction exp(-744 (alpha + beta))) "
+            "and can run for ever, while at that sum over 99.7 % of the rates already lie within 1 % of the ends of their range"
+        )
     return alpha, beta

@@ -9,15 +9,41 @@ from __future__ import annotations
 
 import math
 import tomllib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from mcrank._validation import check_count, check_sd
+from mcrank._validation import as_float, check_count, check_sd
 from mcrank.engine import MAX_SAMPLES, MAX_SDS, StudyConfig
 
-__all__ = ["Experiment", "load_experiment", "parse_samples", "parse_sds"]
+__all__ = ["Experiment", "load_experiment", "parse_samples", "parse_sds", "read_toml"]
+
+
+def read_toml(path) -> dict:
+    """The table of the TOML file ``path``.
+
+    A UTF-8 byte-order mark, which some editors write, is skipped, as ``mcrank evaluate``
+    does for JSON.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, if it is not UTF-8 text or not valid TOML.
+    OSError
+        If the file cannot be read.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (not UTF-8)") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"{path}: not valid TOML: {error}") from None
+
 
 def parse_samples(text) -> int:
     """A sample count from ``"1000000"``, ``"1e6"`` or ``10**6``; ValueError unless a whole number >= 1."""
@@ -34,17 +60,23 @@ def parse_sds(values) -> tuple[float, ...]:
     >>> len(parse_sds("0:0.5:0.01"))
     51
     """
-    if isinstance(values, (str, int, float)):
+    if isinstance(values, (str, int, float, np.integer, np.floating)):
         values = [values]
+    if isinstance(values, (Mapping, set, frozenset)) or not isinstance(values, Iterable):
+        raise ValueError(f"sds must be a number, a grid 'start:stop:step' or a list of them, got {values!r}")
     sds: list[float] = []
     for value in values:
         if isinstance(value, str) and ":" in value:
             parts = value.split(":")
             if len(parts) != 3:
                 raise ValueError(f"an sd grid is start:stop:step, got {value!r}")
-            start, stop, step = (check_sd(part, "error sd") for part in parts)
-            if step <= 0 or stop < start:
-                raise ValueError(f"an sd grid needs step > 0 and stop >= start, got {value!r}")
+            start, stop, step = (as_float(part, f"the {name} of the sd grid {value!r}") for part, name in zip(parts, ("start", "stop", "step")))
+            if start < 0:
+                raise ValueError(f"the start of the sd grid {value!r} must be non-negative, got {parts[0]!r}")
+            if step <= 0:
+                raise ValueError(f"the step of the sd grid {value!r} must be positive, got {parts[2]!r}")
+            if stop < start:
+                raise ValueError(f"the stop of the sd grid {value!r} must be at least its start, got {parts[1]!r}")
             count = math.floor((stop - start) / step + 1e-9) + 1
             if len(sds) + count > MAX_SDS:
                 raise ValueError(f"the sd grid {value!r} has {count:,} values; at most {MAX_SDS:,} are allowed")
@@ -75,15 +107,14 @@ def load_experiment(path, **overrides) -> Experiment:
         If the file cannot be read.
     """
     path = Path(path)
-    try:
-        values = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as error:
-        raise ValueError(f"{path}: not valid TOML: {error}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a text file") from None
+    values = read_toml(path)
     description = values.pop("description", "")
     if not isinstance(description, str):
         raise ValueError(f"{path}: key 'description' must be a string")
+    # The file's sds: numbers, or grid strings; "0.1" is a string where a number belongs.
+    for sd in values["sds"] if isinstance(values.get("sds"), list) else [values.get("sds")]:
+        if isinstance(sd, str) and ":" not in sd:
+            raise ValueError(f"{path}: key 'sds' must hold numbers or grids 'start:stop:step', got the string {sd!r}")
     values.update({k: v for k, v in overrides.items() if v is not None})
     try:
         if "sds" in values:

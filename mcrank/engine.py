@@ -50,6 +50,7 @@ from mcrank._validation import check_beta_parameters, check_choice, check_count,
 from mcrank.samplers import (
     ERROR_MODELS,
     TRUE_UM_DISTRIBUTIONS,
+    _check_true_um_sd,
     _draw_ordered_column,
     _draw_rate,
     _fill_hexagon,
@@ -80,13 +81,14 @@ class StudyConfig:
     true_um : {"uniform", "gaussian"}
         Distribution of true utility matrices on the hexagon (step 1).
     true_um_sd : float
-        Standard deviation of each coordinate for ``true_um="gaussian"`` (paper: 1/3).
+        Standard deviation of each coordinate for ``true_um="gaussian"`` (paper: 1/3); at
+        most 10, above which that distribution is uniform within 1 %.
     error : {"gaussian", "truncated"}
         Error model of the perturbed utility matrices (step 4).
     sds : tuple of float
-        Error standard deviations ``s`` (step 4); may be empty.
+        Error standard deviations ``s`` (step 4); may be empty if ``metrics`` is not.
     metrics : tuple of str
-        Metric ids to count (default: the paper's seven).
+        Metric ids to count (default: the paper's seven); may be empty if ``sds`` is not.
     class_proportion : (float, float)
         Range of the uniform class-0 fraction ``p`` (step 2).
     rate_beta : (float, float)
@@ -115,24 +117,42 @@ class StudyConfig:
     chunk_size: int = 2**16
 
     def validated(self) -> StudyConfig:
-        """Return a copy with canonical types, or raise ValueError naming the bad parameter."""
+        """Return a copy with canonical types, or raise ValueError naming the bad parameter.
+
+        Numeric parameters must be numbers: a string such as ``"1"`` is refused rather than
+        parsed (parse command-line text with :mod:`mcrank.config` first).
+        """
+        for name in ("samples", "chunk_size", "true_um_sd", "fbeta_beta"):
+            if isinstance(getattr(self, name), (str, bytes)):
+                raise ValueError(f"{name} must be a number, not a string, got {getattr(self, name)!r}")
+        for name in ("sds", "class_proportion", "rate_beta", "rate_range"):  # a bare string is refused below
+            value = getattr(self, name)
+            for item in value if isinstance(value, (list, tuple, np.ndarray)) else ():
+                if isinstance(item, (str, bytes)):
+                    hint = ": parse a grid with mcrank.config.parse_sds" if name == "sds" and ":" in str(item) else ""
+                    raise ValueError(f"{name} must be numbers, not strings, got {item!r}{hint}")
         true_um_sd = check_sd(self.true_um_sd, "true_um_sd")
         check_choice(self.true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution (true_um)")
         check_choice(self.error, ERROR_MODELS, "error model")
-        if self.true_um == "gaussian" and true_um_sd == 0:
-            raise ValueError("true_um_sd must be positive for the gaussian true-utility distribution")
+        if self.true_um == "gaussian":
+            _check_true_um_sd(true_um_sd, "true_um_sd", 'true_um = "uniform" or --true-um uniform')
         if isinstance(self.sds, (str, bytes)) or not isinstance(self.sds, (list, tuple, np.ndarray)):
             raise ValueError(f"sds must be a list of numbers, got {self.sds!r}")
         if len(self.sds) > MAX_SDS:
             raise ValueError(f"sds has {len(self.sds):,} values; at most {MAX_SDS:,} are allowed")
         if isinstance(self.metrics, (str, bytes)) or not isinstance(self.metrics, (list, tuple)):
             raise ValueError(f"metrics must be a list of metric ids, got {self.metrics!r}")
+        for m in self.metrics:
+            if not isinstance(m, str):
+                raise ValueError(f"metrics must be metric ids (strings), got {m!r}")
         try:
             metrics = tuple(get_metric(m).id for m in self.metrics)
         except (KeyError, TypeError) as error:  # get_metric's lookup error, as this method's ValueError
             raise ValueError(error.args[0]) from None
         if len(set(metrics)) != len(metrics):
             raise ValueError(f"metrics are listed twice: {', '.join(metrics)}")
+        if not metrics and not len(self.sds):
+            raise ValueError("nothing to measure: metrics and sds are both empty; give at least one metric or one error sd")
         seed = self.seed
         if seed is not None:
             seed = int(root_seed_sequence(seed).entropy)  # raises for a bad seed
@@ -604,13 +624,23 @@ def run_study(
         joblib backend. ``dask`` runs on the dask.distributed client at ``scheduler``, on the
         current client, or on a new local cluster.
     scheduler : str, optional
-        Address of a dask scheduler, e.g. ``"tcp://10.0.0.1:8786"``.
+        Address of a dask scheduler, e.g. ``"tcp://10.0.0.1:8786"``; only with
+        ``backend="dask"``.
     progress : bool, default False
         Show a progress bar on stderr.
 
     Returns
     -------
     StudyResult
+
+    Raises
+    ------
+    TypeError
+        If ``config`` is not a StudyConfig (build one from a dict with
+        :meth:`StudyConfig.from_dict`), or an override is not one of its fields.
+    ValueError
+        Naming the parameter, for a bad study parameter, ``jobs``, ``backend``, or a
+        ``scheduler`` without ``backend="dask"``.
 
     Examples
     --------
@@ -622,11 +652,20 @@ def run_study(
     import joblib
     from tqdm import tqdm
 
+    if config is not None and not isinstance(config, StudyConfig):
+        hint = "; build one from a dict with StudyConfig.from_dict" if isinstance(config, dict) else ""
+        raise TypeError(f"config must be a StudyConfig or None, got {type(config).__name__}{hint}")
+    known = {f.name for f in fields(StudyConfig)}
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise TypeError(f"run_study got an unknown study parameter {unknown[0]!r}; known parameters: {', '.join(sorted(known))}")
     config = replace(config or StudyConfig(), **overrides).validated()
     root = root_seed_sequence(config.seed)
     config = replace(config, seed=int(root.entropy) if config.seed is None else config.seed)
     if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs == 0:
         raise ValueError(f"jobs must be a non-zero integer, got {jobs!r}")
+    if scheduler is not None and backend != "dask":
+        raise ValueError(f"scheduler {scheduler!r} is only used with backend='dask', got backend={backend!r}")
     arguments = _kernel_arguments(config)
     chunks = -(-config.samples // config.chunk_size)
     batches = min(BATCHES, chunks)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 import time
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -20,6 +19,12 @@ __all__ = ["FIGURE_SETTINGS", "ReproduceReport", "reproduce"]
 FIGURE_SETTINGS = "figures.toml"
 
 _FIGURE_DEFAULTS = {"seed": 20220519, "yield_vs_metric_matrices": 300, "true_um_samples": 3000, "perturbation_samples": 2000, "pairs": 3000}
+
+#: The most points a figure setting may ask for: the figures plot every point they draw.
+MAX_FIGURE_SAMPLES = 10**6
+
+#: The smallest value of each figure setting: figs 2 and 3 compare pairs of matrices.
+_FIGURE_MINIMA = {"seed": 0, "yield_vs_metric_matrices": 2, "true_um_samples": 1, "perturbation_samples": 1, "pairs": 1}
 
 
 @dataclass
@@ -79,21 +84,34 @@ def check_out_directory(out) -> Path:
 
 
 def load_figure_settings(directory) -> dict:
-    """The figures' sample sizes and seed from ``figures.toml`` (defaults where absent)."""
+    """The figures' sample sizes and seed from ``figures.toml`` (defaults where absent).
+
+    Every value is checked here, before any study runs, against what the figures need:
+    ``seed`` a non-negative whole number, ``yield_vs_metric_matrices`` from 2 (figs 2 and 3
+    rank pairs of matrices), the other sizes from 1; sizes at most
+    :data:`MAX_FIGURE_SAMPLES`.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and the key, for a file that is not UTF-8 TOML, an unknown key or a
+        bad value.
+    """
+    from mcrank.config import read_toml
+
     path = Path(directory) / FIGURE_SETTINGS
     settings = dict(_FIGURE_DEFAULTS)
     if path.is_file():
-        try:
-            values = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as error:
-            raise ValueError(f"{path}: not valid TOML: {error}") from None
+        values = read_toml(path)
         unknown = sorted(set(values) - set(settings))
         if unknown:
             raise ValueError(f"{path}: unknown key {unknown[0]!r}; known keys: {', '.join(sorted(settings))}")
         for key, value in values.items():
-            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if key == "seed" else 1):
-                lowest = "a non-negative" if key == "seed" else "a positive"
-                raise ValueError(f"{path}: key {key!r} must be {lowest} whole number, got {value!r}")
+            lowest = _FIGURE_MINIMA[key]
+            highest = None if key == "seed" else MAX_FIGURE_SAMPLES
+            if isinstance(value, bool) or not isinstance(value, int) or value < lowest or (highest is not None and value > highest):
+                allowed = "a non-negative whole number" if highest is None else f"a whole number from {lowest:,} to {highest:,}"
+                raise ValueError(f"{path}: key {key!r} must be {allowed}, got {value!r}")
         settings.update(values)
     return settings
 

@@ -31,6 +31,7 @@ from mcrank.utility_space import _in_hexagon, normalise_um
 
 __all__ = [
     "ERROR_MODELS",
+    "MAX_TRUE_UM_SD",
     "TRUE_UM_DISTRIBUTIONS",
     "perturb_um",
     "sample_class_proportion",
@@ -42,6 +43,42 @@ __all__ = [
 TRUE_UM_DISTRIBUTIONS = {"uniform": 0, "gaussian": 1}
 #: The error models of perturbed utility matrices, by name; the value is the kernels' code.
 ERROR_MODELS = {"gaussian": 0, "truncated": 1}
+#: Largest sd of the gaussian true-utility distribution: see :func:`_check_true_um_sd`.
+MAX_TRUE_UM_SD = 10.0
+
+
+def _check_true_um_sd(sd: float, what: str, uniform: str) -> float:
+    """``sd`` of the gaussian true-utility distribution: in ``(0, MAX_TRUE_UM_SD]``.
+
+    The gaussian is truncated to the hexagon by rejection, which needs about
+    ``2 pi sd^2 / 3`` proposals per point (the hexagon has area 3): 210 at sd 10, 2 million
+    at sd 1000, and a numba loop that Ctrl-C cannot stop beyond. Above 10 the distribution
+    is uniform within 1 % anyway: ``|r|^2 <= 2`` in the hexagon, so the density anywhere is
+    at least ``exp(-1 / sd^2)`` (0.990) of its value at the centre.
+
+    Parameters
+    ----------
+    sd : float
+        A non-negative number, already checked by :func:`~mcrank._validation.check_sd`.
+    what : str
+        The parameter's name, for the message.
+    uniform : str
+        How the caller asks for the uniform distribution instead, for the message.
+
+    Returns
+    -------
+    float
+        ``sd``, unchanged.
+    """
+    if sd == 0:
+        raise ValueError(f"{what} must be positive for the gaussian true-utility distribution")
+    if sd > MAX_TRUE_UM_SD:
+        raise ValueError(
+            f"{what} must be at most {MAX_TRUE_UM_SD:g} for the gaussian true-utility distribution, got {sd:g}: "
+            f"above that the gaussian truncated to the hexagon is uniform within 1 %, so use the uniform distribution "
+            f"({uniform}), drawn directly, rather than rejection at about 2 pi sd^2 / 3 proposals per point ({2 * math.pi * sd**2 / 3:.2g} here)"
+        )
+    return sd
 
 # --- kernels: one draw each ------------------------------------------------------------------
 
@@ -366,7 +403,7 @@ def sample_true_um_xy(size: int, *, distribution: str = "uniform", sd: float = 1
         Uniform on the hexagon, or gaussian with mean (0, 0) (the identity, i.e. accuracy)
         and standard deviation ``sd`` in each coordinate, truncated to the hexagon.
     sd : float, default 1/3
-        Only for ``gaussian``.
+        Only for ``gaussian``; in (0, 10] (above 10 it is uniform within 1 %).
     rng : int, SeedSequence, Generator or None
 
     Returns
@@ -376,8 +413,8 @@ def sample_true_um_xy(size: int, *, distribution: str = "uniform", sd: float = 1
     """
     code = check_choice(distribution, TRUE_UM_DISTRIBUTIONS, "true-utility distribution")
     sd = check_sd(sd)
-    if code == 1 and sd == 0:
-        raise ValueError("the gaussian true-utility distribution needs sd > 0")
+    if code == 1:
+        _check_true_um_sd(sd, "sd", 'distribution="uniform"')
     size = check_count(size, "size", minimum=0)
     x, y = np.empty(size), np.empty(size)
     _fill_hexagon(resolve_rng(rng), code, sd, size, x, y)

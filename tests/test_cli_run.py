@@ -116,6 +116,7 @@ def test_same_seed_same_counts_whatever_the_jobs(capsys):
         (["--sd", "-0.1"], "non-negative"),
         (["--sd", "abc"], "must be a number"),
         (["--sd", "0:0.5"], "start:stop:step"),
+        (["--sd", "0:1:-0.1"], "the step of the sd grid '0:1:-0.1' must be positive"),
         (["--samples", "0"], "samples"),
         (["--samples", "many"], "samples"),
         (["--samples", "1.5"], "whole number"),
@@ -142,6 +143,28 @@ def test_bad_input_is_one_line_and_exit_code_2(capsys, args, fragment):
     assert "Traceback" not in captured.err
 
 
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--rate-beta", "1e-20", "1e-20"], "must sum to at least 0.001"),
+        (["--rate-beta", "1e-10", "1e-10"], "must sum to at least 0.001"),
+        (["--true-um", "gaussian", "--true-um-sd", "1e6"], "true_um_sd must be at most 10"),
+        (["--true-um", "gaussian", "--true-um-sd", "1e4"], "--true-um uniform"),
+    ],
+)
+def test_settings_whose_sampler_never_returns_are_refused_before_the_run(capsys, monkeypatch, args, fragment):
+    # These once hung in a numba loop that Ctrl-C cannot stop.
+    import mcrank.engine
+
+    def never(*args, **kwargs):
+        raise AssertionError("the study ran")
+
+    monkeypatch.setattr(mcrank.engine, "run_study", never)
+    code, out, err = run(capsys, *args, "--samples", "100", "--seed", "1", "--quiet")
+    lines = err.strip().splitlines()
+    assert code == 2 and out == "" and len(lines) == 1 and fragment in lines[0]
+
+
 def test_bad_experiment_files_name_the_file_and_the_key(tmp_path, capsys):
     unknown = tmp_path / "unknown.toml"
     unknown.write_text("samples = 100\nsigma = 0.1\n")
@@ -157,6 +180,48 @@ def test_bad_experiment_files_name_the_file_and_the_key(tmp_path, capsys):
     code = main(["run", "--config", str(tmp_path / "missing.toml")])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "missing.toml" in err[0]
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('metrics = [["a"]]', "metrics must be metric ids (strings), got ['a']"),
+        ('fbeta_beta = "1"', "fbeta_beta must be a number, not a string, got '1'"),
+        ('true_um_sd = "0.3"', "true_um_sd must be a number, not a string, got '0.3'"),
+        ('rate_beta = ["2", "1"]', "rate_beta must be numbers, not strings, got '2'"),
+        ("sds = {a=1}", "sds must be a number, a grid 'start:stop:step' or a list of them, got {'a': 1}"),
+        ('sds = ["0.1"]', "key 'sds' must hold numbers or grids 'start:stop:step', got the string '0.1'"),
+        ('sds = "0:1:-0.1"', "the step of the sd grid '0:1:-0.1' must be positive, got '-0.1'"),
+        ('sds = "0:1:0"', "the step of the sd grid '0:1:0' must be positive, got '0'"),
+        ('sds = "-0.1:1:0.1"', "the start of the sd grid '-0.1:1:0.1' must be non-negative, got '-0.1'"),
+        ('sds = "1:0:0.1"', "the stop of the sd grid '1:0:0.1' must be at least its start, got '0'"),
+        ('sds = "0:x:0.1"', "the stop of the sd grid '0:x:0.1' must be a number, got 'x'"),
+        ("sds = []\nmetrics = []", "nothing to measure: metrics and sds are both empty; give at least one metric or one error sd"),
+    ],
+)
+def test_wrong_types_in_an_experiment_file_are_named(tmp_path, capsys, line, message):
+    path = tmp_path / "types.toml"
+    path.write_text(f"samples = 100\nseed = 1\n{line}\n")
+    code, out, err = run(capsys, "--config", str(path), "--quiet")
+    assert code == 2 and out == ""
+    assert err.strip() == f"mcrank run: error: {path}: {message}"
+
+
+def test_an_experiment_file_may_start_with_a_byte_order_mark(tmp_path, capsys):
+    # Some editors write one; evaluate's JSON reader skips it too.
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + b'samples = 100\nsds = [0.2]\nseed = 5\n')
+    assert load_experiment(path).config.sds == (0.2,)
+    code, out, err = run(capsys, "--config", str(path), "--format", "json", "--quiet")
+    assert code == 0 and err == "" and json.loads(out)["config"]["seed"] == 5
+
+
+def test_an_experiment_file_that_is_not_utf8_is_named_as_evaluate_names_one(tmp_path, capsys):
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(b"\xff\xfesamples = 100\n")
+    code, out, err = run(capsys, "--config", str(path), "--quiet")
+    assert code == 2 and out == ""
+    assert err.strip() == f"mcrank run: error: {path}: not a text file (not UTF-8)"
 
 
 def test_the_experiment_files_of_the_repository_load():

@@ -265,6 +265,16 @@ def test_memory_does_not_grow_with_samples():
         (dict(rate_beta=(0.0, 1.0)), "Beta"),
         (dict(fbeta_beta=-2.0), "fbeta_beta"),
         (dict(seed=-1), "seed"),
+        (dict(metrics=[["accuracy"]]), r"metrics must be metric ids \(strings\), got \['accuracy'\]"),
+        (dict(metrics=("accuracy", 3)), r"metrics must be metric ids \(strings\), got 3"),
+        (dict(fbeta_beta="1"), "fbeta_beta must be a number, not a string, got '1'"),
+        (dict(true_um_sd="0.3"), "true_um_sd must be a number, not a string"),
+        (dict(samples="1e6"), "samples must be a number, not a string"),
+        (dict(chunk_size="100"), "chunk_size must be a number, not a string"),
+        (dict(sds=("0:0.2:0.1",)), "sds must be numbers, not strings, got '0:0.2:0.1': parse a grid with mcrank.config.parse_sds"),
+        (dict(rate_beta=("2", "1")), "rate_beta must be numbers, not strings"),
+        (dict(rate_range=(0.5, "1")), "rate_range must be numbers, not strings"),
+        (dict(class_proportion=("0", 1.0)), "class_proportion must be numbers, not strings"),
     ],
 )
 def test_bad_config_raises_value_error_naming_the_parameter(overrides, named):
@@ -272,6 +282,23 @@ def test_bad_config_raises_value_error_naming_the_parameter(overrides, named):
         StudyConfig(**overrides).validated()
     with pytest.raises(ValueError, match=named):
         run_study(jobs=1, **{"samples": 10, **overrides})
+
+
+@pytest.mark.parametrize("rate_beta", [(1e-20, 1e-20), (1e-10, 1e-10), (1e-6, 1e-6), (5e-4, 4e-4)])
+def test_beta_parameters_whose_sampler_never_returns_are_refused(rate_beta):
+    # Both <= 1 with a tiny sum: numba's Beta sampler would loop (uninterruptibly) for ever.
+    with pytest.raises(ValueError, match=r"rate_beta: Beta parameters both at most 1 must sum to at least 0\.001"):
+        StudyConfig(rate_beta=rate_beta).validated()
+    assert StudyConfig(rate_beta=(5e-4, 5e-4)).validated().rate_beta == (5e-4, 5e-4)
+
+
+@pytest.mark.parametrize("true_um_sd", [1e6, 1e4, 10.5])
+def test_gaussian_true_um_sds_whose_sampler_never_returns_are_refused(true_um_sd):
+    # Rejection into the hexagon takes about 2 pi sd^2 / 3 proposals per point: for ever at 1e4.
+    with pytest.raises(ValueError, match=r"true_um_sd must be at most 10 .*--true-um uniform"):
+        StudyConfig(true_um="gaussian", true_um_sd=true_um_sd).validated()
+    assert StudyConfig(true_um="gaussian", true_um_sd=10.0).validated().true_um_sd == 10.0
+    assert StudyConfig(true_um="uniform", true_um_sd=true_um_sd).validated().true_um_sd == true_um_sd  # unused
 
 
 def test_config_from_dict_rejects_an_unknown_key_by_name():
@@ -289,6 +316,30 @@ def test_bad_jobs_and_backend_raise_value_error():
         run_study(samples=10, jobs=0)
     with pytest.raises(ValueError, match="backend"):
         run_study(samples=10, jobs=1, backend="mpi")
+
+
+def test_run_study_says_what_its_config_must_be():
+    with pytest.raises(TypeError, match="config must be a StudyConfig or None, got str$"):
+        run_study("x")
+    with pytest.raises(TypeError, match=r"got dict; build one from a dict with StudyConfig\.from_dict"):
+        run_study({"samples": 10})
+    with pytest.raises(TypeError, match="unknown study parameter 'sigma'; known parameters: chunk_size, "):
+        run_study(samples=10, sigma=0.1)
+
+
+def test_a_scheduler_without_the_dask_backend_is_refused_not_ignored():
+    # As the CLI refuses --scheduler without --backend dask.
+    with pytest.raises(ValueError, match="scheduler 'tcp://127.0.0.1:1' is only used with backend='dask'"):
+        run_study(samples=10, jobs=1, scheduler="tcp://127.0.0.1:1")
+
+
+def test_a_study_that_measures_nothing_is_refused():
+    with pytest.raises(ValueError, match="nothing to measure: metrics and sds are both empty"):
+        run_study(samples=10, jobs=1, sds=[], metrics=[])
+    with pytest.raises(ValueError, match="nothing to measure"):
+        StudyConfig(sds=(), metrics=()).validated()
+    assert run_study(samples=10, jobs=1, seed=1, sds=[], metrics=["f1"]).rows()[0]["name"] == "f1"
+    assert run_study(samples=10, jobs=1, seed=1, sds=[0.1], metrics=[]).rows()[0]["name"] == "utility"
 
 
 def test_rows_have_the_documented_fields_and_standard_errors():

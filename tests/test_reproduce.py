@@ -163,6 +163,45 @@ def test_bad_figure_settings_name_the_key(experiments, tmp_path, capsys):
     assert code == 2 and "figures.toml" in err and "unknown key 'points'" in err
 
 
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("yield_vs_metric_matrices = 1\n", "key 'yield_vs_metric_matrices' must be a whole number from 2 to 1,000,000, got 1"),
+        ("pairs = 0\n", "key 'pairs' must be a whole number from 1 to 1,000,000, got 0"),
+        ("true_um_samples = 10_000_000_000\n", "key 'true_um_samples' must be a whole number from 1 to 1,000,000"),
+        ("perturbation_samples = 2.5\n", "key 'perturbation_samples' must be a whole number"),
+        ('pairs = "300"\n', "key 'pairs' must be a whole number"),
+        ("seed = -1\n", "key 'seed' must be a non-negative whole number, got -1"),
+        ("seed = true\n", "key 'seed' must be a non-negative whole number, got True"),
+    ],
+)
+def test_every_figure_setting_is_checked_before_any_study_runs(experiments, tmp_path, capsys, monkeypatch, text, fragment):
+    def no_study(*args, **kwargs):
+        raise AssertionError("a study ran before figures.toml was checked")
+
+    monkeypatch.setattr(mcrank.engine, "run_study", no_study)
+    path = experiments / "figures.toml"
+    path.write_text(text)
+    out = tmp_path / "r"
+    code = main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--samples", "500", "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert err[0].startswith(f"mcrank reproduce: error: {path}: ") and fragment in err[0]
+    assert not out.exists()
+
+
+def test_figure_settings_are_read_as_experiment_files_are(experiments, tmp_path, capsys):
+    from mcrank.reproduce import load_figure_settings
+
+    path = experiments / "figures.toml"
+    path.write_bytes(b"\xef\xbb\xbfpairs = 40\n")  # a byte-order mark is skipped
+    assert load_figure_settings(experiments)["pairs"] == 40
+    path.write_bytes(b"pairs = 40 # \xff\n")
+    code = main(["reproduce", "--experiments", str(experiments), "--out", str(tmp_path / "r"), "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err == [f"mcrank reproduce: error: {path}: not a text file (not UTF-8)"]
+
+
 def test_samples_without_out_would_overwrite_the_papers_results(experiments, capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     code = main(["reproduce", "--experiments", str(experiments), "--samples", "1000", "--quiet"])

@@ -77,6 +77,26 @@ def test_rate_arguments_are_checked():
         sample_rates(-1)
 
 
+@pytest.mark.parametrize(("alpha", "beta"), [(1e-20, 1e-20), (1e-10, 1e-10), (1e-6, 1e-6), (9e-4, 9e-5)])
+def test_beta_parameters_the_sampler_cannot_finish_are_refused(monkeypatch, alpha, beta):
+    """numba's Beta sampler (Johnk's algorithm, both parameters <= 1) rejects every round whose
+    two powers underflow to 0: for tiny parameters it never returns, and Ctrl-C cannot stop it."""
+    import mcrank.samplers
+
+    def never(*args):
+        raise AssertionError("the sampler ran")
+
+    monkeypatch.setattr(mcrank.samplers, "_fill_rates", never)
+    with pytest.raises(ValueError, match="must sum to at least 0.001"):
+        sample_rates(10, alpha=alpha, beta=beta)
+
+
+@pytest.mark.parametrize(("alpha", "beta"), [(5e-4, 5e-4), (1e-20, 1.0), (1e-20, 2.0), (2.0, 1e-20)])
+def test_beta_parameters_at_the_bound_or_off_johnks_path_draw(alpha, beta):
+    rates = sample_rates(1000, alpha=alpha, beta=beta, rng=4)
+    assert np.all((0.5 <= rates) & (rates <= 1.0))
+
+
 def test_class_proportion_is_uniform_on_its_range():
     p = sample_class_proportion(N, low=0.1, high=0.7, rng=4)
     assert stats.kstest(p, stats.uniform(loc=0.1, scale=0.6).cdf).pvalue > P_MIN
@@ -179,6 +199,29 @@ def test_true_um_arguments_are_checked():
         sample_true_um_xy(10, distribution="gaussian", sd=0.0)
     with pytest.raises(ValueError, match="sd"):
         sample_true_um_xy(10, distribution="gaussian", sd=-1.0)
+
+
+@pytest.mark.parametrize("sd", [1e6, 1e4, 10.01])
+def test_gaussian_true_um_sds_rejection_cannot_finish_are_refused(monkeypatch, sd):
+    """The rejection sampler needs about 2 pi sd^2 / 3 proposals per point: at sd 1e4 it never
+    returns, in a numba loop that Ctrl-C cannot stop."""
+    import mcrank.samplers
+
+    def never(*args):
+        raise AssertionError("the sampler ran")
+
+    monkeypatch.setattr(mcrank.samplers, "_fill_hexagon", never)
+    with pytest.raises(ValueError, match='sd must be at most 10 .* uniform within 1 %.*distribution="uniform"'):
+        sample_true_um_xy(10, distribution="gaussian", sd=sd)
+
+
+def test_gaussian_true_um_at_the_largest_sd_is_uniform_within_1_percent():
+    # What the bound's message claims: |r|^2 <= 2 in the hexagon, so the density is at least
+    # exp(-1 / sd^2) of its value at the centre; at sd 10 the sampler still finishes.
+    assert math.exp(-1 / 10**2) >= 0.99
+    x, y = sample_true_um_xy(2000, distribution="gaussian", sd=10.0, rng=10)
+    assert np.all(_inside_hexagon(x, y)) and np.all(x * x + y * y <= 2)
+    assert sample_true_um_xy(5, sd=1e6, rng=11)[0].size == 5  # the uniform distribution ignores sd
 
 
 # --- perturbed utility matrices ----------------------------------------------------------------
