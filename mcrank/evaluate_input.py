@@ -16,6 +16,7 @@ and where: the file, the key or line, the classifier and the cell.
 from __future__ import annotations
 
 import csv
+import decimal
 import json
 import math
 import numbers
@@ -43,6 +44,10 @@ __all__ = [
 ERROR_MODELS = tuple(_SAMPLER_ERROR_MODELS)
 _FILE_KEYS = ("classifiers", "utility", "classes", "description")
 _CSV_COLUMNS = ("classifier", "output", "true", "count")
+#: Larger counts are not all exact in floating point (2**53 + 1 is read as 2**53): the checks
+#: that counts are whole and that every classifier saw the same test set would not hold.
+_MAX_COUNT = 2**53 - 1
+_TOO_LARGE = f"is too large: counts above 2**53 - 1 = {_MAX_COUNT} are not exact in floating point"
 # The deepest valid input, {"utility": {"matrices": [[[u]]]}}, is 5 levels deep. Anything past
 # this bound is refused before the recursive readers below (and repr) could exhaust the stack.
 _MAX_NESTING = 100
@@ -116,14 +121,47 @@ def _plain(value):
     return value
 
 
-def _number(value, where: str) -> float:
+def _format_number(value) -> str:
+    """``value`` as ``:g`` shows a float, also for a number too large for one (``1e+400``).
+
+    ``value`` is a real number, or the text of one (``"1e400"``, which ``float`` reads as inf).
+    """
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if math.isfinite(number) or isinstance(value, float):
+        return f"{number:g}"
+    context = decimal.Context(prec=6)
+    if isinstance(value, numbers.Rational):
+        exact = context.divide(int(value.numerator), int(value.denominator))
+    else:
+        exact = context.create_decimal(value)
+    return f"{exact.normalize():g}"
+
+
+def _real(value, where: str):
+    """``value`` itself if it is a real number (not a bool); else a ValueError naming ``where``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"{where}: {value!r} is not a number")
-    return float(value)
+    return value
 
 
-def _matrix_from_json(value, where: str) -> np.ndarray:
-    """A square matrix from nested JSON lists, with the place of the first fault."""
+def _number(value, where: str) -> float:
+    """``value`` as a float; a ValueError naming ``where`` if it is not a number or too large."""
+    value = _real(value, where)
+    try:
+        return float(value)
+    except OverflowError:  # an integer (JSON allows any number of digits) beyond 1.8e308
+        raise ValueError(f"{where}: {_format_number(value)} is too large for a floating-point number") from None
+
+
+def _rows_from_json(value, where: str) -> list:
+    """The rows of a square matrix from nested JSON lists, with the place of the first fault.
+
+    The entries are checked to be numbers but left as they are, so that a caller may report
+    an integer too large for a float in its own terms (:func:`_check_confusions` does).
+    """
     value = _plain(value)
     if not isinstance(value, list) or not value:
         raise ValueError(f"{where}: expected a square matrix (a list of rows), got {json.dumps(value)[:40]}")
@@ -133,8 +171,17 @@ def _matrix_from_json(value, where: str) -> np.ndarray:
             raise ValueError(f"{where}: row {i} is not a list of numbers")
         if len(row) != n:
             raise ValueError(f"{where}: not square: {n} rows but row {i} has {len(row)} entries")
+    for i, row in enumerate(value):
+        for j, v in enumerate(row):
+            _real(v, f"{where}, row {i}, column {j}")
+    return value
+
+
+def _matrix_from_json(value, where: str) -> np.ndarray:
+    """A square float matrix from nested JSON lists, with the place of the first fault."""
+    rows = _rows_from_json(value, where)
     return np.array(
-        [[_number(v, f"{where}, row {i}, column {j}") for j, v in enumerate(row)] for i, row in enumerate(value)]
+        [[_number(v, f"{where}, row {i}, column {j}") for j, v in enumerate(row)] for i, row in enumerate(rows)]
     )
 
 
@@ -409,10 +456,10 @@ def _load_json(text: str, source: str) -> EvaluationInput:
     if not isinstance(classifiers, dict) or not classifiers:
         raise ValueError(f"{source}: 'classifiers' must be a non-empty object mapping names to confusion matrices")
     confusions = {
-        name: _matrix_from_json(matrix, f"{source}: classifier {name!r}") for name, matrix in classifiers.items()
+        name: _rows_from_json(matrix, f"{source}: classifier {name!r}") for name, matrix in classifiers.items()
     }
     classes = _parse_classes(data["classes"], source) if "classes" in data else None
-    _check_confusions(confusions, classes, source)  # the counts, before the utility that follows them
+    confusions, _ = _check_confusions(confusions, classes, source)  # the counts, before the utility that follows them
     utility = parse_utility(data["utility"], source=f"{source}: utility") if "utility" in data else None
     description = data.get("description")
     if description is not None and not isinstance(description, str):
@@ -448,6 +495,9 @@ def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> Evalua
             count = float(cells["count"])
         except ValueError:
             raise ValueError(f"{source}, line {line}: count {cells['count']!r} is not a number") from None
+        if math.isinf(count) and decimal.Decimal(cells["count"]).is_finite():  # "1e400", not "inf"
+            shown = _format_number(cells["count"])
+            raise ValueError(f"{source}, line {line}: count {shown} {_TOO_LARGE}")
         records.append((line, cells["classifier"], cells["output"], cells["true"], count))
     if not records:
         raise ValueError(f"{source}: no data rows below the header")
@@ -561,18 +611,39 @@ def _cell(i: int, j: int, classes) -> str:
     return f"row {i} (output {classes[i]!r}), column {j} (true {classes[j]!r})"
 
 
+def _as_floats(matrix) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """``matrix`` as a float array, with None twice; or, if it holds integers too large for a
+    float, with those as infinities, an object array of the values given and where those are."""
+    try:
+        return np.asarray(matrix, dtype=float), None, None
+    except OverflowError:
+        values = np.asarray(matrix, dtype=object)
+    floats = np.empty(values.shape)
+    overflowed = np.zeros(values.shape, dtype=bool)
+    for index, value in np.ndenumerate(values):
+        try:
+            floats[index] = float(value)
+        except OverflowError:
+            floats[index] = math.inf if value > 0 else -math.inf
+            overflowed[index] = True
+    return floats, values, overflowed
+
+
 def _check_confusions(confusions, classes, source: str) -> tuple[dict[str, np.ndarray], tuple[str, ...]]:
     """Counts as float arrays and the class names; every fault named with its classifier and cell."""
     if not isinstance(confusions, dict) or not confusions:
         raise ValueError(_where(source, "no classifiers: give a non-empty mapping of names to confusion matrices"))
     checked = {}
+    given = {}  # matrices with integers too large for a float: the values, and where those are
     first_name = None
     for name, matrix in confusions.items():
         where = _where(source, f"classifier {name!r}")
         try:
-            c = np.asarray(matrix, dtype=float)
+            c, values, overflowed = _as_floats(matrix)
         except (TypeError, ValueError):
             raise ValueError(f"{where}: the confusion matrix is not an array of numbers") from None
+        if values is not None:
+            given[name] = values, overflowed
         if c.ndim != 2 or c.shape[0] != c.shape[1]:
             raise ValueError(f"{where}: the confusion matrix is not square (shape {c.shape})")
         if c.shape[0] < 2:
@@ -591,16 +662,19 @@ def _check_confusions(confusions, classes, source: str) -> tuple[dict[str, np.nd
         raise ValueError(_where(source, f"{len(classes)} class names but the confusion matrices are {n}x{n}"))
     for name, c in checked.items():
         where = _where(source, f"classifier {name!r}")
+        values, overflowed = given.get(name, (None, np.zeros(c.shape, dtype=bool)))
         for test, problem in (
             (np.isnan(c), "is NaN"),
-            (np.isinf(c), "is infinite"),
+            (np.isinf(c) & ~overflowed, "is infinite"),
             (c < 0, "is negative"),
+            (c > _MAX_COUNT, _TOO_LARGE),
             (np.isfinite(c) & (c != np.round(c)), "is not a whole number (give counts, not fractions)"),
         ):
             bad = np.argwhere(test)
             if len(bad):
                 i, j = bad[0]
-                raise ValueError(f"{where}, {_cell(i, j, classes)}: count {c[i, j]:g} {problem}")
+                shown = _format_number(values[i, j]) if values is not None else f"{c[i, j]:g}"
+                raise ValueError(f"{where}, {_cell(i, j, classes)}: count {shown} {problem}")
         if not c.any():
             raise ValueError(f"{where}: the confusion matrix is all zeros: no test items")
     reference = checked[first_name].sum(axis=0)
