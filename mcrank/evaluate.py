@@ -93,8 +93,10 @@ DEFAULT_SAMPLES = 100_000
 MAX_SAMPLES = 10**9
 #: Binary metrics left out by default: F-beta with beta = 1 is F1.
 _BINARY_SKIPPED = ("fbeta",)
-# Perturbed matrices held in memory at once, in matrix elements.
-_CHUNK_ELEMENTS = 1 << 22
+# Work space of the flip counts, in float64 elements per array (16 MiB): a chunk of samples
+# holds at most this many elements of perturbed matrices and of their yields. A few such
+# arrays at once (30-50 MiB measured), whatever the numbers of classifiers, pairs and samples.
+_CHUNK_ELEMENTS = 1 << 21
 
 
 # --- the popular metrics --------------------------------------------------------------------
@@ -484,7 +486,7 @@ def evaluate(
             _check_truncated(normalised, classes, utility.source)
         if isinstance(rng, np.random.SeedSequence) and rng.spawn_key == ():
             seed = int(rng.entropy)
-        flips = _count_flips(normalised, counts / total, pairs_in_order, utility.sd, utility.error, samples, rng)
+        flips = _count_flips(normalised, counts / total, order, utility.sd, utility.error, samples, rng)
         pairs = []
         for (a, b), count in zip(pairs_in_order, flips):
             difference = float((totals[a] - totals[b]) / total)
@@ -509,28 +511,34 @@ def evaluate(
     )
 
 
-def _count_flips(normalised, confusions, pairs_in_order, sd, error, samples, rng):
-    """Monte Carlo: for each pair ``(a, b)``, how many of ``samples`` perturbed utility matrices
-    fail to put ``a`` strictly ahead of ``b``.
+def _count_flips(normalised, confusions, order, sd, error, samples, rng):
+    """Monte Carlo: for each pair ``(order[a], order[b])``, ``a < b``, in that order, how many
+    of ``samples`` perturbed utility matrices fail to put ``order[a]`` strictly ahead.
 
     All pairs share the same perturbed matrices (common random numbers), drawn in chunks from
-    one Generator, so that the counts do not depend on the chunk size.
+    one Generator, so that the counts do not depend on the chunk size. A chunk holds at most
+    :data:`_CHUNK_ELEMENTS` elements of perturbed matrices and of yields, and one classifier's
+    pairs are compared at a time, so that the work space grows with neither the number of
+    samples nor that of pairs (the square of the number of classifiers).
     """
     generator = resolve_rng(rng)
-    n = normalised.shape[0]
-    chunk = max(1, _CHUNK_ELEMENTS // (n * n))
-    flips = np.zeros(len(pairs_in_order), dtype=np.int64)
-    first = np.array([a for a, _ in pairs_in_order], dtype=np.int64)
-    second = np.array([b for _, b in pairs_in_order], dtype=np.int64)
-    flat_confusions = confusions.reshape(len(confusions), -1)
+    n, classifiers = normalised.shape[0], len(confusions)
+    chunk = max(1, _CHUNK_ELEMENTS // (n * n + classifiers))
+    flips = np.zeros(classifiers * (classifiers - 1) // 2, dtype=np.int64)
+    flat_confusions = confusions.reshape(classifiers, -1)
     done = 0
     while done < samples:
         size = min(chunk, samples - done)
         perturbed = perturb_um(normalised, sd, error=error, size=size, rng=generator)
         # Eq. (9) as one matrix product, (size, n*n) @ (n*n, classifiers): utility_yield would
         # broadcast through a (size, classifiers, n, n) temporary, classifiers times the chunk.
-        perturbed_yields = perturbed.reshape(size, -1) @ flat_confusions.T
-        flips += np.sum(perturbed_yields[:, first] <= perturbed_yields[:, second], axis=0)
+        # Then one row per classifier, in rank order: the pairs of order[a] are rows a + 1 on.
+        ranked_yields = (perturbed.reshape(size, -1) @ flat_confusions.T).T[order]
+        start = 0
+        for a in range(classifiers - 1):
+            stop = start + classifiers - 1 - a
+            flips[start:stop] += np.count_nonzero(ranked_yields[a + 1 :] >= ranked_yields[a], axis=1)
+            start = stop
         done += size
     return flips
 

@@ -274,6 +274,18 @@ def test_bad_option_values_are_argparse_errors(capsys, options, message):
     assert exit_info.value.code == 2 and err.count("\n") == 1 and message in err, err
 
 
+def test_out_of_memory_is_one_line_and_exit_2(capsys, monkeypatch):
+    import mcrank.evaluate
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError("Unable to allocate 372 GiB for an array with shape (499500, 100000) and data type float64")
+
+    monkeypatch.setattr(mcrank.evaluate, "_count_flips", exhausted)
+    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--format", "json")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("mcrank evaluate: error: not enough memory (Unable to allocate 372 GiB"), err
+
+
 def test_csv_class_names_that_do_not_match(capsys, tmp_path):
     path = write(tmp_path, "in.csv", GOOD_CSV)
     utility = write(tmp_path, "u.json", {"utility": [[1, 0], [0, 1]], "classes": ["long", "medium"]})
