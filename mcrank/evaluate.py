@@ -48,6 +48,7 @@ The paper's story (§0) from label arrays:
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -111,7 +112,9 @@ def metrics_for(n_classes: int, names=None) -> list:
     names : sequence of str, optional
         Metric ids (binary aliases such as ``"recall"`` accepted). By default every metric
         of :data:`mcrank.metrics.METRICS` but ``fbeta`` (with beta = 1 it is ``f1``) for two
-        classes, every metric of :data:`mcrank.multiclass.MULTICLASS_METRICS` for more.
+        classes, every metric of :data:`mcrank.multiclass.MULTICLASS_METRICS` for more. A
+        list even for one metric, ``["accuracy"]``, as :class:`mcrank.engine.StudyConfig`
+        takes them.
 
     Returns
     -------
@@ -119,6 +122,8 @@ def metrics_for(n_classes: int, names=None) -> list:
 
     Raises
     ------
+    TypeError
+        If ``names`` is a string (or bytes) or not a sequence.
     KeyError
         For an unknown metric name, with the list of known ones.
     """
@@ -127,6 +132,9 @@ def metrics_for(n_classes: int, names=None) -> list:
         if binary:
             return [m for m in METRICS.values() if m.id not in _BINARY_SKIPPED]
         return list(MULTICLASS_METRICS.values())
+    # A string is a sequence too, of one-letter names: "accuracy" would be 'a', 'c', ...
+    if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+        raise TypeError(f"metrics must be a list of metric ids, got {names!r}")
     chosen = []
     for name in names:
         if binary:
@@ -403,7 +411,7 @@ def evaluate(
     rng : int, SeedSequence, Generator or None
         Randomness of the Monte Carlo estimate.
     metrics : sequence of str, optional
-        Metric ids to report (see :func:`metrics_for`).
+        Metric ids to report (see :func:`metrics_for`): a list, even of one id.
     source : str, optional
         Where the confusion matrices come from (a file name), to prefix messages.
 
@@ -415,6 +423,8 @@ def evaluate(
     ------
     ValueError
         For bad input, naming the fault and where it is.
+    TypeError
+        If ``metrics`` is a string rather than a list of them.
     KeyError
         For an unknown metric.
     """

@@ -148,6 +148,14 @@ def test_metrics_can_be_chosen_by_id_or_alias():
         ev.evaluate({"A": np.eye(3) + 1}, np.eye(3), metrics=["f1"])
 
 
+@pytest.mark.parametrize("metrics", ["accuracy", b"accuracy", 5])
+def test_metrics_must_be_a_list_not_one_name(metrics):
+    # A string was taken as its letters: KeyError: unknown metric 'a'.
+    with pytest.raises(TypeError, match="metrics must be a list of metric ids, got "):
+        ev.evaluate(FACTORY, EQ4, metrics=metrics)
+    assert [mid for mid, _ in ev.evaluate(FACTORY, EQ4, metrics=("accuracy",)).metrics] == ["accuracy"]
+
+
 def test_to_dict_shape():
     d = ev.evaluate(FACTORY, EQ4, classes=["long", "short"]).to_dict()
     assert [c["name"] for c in d["classifiers"]] == ["A", "B"]
