@@ -556,7 +556,7 @@ def _count_flips(normalised, confusions, order, sd, error, samples, rng):
 def evaluate_file(
     path,
     *,
-    utility: str | None = None,
+    utility=None,
     sd: float | None = None,
     error: str | None = None,
     samples: int = DEFAULT_SAMPLES,
@@ -569,7 +569,7 @@ def evaluate_file(
     ----------
     path : str or Path
         A JSON or CSV file (see :func:`load_input`).
-    utility : str, optional
+    utility : str or Path, optional
         JSON text or a JSON file with the utility matrix (see :func:`read_utility`); it
         overrides the file's. Its class names, if any, give the class order of a CSV file
         and must match those of a JSON file.
@@ -579,6 +579,11 @@ def evaluate_file(
     Returns
     -------
     Evaluation
+
+    Raises
+    ------
+    TypeError
+        If ``path`` is not a path (``None``), or ``utility`` neither JSON text nor a path.
     """
     utility_classes = None
     assessment = None

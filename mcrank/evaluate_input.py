@@ -20,6 +20,7 @@ import decimal
 import json
 import math
 import numbers
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -307,7 +308,7 @@ def read_utility(text: str, *, source: str = "--utility") -> tuple[UtilityAssess
 
     Parameters
     ----------
-    text : str
+    text : str or Path
         JSON text (it starts with ``[`` or ``{``), or the path of a JSON file. Either holds
         one of the forms of :func:`parse_utility`, or an object with a ``"utility"`` key in
         that form and optionally ``"classes"`` (an input file of :func:`load_input` will do).
@@ -319,12 +320,19 @@ def read_utility(text: str, *, source: str = "--utility") -> tuple[UtilityAssess
     utility : UtilityAssessment
     classes : tuple of str or None
         The class names, when the object gave them.
+
+    Raises
+    ------
+    TypeError
+        If ``text`` is neither a string nor a path.
     """
-    stripped = text.strip()
+    if not isinstance(text, (str, os.PathLike)):
+        raise TypeError(f"utility must be JSON text or the path of a JSON file (str or Path), got {text!r}")
+    stripped = text.strip() if isinstance(text, str) else ""
     if stripped.startswith(("[", "{")):
         value = _loads(stripped, source)
     else:
-        path = Path(text)
+        path = Path(_file_path(text, "utility"))
         source = str(path)
         value = _loads(_read_text(path), source)
     classes = None
@@ -360,6 +368,15 @@ class EvaluationInput:
     classes: tuple[str, ...] | None
     description: str | None
     source: str
+
+
+def _file_path(path, what: str) -> str:
+    """``path`` as a string, if it is one or a path; else a TypeError naming ``what``."""
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if not isinstance(path, str):
+        raise TypeError(f"{what} must be the path of a file (str or Path), got {path!r}")
+    return path
 
 
 def _read_text(path: Path) -> str:
@@ -434,8 +451,13 @@ def load_input(path, *, classes: tuple[str, ...] | None = None) -> EvaluationInp
     EvaluationInput
         With the counts checked as :func:`mcrank.evaluate.evaluate` checks them, before the
         file's utility matrix: the first fault reported is the first in the file's layout.
+
+    Raises
+    ------
+    TypeError
+        If ``path`` is neither a string nor a path (``None``, bytes).
     """
-    path = Path(path)
+    path = Path(_file_path(path, "path"))
     text = _read_text(path)
     suffix = path.suffix.lower()
     if suffix not in (".json", ".csv"):

@@ -211,6 +211,29 @@ def test_csv_with_names_and_with_indices_equal_json(tmp_path):
     np.testing.assert_array_equal(loaded.confusions["A"], FACTORY["A"])
 
 
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: ev.evaluate_file(None), r"path must be the path of a file \(str or Path\), got None"),
+        (lambda: ev.load_input(b"factory.json"), r"path must be the path of a file \(str or Path\), got b'factory.json'"),
+        (lambda: ev.evaluate_file(EXAMPLES / "factory.json", utility=5), "utility must be JSON text or the path of a JSON file"),
+    ],
+)
+def test_a_path_that_is_not_one_is_a_clear_type_error(call, match):
+    # pathlib's "expected str, bytes or os.PathLike object, not NoneType" named no argument.
+    with pytest.raises(TypeError, match=match):
+        call()
+
+
+def test_utility_file_as_a_path(tmp_path):
+    path = tmp_path / "[eq6].json"  # a path, even one that starts like JSON, is read as a file
+    path.write_text("[[350, 0], [300, 500]]")
+    utility, _ = ev.read_utility(path)
+    assert utility.source == str(path)
+    result = ev.evaluate_file(EXAMPLES / "factory.json", utility=path)
+    assert result.classifiers[0].utility_yield == pytest.approx(338.5)
+
+
 def test_csv_class_order_from_the_utility(tmp_path):
     path = tmp_path / "c.csv"
     path.write_text("classifier,output,true,count\nA,short,short,35\nA,long,long,27\nA,long,short,15\nA,short,long,23\n")
