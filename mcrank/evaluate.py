@@ -98,6 +98,9 @@ _BINARY_SKIPPED = ("fbeta",)
 # holds at most this many elements of perturbed matrices and of their yields. A few such
 # arrays at once (30-50 MiB measured), whatever the numbers of classifiers, pairs and samples.
 _CHUNK_ELEMENTS = 1 << 21
+# Gaussian errors are drawn with at most this sd (see _count_flips): any finite sd is taken,
+# as `mcrank run` takes it, but U + sd * Z overflows to inf near sd = 1e308.
+_MAX_DRAWN_SD = 1e300
 
 
 # --- the popular metrics --------------------------------------------------------------------
@@ -530,7 +533,15 @@ def _count_flips(normalised, confusions, order, sd, error, samples, rng):
     :data:`_CHUNK_ELEMENTS` elements of perturbed matrices and of yields, and one classifier's
     pairs are compared at a time, so that the work space grows with neither the number of
     samples nor that of pairs (the square of the number of classifiers).
+
+    Gaussian errors larger than :data:`_MAX_DRAWN_SD` are drawn with that sd. Above it, the
+    perturbed matrix ``U + sd * Z`` (``U`` in [0, 1], ``|Z| < 14``) is ``sd * Z`` to double
+    precision, and the rankings are those of ``Z`` whatever the sd (on the examples, the
+    counts are identical for sds from 1e20 to 1e307); drawn with a larger sd, ``sd * Z``
+    could overflow to inf, and the yields become NaN (inf - inf) with a RuntimeWarning.
     """
+    if error == "gaussian":
+        sd = min(sd, _MAX_DRAWN_SD)
     generator = resolve_rng(rng)
     n, classifiers = normalised.shape[0], len(confusions)
     chunk = max(1, _CHUNK_ELEMENTS // (n * n + classifiers))

@@ -353,6 +353,20 @@ def test_flip_counts_work_in_bounded_memory():
     assert peak < 8 * 8 * ev._CHUNK_ELEMENTS, f"{peak / 2**20:.0f} MiB"
 
 
+def test_huge_sd_gives_coin_flips_without_overflow():
+    # sd = 1e308 overflowed U + sd * Z to inf, and the yields to NaN with a RuntimeWarning
+    # (an error here); the ranking under such errors is that of the errors alone.
+    confusions = _three_classifiers()
+    flips = {}
+    for sd in (1e20, 1e300, 1e308, np.finfo(float).max):
+        result = ev.evaluate(confusions, np.eye(3), sd=sd, samples=20_000, rng=5)
+        flips[sd] = [p.flips for p in result.pairs]
+        assert result.utility.sd == sd
+    assert len({tuple(f) for f in flips.values()}) == 1
+    for pair in result.pairs:
+        assert abs(pair.flip_probability - 0.5) < 4 * pair.standard_error
+
+
 def test_sd_refers_to_the_normalised_matrix():
     confusions = _three_classifiers()
     small = ev.evaluate(confusions, np.eye(3), sd=0.2, samples=4000, rng=1)

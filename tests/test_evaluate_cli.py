@@ -251,6 +251,14 @@ def test_bad_option_gives_one_line_and_exit_2(capsys, tmp_path, options, message
     assert message in err, err
 
 
+def test_huge_sd_runs_without_warnings(capsys):
+    # Any finite sd, as `mcrank run` takes it; 1e308 printed "RuntimeWarning: invalid value
+    # encountered in matmul" (an error under this test suite's warning filter).
+    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "1e308", "--samples", "2000", "--seed", "1")
+    assert code == 0 and err == ""
+    assert "errors of sd 1e+308" in out and "P(flip) = 0.4920 ± 0.0112" in out  # 1/2, within 1 SE
+
+
 def test_monte_carlo_samples_are_capped(capsys):
     # Without the cap this would run for years; with it, one line and exit code 2 at once.
     code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--samples", "99999999999999999")
