@@ -129,6 +129,9 @@ def metrics_for(n_classes: int, names=None) -> list:
         If ``names`` is a string (or bytes) or not a sequence.
     KeyError
         For an unknown metric name, with the list of known ones.
+    ValueError
+        For a metric listed twice, by its id or an alias (``"recall"`` and ``"tpr"``), as
+        :class:`mcrank.engine.StudyConfig` refuses it.
     """
     binary = n_classes == 2
     if names is None:
@@ -138,7 +141,7 @@ def metrics_for(n_classes: int, names=None) -> list:
     # A string is a sequence too, of one-letter names: "accuracy" would be 'a', 'c', ...
     if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
         raise TypeError(f"metrics must be a list of metric ids, got {names!r}")
-    chosen = []
+    chosen, given = [], {}
     for name in names:
         if binary:
             try:
@@ -155,8 +158,11 @@ def metrics_for(n_classes: int, names=None) -> list:
                 raise KeyError(
                     f"unknown metric {name!r} for {n_classes} classes; known: {', '.join(MULTICLASS_METRICS)}"
                 ) from None
-        if metric not in chosen:
-            chosen.append(metric)
+        if metric.id in given:
+            how = "" if given[metric.id] == name else f" (as {given[metric.id]!r} and {name!r})"
+            raise ValueError(f"metric {metric.id!r} is listed twice{how}")
+        given[metric.id] = name
+        chosen.append(metric)
     if not chosen:
         raise KeyError("no metrics chosen")
     return chosen

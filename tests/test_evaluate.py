@@ -140,12 +140,26 @@ def test_one_classifier_is_fine():
 
 
 def test_metrics_can_be_chosen_by_id_or_alias():
-    result = ev.evaluate(FACTORY, EQ4, metrics=["recall", "f1", "tpr"])
+    result = ev.evaluate(FACTORY, EQ4, metrics=["recall", "f1"])
     assert [mid for mid, _ in result.metrics] == ["tpr", "f1"]
     with pytest.raises(KeyError, match="unknown metric 'auc'"):
         ev.evaluate(FACTORY, EQ4, metrics=["auc"])
     with pytest.raises(KeyError, match="unknown metric 'f1' for 3 classes"):
         ev.evaluate({"A": np.eye(3) + 1}, np.eye(3), metrics=["f1"])
+
+
+@pytest.mark.parametrize(
+    ("confusions", "utility", "metrics", "match"),
+    [
+        (FACTORY, EQ4, ["accuracy", "accuracy"], "metric 'accuracy' is listed twice$"),
+        (FACTORY, EQ4, ["recall", "f1", "tpr"], r"metric 'tpr' is listed twice \(as 'recall' and 'tpr'\)"),
+        ({"A": np.eye(3) + 1}, np.eye(3), ["mcc", "accuracy", "mcc"], "metric 'mcc' is listed twice"),
+    ],
+)
+def test_a_metric_listed_twice_is_refused(confusions, utility, metrics, match):
+    # As `mcrank run` refuses it (StudyConfig); it was silently dropped.
+    with pytest.raises(ValueError, match=match):
+        ev.evaluate(confusions, utility, metrics=metrics)
 
 
 @pytest.mark.parametrize("metrics", ["accuracy", b"accuracy", 5])

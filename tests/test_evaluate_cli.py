@@ -226,6 +226,8 @@ BAD_OPTIONS = [
     (["--metrics", "accuracy,auc"], "unknown metric 'auc' for 2 classes; known: accuracy"),
     (["--metrics", "fbeta"], "metric 'fbeta' is not offered"),
     (["--metrics", " , "], "--metrics: give at least one metric id"),
+    (["--metrics", "accuracy,tnr,accuracy"], "metric 'accuracy' is listed twice"),
+    (["--metrics", "specificity,tnr"], "metric 'tnr' is listed twice (as 'specificity' and 'tnr')"),
     (["--utility", "[[1, 0], [0, 1], [1, 1]]"], "--utility: not square"),
     (["--utility", "[[1, 0], [0, 1]"], "--utility: not valid JSON"),
     (["--utility", "nowhere.json"], "nowhere.json: No such file or directory"),
