@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import csv
 import decimal
+import io
 import json
 import math
 import numbers
 import os
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +51,9 @@ _CSV_COLUMNS = ("classifier", "output", "true", "count")
 #: that counts are whole and that every classifier saw the same test set would not hold.
 _MAX_COUNT = 2**53 - 1
 _TOO_LARGE = f"is too large: counts above 2**53 - 1 = {_MAX_COUNT} are not exact in floating point"
+# Unicode categories refused in names: control characters (tab, newline, ...), line and
+# paragraph separators, lone surrogates. Names are printed in tables, one row each.
+_CONTROL_CATEGORIES = ("Cc", "Zl", "Zp", "Cs")
 # The deepest valid input, {"utility": {"matrices": [[[u]]]}}, is 5 levels deep. Anything past
 # this bound is refused before the recursive readers below (and repr) could exhaust the stack.
 _MAX_NESTING = 100
@@ -490,11 +495,17 @@ def _load_json(text: str, source: str) -> EvaluationInput:
 
 
 def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> EvaluationInput:
+    # The text as csv reads a file, so that a quoted field keeps a newline (to be refused in
+    # a name) rather than losing it to str.splitlines; each row with the line it starts on.
+    reader = csv.reader(io.StringIO(text, newline=""))
+    rows, start = [], 1
     try:
-        rows = list(csv.reader(text.splitlines()))
+        for row in reader:
+            rows.append((start, row))
+            start = reader.line_num + 1
     except csv.Error as error:
         raise ValueError(f"{source}: not valid CSV: {error}") from None
-    header = [h.strip().lower() for h in rows[0]]
+    header = [h.strip().lower() for h in rows[0][1]]
     expected = ",".join(_CSV_COLUMNS)
     missing = [c for c in _CSV_COLUMNS if c not in header]
     if missing:
@@ -504,7 +515,7 @@ def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> Evalua
         raise ValueError(f"{source}, line 1: unexpected column {(extra or header)[0]!r}; the header must be {expected}")
     column = {name: header.index(name) for name in _CSV_COLUMNS}
     records = []
-    for line, row in enumerate(rows[1:], start=2):
+    for line, row in rows[1:]:
         if not row or all(not cell.strip() for cell in row):
             continue
         if len(row) != len(header):
@@ -513,6 +524,7 @@ def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> Evalua
         for name in ("classifier", "output", "true"):
             if not cells[name]:
                 raise ValueError(f"{source}, line {line}: empty {name!r} field")
+            _check_name(cells[name], "classifier" if name == "classifier" else "class", f"{source}, line {line}")
         try:
             count = float(cells["count"])
         except ValueError:
@@ -629,6 +641,18 @@ def confusions_from_labels(predictions, *, classes=None) -> tuple[dict[str, np.n
 # --- validation of confusion matrices -------------------------------------------------------
 
 
+def _check_name(name, what: str, source: str) -> None:
+    """A classifier or class name: a string, not blank, without control characters."""
+    if not isinstance(name, str):
+        raise ValueError(_where(source, f"{what} name {name!r} is not a string"))
+    if not name.strip():
+        raise ValueError(_where(source, f"a {what} name is empty ({name!r})"))
+    bad = next((ch for ch in name if unicodedata.category(ch) in _CONTROL_CATEGORIES), None)
+    if bad is not None:
+        problem = f"{what} name {name!r} contains the control character {bad!r}: names are printed one per line"
+        raise ValueError(_where(source, problem))
+
+
 def _cell(i: int, j: int, classes) -> str:
     return f"row {i} (output {classes[i]!r}), column {j} (true {classes[j]!r})"
 
@@ -659,6 +683,7 @@ def _check_confusions(confusions, classes, source: str) -> tuple[dict[str, np.nd
     given = {}  # matrices with integers too large for a float: the values, and where those are
     first_name = None
     for name, matrix in confusions.items():
+        _check_name(name, "classifier", source)
         where = _where(source, f"classifier {name!r}")
         try:
             c, values, overflowed = _as_floats(matrix)
@@ -682,6 +707,8 @@ def _check_confusions(confusions, classes, source: str) -> tuple[dict[str, np.nd
     classes = tuple(str(c) for c in classes)
     if len(classes) != n:
         raise ValueError(_where(source, f"{len(classes)} class names but the confusion matrices are {n}x{n}"))
+    for name in classes:
+        _check_name(name, "class", source)
     for name, c in checked.items():
         where = _where(source, f"classifier {name!r}")
         values, overflowed = given.get(name, (None, np.zeros(c.shape, dtype=bool)))
