@@ -510,9 +510,12 @@ def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> Evalua
     missing = [c for c in _CSV_COLUMNS if c not in header]
     if missing:
         raise ValueError(f"{source}, line 1: missing column {missing[0]!r}; the header must be {expected}")
+    repeated = [h for k, h in enumerate(header) if h in header[:k]]
+    if repeated:
+        raise ValueError(f"{source}, line 1: column {repeated[0]!r} appears twice; the header must be {expected}")
     extra = [h for h in header if h not in _CSV_COLUMNS]
-    if extra or len(header) != len(_CSV_COLUMNS):
-        raise ValueError(f"{source}, line 1: unexpected column {(extra or header)[0]!r}; the header must be {expected}")
+    if extra:
+        raise ValueError(f"{source}, line 1: unexpected column {extra[0]!r}; the header must be {expected}")
     column = {name: header.index(name) for name in _CSV_COLUMNS}
     records = []
     for line, row in rows[1:]:

@@ -198,6 +198,8 @@ BAD_FILES = [
     ("matrix.txt", "1,2", "unknown file type '.txt'"),
     ("header.csv", "name,output,true,count\nA,0,0,1\n", "line 1: missing column 'classifier'"),
     ("fields.csv", "classifier,output,true,count\nA,0,0\n", "line 2: expected 4 fields, got 3"),
+    ("twice.csv", "classifier,output,true,count,Count\nA,0,0,1,1\n", "line 1: column 'count' appears twice; the header must be classifier,output,true,count"),
+    ("extra.csv", "classifier,output,weight,true,count\nA,0,1,0,1\n", "line 1: unexpected column 'weight'"),
     ("count.csv", "classifier,output,true,count\nA,0,0,many\n", "line 2: count 'many' is not a number"),
     ("huge_count.csv", "classifier,output,true,count\nA,0,0,5\nA,1,1," + "9" * 400 + "\n", "line 3: count 1e+400 is too large"),
     ("repeat.csv", "classifier,output,true,count\nA,0,0,1\nA,1,1,2\nA,0,0,3\n", "line 4: classifier 'A', output '0', true '0' already given on line 2"),
