@@ -30,6 +30,8 @@ def as_float(value, what: str) -> float:
         number = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{what} must be a number, got {value!r}") from None
+    except OverflowError:  # an integer such as 10**400
+        raise ValueError(f"{what} must be finite, got a number too large for a floating-point number") from None
     if not math.isfinite(number):
         raise ValueError(f"{what} must be finite, got {value!r}")
     return number

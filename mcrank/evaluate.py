@@ -48,6 +48,7 @@ The paper's story (§0) from label arrays:
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -93,8 +94,13 @@ DEFAULT_SAMPLES = 100_000
 MAX_SAMPLES = 10**9
 #: Binary metrics left out by default: F-beta with beta = 1 is F1.
 _BINARY_SKIPPED = ("fbeta",)
-# Perturbed matrices held in memory at once, in matrix elements.
-_CHUNK_ELEMENTS = 1 << 22
+# Work space of the flip counts, in float64 elements per array (16 MiB): a chunk of samples
+# holds at most this many elements of perturbed matrices and of their yields. A few such
+# arrays at once (30-50 MiB measured), whatever the numbers of classifiers, pairs and samples.
+_CHUNK_ELEMENTS = 1 << 21
+# Gaussian errors are drawn with at most this sd (see _count_flips): any finite sd is taken,
+# as `mcrank run` takes it, but U + sd * Z overflows to inf near sd = 1e308.
+_MAX_DRAWN_SD = 1e300
 
 
 # --- the popular metrics --------------------------------------------------------------------
@@ -109,7 +115,9 @@ def metrics_for(n_classes: int, names=None) -> list:
     names : sequence of str, optional
         Metric ids (binary aliases such as ``"recall"`` accepted). By default every metric
         of :data:`mcrank.metrics.METRICS` but ``fbeta`` (with beta = 1 it is ``f1``) for two
-        classes, every metric of :data:`mcrank.multiclass.MULTICLASS_METRICS` for more.
+        classes, every metric of :data:`mcrank.multiclass.MULTICLASS_METRICS` for more. A
+        list even for one metric, ``["accuracy"]``, as :class:`mcrank.engine.StudyConfig`
+        takes them.
 
     Returns
     -------
@@ -117,15 +125,23 @@ def metrics_for(n_classes: int, names=None) -> list:
 
     Raises
     ------
+    TypeError
+        If ``names`` is a string (or bytes) or not a sequence.
     KeyError
         For an unknown metric name, with the list of known ones.
+    ValueError
+        For a metric listed twice, by its id or an alias (``"recall"`` and ``"tpr"``), as
+        :class:`mcrank.engine.StudyConfig` refuses it.
     """
     binary = n_classes == 2
     if names is None:
         if binary:
             return [m for m in METRICS.values() if m.id not in _BINARY_SKIPPED]
         return list(MULTICLASS_METRICS.values())
-    chosen = []
+    # A string is a sequence too, of one-letter names: "accuracy" would be 'a', 'c', ...
+    if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+        raise TypeError(f"metrics must be a list of metric ids, got {names!r}")
+    chosen, given = [], {}
     for name in names:
         if binary:
             try:
@@ -142,8 +158,11 @@ def metrics_for(n_classes: int, names=None) -> list:
                 raise KeyError(
                     f"unknown metric {name!r} for {n_classes} classes; known: {', '.join(MULTICLASS_METRICS)}"
                 ) from None
-        if metric not in chosen:
-            chosen.append(metric)
+        if metric.id in given:
+            how = "" if given[metric.id] == name else f" (as {given[metric.id]!r} and {name!r})"
+            raise ValueError(f"metric {metric.id!r} is listed twice{how}")
+        given[metric.id] = name
+        chosen.append(metric)
     if not chosen:
         raise KeyError("no metrics chosen")
     return chosen
@@ -401,7 +420,7 @@ def evaluate(
     rng : int, SeedSequence, Generator or None
         Randomness of the Monte Carlo estimate.
     metrics : sequence of str, optional
-        Metric ids to report (see :func:`metrics_for`).
+        Metric ids to report (see :func:`metrics_for`): a list, even of one id.
     source : str, optional
         Where the confusion matrices come from (a file name), to prefix messages.
 
@@ -413,6 +432,8 @@ def evaluate(
     ------
     ValueError
         For bad input, naming the fault and where it is.
+    TypeError
+        If ``metrics`` is a string rather than a list of them.
     KeyError
         For an unknown metric.
     """
@@ -484,7 +505,7 @@ def evaluate(
             _check_truncated(normalised, classes, utility.source)
         if isinstance(rng, np.random.SeedSequence) and rng.spawn_key == ():
             seed = int(rng.entropy)
-        flips = _count_flips(normalised, counts / total, pairs_in_order, utility.sd, utility.error, samples, rng)
+        flips = _count_flips(normalised, counts / total, order, utility.sd, utility.error, samples, rng)
         pairs = []
         for (a, b), count in zip(pairs_in_order, flips):
             difference = float((totals[a] - totals[b]) / total)
@@ -509,28 +530,42 @@ def evaluate(
     )
 
 
-def _count_flips(normalised, confusions, pairs_in_order, sd, error, samples, rng):
-    """Monte Carlo: for each pair ``(a, b)``, how many of ``samples`` perturbed utility matrices
-    fail to put ``a`` strictly ahead of ``b``.
+def _count_flips(normalised, confusions, order, sd, error, samples, rng):
+    """Monte Carlo: for each pair ``(order[a], order[b])``, ``a < b``, in that order, how many
+    of ``samples`` perturbed utility matrices fail to put ``order[a]`` strictly ahead.
 
     All pairs share the same perturbed matrices (common random numbers), drawn in chunks from
-    one Generator, so that the counts do not depend on the chunk size.
+    one Generator, so that the counts do not depend on the chunk size. A chunk holds at most
+    :data:`_CHUNK_ELEMENTS` elements of perturbed matrices and of yields, and one classifier's
+    pairs are compared at a time, so that the work space grows with neither the number of
+    samples nor that of pairs (the square of the number of classifiers).
+
+    Gaussian errors larger than :data:`_MAX_DRAWN_SD` are drawn with that sd. Above it, the
+    perturbed matrix ``U + sd * Z`` (``U`` in [0, 1], ``|Z| < 14``) is ``sd * Z`` to double
+    precision, and the rankings are those of ``Z`` whatever the sd (on the examples, the
+    counts are identical for sds from 1e20 to 1e307); drawn with a larger sd, ``sd * Z``
+    could overflow to inf, and the yields become NaN (inf - inf) with a RuntimeWarning.
     """
+    if error == "gaussian":
+        sd = min(sd, _MAX_DRAWN_SD)
     generator = resolve_rng(rng)
-    n = normalised.shape[0]
-    chunk = max(1, _CHUNK_ELEMENTS // (n * n))
-    flips = np.zeros(len(pairs_in_order), dtype=np.int64)
-    first = np.array([a for a, _ in pairs_in_order], dtype=np.int64)
-    second = np.array([b for _, b in pairs_in_order], dtype=np.int64)
-    flat_confusions = confusions.reshape(len(confusions), -1)
+    n, classifiers = normalised.shape[0], len(confusions)
+    chunk = max(1, _CHUNK_ELEMENTS // (n * n + classifiers))
+    flips = np.zeros(classifiers * (classifiers - 1) // 2, dtype=np.int64)
+    flat_confusions = confusions.reshape(classifiers, -1)
     done = 0
     while done < samples:
         size = min(chunk, samples - done)
         perturbed = perturb_um(normalised, sd, error=error, size=size, rng=generator)
         # Eq. (9) as one matrix product, (size, n*n) @ (n*n, classifiers): utility_yield would
         # broadcast through a (size, classifiers, n, n) temporary, classifiers times the chunk.
-        perturbed_yields = perturbed.reshape(size, -1) @ flat_confusions.T
-        flips += np.sum(perturbed_yields[:, first] <= perturbed_yields[:, second], axis=0)
+        # Then one row per classifier, in rank order: the pairs of order[a] are rows a + 1 on.
+        ranked_yields = (perturbed.reshape(size, -1) @ flat_confusions.T).T[order]
+        start = 0
+        for a in range(classifiers - 1):
+            stop = start + classifiers - 1 - a
+            flips[start:stop] += np.count_nonzero(ranked_yields[a + 1 :] >= ranked_yields[a], axis=1)
+            start = stop
         done += size
     return flips
 
@@ -538,7 +573,7 @@ def _count_flips(normalised, confusions, pairs_in_order, sd, error, samples, rng
 def evaluate_file(
     path,
     *,
-    utility: str | None = None,
+    utility=None,
     sd: float | None = None,
     error: str | None = None,
     samples: int = DEFAULT_SAMPLES,
@@ -551,7 +586,7 @@ def evaluate_file(
     ----------
     path : str or Path
         A JSON or CSV file (see :func:`load_input`).
-    utility : str, optional
+    utility : str or Path, optional
         JSON text or a JSON file with the utility matrix (see :func:`read_utility`); it
         overrides the file's. Its class names, if any, give the class order of a CSV file
         and must match those of a JSON file.
@@ -561,6 +596,11 @@ def evaluate_file(
     Returns
     -------
     Evaluation
+
+    Raises
+    ------
+    TypeError
+        If ``path`` is not a path (``None``), or ``utility`` neither JSON text nor a path.
     """
     utility_classes = None
     assessment = None

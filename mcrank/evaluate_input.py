@@ -16,9 +16,13 @@ and where: the file, the key or line, the classifier and the cell.
 from __future__ import annotations
 
 import csv
+import decimal
+import io
 import json
 import math
 import numbers
+import os
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +47,13 @@ __all__ = [
 ERROR_MODELS = tuple(_SAMPLER_ERROR_MODELS)
 _FILE_KEYS = ("classifiers", "utility", "classes", "description")
 _CSV_COLUMNS = ("classifier", "output", "true", "count")
+#: Larger counts are not all exact in floating point (2**53 + 1 is read as 2**53): the checks
+#: that counts are whole and that every classifier saw the same test set would not hold.
+_MAX_COUNT = 2**53 - 1
+_TOO_LARGE = f"is too large: counts above 2**53 - 1 = {_MAX_COUNT} are not exact in floating point"
+# Unicode categories refused in names: control characters (tab, newline, ...), line and
+# paragraph separators, lone surrogates. Names are printed in tables, one row each.
+_CONTROL_CATEGORIES = ("Cc", "Zl", "Zp", "Cs")
 # The deepest valid input, {"utility": {"matrices": [[[u]]]}}, is 5 levels deep. Anything past
 # this bound is refused before the recursive readers below (and repr) could exhaust the stack.
 _MAX_NESTING = 100
@@ -116,14 +127,47 @@ def _plain(value):
     return value
 
 
-def _number(value, where: str) -> float:
+def _format_number(value) -> str:
+    """``value`` as ``:g`` shows a float, also for a number too large for one (``1e+400``).
+
+    ``value`` is a real number, or the text of one (``"1e400"``, which ``float`` reads as inf).
+    """
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if math.isfinite(number) or isinstance(value, float):
+        return f"{number:g}"
+    context = decimal.Context(prec=6)
+    if isinstance(value, numbers.Rational):
+        exact = context.divide(int(value.numerator), int(value.denominator))
+    else:
+        exact = context.create_decimal(value)
+    return f"{exact.normalize():g}"
+
+
+def _real(value, where: str):
+    """``value`` itself if it is a real number (not a bool); else a ValueError naming ``where``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"{where}: {value!r} is not a number")
-    return float(value)
+    return value
 
 
-def _matrix_from_json(value, where: str) -> np.ndarray:
-    """A square matrix from nested JSON lists, with the place of the first fault."""
+def _number(value, where: str) -> float:
+    """``value`` as a float; a ValueError naming ``where`` if it is not a number or too large."""
+    value = _real(value, where)
+    try:
+        return float(value)
+    except OverflowError:  # an integer (JSON allows any number of digits) beyond 1.8e308
+        raise ValueError(f"{where}: {_format_number(value)} is too large for a floating-point number") from None
+
+
+def _rows_from_json(value, where: str) -> list:
+    """The rows of a square matrix from nested JSON lists, with the place of the first fault.
+
+    The entries are checked to be numbers but left as they are, so that a caller may report
+    an integer too large for a float in its own terms (:func:`_check_confusions` does).
+    """
     value = _plain(value)
     if not isinstance(value, list) or not value:
         raise ValueError(f"{where}: expected a square matrix (a list of rows), got {json.dumps(value)[:40]}")
@@ -133,8 +177,17 @@ def _matrix_from_json(value, where: str) -> np.ndarray:
             raise ValueError(f"{where}: row {i} is not a list of numbers")
         if len(row) != n:
             raise ValueError(f"{where}: not square: {n} rows but row {i} has {len(row)} entries")
+    for i, row in enumerate(value):
+        for j, v in enumerate(row):
+            _real(v, f"{where}, row {i}, column {j}")
+    return value
+
+
+def _matrix_from_json(value, where: str) -> np.ndarray:
+    """A square float matrix from nested JSON lists, with the place of the first fault."""
+    rows = _rows_from_json(value, where)
     return np.array(
-        [[_number(v, f"{where}, row {i}, column {j}") for j, v in enumerate(row)] for i, row in enumerate(value)]
+        [[_number(v, f"{where}, row {i}, column {j}") for j, v in enumerate(row)] for i, row in enumerate(rows)]
     )
 
 
@@ -260,7 +313,7 @@ def read_utility(text: str, *, source: str = "--utility") -> tuple[UtilityAssess
 
     Parameters
     ----------
-    text : str
+    text : str or Path
         JSON text (it starts with ``[`` or ``{``), or the path of a JSON file. Either holds
         one of the forms of :func:`parse_utility`, or an object with a ``"utility"`` key in
         that form and optionally ``"classes"`` (an input file of :func:`load_input` will do).
@@ -272,12 +325,19 @@ def read_utility(text: str, *, source: str = "--utility") -> tuple[UtilityAssess
     utility : UtilityAssessment
     classes : tuple of str or None
         The class names, when the object gave them.
+
+    Raises
+    ------
+    TypeError
+        If ``text`` is neither a string nor a path.
     """
-    stripped = text.strip()
+    if not isinstance(text, (str, os.PathLike)):
+        raise TypeError(f"utility must be JSON text or the path of a JSON file (str or Path), got {text!r}")
+    stripped = text.strip() if isinstance(text, str) else ""
     if stripped.startswith(("[", "{")):
         value = _loads(stripped, source)
     else:
-        path = Path(text)
+        path = Path(_file_path(text, "utility"))
         source = str(path)
         value = _loads(_read_text(path), source)
     classes = None
@@ -313,6 +373,15 @@ class EvaluationInput:
     classes: tuple[str, ...] | None
     description: str | None
     source: str
+
+
+def _file_path(path, what: str) -> str:
+    """``path`` as a string, if it is one or a path; else a TypeError naming ``what``."""
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if not isinstance(path, str):
+        raise TypeError(f"{what} must be the path of a file (str or Path), got {path!r}")
+    return path
 
 
 def _read_text(path: Path) -> str:
@@ -387,8 +456,13 @@ def load_input(path, *, classes: tuple[str, ...] | None = None) -> EvaluationInp
     EvaluationInput
         With the counts checked as :func:`mcrank.evaluate.evaluate` checks them, before the
         file's utility matrix: the first fault reported is the first in the file's layout.
+
+    Raises
+    ------
+    TypeError
+        If ``path`` is neither a string nor a path (``None``, bytes).
     """
-    path = Path(path)
+    path = Path(_file_path(path, "path"))
     text = _read_text(path)
     suffix = path.suffix.lower()
     if suffix not in (".json", ".csv"):
@@ -409,10 +483,10 @@ def _load_json(text: str, source: str) -> EvaluationInput:
     if not isinstance(classifiers, dict) or not classifiers:
         raise ValueError(f"{source}: 'classifiers' must be a non-empty object mapping names to confusion matrices")
     confusions = {
-        name: _matrix_from_json(matrix, f"{source}: classifier {name!r}") for name, matrix in classifiers.items()
+        name: _rows_from_json(matrix, f"{source}: classifier {name!r}") for name, matrix in classifiers.items()
     }
     classes = _parse_classes(data["classes"], source) if "classes" in data else None
-    _check_confusions(confusions, classes, source)  # the counts, before the utility that follows them
+    confusions, _ = _check_confusions(confusions, classes, source)  # the counts, before the utility that follows them
     utility = parse_utility(data["utility"], source=f"{source}: utility") if "utility" in data else None
     description = data.get("description")
     if description is not None and not isinstance(description, str):
@@ -421,21 +495,30 @@ def _load_json(text: str, source: str) -> EvaluationInput:
 
 
 def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> EvaluationInput:
+    # The text as csv reads a file, so that a quoted field keeps a newline (to be refused in
+    # a name) rather than losing it to str.splitlines; each row with the line it starts on.
+    reader = csv.reader(io.StringIO(text, newline=""))
+    rows, start = [], 1
     try:
-        rows = list(csv.reader(text.splitlines()))
+        for row in reader:
+            rows.append((start, row))
+            start = reader.line_num + 1
     except csv.Error as error:
         raise ValueError(f"{source}: not valid CSV: {error}") from None
-    header = [h.strip().lower() for h in rows[0]]
+    header = [h.strip().lower() for h in rows[0][1]]
     expected = ",".join(_CSV_COLUMNS)
     missing = [c for c in _CSV_COLUMNS if c not in header]
     if missing:
         raise ValueError(f"{source}, line 1: missing column {missing[0]!r}; the header must be {expected}")
+    repeated = [h for k, h in enumerate(header) if h in header[:k]]
+    if repeated:
+        raise ValueError(f"{source}, line 1: column {repeated[0]!r} appears twice; the header must be {expected}")
     extra = [h for h in header if h not in _CSV_COLUMNS]
-    if extra or len(header) != len(_CSV_COLUMNS):
-        raise ValueError(f"{source}, line 1: unexpected column {(extra or header)[0]!r}; the header must be {expected}")
+    if extra:
+        raise ValueError(f"{source}, line 1: unexpected column {extra[0]!r}; the header must be {expected}")
     column = {name: header.index(name) for name in _CSV_COLUMNS}
     records = []
-    for line, row in enumerate(rows[1:], start=2):
+    for line, row in rows[1:]:
         if not row or all(not cell.strip() for cell in row):
             continue
         if len(row) != len(header):
@@ -444,10 +527,14 @@ def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> Evalua
         for name in ("classifier", "output", "true"):
             if not cells[name]:
                 raise ValueError(f"{source}, line {line}: empty {name!r} field")
+            _check_name(cells[name], "classifier" if name == "classifier" else "class", f"{source}, line {line}")
         try:
             count = float(cells["count"])
         except ValueError:
             raise ValueError(f"{source}, line {line}: count {cells['count']!r} is not a number") from None
+        if math.isinf(count) and decimal.Decimal(cells["count"]).is_finite():  # "1e400", not "inf"
+            shown = _format_number(cells["count"])
+            raise ValueError(f"{source}, line {line}: count {shown} {_TOO_LARGE}")
         records.append((line, cells["classifier"], cells["output"], cells["true"], count))
     if not records:
         raise ValueError(f"{source}: no data rows below the header")
@@ -557,8 +644,38 @@ def confusions_from_labels(predictions, *, classes=None) -> tuple[dict[str, np.n
 # --- validation of confusion matrices -------------------------------------------------------
 
 
+def _check_name(name, what: str, source: str) -> None:
+    """A classifier or class name: a string, not blank, without control characters."""
+    if not isinstance(name, str):
+        raise ValueError(_where(source, f"{what} name {name!r} is not a string"))
+    if not name.strip():
+        raise ValueError(_where(source, f"a {what} name is empty ({name!r})"))
+    bad = next((ch for ch in name if unicodedata.category(ch) in _CONTROL_CATEGORIES), None)
+    if bad is not None:
+        problem = f"{what} name {name!r} contains the control character {bad!r}: names are printed one per line"
+        raise ValueError(_where(source, problem))
+
+
 def _cell(i: int, j: int, classes) -> str:
     return f"row {i} (output {classes[i]!r}), column {j} (true {classes[j]!r})"
+
+
+def _as_floats(matrix) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """``matrix`` as a float array, with None twice; or, if it holds integers too large for a
+    float, with those as infinities, an object array of the values given and where those are."""
+    try:
+        return np.asarray(matrix, dtype=float), None, None
+    except OverflowError:
+        values = np.asarray(matrix, dtype=object)
+    floats = np.empty(values.shape)
+    overflowed = np.zeros(values.shape, dtype=bool)
+    for index, value in np.ndenumerate(values):
+        try:
+            floats[index] = float(value)
+        except OverflowError:
+            floats[index] = math.inf if value > 0 else -math.inf
+            overflowed[index] = True
+    return floats, values, overflowed
 
 
 def _check_confusions(confusions, classes, source: str) -> tuple[dict[str, np.ndarray], tuple[str, ...]]:
@@ -566,13 +683,17 @@ def _check_confusions(confusions, classes, source: str) -> tuple[dict[str, np.nd
     if not isinstance(confusions, dict) or not confusions:
         raise ValueError(_where(source, "no classifiers: give a non-empty mapping of names to confusion matrices"))
     checked = {}
+    given = {}  # matrices with integers too large for a float: the values, and where those are
     first_name = None
     for name, matrix in confusions.items():
+        _check_name(name, "classifier", source)
         where = _where(source, f"classifier {name!r}")
         try:
-            c = np.asarray(matrix, dtype=float)
+            c, values, overflowed = _as_floats(matrix)
         except (TypeError, ValueError):
             raise ValueError(f"{where}: the confusion matrix is not an array of numbers") from None
+        if values is not None:
+            given[name] = values, overflowed
         if c.ndim != 2 or c.shape[0] != c.shape[1]:
             raise ValueError(f"{where}: the confusion matrix is not square (shape {c.shape})")
         if c.shape[0] < 2:
@@ -589,18 +710,23 @@ def _check_confusions(confusions, classes, source: str) -> tuple[dict[str, np.nd
     classes = tuple(str(c) for c in classes)
     if len(classes) != n:
         raise ValueError(_where(source, f"{len(classes)} class names but the confusion matrices are {n}x{n}"))
+    for name in classes:
+        _check_name(name, "class", source)
     for name, c in checked.items():
         where = _where(source, f"classifier {name!r}")
+        values, overflowed = given.get(name, (None, np.zeros(c.shape, dtype=bool)))
         for test, problem in (
             (np.isnan(c), "is NaN"),
-            (np.isinf(c), "is infinite"),
+            (np.isinf(c) & ~overflowed, "is infinite"),
             (c < 0, "is negative"),
+            (c > _MAX_COUNT, _TOO_LARGE),
             (np.isfinite(c) & (c != np.round(c)), "is not a whole number (give counts, not fractions)"),
         ):
             bad = np.argwhere(test)
             if len(bad):
                 i, j = bad[0]
-                raise ValueError(f"{where}, {_cell(i, j, classes)}: count {c[i, j]:g} {problem}")
+                shown = _format_number(values[i, j]) if values is not None else f"{c[i, j]:g}"
+                raise ValueError(f"{where}, {_cell(i, j, classes)}: count {shown} {problem}")
         if not c.any():
             raise ValueError(f"{where}: the confusion matrix is all zeros: no test items")
     reference = checked[first_name].sum(axis=0)

@@ -176,6 +176,10 @@ BAD_FILES = [
     ("fraction.json", _with(classifiers={"A": [[0.27, 0.15], [0.23, 0.35]]}), "count 0.27 is not a whole number (give counts, not fractions)"),
     ("nan.json", '{"classifiers": {"A": [[1, NaN], [3, 4]]}, "utility": [[1, 0], [0, 1]]}', "row 0 (output '0'), column 1 (true '1'): count nan is NaN"),
     ("inf.json", '{"classifiers": {"A": [[1, 2], [Infinity, 4]]}, "utility": [[1, 0], [0, 1]]}', "row 1 (output '1'), column 0 (true '0'): count inf is infinite"),
+    ("huge_count.json", _with(classifiers={"A": [[27, 15], [23, 10**400]]}), "classifier 'A', row 1 (output '1'), column 1 (true '1'): count 1e+400 is too large: counts above 2**53 - 1 = 9007199254740991 are not exact"),
+    ("big_count.json", _with(classifiers={"A": [[27, 15], [23, 2**53 + 1]]}), "row 1 (output '1'), column 1 (true '1'): count 9.0072e+15 is too large"),
+    ("huge_utility.json", _with(utility=[[15, -335], [-35, -(10**400)]]), "utility, row 1, column 1: -1e+400 is too large for a floating-point number"),
+    ("huge_sd.json", _with(utility={"matrix": [[1, 0], [0, 1]], "sd": 10**400}), "utility: sd: 1e+400 is too large for a floating-point number"),
     ("string.json", _with(classifiers={"A": [[1, "2"], [3, 4]]}), "classifier 'A', row 0, column 1: '2' is not a number"),
     ("test_set.json", _with(classifiers={"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 33]]}), "classifiers 'A' and 'B' have different column totals (true class '1': 50 vs 51): they were not tested on the same test set"),
     ("zeros.json", _with(classifiers={"A": [[0, 0], [0, 0]]}), "classifier 'A': the confusion matrix is all zeros"),
@@ -187,13 +191,21 @@ BAD_FILES = [
     ("probability_count.json", _with(utility={"matrices": [[[1, 0], [0, 1]], [[1, 0], [0, 0]]], "probabilities": [1.0]}), "utility: 2 matrices but 1 probabilities"),
     ("classes_length.json", _with(classes=["long", "short", "medium"]), "3 class names but the confusion matrices are 2x2"),
     ("classes_twice.json", _with(classes=["long", "long"]), "class name 'long' appears twice"),
+    ("newline_name.json", _with(classifiers={"A": [[27, 15], [23, 35]], "x\ny": [[43, 18], [7, 32]]}), "classifier name 'x\\ny' contains the control character '\\n': names are printed one per line"),
+    ("empty_name.json", _with(classifiers={"": [[27, 15], [23, 35]]}), "a classifier name is empty ('')"),
+    ("separator_class.json", _with(classes=["long\u2028", "short"]), "class name 'long\\u2028' contains the control character"),
     ("no_utility.json", _with(utility=None), "no utility matrix: the ranking needs the problem's utilities"),
     ("matrix.txt", "1,2", "unknown file type '.txt'"),
     ("header.csv", "name,output,true,count\nA,0,0,1\n", "line 1: missing column 'classifier'"),
     ("fields.csv", "classifier,output,true,count\nA,0,0\n", "line 2: expected 4 fields, got 3"),
+    ("twice.csv", "classifier,output,true,count,Count\nA,0,0,1,1\n", "line 1: column 'count' appears twice; the header must be classifier,output,true,count"),
+    ("extra.csv", "classifier,output,weight,true,count\nA,0,1,0,1\n", "line 1: unexpected column 'weight'"),
     ("count.csv", "classifier,output,true,count\nA,0,0,many\n", "line 2: count 'many' is not a number"),
+    ("huge_count.csv", "classifier,output,true,count\nA,0,0,5\nA,1,1," + "9" * 400 + "\n", "line 3: count 1e+400 is too large"),
     ("repeat.csv", "classifier,output,true,count\nA,0,0,1\nA,1,1,2\nA,0,0,3\n", "line 4: classifier 'A', output '0', true '0' already given on line 2"),
     ("one_class.csv", "classifier,output,true,count\nA,x,x,5\n", "only one class ('x')"),
+    ("newline_name.csv", 'classifier,output,true,count\nA,0,0,5\n"x\ny",1,1,4\n', "line 3: classifier name 'x\\ny' contains the control character '\\n'"),
+    ("tab_class.csv", "classifier,output,true,count\nA,a\tb,a\tb,5\n", "line 2: class name 'a\\tb' contains the control character '\\t'"),
     ("negative.csv", "classifier,output,true,count\nA,0,0,5\nA,1,0,-2\nA,1,1,4\n", "classifier 'A', row 1 (output '1'), column 0 (true '0'): count -2 is negative"),
     ("gaps.csv", "classifier,output,true,count\nA,0,0,5\nA,1000000,1,4\n", "class indices must run from 0 without gaps, found 0, 1, 1000000"),
     ("empty_class.csv", "classifier,output,true,count\nA,0,,5\n", "line 2: empty 'true' field"),
@@ -221,6 +233,8 @@ BAD_OPTIONS = [
     (["--metrics", "accuracy,auc"], "unknown metric 'auc' for 2 classes; known: accuracy"),
     (["--metrics", "fbeta"], "metric 'fbeta' is not offered"),
     (["--metrics", " , "], "--metrics: give at least one metric id"),
+    (["--metrics", "accuracy,tnr,accuracy"], "metric 'accuracy' is listed twice"),
+    (["--metrics", "specificity,tnr"], "metric 'tnr' is listed twice (as 'specificity' and 'tnr')"),
     (["--utility", "[[1, 0], [0, 1], [1, 1]]"], "--utility: not square"),
     (["--utility", "[[1, 0], [0, 1]"], "--utility: not valid JSON"),
     (["--utility", "nowhere.json"], "nowhere.json: No such file or directory"),
@@ -246,6 +260,14 @@ def test_bad_option_gives_one_line_and_exit_2(capsys, tmp_path, options, message
     assert message in err, err
 
 
+def test_huge_sd_runs_without_warnings(capsys):
+    # Any finite sd, as `mcrank run` takes it; 1e308 printed "RuntimeWarning: invalid value
+    # encountered in matmul" (an error under this test suite's warning filter).
+    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "1e308", "--samples", "2000", "--seed", "1")
+    assert code == 0 and err == ""
+    assert "errors of sd 1e+308" in out and "P(flip) = 0.4920 ± 0.0112" in out  # 1/2, within 1 SE
+
+
 def test_monte_carlo_samples_are_capped(capsys):
     # Without the cap this would run for years; with it, one line and exit code 2 at once.
     code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--samples", "99999999999999999")
@@ -267,6 +289,18 @@ def test_bad_option_values_are_argparse_errors(capsys, options, message):
         main(["evaluate", str(EXAMPLES / "factory.json"), *options])
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and err.count("\n") == 1 and message in err, err
+
+
+def test_out_of_memory_is_one_line_and_exit_2(capsys, monkeypatch):
+    import mcrank.evaluate
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError("Unable to allocate 372 GiB for an array with shape (499500, 100000) and data type float64")
+
+    monkeypatch.setattr(mcrank.evaluate, "_count_flips", exhausted)
+    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--format", "json")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("mcrank evaluate: error: not enough memory (Unable to allocate 372 GiB"), err
 
 
 def test_csv_class_names_that_do_not_match(capsys, tmp_path):

@@ -81,21 +81,29 @@ def handler(args) -> int:
         metrics = [name.strip() for name in args.metrics.split(",") if name.strip()]
         if not metrics:
             raise UsageError("--metrics: give at least one metric id")
-    result = evaluate_file(
-        args.file,
-        utility=args.utility,
-        sd=sd,
-        error=args.error,
-        samples=samples,
-        rng=args.seed,
-        metrics=metrics,
-    )
-    if args.format == "json":
-        print(json.dumps(result.to_dict(), indent=2))
-    elif args.format == "csv":
-        print(render_csv(result), end="")
-    else:
-        print(render_table(result))
+    try:
+        result = evaluate_file(
+            args.file,
+            utility=args.utility,
+            sd=sd,
+            error=args.error,
+            samples=samples,
+            rng=args.seed,
+            metrics=metrics,
+        )
+        if args.format == "json":
+            text = json.dumps(result.to_dict(), indent=2) + "\n"
+        elif args.format == "csv":
+            text = render_csv(result)
+        else:
+            text = render_table(result) + "\n"
+    except MemoryError as error:
+        # The Monte Carlo work space is bounded, but the results grow with the square of the
+        # number of classifiers (one entry per pair). Rendered in full before anything is
+        # printed, so that running out of memory leaves no half-written output.
+        detail = f" ({error})" if str(error) else ""
+        raise UsageError(f"not enough memory{detail}: there is one result per pair of classifiers") from None
+    print(text, end="")
     return 0
 
 
