@@ -274,7 +274,14 @@ def test_out_on_a_read_only_file_system_fails_before_the_run(monkeypatch, capsys
 
 @pytest.mark.parametrize(
     "args",
-    [["run", "--out", ""], ["run", "--config", " "], ["reproduce", "--out", ""], ["reproduce", "--experiments", ""]],
+    [
+        ["run", "--out", ""],
+        ["run", "--config", " "],
+        ["reproduce", "--out", ""],
+        ["reproduce", "--experiments", ""],
+        ["evaluate", ""],
+        ["evaluate", "examples/factory.json", "--utility", ""],
+    ],
 )
 def test_an_empty_path_is_refused(args, capsys):
     with pytest.raises(SystemExit) as exit:  # argparse's own errors

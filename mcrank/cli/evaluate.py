@@ -7,7 +7,7 @@ import json
 import math
 import textwrap
 
-from mcrank.cli._common import UsageError
+from mcrank.cli._common import UsageError, path_argument
 
 DESCRIPTION = """\
 Rank classifiers tested on the same test set by their utility yield per test item (paper
@@ -42,9 +42,10 @@ def add_parser(subparsers):
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", metavar="FILE", help="confusion matrices: a .json or .csv file")
+    parser.add_argument("file", type=path_argument, metavar="FILE", help="confusion matrices: a .json or .csv file")
     parser.add_argument(
         "--utility",
+        type=path_argument,
         metavar="JSON-or-FILE",
         help="the utility matrix as JSON text or a JSON file (overrides the file's); a file may also give 'classes'",
     )
