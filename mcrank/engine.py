@@ -603,6 +603,19 @@ def _parallel_context(backend: str, jobs: int, scheduler: str | None):
     return stack
 
 
+def _study_config(config, overrides: dict, caller: str) -> StudyConfig:
+    """``config`` (default: the paper's study) with ``overrides`` applied, validated; a
+    TypeError for a config that is not a StudyConfig or an override that is not a field."""
+    if config is not None and not isinstance(config, StudyConfig):
+        hint = "; build one from a dict with StudyConfig.from_dict" if isinstance(config, dict) else ""
+        raise TypeError(f"config must be a StudyConfig or None, got {type(config).__name__}{hint}")
+    known = {f.name for f in fields(StudyConfig)}
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise TypeError(f"{caller} got an unknown study parameter {unknown[0]!r}; known parameters: {', '.join(sorted(known))}")
+    return replace(config or StudyConfig(), **overrides).validated()
+
+
 def run_study(
     config: StudyConfig | None = None,
     *,
@@ -652,14 +665,7 @@ def run_study(
     import joblib
     from tqdm import tqdm
 
-    if config is not None and not isinstance(config, StudyConfig):
-        hint = "; build one from a dict with StudyConfig.from_dict" if isinstance(config, dict) else ""
-        raise TypeError(f"config must be a StudyConfig or None, got {type(config).__name__}{hint}")
-    known = {f.name for f in fields(StudyConfig)}
-    unknown = sorted(set(overrides) - known)
-    if unknown:
-        raise TypeError(f"run_study got an unknown study parameter {unknown[0]!r}; known parameters: {', '.join(sorted(known))}")
-    config = replace(config or StudyConfig(), **overrides).validated()
+    config = _study_config(config, overrides, "run_study")
     root = root_seed_sequence(config.seed)
     config = replace(config, seed=int(root.entropy) if config.seed is None else config.seed)
     if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs == 0:
@@ -740,7 +746,7 @@ def sample_pairs(size: int, config: StudyConfig | None = None, *, rng=None, **ov
     ``config.samples`` and ``config.seed`` are ignored: ``size`` and ``rng`` say how many and
     from which Generator.
     """
-    config = replace(config or StudyConfig(), **overrides).validated()
+    config = _study_config(config, overrides, "sample_pairs")
     size = check_count(size, "size", maximum=10**8)
     base, metric_codes, fbeta_beta, sds, error_model = _kernel_arguments(config)
     d_true = np.empty(size)

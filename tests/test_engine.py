@@ -325,6 +325,11 @@ def test_run_study_says_what_its_config_must_be():
         run_study({"samples": 10})
     with pytest.raises(TypeError, match="unknown study parameter 'sigma'; known parameters: chunk_size, "):
         run_study(samples=10, sigma=0.1)
+    # The figures' door says the same.
+    with pytest.raises(TypeError, match=r"got dict; build one from a dict with StudyConfig\.from_dict"):
+        sample_pairs(10, {"samples": 10})
+    with pytest.raises(TypeError, match="sample_pairs got an unknown study parameter 'sigma'"):
+        sample_pairs(10, sigma=0.1)
 
 
 def test_a_scheduler_without_the_dask_backend_is_refused_not_ignored():
