@@ -45,3 +45,11 @@ def test_an_unknown_option_before_the_subcommand_is_the_top_levels_error(capsys)
         main(["--bogus", "story"])
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and err.startswith("mcrank: error: unrecognized arguments: --bogus"), err
+
+
+def test_no_command_is_one_line_and_exit_code_2(capsys):
+    with pytest.raises(SystemExit) as exit:
+        main([])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exit.value.code == 2 and len(err) == 1
+    assert err[0] == "mcrank: error: a command is required: story, run, reproduce, evaluate (see 'mcrank --help')"

@@ -50,8 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.print_help(sys.stderr)
-        return 2
+        parser.error(f"a command is required: {', '.join(SUBCOMMANDS)}")
     previous = _terminate_like_interrupt()
     try:
         code = int(args.handler(args) or 0)
