@@ -368,3 +368,10 @@ def test_metrics_separated_by_commas_or_spaces(capsys):
     assert json.loads(commas)["rows"] == json.loads(spaces)["rows"]
     code, _, err = run(capsys, *SMALL, "--metrics", "accuracy,")
     assert code == 2 and "unknown metric ''" in err
+
+
+def test_the_table_writes_a_huge_sd_in_exponent_form(capsys):
+    code, out, _ = run(capsys, *SMALL, "--sd", "0.1", "1e308", "--metrics", "accuracy")
+    lines = [line for line in out.splitlines() if line.startswith("utility")]
+    assert code == 0 and lines[0].split()[1:3] == ["0.100", "0.1000"]
+    assert lines[1].split()[1:3] == ["1e+308", "1e+308"] and max(len(line) for line in lines) < 80

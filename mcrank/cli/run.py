@@ -137,6 +137,12 @@ def render(result, format: str) -> str:
     return render_table(document)
 
 
+def _fixed(value: float, decimals: int) -> str:
+    """``value`` with ``decimals`` decimals, or in exponent form from 10^4 (an sd of 1e308
+    would otherwise print 309 digits)."""
+    return f"{value:.{decimals}f}" if abs(value) < 1e4 else f"{value:.{decimals}g}"
+
+
 def render_table(document: dict) -> str:
     """A results document (``{"config", "rows"}``) as an aligned text table."""
     config = document["config"]
@@ -146,7 +152,7 @@ def render_table(document: dict) -> str:
         f"{'name':<18} {'sd':>6} {'realised sd':>12} {'% incorrect':>12} {'SE':>7}",
     ]
     for row in document["rows"]:
-        sd = "" if row["sd"] is None else f"{row['sd']:.3f}"
-        realised = "" if row["realised_sd"] is None else f"{row['realised_sd']:.4f}"
+        sd = "" if row["sd"] is None else _fixed(row["sd"], 3)
+        realised = "" if row["realised_sd"] is None else _fixed(row["realised_sd"], 4)
         lines.append(f"{row['name']:<18} {sd:>6} {realised:>12} {row['incorrect_pct']:>12.2f} {row['se_pct']:>7.3f}")
     return "\n".join(lines) + "\n"
