@@ -3,9 +3,10 @@
 Every metric is one jitted function of the four cells of a binary confusion matrix in the
 paper's layout, ``(C00, C01, C10, C11)`` = (true positives, false positives, false negatives,
 true negatives), class 0 positive. Every metric here is invariant under scaling of the
-cells, so the same function serves counts and normalised matrices; :func:`score` divides
-counts by their total first, so that no product of sums in a definition overflows or
-underflows, whatever the scale. Three doors lead to it:
+cells, so the same function serves counts and normalised matrices. No definition
+multiplies more than two sums of cells, and :func:`score` divides counts by their total
+first, so nothing overflows or underflows whatever the common scale of the counts, nor
+unless two sums differ by a factor beyond about 1e150. Three doors lead to it:
 
 - :func:`score` and :meth:`Metric.__call__`: counts or normalised matrices, shape
   ``(..., 2, 2)``;
@@ -85,13 +86,14 @@ def _f1(c00, c01, c10, c11):
 @jit
 def _mcc(c00, c01, c10, c11):
     numerator = c00 * c11 - c01 * c10
-    return numerator / np.sqrt((c00 + c01) * (c10 + c11) * (c00 + c10) * (c01 + c11))
+    # Two square roots of two sums each: the product of all four underflows for cells of
+    # very different sizes (a count of 1 against 1e170), and a rate near 0 in the engine.
+    return numerator / (np.sqrt((c00 + c01) * (c10 + c11)) * np.sqrt((c00 + c10) * (c01 + c11)))
 
 
 @jit
 def _fowlkes_mallows(c00, c01, c10, c11):
-    # sqrt(precision * TPR) with one division.
-    return c00 / np.sqrt((c00 + c01) * (c00 + c10))
+    return np.sqrt(_precision(c00, c01, c10, c11) * _tpr(c00, c01, c10, c11))
 
 
 @jit
@@ -111,10 +113,10 @@ def _markedness(c00, c01, c10, c11):
 
 @jit
 def _cohen_kappa(c00, c01, c10, c11):
-    total = c00 + c01 + c10 + c11
-    observed = (c00 + c11) / total
-    chance = ((c00 + c01) * (c00 + c10) + (c10 + c11) * (c01 + c11)) / (total * total)
-    return (observed - chance) / (1.0 - chance)
+    # (observed - chance) / (1 - chance) with observed = (C00 + C11) / n and chance =
+    # ((C00 + C01)(C00 + C10) + (C10 + C11)(C01 + C11)) / n^2, rewritten for two classes so
+    # that nothing cancels: 1 - chance rounds to 0 for very unbalanced classes.
+    return 2.0 * (c00 * c11 - c01 * c10) / ((c00 + c01) * (c01 + c11) + (c00 + c10) * (c10 + c11))
 
 
 # --- the registry ---------------------------------------------------------------------------
@@ -349,6 +351,7 @@ def score(metric: str | Metric, confusion, *, beta: float = 1.0, zero_division: 
     if not (np.isfinite(beta) and beta > 0):
         raise ValueError(f"beta must be positive, got {beta!r}")
     with np.errstate(invalid="ignore"):  # an all-zero matrix: NaN cells, an undefined score
+        c = c / c.max(axis=(-2, -1), keepdims=True)  # first, so that the sum cannot overflow
         c = c / c.sum(axis=(-2, -1), keepdims=True)
     cells = (c[..., 0, 0], c[..., 0, 1], c[..., 1, 0], c[..., 1, 1])
     return _score_cells(metric.code, cells, beta, zero_division)

@@ -140,6 +140,17 @@ def test_scores_do_not_depend_on_the_scale_of_the_counts(metric_id, scale):
     np.testing.assert_allclose(score(metric_id, COUNTS * scale, beta=2.0), on_counts, **TOL)
 
 
+@pytest.mark.parametrize("metric_id", list(METRICS))
+@pytest.mark.parametrize(
+    "perfect",
+    [[[1, 0], [0, 1e170]], [[1e170, 0], [0, 1]], [[1e-320, 0], [0, 1]], [[1e308, 0], [0, 1e308]]],
+)
+def test_perfect_classification_scores_one_for_cells_of_any_size(metric_id, perfect):
+    """Every metric is 1 for a diagonal matrix (kappa too, with both classes present), here
+    with cells 1e170 apart, subnormal, or summing beyond the largest float."""
+    assert score(metric_id, np.array(perfect, dtype=float), beta=2.0) == pytest.approx(1.0, rel=1e-12)
+
+
 # --- the (p, a, b) door -----------------------------------------------------------------------
 
 
