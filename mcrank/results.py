@@ -15,7 +15,9 @@ import io
 import json
 import os
 import platform
+import stat
 import subprocess
+import sys
 import tempfile
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
@@ -49,24 +51,50 @@ def _file_mode() -> int:
     return 0o666 & ~umask
 
 
+def _standard_stream(target: os.stat_result):
+    """sys.stdout or sys.stderr if ``target`` is the file behind it, else None."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if os.path.samestat(os.fstat(stream.fileno()), target):
+                return stream
+        except (AttributeError, OSError, ValueError):  # replaced streams, e.g. under pytest
+            continue
+    return None
+
+
 def atomic_write_bytes(path, data: bytes) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
 
     Readers see the old file or the new one, never half of one. Missing parent directories
-    are created. Errors name ``path``, not the temporary file. A symbolic link is followed:
-    its target is replaced and the link kept. A device or a pipe (``/dev/null``, a FIFO) is
-    written to directly, since there is no file to replace.
+    are created. Errors name ``path``, not the temporary file. A symbolic link to an existing
+    file is followed: its target is replaced and the link kept (a dangling link is replaced).
+    A device or a pipe (``/dev/null``, a FIFO) is written to directly, since there is no file
+    to replace; so is this process's own stdout or stderr (``--out /dev/stdout``), through
+    its stream, which keeps a shell's ``>>`` appending.
     """
     path = Path(path)
-    if path.is_symlink():
-        path = Path(os.path.realpath(path))
-    if path.exists() and not path.is_file() and not path.is_dir():
-        try:
-            with open(path, "wb") as stream:
-                stream.write(data)
-        except OSError as error:
-            raise OSError(error.errno, error.strerror, str(path)) from None
-        return path
+    try:
+        target = os.stat(path)  # follows links
+    except FileNotFoundError:
+        target = None
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, str(path)) from None
+    if target is not None:
+        stream = _standard_stream(target)
+        if stream is not None:
+            stream.flush()
+            stream.buffer.write(data)
+            stream.buffer.flush()
+            return path
+        if not stat.S_ISREG(target.st_mode) and not stat.S_ISDIR(target.st_mode):
+            try:
+                with open(path, "wb") as device:
+                    device.write(data)
+            except OSError as error:
+                raise OSError(error.errno, error.strerror, str(path)) from None
+            return path
+        if path.is_symlink():
+            path = Path(os.path.realpath(path))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -1,6 +1,7 @@
 """`mcrank run` and experiment files: output formats, overrides and input errors."""
 
 import json
+from pathlib import Path
 
 import pytest
 from csv_parts import csv_parts
@@ -375,3 +376,32 @@ def test_the_table_writes_a_huge_sd_in_exponent_form(capsys):
     lines = [line for line in out.splitlines() if line.startswith("utility")]
     assert code == 0 and lines[0].split()[1:3] == ["0.100", "0.1000"]
     assert lines[1].split()[1:3] == ["1e+308", "1e+308"] and max(len(line) for line in lines) < 80
+
+
+def test_out_dev_stdout_appends_to_a_redirected_file_and_feeds_a_pipe(tmp_path):
+    """``--out /dev/stdout`` writes this process's stdout: after ``>>`` the file keeps what it
+    held; into a pipe the output arrives."""
+    import shutil
+    import subprocess
+    import sys
+
+    if not Path("/dev/stdout").exists() or shutil.which("sh") is None:
+        pytest.skip("needs /dev/stdout and a POSIX shell")
+    command = f"{sys.executable} -c \"import sys; from mcrank.cli import main; sys.exit(main(['run', '--samples', '1000', '--seed', '1', '--quiet', '--format', 'csv', '--out', '/dev/stdout']))\""
+    log = tmp_path / "log.txt"
+    log.write_text("previous line\n")
+    done = subprocess.run(["sh", "-c", f"{command} >> {log}"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    text = log.read_text()
+    assert text.startswith("previous line\n# seed: 1\n") and "accuracy," in text
+    piped = subprocess.run(["sh", "-c", f"{command} | cat"], capture_output=True, text=True, timeout=300)
+    assert piped.returncode == 0, piped.stderr
+    assert csv_parts(piped.stdout)[1] == csv_parts(text[len("previous line\n") :])[1]
+
+
+def test_out_through_a_dangling_link_replaces_the_link(tmp_path, capsys):
+    link = tmp_path / "link.csv"
+    link.symlink_to(tmp_path / "elsewhere" / "deep" / "x.csv")
+    assert main(["run", *SMALL, "--out", str(link)]) == 0
+    assert not link.is_symlink() and csv_parts(link.read_text())[0]["seed"] == 7
+    assert not (tmp_path / "elsewhere").exists()

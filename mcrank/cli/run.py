@@ -105,7 +105,9 @@ def handler(args) -> int:
             raise UsageError(f"--out {args.out}: is a directory; give a file name")
         if not out.parent.is_dir():
             raise UsageError(f"--out {args.out}: directory {out.parent} does not exist")
-        if not out.exists() or out.is_file():  # a device such as /dev/null needs no check
+        if not out.exists():
+            check_writable(out.parent)
+        elif out.is_file():  # where the file behind a link is; a device such as /dev/null needs no check
             check_writable(Path(os.path.realpath(out)).parent)
     chosen_format = args.format or output_format(args.out)
     progress = not args.quiet and sys.stderr.isatty()
