@@ -53,6 +53,15 @@ def add_parser(subparsers):
     return parser
 
 
+def metric_ids(arguments: list[str]) -> tuple[str, ...]:
+    """``--metrics`` as ids: separated by spaces or commas ("accuracy f1", "accuracy,f1"),
+    empty items skipped, as ``mcrank evaluate --metrics`` reads them."""
+    ids = tuple(m.strip() for argument in arguments for m in argument.split(",") if m.strip())
+    if not ids:
+        raise UsageError("--metrics: give at least one metric id")
+    return ids
+
+
 def study_overrides(args) -> dict:
     """The study parameters given on the command line (None where not given)."""
     from mcrank.config import parse_samples, parse_sds
@@ -63,8 +72,7 @@ def study_overrides(args) -> dict:
         "error": args.error,
         "sds": None if args.sd is None else parse_sds(args.sd),
         "samples": None if args.samples is None else parse_samples(args.samples),
-        # "accuracy f1" or "accuracy,f1", as evaluate takes them.
-        "metrics": None if args.metrics is None else tuple(m.strip() for arg in args.metrics for m in arg.split(",")),
+        "metrics": None if args.metrics is None else metric_ids(args.metrics),
         "class_proportion": None if args.class_proportion is None else tuple(args.class_proportion),
         "rate_beta": None if args.rate_beta is None else tuple(args.rate_beta),
         "rate_range": None if args.rate_range is None else tuple(args.rate_range),
