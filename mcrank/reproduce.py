@@ -191,22 +191,20 @@ def write_crossovers(documents: dict, out) -> list[Path]:
     """``crossover.csv`` and ``crossover.md``: one table per true-UM distribution and error model.
 
     Both say where their numbers come from: each row of the CSV names its study, with its seed,
-    samples and the date it was run, and the mcrank version that wrote the table; the Markdown
-    says the same above each table and at the top. The studies' JSON files hold the rest
+    samples, and the date and mcrank version of its run; the Markdown says the same, with the
+    numpy and numba versions, above each table. The studies' JSON files hold the rest
     (every parameter, the versions of the run). Nothing here depends on when the tables are
     written, so rewriting them from unchanged studies changes no byte.
     """
     import csv
     import io
 
-    from mcrank import __version__
     from mcrank.crossover import crossover_markdown, crossover_table
-    from mcrank.results import atomic_write_text, provenance
+    from mcrank.results import atomic_write_text
 
     sweeps = _sweeps(documents)
     if not sweeps:
         return []
-    versions = provenance()["versions"]
     fields = ("true_um", "error", "metric", "incorrect_pct", "se_pct", "crossover_sd", "crossover_se", "crossover_realised_sd", "status", "se_method")
     fields += ("experiment", "seed", "samples", "date", "version")  # the study the row comes from, and the writer
     buffer = io.StringIO()
@@ -216,20 +214,22 @@ def write_crossovers(documents: dict, out) -> list[Path]:
         "# Crossover: the error sd at which the perturbed utility matrix is as unreliable as each metric",
         "",
         "Linear interpolation of the sweep; ± is a delete-a-batch jackknife standard error.",
-        f"Written by mcrank {__version__} (numpy {versions['numpy']}, numba {versions['numba']});",
-        "each study's JSON file gives all its parameters and how it was run.",
+        "Each table names the study it comes from, whose JSON file gives all its parameters and how",
+        "it was run.",
         "",
     ]
     for (true_um, error), (name, document) in sorted(sweeps.items()):
         config = document["config"]
         table = crossover_table(document["rows"], batches=document.get("batches"))
-        study = {"experiment": name, "seed": config["seed"], "samples": config["samples"], "date": document.get("date", ""), "version": __version__}
+        versions = document.get("versions") or {}
+        study = {"experiment": name, "seed": config["seed"], "samples": config["samples"], "date": document.get("date", ""), "version": config.get("version", "")}
         for row in table:
             writer.writerow({"true_um": true_um, "error": error, **{k: "" if v is None else v for k, v in row.items()}, **study})
         sds = config["sds"]
         note = (
             f"From `{name}.json`: seed {config['seed']}, {config['samples']:,} pairs, {len(sds)} sds from {min(sds):g} to "
-            f"{max(sds):g}; run on {document.get('date', 'an unrecorded date')}."
+            f"{max(sds):g}; run on {document.get('date', 'an unrecorded date')} by mcrank {config.get('version', '?')} "
+            f"(numpy {versions.get('numpy', '?')}, numba {versions.get('numba', '?')})."
         )
         markdown.append(crossover_markdown(table, title=f"{true_um} true utility matrices, {error} errors", note=note))
     out = Path(out)

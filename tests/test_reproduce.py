@@ -79,18 +79,20 @@ def test_reproduce_writes_every_result_and_figure(experiments, tmp_path, capsys)
 
 
 def _check_crossover_provenance(out, crossover):
-    """Each crossover row names its study, seed and samples; the Markdown says them too."""
-    from mcrank import __version__
-
+    """Each crossover row names its study, seed, samples, and the date and versions of its
+    run (not of the writing); the Markdown says them too."""
     markdown = (out / "crossover.md").read_text()
-    assert f"Written by mcrank {__version__} (numpy " in markdown
     for row in crossover:
         study = f"fig7_{row['true_um']}_{row['error']}"
         document = json.loads((out / f"{study}.json").read_text())
         config = document["config"]
         assert (row["experiment"], int(row["seed"]), int(row["samples"])) == (study, config["seed"], 3000)
-        assert row["version"] == __version__ and row["date"] == document["date"]
-        assert f"From `{study}.json`: seed {config['seed']}, 3,000 pairs, 51 sds from 0 to 0.5; run on {document['date']}." in markdown
+        assert row["version"] == config["version"] and row["date"] == document["date"]
+        versions = document["versions"]
+        assert (
+            f"From `{study}.json`: seed {config['seed']}, 3,000 pairs, 51 sds from 0 to 0.5; run on {document['date']} "
+            f"by mcrank {config['version']} (numpy {versions['numpy']}, numba {versions['numba']})."
+        ) in markdown
     # The README's check of its crossover rows (tests/test_readme.py) reads the new layout too.
     section = markdown[markdown.index("### uniform true utility matrices, gaussian errors") :]
     rows = [line for line in section.splitlines()[1:] if line.startswith("| ")][:8]
@@ -121,10 +123,11 @@ def test_an_interrupted_reproduce_resumes_where_it_stopped(experiments, tmp_path
     assert (out / "fig6_uniform.json").read_text() == first
 
     # Up to date: nothing is run, and no file changes, the crossover tables included, even
-    # on another day.
+    # on another day and with other versions installed.
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     real_provenance = mcrank.results.provenance
-    monkeypatch.setattr(mcrank.results, "provenance", lambda: {**real_provenance(), "date": "2099-01-01T00:00:00+00:00"})
+    later = {"date": "2099-01-01T00:00:00+00:00", "versions": {"mcrank": "9.9", "numpy": "9.9", "numba": "9.9"}}
+    monkeypatch.setattr(mcrank.results, "provenance", lambda: {**real_provenance(), **later})
     report = reproduce(experiments, out, samples=2000, figures=False, quiet=True)
     assert report.ran == [] and {p.name: p.read_bytes() for p in out.iterdir()} == before
 
