@@ -330,6 +330,26 @@ def test_out_to_a_pipe_writes_into_it_and_leaves_it_a_pipe(tmp_path, capsys):
     assert stat.S_ISFIFO(fifo.stat().st_mode)
 
 
+def _wait_until_it_catches(pid: int, signum: int, timeout: float) -> None:
+    """Wait until process ``pid`` has a handler for ``signum`` (Linux: the SigCgt mask of
+    /proc/PID/status), so that a signal sent then cannot kill it before ``main`` starts;
+    elsewhere, wait a fixed 3 s."""
+    import time
+    from pathlib import Path
+
+    status = Path(f"/proc/{pid}/status")
+    if not status.exists():
+        time.sleep(3)
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        if int(fields["SigCgt"], 16) >> (signum - 1) & 1:
+            return
+        time.sleep(0.05)
+    pytest.fail(f"process {pid} never installed a handler for signal {signum}")
+
+
 def test_sigterm_cleans_up_like_ctrl_c(tmp_path):
     """SIGTERM mid-run: exit 143, one line, no results file and no temporary file left."""
     import signal
@@ -340,7 +360,8 @@ def test_sigterm_cleans_up_like_ctrl_c(tmp_path):
     out = tmp_path / "big.json"
     script = f"import sys; from mcrank.cli import main; sys.exit(main(['run', '--samples', '1e10', '--jobs', '1', '--quiet', '--out', {str(out)!r}]))"
     process = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
-    time.sleep(3)
+    _wait_until_it_catches(process.pid, signal.SIGTERM, timeout=120)
+    time.sleep(0.5)  # into the run
     process.send_signal(signal.SIGTERM)
     _, err = process.communicate(timeout=120)
     assert process.returncode == 143 and err.strip() == "mcrank run: terminated"
