@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 
 
 def csv_parts(text: str) -> tuple[dict, list[dict]]:
     """The ``# key: value`` lines of a CSV text as a dict (values are JSON), and its rows."""
-    lines = text.splitlines(keepends=True)
+    lines = io.StringIO(text).readlines()  # on "\n" only: str.splitlines also splits on U+2028
     comments = [line for line in lines if line.startswith("#")]
     assert lines[: len(comments)] == comments  # all before the header
     provenance = dict(line[2:].rstrip("\n").split(": ", 1) for line in comments)
