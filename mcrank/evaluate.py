@@ -460,7 +460,13 @@ def evaluate(
     total = class_totals.sum()
     # Total utilities (eq. 9 on counts) compared, then divided by N once: whole utilities and
     # counts tie exactly; otherwise differences within rounding of the largest term count as ties.
-    totals = utility_yield(utility.matrix, counts)
+    with np.errstate(over="ignore", invalid="ignore"):
+        totals = utility_yield(utility.matrix, counts)
+    if not np.all(np.isfinite(totals)):
+        raise ValueError(
+            "the utility yields overflow (utilities times counts beyond the largest float): "
+            "rescale the utility matrix, which changes no ranking (eq. 10)"
+        )
     yields = totals / total
     utility_scale = float(np.max(np.abs(utility.matrix)) * total)
     utility_ranks = _competition_ranks(totals, utility_scale)

@@ -282,7 +282,7 @@ def _checked_utility(assessment: UtilityAssessment) -> UtilityAssessment:
     if u.shape[0] < 2:
         raise ValueError(f"{where}: a utility matrix needs at least 2 classes, got {u.shape[0]}x{u.shape[1]}")
     _check_finite_utility(u, where)
-    if np.ptp(u) == 0:
+    if np.max(u) == np.min(u):  # not np.ptp, which overflows for entries of +-1e308
         what = "the expected utility matrix" if assessment.matrices is not None else "the utility matrix"
         raise ValueError(f"{where}: {what} is constant: every decision is worth the same, so it ranks nothing (eq. 11)")
     return assessment

@@ -491,3 +491,9 @@ def test_the_module_example_runs():
 
     outcome = doctest.testmod(ev, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert outcome.attempted >= 5 and outcome.failed == 0
+
+
+def test_yields_that_overflow_are_a_value_error_not_a_nan_ranking():
+    counts = {"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 32]]}
+    with pytest.raises(ValueError, match="utility yields overflow"):
+        ev.evaluate(counts, [[1e308, -1e308], [-1e308, 1e308]])

@@ -179,6 +179,7 @@ BAD_FILES = [
     ("huge_count.json", _with(classifiers={"A": [[27, 15], [23, 10**400]]}), "classifier 'A', row 1 (output '1'), column 1 (true '1'): count 1e+400 is too large: counts above 2**53 - 1 = 9007199254740991 are not exact"),
     ("big_count.json", _with(classifiers={"A": [[27, 15], [23, 2**53 + 1]]}), "row 1 (output '1'), column 1 (true '1'): count 9.0072e+15 is too large"),
     ("huge_utility.json", _with(utility=[[15, -335], [-35, -(10**400)]]), "utility, row 1, column 1: -1e+400 is too large for a floating-point number"),
+    ("overflowing_yield.json", _with(utility=[[1e308, -1e308], [-1e308, 1e308]]), "the utility yields overflow"),
     ("huge_sd.json", _with(utility={"matrix": [[1, 0], [0, 1]], "sd": 10**400}), "utility: sd: 1e+400 is too large for a floating-point number"),
     ("string.json", _with(classifiers={"A": [[1, "2"], [3, 4]]}), "classifier 'A', row 0, column 1: '2' is not a number"),
     ("test_set.json", _with(classifiers={"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 33]]}), "classifiers 'A' and 'B' have different column totals (true class '1': 50 vs 51): they were not tested on the same test set"),
