@@ -92,8 +92,15 @@ def normalise_um(utility) -> np.ndarray:
         undefined.
     """
     u = _as_square_stack(utility, "utility")
+    with np.errstate(over="ignore"):
+        span = u.max(axis=(-2, -1), keepdims=True) - u.min(axis=(-2, -1), keepdims=True)
+    if not np.all(np.isfinite(span)):
+        # Entries near the largest float (the span overflows): halve them first, exact but
+        # for subnormal entries, negligible beside such a span; other matrices are left as
+        # they were, bit for bit.
+        u = np.where(np.isfinite(span), u, 0.5 * u)
+        span = u.max(axis=(-2, -1), keepdims=True) - u.min(axis=(-2, -1), keepdims=True)
     low = u.min(axis=(-2, -1), keepdims=True)
-    span = u.max(axis=(-2, -1), keepdims=True) - low
     if np.any(span == 0):
         raise ValueError("a constant utility matrix has no normalisation (eq. 11): every decision is worth the same")
     return (u - low) / span

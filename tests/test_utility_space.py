@@ -375,3 +375,12 @@ def test_expected_um_rejects_bad_probabilities(probabilities):
 def test_expected_um_rejects_a_single_matrix_without_stack_axis():
     with pytest.raises(ValueError):
         expected_um(IDENTITY_UM, [0.5, 0.5])
+
+
+def test_normalisation_of_entries_near_the_largest_float():
+    """max - min overflows for such a matrix; its standard form is that of the same matrix
+    scaled down (no warning, which pytest would turn into an error)."""
+    huge = np.array([[1e308, -1e308], [0.0, 1.7e308]])
+    np.testing.assert_allclose(normalise_um(huge), normalise_um(huge / 1e300), rtol=1e-15)
+    stack = np.stack([huge, [[15.0, -335.0], [-35.0, 165.0]]])
+    np.testing.assert_array_equal(normalise_um(stack)[1], normalise_um(stack[1]))
