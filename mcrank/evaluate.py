@@ -464,7 +464,7 @@ def evaluate(
         totals = utility_yield(utility.matrix, counts)
     if not np.all(np.isfinite(totals)):
         raise ValueError(
-            "the utility yields overflow (utilities times counts beyond the largest float): "
+            f"{utility.source}: the utility yields overflow (utilities times counts beyond the largest float): "
             "rescale the utility matrix, which changes no ranking (eq. 10)"
         )
     yields = totals / total
