@@ -31,3 +31,14 @@ def test_the_committed_results_were_made_with_the_experiment_files():
 
     for path in sorted(p for p in (ROOT / "experiments").glob("*.toml") if p.name != "figures.toml"):
         assert is_complete(ROOT / "results", path.stem, load_experiment(path).config), path.stem
+
+
+def test_the_constraints_pin_the_versions_that_made_the_results():
+    pins = dict(
+        line.split("==")
+        for line in (ROOT / "constraints.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    )
+    for path in sorted((ROOT / "results").glob("*.json")):
+        versions = json.loads(path.read_text())["versions"]
+        assert {k: v for k, v in versions.items() if k != "mcrank"} == {k: pins[k] for k in versions if k != "mcrank"}, path.name
