@@ -11,10 +11,12 @@ sees half a file.
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
 import os
 import platform
+import re
 import stat
 import subprocess
 import sys
@@ -27,6 +29,7 @@ __all__ = [
     "ROW_FIELDS",
     "atomic_write_bytes",
     "atomic_write_text",
+    "check_out_file",
     "check_writable",
     "is_complete",
     "provenance",
@@ -51,15 +54,71 @@ def _file_mode() -> int:
     return 0o666 & ~umask
 
 
-def _standard_stream(target: os.stat_result):
-    """sys.stdout or sys.stderr if ``target`` is the file behind it, else None."""
-    for stream in (sys.stdout, sys.stderr):
+#: A path naming one of this process's descriptors: /proc/self/fd/N, /proc/<pid>/fd/N, /dev/fd/N.
+_DESCRIPTOR_PATH = re.compile(r"^/(?:proc/(self|[0-9]+)|dev)/fd/([0-9]+)$")
+
+
+def _descriptor_named(path: Path) -> int | None:
+    """N if ``path`` is, or links through, a name of this process's descriptor N
+    (``/dev/stdout`` -> ``/proc/self/fd/1``; ``/dev/fd/3``), else None.
+
+    Read from the links themselves: resolving them would give the file the descriptor has
+    open, and replacing that file would lose what a shell's ``>>`` had kept.
+    """
+    name = str(path)
+    for _ in range(40):
+        match = _DESCRIPTOR_PATH.match(os.path.normpath(name))
+        if match and match.group(1) in (None, "self", str(os.getpid())):
+            return int(match.group(2))
+        if not os.path.islink(name):
+            return None
+        link = os.readlink(name)
+        name = link if os.path.isabs(link) else os.path.join(os.path.dirname(name), link)
+    return None
+
+
+def _standard_descriptor(target: os.stat_result) -> int | None:
+    """1 or 2 if ``target`` is the file open as this process's stdout or stderr, else None."""
+    for descriptor in (1, 2):
         try:
-            if os.path.samestat(os.fstat(stream.fileno()), target):
-                return stream
-        except (AttributeError, OSError, ValueError):  # replaced streams, e.g. under pytest
+            if os.path.samestat(os.fstat(descriptor), target):
+                return descriptor
+        except OSError:  # closed
             continue
     return None
+
+
+def _stat_out(path: Path) -> os.stat_result | None:
+    """``os.stat(path)``, following links; None if nothing is there. A closed descriptor
+    (``/dev/stdout`` with stdout closed) is an error, not a missing file: writing a regular
+    file in its place would replace the link."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        if _descriptor_named(path) is not None:
+            raise OSError(errno.EBADF, "not an open file descriptor", str(path)) from None
+        return None
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, str(path)) from None
+
+
+def _descriptor(path: Path, target: os.stat_result) -> int | None:
+    """The descriptor ``path`` writes to, if it is one of this process's (see above)."""
+    named = _descriptor_named(path)
+    return named if named is not None else _standard_descriptor(target)
+
+
+def check_out_file(path) -> None:
+    """Raise OSError unless ``path`` can be written by :func:`atomic_write_bytes`, before a
+    long computation: a link loop or a closed descriptor; a regular file (or the place of a
+    new one) in a directory where no file can be created. Devices, pipes and this process's
+    open descriptors need no check."""
+    path = Path(path)
+    target = _stat_out(path)
+    if target is None:
+        check_writable(path.parent)
+    elif stat.S_ISREG(target.st_mode) and _descriptor(path, target) is None:
+        check_writable(Path(os.path.realpath(path)).parent)
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
@@ -69,22 +128,22 @@ def atomic_write_bytes(path, data: bytes) -> Path:
     are created. Errors name ``path``, not the temporary file. A symbolic link to an existing
     file is followed: its target is replaced and the link kept (a dangling link is replaced).
     A device or a pipe (``/dev/null``, a FIFO) is written to directly, since there is no file
-    to replace; so is this process's own stdout or stderr (``--out /dev/stdout``), through
-    its stream, which keeps a shell's ``>>`` appending.
+    to replace; so is a descriptor of this process (``--out /dev/stdout``, ``/dev/fd/3``),
+    through the descriptor itself, which keeps a shell's ``>>`` appending.
     """
     path = Path(path)
-    try:
-        target = os.stat(path)  # follows links
-    except FileNotFoundError:
-        target = None
-    except OSError as error:
-        raise OSError(error.errno, error.strerror, str(path)) from None
+    target = _stat_out(path)
     if target is not None:
-        stream = _standard_stream(target)
-        if stream is not None:
-            stream.flush()
-            stream.buffer.write(data)
-            stream.buffer.flush()
+        descriptor = _descriptor(path, target)
+        if descriptor is not None:
+            for stream in (sys.stdout, sys.stderr):  # what Python buffered goes first
+                try:
+                    stream.flush()
+                except (AttributeError, OSError, ValueError):
+                    pass
+            view = memoryview(data)
+            while view:
+                view = view[os.write(descriptor, view) :]
             return path
         if not stat.S_ISREG(target.st_mode) and not stat.S_ISDIR(target.st_mode):
             try:

@@ -428,3 +428,61 @@ def test_out_through_a_dangling_link_replaces_the_link(tmp_path, capsys):
     assert main(["run", *SMALL, "--out", str(link)]) == 0
     assert not link.is_symlink() and csv_parts(link.read_text())[0]["seed"] == 7
     assert not (tmp_path / "elsewhere").exists()
+
+
+def test_out_dev_fd_n_appends_to_what_the_descriptor_has_open(tmp_path):
+    import subprocess
+    import sys
+
+    if not Path("/dev/fd").exists():
+        pytest.skip("needs /dev/fd")
+    log = tmp_path / "log.txt"
+    log.write_text("previous line\n")
+    with open(log, "a") as appended:
+        script = "from mcrank.results import atomic_write_bytes; atomic_write_bytes(f'/dev/fd/{FD}', b'three\\n')"
+        done = subprocess.run(
+            [sys.executable, "-c", script.replace("{FD}", str(appended.fileno()))], pass_fds=(appended.fileno(),), capture_output=True, text=True
+        )
+    assert done.returncode == 0, done.stderr
+    assert log.read_text() == "previous line\nthree\n"
+
+
+def test_dev_stdout_is_descriptor_1_even_when_sys_stdout_is_replaced(capfd):
+    import contextlib
+    import io
+
+    from mcrank.results import atomic_write_bytes
+
+    if not Path("/dev/stdout").exists():
+        pytest.skip("needs /dev/stdout")
+    with contextlib.redirect_stdout(io.StringIO()):
+        atomic_write_bytes("/dev/stdout", b"through descriptor 1\n")
+    assert "through descriptor 1" in capfd.readouterr().out
+
+
+def test_a_link_to_a_closed_descriptor_is_an_error_and_stays_a_link(tmp_path):
+    import errno
+    import os
+
+    from mcrank.results import atomic_write_bytes
+
+    if not Path("/proc/self/fd").exists():
+        pytest.skip("needs /proc/self/fd")
+    # A high number no file will get meanwhile (the lowest free one is always taken).
+    descriptor = next(n for n in range(900, 1000) if not Path(f"/proc/self/fd/{n}").exists())
+    link = tmp_path / "out"
+    link.symlink_to(f"/proc/self/fd/{descriptor}")
+    with pytest.raises(OSError) as error:
+        atomic_write_bytes(link, b"x")
+    assert error.value.errno == errno.EBADF and link.is_symlink()
+
+
+def test_out_through_a_link_loop_fails_before_the_run(tmp_path, monkeypatch, capsys):
+    import mcrank.engine
+
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    monkeypatch.setattr(mcrank.engine, "run_study", lambda *a, **k: pytest.fail("the study ran"))
+    code = main(["run", "--samples", "100", "--quiet", "--out", str(loop)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "symbolic links" in err[0]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -95,7 +94,7 @@ def handler(args) -> int:
 
     from mcrank.config import load_experiment
     from mcrank.engine import StudyConfig, run_study
-    from mcrank.results import atomic_write_text, check_writable
+    from mcrank.results import atomic_write_text, check_out_file
 
     overrides = study_overrides(args)
     if args.config is not None:
@@ -113,10 +112,7 @@ def handler(args) -> int:
             raise UsageError(f"--out {args.out}: is a directory; give a file name")
         if not out.parent.is_dir():
             raise UsageError(f"--out {args.out}: directory {out.parent} does not exist")
-        if not out.exists():
-            check_writable(out.parent)
-        elif out.is_file():  # where the file behind a link is; a device such as /dev/null needs no check
-            check_writable(Path(os.path.realpath(out)).parent)
+        check_out_file(out)
     chosen_format = args.format or output_format(args.out)
     progress = not args.quiet and sys.stderr.isatty()
     result = run_study(config, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=progress)
