@@ -4,9 +4,10 @@ Every metric is one jitted function of the four cells of a binary confusion matr
 paper's layout, ``(C00, C01, C10, C11)`` = (true positives, false positives, false negatives,
 true negatives), class 0 positive. Every metric here is invariant under scaling of the
 cells, so the same function serves counts and normalised matrices. No definition
-multiplies more than two sums of cells, and :func:`score` divides counts by their total
-first, so nothing overflows or underflows whatever the common scale of the counts, nor
-unless two sums differ by a factor beyond about 1e150. Three doors lead to it:
+multiplies more than two sums of cells, and :func:`score` scales a matrix whose largest cell
+is beyond 1e+-100 to a largest cell of 1, so nothing overflows or underflows whatever the
+common scale of the counts, nor unless two sums differ by a factor beyond about 1e150.
+Three doors lead to it:
 
 - :func:`score` and :meth:`Metric.__call__`: counts or normalised matrices, shape
   ``(..., 2, 2)``;
@@ -350,8 +351,9 @@ def score(metric: str | Metric, confusion, *, beta: float = 1.0, zero_division: 
         raise ValueError("confusion-matrix entries must be finite and non-negative")
     if not (np.isfinite(beta) and beta > 0):
         raise ValueError(f"beta must be positive, got {beta!r}")
-    with np.errstate(invalid="ignore"):  # an all-zero matrix: NaN cells, an undefined score
-        c = c / c.max(axis=(-2, -1), keepdims=True)  # first, so that the sum cannot overflow
-        c = c / c.sum(axis=(-2, -1), keepdims=True)
+    # Counts of ordinary size are scored as given, exactly as scikit-learn does; matrices
+    # whose largest cell is huge or tiny are scaled to a largest cell of 1 first.
+    largest = c.max(axis=(-2, -1), keepdims=True)
+    c = c / np.where((largest > 0) & ((largest > 1e100) | (largest < 1e-100)), largest, 1.0)
     cells = (c[..., 0, 0], c[..., 0, 1], c[..., 1, 0], c[..., 1, 1])
     return _score_cells(metric.code, cells, beta, zero_division)

@@ -418,3 +418,9 @@ def test_compliance_flags(metric_id):
     else:
         assert metric.compliant is False
         assert metric.equivalent_um is None
+
+
+def test_ordinary_counts_are_scored_as_given_without_an_extra_rounding():
+    # 3 / 9 in one division; dividing by the largest cell or the total first would round twice.
+    assert score("tpr", [[3, 0], [6, 5]]) == 3 / 9
+    assert score("precision", [[3, 6], [0, 5]]) == 3 / 9
