@@ -48,6 +48,7 @@ The paper's story (§0) from label arrays:
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
@@ -468,7 +469,8 @@ def evaluate(
             "rescale the utility matrix, which changes no ranking (eq. 10)"
         )
     yields = totals / total
-    utility_scale = float(np.max(np.abs(utility.matrix)) * total)
+    with np.errstate(over="ignore"):  # the tolerance of a tie, at most the largest float
+        utility_scale = min(float(np.max(np.abs(utility.matrix)) * total), sys.float_info.max)
     utility_ranks = _competition_ranks(totals, utility_scale)
     order = sorted(range(len(names)), key=lambda k: (utility_ranks[k], -totals[k], k))
     scores = {metric.id: np.array([float(metric(c)) for c in counts]) for metric in chosen}

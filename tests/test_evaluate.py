@@ -497,3 +497,9 @@ def test_yields_that_overflow_are_a_value_error_not_a_nan_ranking():
     counts = {"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 32]]}
     with pytest.raises(ValueError, match="utility yields overflow"):
         ev.evaluate(counts, [[1e308, -1e308], [-1e308, 1e308]])
+
+
+def test_a_tie_tolerance_beyond_the_largest_float_warns_nothing():
+    # max|U| * N overflows although every yield is finite (pytest turns warnings into errors).
+    result = ev.evaluate({"A": [[27, 0], [23, 50]], "B": [[43, 0], [7, 50]]}, [[1.0, 1e307], [0.0, 0.0]])
+    assert sorted(c.name for c in result.classifiers) == ["A", "B"] and all(c.rank in (1, 2) for c in result.classifiers)
