@@ -330,24 +330,26 @@ def test_out_to_a_pipe_writes_into_it_and_leaves_it_a_pipe(tmp_path, capsys):
     assert stat.S_ISFIFO(fifo.stat().st_mode)
 
 
-def _wait_until_it_catches(pid: int, signum: int, timeout: float) -> None:
-    """Wait until process ``pid`` has a handler for ``signum`` (Linux: the SigCgt mask of
+def _wait_until_it_catches(process, signum: int, timeout: float) -> None:
+    """Wait until ``process`` has a handler for ``signum`` (Linux: the SigCgt mask of
     /proc/PID/status), so that a signal sent then cannot kill it before ``main`` starts;
     elsewhere, wait a fixed 3 s."""
     import time
     from pathlib import Path
 
-    status = Path(f"/proc/{pid}/status")
+    status = Path(f"/proc/{process.pid}/status")
     if not status.exists():
         time.sleep(3)
         return
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the process ended (code {process.returncode}) before catching signal {signum}")
         fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
         if int(fields["SigCgt"], 16) >> (signum - 1) & 1:
             return
         time.sleep(0.05)
-    pytest.fail(f"process {pid} never installed a handler for signal {signum}")
+    pytest.fail(f"process {process.pid} never installed a handler for signal {signum}")
 
 
 def test_sigterm_cleans_up_like_ctrl_c(tmp_path):
@@ -360,7 +362,7 @@ def test_sigterm_cleans_up_like_ctrl_c(tmp_path):
     out = tmp_path / "big.json"
     script = f"import sys; from mcrank.cli import main; sys.exit(main(['run', '--samples', '1e10', '--jobs', '1', '--quiet', '--out', {str(out)!r}]))"
     process = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
-    _wait_until_it_catches(process.pid, signal.SIGTERM, timeout=120)
+    _wait_until_it_catches(process, signal.SIGTERM, timeout=120)
     time.sleep(0.5)  # into the run
     process.send_signal(signal.SIGTERM)
     _, err = process.communicate(timeout=120)
@@ -404,16 +406,18 @@ def test_the_table_writes_a_huge_sd_in_exponent_form(capsys):
 def test_out_dev_stdout_appends_to_a_redirected_file_and_feeds_a_pipe(tmp_path):
     """``--out /dev/stdout`` writes this process's stdout: after ``>>`` the file keeps what it
     held; into a pipe the output arrives."""
+    import shlex
     import shutil
     import subprocess
     import sys
 
     if not Path("/dev/stdout").exists() or shutil.which("sh") is None:
         pytest.skip("needs /dev/stdout and a POSIX shell")
-    command = f"{sys.executable} -c \"import sys; from mcrank.cli import main; sys.exit(main(['run', '--samples', '1000', '--seed', '1', '--quiet', '--format', 'csv', '--out', '/dev/stdout']))\""
+    script = "import sys; from mcrank.cli import main; sys.exit(main(['run', '--samples', '1000', '--seed', '1', '--quiet', '--format', 'csv', '--out', '/dev/stdout']))"
+    command = f"{shlex.quote(sys.executable)} -c {shlex.quote(script)}"
     log = tmp_path / "log.txt"
     log.write_text("previous line\n")
-    done = subprocess.run(["sh", "-c", f"{command} >> {log}"], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(["sh", "-c", f"{command} >> {shlex.quote(str(log))}"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     text = log.read_text()
     assert text.startswith("previous line\n# seed: 1\n") and "accuracy," in text
