@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-__all__ = ["OneLineParser", "SubcommandParser", "UsageError", "fail", "path_argument"]
+__all__ = ["OneLineParser", "SubcommandParser", "UsageError", "fail", "metric_ids", "path_argument"]
 
 
 class UsageError(Exception):
@@ -40,6 +40,15 @@ def path_argument(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("empty path")
     return text
+
+
+def metric_ids(arguments: list[str]) -> tuple[str, ...]:
+    """``--metrics`` as ids, for ``run`` and ``evaluate`` alike: separated by spaces or commas
+    ("accuracy f1", "accuracy,f1"), empty items skipped; a UsageError if none is left."""
+    ids = tuple(m.strip() for argument in arguments for m in argument.split(",") if m.strip())
+    if not ids:
+        raise UsageError("--metrics: give at least one metric id")
+    return ids
 
 
 def fail(command: str, error: BaseException) -> int:

@@ -7,7 +7,7 @@ import json
 import math
 import textwrap
 
-from mcrank.cli._common import UsageError, path_argument
+from mcrank.cli._common import UsageError, metric_ids, path_argument
 
 DESCRIPTION = """\
 Rank classifiers tested on the same test set by their utility yield per test item (paper
@@ -77,11 +77,7 @@ def handler(args) -> int:
     # Checked here rather than by argparse types, so that the messages are the package's own.
     sd = None if args.sd is None else check_positive(args.sd, "--sd")
     samples = check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
-    metrics = None
-    if args.metrics is not None:
-        metrics = [name.strip() for name in args.metrics.split(",") if name.strip()]
-        if not metrics:
-            raise UsageError("--metrics: give at least one metric id")
+    metrics = None if args.metrics is None else metric_ids([args.metrics])
     try:
         result = evaluate_file(
             args.file,

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from mcrank.cli._common import UsageError, path_argument
+from mcrank.cli._common import UsageError, metric_ids, path_argument
 
 FORMATS = ("table", "json", "csv")
 
@@ -50,15 +50,6 @@ def add_parser(subparsers):
     execution.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=handler)
     return parser
-
-
-def metric_ids(arguments: list[str]) -> tuple[str, ...]:
-    """``--metrics`` as ids: separated by spaces or commas ("accuracy f1", "accuracy,f1"),
-    empty items skipped, as ``mcrank evaluate --metrics`` reads them."""
-    ids = tuple(m.strip() for argument in arguments for m in argument.split(",") if m.strip())
-    if not ids:
-        raise UsageError("--metrics: give at least one metric id")
-    return ids
 
 
 def study_overrides(args) -> dict:
