@@ -68,11 +68,21 @@ def load_experiments(directory, *, samples: int | None = None) -> list:
 
 
 def check_out_directory(out) -> Path:
-    """``out`` as a Path, or a ValueError if it cannot be the results directory.
+    """``out`` as a Path, or an error if it cannot be the results directory.
 
     It may be missing (it is created), but it, or its nearest existing parent, must be a
-    directory: checked before any study runs, rather than when the first one is written.
+    directory where files can be created: checked before any study runs, rather than when
+    the first one is written.
+
+    Raises
+    ------
+    ValueError
+        If it, or its nearest existing parent, is a file.
+    OSError
+        If no file can be created there (:func:`mcrank.results.check_writable`).
     """
+    from mcrank.results import check_writable
+
     out = Path(out)
     for path in (out, *out.parents):
         if path.exists():
@@ -80,6 +90,7 @@ def check_out_directory(out) -> Path:
                 where = f"{out}" if path == out else f"{out}: {path}"
                 raise ValueError(f"output directory {where} is a file, not a directory")
             break
+    check_writable(out)
     return out
 
 
@@ -148,13 +159,12 @@ def reproduce(
         Log lines on stderr unless quiet; progress bars if progress.
     """
     from mcrank.engine import run_study
-    from mcrank.results import check_writable, is_complete, read_study, write_study
+    from mcrank.results import is_complete, read_study, write_study
 
     start = time.perf_counter()
     studies = load_experiments(experiments, samples=samples)
     figure_settings = load_figure_settings(experiments)
     out = check_out_directory(out)
-    check_writable(out)
     report = ReproduceReport()
     for number, experiment in enumerate(studies, 1):
         label = f"[{number}/{len(studies)}] {experiment.name}"
@@ -206,7 +216,7 @@ def write_crossovers(documents: dict, out) -> list[Path]:
     if not sweeps:
         return []
     fields = ("true_um", "error", "metric", "incorrect_pct", "se_pct", "crossover_sd", "crossover_se", "crossover_realised_sd", "status", "se_method")
-    fields += ("experiment", "seed", "samples", "date", "version")  # the study the row comes from, and the writer
+    fields += ("experiment", "seed", "samples", "date", "version")  # the study the row comes from, and its run
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()

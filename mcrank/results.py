@@ -2,10 +2,10 @@
 
 A study writes ``<name>.csv`` (the rows, after ``# key: value`` lines with the seed, every
 parameter, the package versions and the date) and then ``<name>.json`` (the config, the
-root seed, the rows, batches, package versions, wall time and date). The JSON file is written last and marks the
-study complete: a run interrupted before it leaves nothing that looks finished. Every file is
-written to a temporary file in the same directory and renamed into place, so a reader never
-sees half a file.
+root seed, the rows, batches, package versions, wall time and date). The JSON file is
+written last and marks the study complete: a run interrupted before it leaves nothing that
+looks finished. Every file is written to a temporary file in the same directory and renamed
+into place, so a reader never sees half a file.
 """
 
 from __future__ import annotations
