@@ -29,6 +29,34 @@ def test_a_reader_that_goes_away_is_not_an_input_error(argv):
     assert finished.stderr == ""  # no "error", no traceback, no "Exception ignored"
 
 
+def _closing(fd):
+    """A ``preexec_fn`` that starts the child with descriptor ``fd`` closed, as ``>&-`` does."""
+    return lambda: os.close(fd)
+
+
+def test_a_closed_stdout_is_one_line_and_exit_code_2():
+    # `mcrank story >&-`: Python starts with sys.stdout = None.
+    finished = subprocess.run([*ENTRY_POINT, "story"], preexec_fn=_closing(1), stderr=subprocess.PIPE, text=True, timeout=120)
+    assert finished.returncode == 2
+    assert finished.stderr == "mcrank story: error: standard output: Bad file descriptor (it was closed when mcrank started)\n"
+
+
+def test_a_closed_stdout_does_not_matter_when_the_results_go_to_out(tmp_path):
+    out = tmp_path / "r.json"
+    argv = ["run", "--samples", "1000", "--seed", "1", "--out", str(out)]
+    finished = subprocess.run([*ENTRY_POINT, *argv], preexec_fn=_closing(1), stderr=subprocess.PIPE, text=True, timeout=120)
+    assert finished.returncode == 0, finished.stderr
+    assert finished.stderr == f"mcrank run: wrote {out}\n"
+    assert '"rows"' in out.read_text()
+
+
+@pytest.mark.parametrize("argv, code", [(["story"], 0), (["run", "--sd", "x"], 2)], ids=["ok", "bad-input"])
+def test_a_closed_stderr_keeps_the_exit_code_and_stdout_clean(argv, code):
+    finished = subprocess.run([*ENTRY_POINT, *argv], preexec_fn=_closing(2), stdout=subprocess.PIPE, text=True, timeout=120)
+    assert finished.returncode == code
+    assert "error" not in finished.stdout and "Traceback" not in finished.stdout
+
+
 @pytest.mark.parametrize("command", ["story", "run", "reproduce", "evaluate"])
 def test_an_unknown_option_is_the_subcommands_error(capsys, command):
     argv = [command, "--bogus"] if command != "evaluate" else [command, "file.json", "--bogus"]

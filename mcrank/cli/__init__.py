@@ -9,6 +9,8 @@ handler itself, ``handler(args) -> int``. Heavy imports stay inside handlers, so
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import importlib
 import os
 import signal
@@ -51,6 +53,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         parser.error(f"a command is required: {', '.join(SUBCOMMANDS)}")
+    with _closed_streams_replaced():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     previous = _terminate_like_interrupt()
     try:
         code = int(args.handler(args) or 0)
@@ -75,6 +82,39 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+class _ClosedStdout:
+    """Stands for a standard output the command was started without (``mcrank story >&-``):
+    writing to it is an OSError, reported as one line like any other, and flushing it is
+    nothing, so that a command that writes only to ``--out`` still succeeds."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, f"{os.strerror(errno.EBADF)} (it was closed when mcrank started)", "standard output")
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+@contextlib.contextmanager
+def _closed_streams_replaced():
+    """Python sets ``sys.stdout`` or ``sys.stderr`` to None when the process starts with that
+    descriptor closed; every ``.write`` would then be an AttributeError and a traceback.
+    Stand-ins for the duration of the command: stdout as :class:`_ClosedStdout`, stderr as
+    /dev/null (the exit code still tells the outcome)."""
+    saved = sys.stdout, sys.stderr
+    with contextlib.ExitStack() as stack:
+        if sys.stdout is None:
+            sys.stdout = _ClosedStdout()
+        if sys.stderr is None:
+            sys.stderr = stack.enter_context(open(os.devnull, "w"))
+        try:
+            yield
+        finally:
+            sys.stdout, sys.stderr = saved
 
 
 class Terminated(KeyboardInterrupt):
