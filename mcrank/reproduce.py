@@ -112,7 +112,7 @@ def load_figure_settings(directory) -> dict:
 
     path = Path(directory) / FIGURE_SETTINGS
     settings = dict(_FIGURE_DEFAULTS)
-    if path.is_file():
+    if path.exists() or path.is_symlink():  # a directory or a dangling link is an error, not "absent"
         values = read_toml(path)
         unknown = sorted(set(values) - set(settings))
         if unknown:

@@ -247,3 +247,18 @@ def test_two_sweeps_of_the_same_setting_are_refused(experiments, tmp_path, capsy
     code = main(["reproduce", "--experiments", str(experiments), "--out", str(tmp_path / "r"), "--samples", "500", "--quiet", "--no-figures"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "fig7_uniform_gaussian" in err[0] and "zz_copy" in err[0]
+
+
+@pytest.mark.parametrize("kind", ["directory", "dangling link"])
+def test_figure_settings_that_cannot_be_read_are_an_error_not_the_defaults(experiments, tmp_path, capsys, kind):
+    path = experiments / "figures.toml"
+    path.unlink(missing_ok=True)
+    if kind == "directory":
+        path.mkdir()
+    else:
+        path.symlink_to(tmp_path / "missing.toml")
+    out = tmp_path / "r"
+    code = main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith(f"mcrank reproduce: error: {path}: "), err
+    assert not out.exists()
