@@ -367,23 +367,37 @@ class Evaluation:
 _TIE_TOLERANCE = 1e-12
 
 
-def _compare(a: float, b: float, scale: float | None = None) -> int:
-    """The sign of ``a - b``, 0 when the difference is within rounding of ``scale``.
+def _compare(a, b, scale=None) -> np.ndarray:
+    """The sign of ``a - b`` (-1, 0 or 1, elementwise), 0 when the difference is within
+    rounding of ``scale``.
 
-    ``scale`` defaults to ``max(1, |a|, |b|)``, right for metrics (values of order 1).
+    ``scale`` defaults to ``max(1, |a|, |b|)``, right for metrics (values of order 1). NaN
+    compares as -1: callers set undefined values aside first.
     """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if scale is None:
-        scale = max(1.0, abs(a), abs(b))
-    difference = a - b
-    if abs(difference) <= _TIE_TOLERANCE * scale:
-        return 0
-    return 1 if difference > 0 else -1
+        scale = np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        difference = a - b
+        sign = np.where(difference > 0, np.int8(1), np.int8(-1))
+        return np.where(np.abs(difference) <= _TIE_TOLERANCE * scale, np.int8(0), sign)
+
+
+#: Comparisons made at once by :func:`_competition_ranks`: its work space, whatever the
+#: number of classifiers.
+_RANK_BLOCK = 1 << 20
 
 
 def _competition_ranks(values: np.ndarray, scale: float | None = None) -> list[int | None]:
     """Rank 1 = highest; equal values share the best rank among them; NaN gets None."""
-    defined = [w for w in values if not np.isnan(w)]
-    return [None if np.isnan(v) else 1 + sum(_compare(w, v, scale) > 0 for w in defined) for v in values]
+    values = np.asarray(values, dtype=float)
+    defined = values[~np.isnan(values)]
+    ranks = np.empty(values.size, dtype=np.int64)
+    step = max(1, _RANK_BLOCK // max(1, defined.size))
+    for start in range(0, values.size, step):
+        block = values[start : start + step]
+        ranks[start : start + step] = 1 + np.count_nonzero(_compare(defined[None, :], block[:, None], scale) > 0, axis=1)
+    return [None if np.isnan(v) else int(r) for v, r in zip(values, ranks)]
 
 
 def evaluate(
@@ -473,7 +487,7 @@ def evaluate(
         utility_scale = min(float(np.max(np.abs(utility.matrix)) * total), sys.float_info.max)
     utility_ranks = _competition_ranks(totals, utility_scale)
     order = sorted(range(len(names)), key=lambda k: (utility_ranks[k], -totals[k], k))
-    scores = {metric.id: np.array([float(metric(c)) for c in counts]) for metric in chosen}
+    scores = {metric.id: np.asarray(metric(counts), dtype=float).reshape(len(names)) for metric in chosen}
     metric_ranks = {mid: _competition_ranks(values) for mid, values in scores.items()}
     results = tuple(
         ClassifierResult(
@@ -486,21 +500,22 @@ def evaluate(
         )
         for k in order
     )
-    pairs_in_order = [(order[a], order[b]) for a in range(len(order)) for b in range(a + 1, len(order))]
+    # Pairs (order[a], order[b]) with a < b, a row of them per a: each row is compared at
+    # once, so that the Python work grows with the number of classifiers, not of pairs.
+    ranked = np.array(order, dtype=np.int64)
+    rows = [(ranked[a], ranked[a + 1 :]) for a in range(len(order) - 1)]
+    utility_signs = [_compare(totals[first], totals[seconds], utility_scale) for first, seconds in rows]
     disagreements = []
     for metric in chosen:
         values = scores[metric.id]
         flipped, tied, undefined = [], [], []
-        for first, second in pairs_in_order:
-            pair = (names[first], names[second])
-            if np.isnan(values[first]) or np.isnan(values[second]):
-                undefined.append(pair)
-                continue
-            by_utility = _compare(totals[first], totals[second], utility_scale)
-            by_metric = _compare(values[first], values[second])
-            if by_utility == by_metric:
-                continue
-            (flipped if by_utility * by_metric < 0 else tied).append(pair)
+        for (first, seconds), by_utility in zip(rows, utility_signs):
+            nan = np.isnan(values[first]) | np.isnan(values[seconds])
+            by_metric = _compare(values[first], values[seconds])
+            disagree = ~nan & (by_utility != by_metric)
+            flip = disagree & (by_utility * by_metric < 0)
+            for kind, mask in ((undefined, nan), (flipped, flip), (tied, disagree & ~flip)):
+                kind.extend((names[first], names[second]) for second in seconds[mask])
         if flipped or tied or undefined:
             best = tuple(names[k] for k in order if metric_ranks[metric.id][k] == 1)
             disagreements.append(
@@ -515,14 +530,17 @@ def evaluate(
             seed = int(rng.entropy)
         flips = _count_flips(normalised, counts / total, order, utility.sd, utility.error, samples, rng)
         pairs = []
-        for (a, b), count in zip(pairs_in_order, flips):
-            difference = float((totals[a] - totals[b]) / total)
-            if _compare(totals[a], totals[b], utility_scale) == 0:
-                pairs.append(PairFlip(names[a], names[b], difference, None, None, None))
-                continue
-            f = count / samples
-            standard_error = math.sqrt(f * (1 - f) / samples)
-            pairs.append(PairFlip(names[a], names[b], difference, float(f), standard_error, int(count)))
+        flips = iter(flips.tolist())
+        for (a, seconds), by_utility in zip(rows, utility_signs):
+            for b, sign in zip(seconds.tolist(), by_utility.tolist()):
+                difference = float((totals[a] - totals[b]) / total)
+                count = next(flips)
+                if sign == 0:
+                    pairs.append(PairFlip(names[a], names[b], difference, None, None, None))
+                    continue
+                f = count / samples
+                standard_error = math.sqrt(f * (1 - f) / samples)
+                pairs.append(PairFlip(names[a], names[b], difference, float(f), standard_error, int(count)))
         pairs = tuple(pairs)
     return Evaluation(
         classifiers=results,

@@ -352,6 +352,54 @@ def test_many_classifiers_match_all_pairs_compared_at_once(monkeypatch):
         assert pair.flips == np.sum(yields[pair.better] <= yields[pair.worse]), pair
 
 
+def _brute_force(confusions, utility, metric_id):
+    """Ranks and disagreement lists of one metric, pair by pair in plain Python, from the
+    definitions: yields compared exactly (integer utilities and counts), metric values with
+    the documented tolerance of 1e-12 relative to max(1, |a|, |b|)."""
+    names = list(confusions)
+    totals = {n: sum(utility[i][j] * confusions[n][i][j] for i in range(2) for j in range(2)) for n in names}
+    values = {n: float(score(metric_id, confusions[n])) for n in names}
+
+    def sign(a, b):
+        if abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b)):
+            return 0
+        return 1 if a > b else -1
+
+    rank = {n: 1 + sum(totals[m] > totals[n] for m in names) for n in names}
+    defined = [m for m in names if not np.isnan(values[m])]
+    metric_rank = {n: None if np.isnan(values[n]) else 1 + sum(sign(values[m], values[n]) > 0 for m in defined) for n in names}
+    order = sorted(names, key=lambda n: (rank[n], -totals[n], names.index(n)))
+    flipped, tied, undefined = [], [], []
+    for a, first in enumerate(order):
+        for second in order[a + 1 :]:
+            if np.isnan(values[first]) or np.isnan(values[second]):
+                undefined.append((first, second))
+                continue
+            by_utility = (totals[first] > totals[second]) - (totals[first] < totals[second])
+            by_metric = sign(values[first], values[second])
+            if by_utility != by_metric:
+                (flipped if by_utility * by_metric < 0 else tied).append((first, second))
+    return rank, metric_rank, flipped, tied, undefined
+
+
+@pytest.mark.parametrize("metric_id", ["accuracy", "precision", "mcc", "f1"])
+def test_ranks_and_disagreements_match_every_pair_compared_one_by_one(monkeypatch, metric_id):
+    # Few items, so that many yields and metric values tie; a classifier that never outputs
+    # class 0, so that precision is undefined for it.
+    rng = np.random.default_rng(11)
+    confusions = {f"c{k}": [[int(a), 6 - int(b)], [4 - int(a), int(b)]] for k, (a, b) in enumerate(zip(rng.integers(0, 5, 70), rng.integers(0, 7, 70)))}
+    confusions["never"] = [[0, 0], [4, 6]]
+    utility = [[3, 1], [0, 2]]
+    monkeypatch.setattr(ev, "_RANK_BLOCK", 100)  # ranks computed a block of rows at a time
+    result = ev.evaluate(confusions, utility, metrics=[metric_id])
+    rank, metric_rank, flipped, tied, undefined = _brute_force(confusions, utility, metric_id)
+    assert {c.name: c.rank for c in result.classifiers} == rank
+    assert {c.name: c.ranks[metric_id] for c in result.classifiers} == metric_rank
+    (found,) = [d for d in result.disagreements if d.metric == metric_id] or [None]
+    assert found is not None and len(found.flipped) > 10 and len(found.tied) > 10
+    assert (list(found.flipped), list(found.tied), list(found.undefined)) == (flipped, tied, undefined)
+
+
 def test_flip_counts_work_in_bounded_memory():
     # 60 classifiers, 1770 pairs, 20000 samples: comparing every pair over a whole chunk at
     # once took 600 MB (8.5 GB for 100 classifiers and 100000 samples). The work space is now
