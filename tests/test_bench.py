@@ -21,7 +21,7 @@ def test_bench_quick_run_prints_the_table(tmp_path):
     )
     assert completed.returncode == 0, completed.stderr
     text = completed.stdout
-    for expected in ("(a) one setting", "(b) sweep", "(c) NumPy oracle", "oracle / engine", "(d) random-number floor", "engine / floor", "cpu"):
+    for expected in ("(a) one setting", "(b) sweep", "(c) NumPy oracle", "oracle / engine", "(d) random-number floor", "engine / floor", "cpu", "oracle / floor x 2 cores"):
         assert expected in text, expected
     payload = json.loads(out.read_text())
     assert payload["results"]["samples"] == 3000
@@ -29,3 +29,5 @@ def test_bench_quick_run_prints_the_table(tmp_path):
     # The draws counted for the paper's gaussian errors: one normal per sd per pair.
     counts = payload["results"]["variates_per_pair"]["sweep/uniform/gaussian"]
     assert abs(counts["normals"] - 51) < 1
+    # The ceiling of oracle / engine: the oracle against drawing the same variates only.
+    assert all(entry["floor"] > 0 for entry in payload["results"]["oracle"].values())
