@@ -54,6 +54,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from mcrank._jit import jit
 from mcrank._rng import resolve_rng, root_seed_sequence
 from mcrank._validation import check_choice, check_count, check_positive
 from mcrank.evaluate_input import (
@@ -562,9 +563,10 @@ def _count_flips(normalised, confusions, order, sd, error, samples, rng):
 
     All pairs share the same perturbed matrices (common random numbers), drawn in chunks from
     one Generator, so that the counts do not depend on the chunk size. A chunk holds at most
-    :data:`_CHUNK_ELEMENTS` elements of perturbed matrices and of yields, and one classifier's
-    pairs are compared at a time, so that the work space grows with neither the number of
-    samples nor that of pairs (the square of the number of classifiers).
+    :data:`_CHUNK_ELEMENTS` elements of perturbed matrices and of yields, and the pairs are
+    compared by :func:`_count_not_ahead` in tiles of samples, so that the work space grows
+    with neither the number of samples nor that of pairs (the square of the number of
+    classifiers).
 
     Gaussian errors larger than :data:`_MAX_DRAWN_SD` are drawn with that sd. Above it, the
     perturbed matrix ``U + sd * Z`` (``U`` in [0, 1], ``|Z| < 14``) is ``sd * Z`` to double
@@ -587,13 +589,44 @@ def _count_flips(normalised, confusions, order, sd, error, samples, rng):
         # broadcast through a (size, classifiers, n, n) temporary, classifiers times the chunk.
         # Then one row per classifier, in rank order: the pairs of order[a] are rows a + 1 on.
         ranked_yields = (perturbed.reshape(size, -1) @ flat_confusions.T).T[order]
-        start = 0
-        for a in range(classifiers - 1):
-            stop = start + classifiers - 1 - a
-            flips[start:stop] += np.count_nonzero(ranked_yields[a + 1 :] >= ranked_yields[a], axis=1)
-            start = stop
+        _count_not_ahead(ranked_yields, flips)
         done += size
     return flips
+
+
+#: Samples whose yields :func:`_count_not_ahead` compares together: the yields of every
+#: classifier at this many samples stay in cache while every pair is compared.
+_FLIP_TILE = 256
+
+
+@jit
+def _count_not_ahead(ranked_yields, flips):
+    """For each pair ``a < b`` of rows of ``ranked_yields`` (classifiers in rank order, one
+    column per perturbed matrix), in the order (0, 1), (0, 2), ..., (1, 2), ...: add to
+    ``flips`` the number of columns in which row ``b`` is not strictly below row ``a``.
+
+    The columns are taken :data:`_FLIP_TILE` at a time, all pairs for each tile, so that
+    the work space stays in cache whatever the numbers of classifiers and samples. Each
+    tile is copied into a buffer of its own: rows of a whole buffer, indexed from 0, are
+    what the compiler vectorises (eight times faster than rows of a slice, measured).
+    """
+    classifiers, size = ranked_yields.shape
+    tile = np.empty((classifiers, _FLIP_TILE))
+    for first in range(0, size, _FLIP_TILE):
+        m = min(_FLIP_TILE, size - first)
+        for a in range(classifiers):
+            for s in range(m):
+                tile[a, s] = ranked_yields[a, first + s]
+        pair = 0
+        for a in range(classifiers - 1):
+            ahead = tile[a]
+            for b in range(a + 1, classifiers):
+                other = tile[b]
+                count = 0
+                for s in range(m):
+                    count += other[s] >= ahead[s]
+                flips[pair] += count
+                pair += 1
 
 
 def evaluate_file(

@@ -400,6 +400,16 @@ def test_ranks_and_disagreements_match_every_pair_compared_one_by_one(monkeypatc
     assert (list(found.flipped), list(found.tied), list(found.undefined)) == (flipped, tied, undefined)
 
 
+@pytest.mark.parametrize("classifiers, samples", [(1, 7), (2, 1), (7, 255), (9, 256), (12, 257), (30, 700)])
+def test_flip_counting_kernel_counts_ties_as_flips_across_tiles(classifiers, samples):
+    # Small integer yields: many exact ties, which count as "not strictly ahead".
+    yields = np.random.default_rng(samples).integers(0, 4, size=(classifiers, samples)).astype(float)
+    flips = np.zeros(classifiers * (classifiers - 1) // 2, dtype=np.int64)
+    ev._count_not_ahead(yields, flips)
+    expected = [np.sum(yields[b] >= yields[a]) for a in range(classifiers) for b in range(a + 1, classifiers)]
+    assert flips.tolist() == expected
+
+
 def test_flip_counts_work_in_bounded_memory():
     # 60 classifiers, 1770 pairs, 20000 samples: comparing every pair over a whole chunk at
     # once took 600 MB (8.5 GB for 100 classifiers and 100000 samples). The work space is now
