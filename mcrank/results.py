@@ -10,6 +10,7 @@ into place, so a reader never sees half a file.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import errno
 import io
@@ -31,6 +32,7 @@ __all__ = [
     "atomic_write_text",
     "check_out_file",
     "check_writable",
+    "closed_descriptors",
     "is_complete",
     "provenance",
     "read_study",
@@ -57,6 +59,26 @@ def _file_mode() -> int:
 #: A path naming one of this process's descriptors: /proc/self/fd/N, /proc/<pid>/fd/N, /dev/fd/N.
 _DESCRIPTOR_PATH = re.compile(r"^/(?:proc/(self|[0-9]+)|dev)/fd/([0-9]+)$")
 
+#: Descriptors to treat as closed although they are open: see :func:`closed_descriptors`.
+_CLOSED_DESCRIPTORS: set[int] = set()
+
+
+@contextlib.contextmanager
+def closed_descriptors(descriptors):
+    """Within the block, a path naming one of ``descriptors`` (``/dev/stdout`` for 1) is a
+    closed descriptor to :func:`atomic_write_bytes` and :func:`check_out_file`.
+
+    For the command line, which puts /dev/null on a standard descriptor the process was
+    started without: ``--out /dev/stdout`` must then fail as it would have, not write to
+    /dev/null.
+    """
+    added = set(descriptors) - _CLOSED_DESCRIPTORS
+    _CLOSED_DESCRIPTORS.update(added)
+    try:
+        yield
+    finally:
+        _CLOSED_DESCRIPTORS.difference_update(added)
+
 
 def _descriptor_named(path: Path) -> int | None:
     """N if ``path`` is, or links through, a name of this process's descriptor N
@@ -80,6 +102,8 @@ def _descriptor_named(path: Path) -> int | None:
 def _standard_descriptor(target: os.stat_result) -> int | None:
     """1 or 2 if ``target`` is the file open as this process's stdout or stderr, else None."""
     for descriptor in (1, 2):
+        if descriptor in _CLOSED_DESCRIPTORS:
+            continue
         try:
             if os.path.samestat(os.fstat(descriptor), target):
                 return descriptor
@@ -90,16 +114,19 @@ def _standard_descriptor(target: os.stat_result) -> int | None:
 
 def _stat_out(path: Path) -> os.stat_result | None:
     """``os.stat(path)``, following links; None if nothing is there. A closed descriptor
-    (``/dev/stdout`` with stdout closed) is an error, not a missing file: writing a regular
-    file in its place would replace the link."""
+    (``/dev/stdout`` with stdout closed, or one of :func:`closed_descriptors`) is an error,
+    not a missing file: writing a regular file in its place would replace the link."""
     try:
-        return os.stat(path)
+        target = os.stat(path)
     except FileNotFoundError:
         if _descriptor_named(path) is not None:
             raise OSError(errno.EBADF, "not an open file descriptor", str(path)) from None
         return None
     except OSError as error:
         raise OSError(error.errno, error.strerror, str(path)) from None
+    if _CLOSED_DESCRIPTORS and _descriptor_named(path) in _CLOSED_DESCRIPTORS:
+        raise OSError(errno.EBADF, "not an open file descriptor", str(path))
+    return target
 
 
 def _descriptor(path: Path, target: os.stat_result) -> int | None:

@@ -1,5 +1,6 @@
 """The ``mcrank`` command line as a whole: what every subcommand shares."""
 
+import json
 import os
 import subprocess
 import sys
@@ -55,6 +56,36 @@ def test_a_closed_stderr_keeps_the_exit_code_and_stdout_clean(argv, code):
     finished = subprocess.run([*ENTRY_POINT, *argv], preexec_fn=_closing(2), stdout=subprocess.PIPE, text=True, timeout=120)
     assert finished.returncode == code
     assert "error" not in finished.stdout and "Traceback" not in finished.stdout
+
+
+@pytest.mark.parametrize("closed, out", [(1, "/dev/stdout"), (2, "/dev/stderr"), (1, "/dev/fd/1")])
+def test_out_to_a_descriptor_closed_at_start_is_still_an_error(closed, out):
+    # /dev/null is put on the closed descriptor while the command runs; writing the results
+    # there would lose them silently.
+    argv = ["run", "--samples", "1000", "--seed", "1", "--out", out]
+    streams = {"stdout": subprocess.PIPE} if closed == 2 else {"stderr": subprocess.PIPE}
+    finished = subprocess.run([*ENTRY_POINT, *argv], preexec_fn=_closing(closed), text=True, timeout=120, **streams)
+    assert finished.returncode == 2
+    if closed == 1:
+        assert finished.stderr == f"mcrank run: error: {out}: not an open file descriptor\n"
+    else:
+        assert finished.stdout == ""
+
+
+def test_process_workers_start_with_the_closed_stderr_open(tmp_path):
+    # loky's workers inherit the descriptors: without one on 2 they failed with
+    # "sys.stderr is None", and the command with a traceback.
+    out = tmp_path / "r.json"
+    argv = ["run", "--samples", "200000", "--seed", "1", "--backend", "loky", "--jobs", "2", "--out", str(out)]
+    finished = subprocess.run([*ENTRY_POINT, *argv], preexec_fn=_closing(2), stdout=subprocess.PIPE, text=True, timeout=300)
+    assert finished.returncode == 0 and finished.stdout == ""
+    assert json.loads(out.read_text())["config"]["samples"] == 200000
+
+
+def test_main_puts_the_streams_back(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdout", None)
+    assert main(["story"]) == 2  # nowhere to print
+    assert sys.stdout is None
 
 
 @pytest.mark.parametrize("command", ["story", "run", "reproduce", "evaluate"])

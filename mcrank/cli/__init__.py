@@ -99,14 +99,45 @@ class _ClosedStdout:
         return False
 
 
+def _is_open(descriptor: int) -> bool:
+    try:
+        os.fstat(descriptor)
+    except OSError:
+        return False
+    return True
+
+
 @contextlib.contextmanager
 def _closed_streams_replaced():
-    """Python sets ``sys.stdout`` or ``sys.stderr`` to None when the process starts with that
-    descriptor closed; every ``.write`` would then be an AttributeError and a traceback.
-    Stand-ins for the duration of the command: stdout as :class:`_ClosedStdout`, stderr as
-    /dev/null (the exit code still tells the outcome)."""
+    """Run the command as if a closed stdout or stderr (``mcrank story >&-``) were open on
+    /dev/null, while ``--out`` still refuses them as closed.
+
+    Python sets ``sys.stdout`` or ``sys.stderr`` to None when the process starts with that
+    descriptor closed, and every ``.write`` would be an AttributeError and a traceback. So:
+
+    - /dev/null is put on the closed descriptor itself, inheritable: the next file opened
+      cannot take its number, and process workers (loky) start with it open;
+    - :func:`mcrank.results.closed_descriptors` makes ``--out /dev/stdout`` an error rather
+      than a silent write to /dev/null;
+    - ``sys.stdout`` becomes :class:`_ClosedStdout`, whose writes are an OSError, reported
+      as one line; ``sys.stderr`` writes to /dev/null (the exit code still tells).
+
+    Everything is put back when the command returns.
+    """
+    from mcrank.results import closed_descriptors
+
+    closed = [descriptor for descriptor in (1, 2) if not _is_open(descriptor)]
+    for descriptor in closed:
+        devnull = os.open(os.devnull, os.O_WRONLY)  # the lowest free number: perhaps this one
+        if devnull != descriptor:
+            os.dup2(devnull, descriptor)  # inheritable
+            os.close(devnull)
+        else:
+            os.set_inheritable(descriptor, True)
     saved = sys.stdout, sys.stderr
     with contextlib.ExitStack() as stack:
+        stack.callback(lambda: [os.close(descriptor) for descriptor in closed])
+        stack.enter_context(closed_descriptors(closed))
         if sys.stdout is None:
             sys.stdout = _ClosedStdout()
         if sys.stderr is None:
