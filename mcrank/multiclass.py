@@ -186,8 +186,10 @@ def mcc(confusion):
     """
     diagonal, output_totals, true_totals, total = _totals(confusion)
     covariance = total * diagonal.sum(axis=-1) - np.sum(output_totals * true_totals, axis=-1)
-    output_variance = total**2 - np.sum(output_totals**2, axis=-1)
-    true_variance = total**2 - np.sum(true_totals**2, axis=-1)
+    # Products, not powers: a numpy scalar's ** 2 can round differently from x * x (and from
+    # an array's ** 2), and one matrix must score exactly as it does in a stack.
+    output_variance = total * total - np.sum(output_totals * output_totals, axis=-1)
+    true_variance = total * total - np.sum(true_totals * true_totals, axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return _finish(covariance / np.sqrt(output_variance * true_variance))
 
@@ -213,7 +215,7 @@ def cohen_kappa(confusion):
     diagonal, output_totals, true_totals, total = _totals(confusion)
     with np.errstate(invalid="ignore", divide="ignore"):
         observed = diagonal.sum(axis=-1) / total
-        chance = np.sum(output_totals * true_totals, axis=-1) / total**2
+        chance = np.sum(output_totals * true_totals, axis=-1) / (total * total)
         return _finish((observed - chance) / (1.0 - chance))
 
 

@@ -92,6 +92,18 @@ def test_stacks_give_the_same_as_one_matrix_at_a_time():
             np.testing.assert_equal(values[index], metric(stack[index]))
 
 
+def test_stacks_of_large_counts_give_the_same_as_one_matrix_at_a_time():
+    # Products of totals beyond 2**53 round. The first matrix's total squared, 234037570**2,
+    # lies halfway between two floats, where a numpy scalar's ** 2 once rounded the other way
+    # than x * x: one matrix scored an ulp away from the same matrix in a stack.
+    halfway = [[3031328, 47769653, 3199133], [54345806, 16578221, 80153189], [19787413, 6164974, 3007853]]
+    random = np.random.default_rng(8).integers(0, 10**8, size=(200, 3, 3))
+    stack = np.concatenate(([halfway], random)).astype(float)
+    for metric in multiclass.MULTICLASS_METRICS.values():
+        values = metric(stack)
+        assert [metric(matrix) for matrix in stack] == values.tolist(), metric.id
+
+
 @pytest.mark.parametrize("metric_id", ["accuracy", "balanced_accuracy", "mcc", "cohen_kappa"])
 def test_binary_case_agrees_with_the_binary_library(metric_id):
     rng = np.random.default_rng(11)
