@@ -97,19 +97,23 @@ def machine() -> dict:
                 break
     except OSError:
         pass
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:
-        usable = os.cpu_count()
     return {
         "platform": platform.platform(),
         "cpu": cpu,
-        "nproc": usable,
+        "nproc": usable_cores(),
         "python": platform.python_version(),
         "numpy": np.__version__,
         "numba": numba.__version__,
         "numba_cache_dir": numba.config.CACHE_DIR,
     }
+
+
+def usable_cores() -> int:
+    """Cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
 
 
 def load_average() -> list[float]:
@@ -251,7 +255,7 @@ def measure(samples: int, jobs: int, repeat: int, oracle_samples: int, count_sam
         "samples": samples,
         "jobs": jobs,
         # Cores the all-cores rows run on (joblib's n_jobs: -1 is all of them).
-        "cores": jobs if jobs > 0 else max(1, len(os.sched_getaffinity(0)) + 1 + jobs),
+        "cores": min(jobs, usable_cores()) if jobs > 0 else max(1, usable_cores() + 1 + jobs),
         "repeat": repeat,
         "oracle_samples": oracle_samples,
         "oracle_sweep_samples": max(samples // 50, 1000),
@@ -367,7 +371,7 @@ def table(results: dict) -> list[tuple[str, str, str, str, str, str]]:
         rows.append((f"(c) NumPy oracle, {label}", f"{m:.0e}", "1", f"{entry['oracle']:.3f} s", ns(entry["oracle"], m), ""))
         rows.append(("    engine, same work", f"{m:.0e}", "1", f"{engine:.4f} s", ns(engine, m), ""))
         rows.append(("    oracle / engine", "", "1", f"{entry['oracle'] / engine:.1f}x", "", f">= {TARGETS['oracle_ratio']:.0f}x"))
-        rows.append(("    oracle / floor: the most any engine could reach", "", "1", f"{entry['oracle'] / entry['floor']:.1f}x", "", ""))
+        rows.append(("    oracle / floor: the most an engine drawing these could reach", "", "1", f"{entry['oracle'] / entry['floor']:.1f}x", "", ""))
         if "engine_all_cores" in entry:
             n, t = results["samples"], entry["engine_all_cores"]
             rows.append(("    engine, same setting, more pairs", f"{n:.0e}", "all", f"{t:.3f} s", ns(t, n), ""))
@@ -375,7 +379,7 @@ def table(results: dict) -> list[tuple[str, str, str, str, str, str]]:
             rows.append(("    oracle / engine, per pair", "", "all", f"{ratio:.1f}x", "", f">= {TARGETS['oracle_ratio']:.0f}x"))
             cores = results["cores"]
             ceiling = cores * entry["oracle"] / entry["floor"]
-            rows.append((f"    oracle / floor x {cores} cores: the most any engine could reach", "", "all", f"{ceiling:.1f}x", "", ""))
+            rows.append((f"    oracle / floor x {cores} cores: the most an engine drawing these could reach", "", "all", f"{ceiling:.1f}x", "", ""))
     for key, label in (("single", "(a)"), ("sweep_gaussian", "(b) gaussian"), ("sweep_truncated", "(b) truncated")):
         entry = results["floor"][key]
         rows.append((f"(d) random-number floor for {label}", "", "1", f"{entry['floor']:.3f} s", "", ""))
