@@ -344,12 +344,15 @@ def test_engine_truncated_sweep_is_plain_rejection(um_name, engine_truncated_swe
             assert abs(np.corrcoef(first, second)[0, 1]) < 4 / math.sqrt(n), (i, j)
 
 
-def test_engine_truncated_sweep_with_one_sd_and_few_pairs():
-    """The narrowest layout (one sd: no padding bits) with an odd number of pairs."""
+@pytest.mark.parametrize("sd, pairs, calls", [(0.3, 3, 6000), (0.05, 255, 80), (1.0, 64, 300)])
+def test_engine_truncated_sweep_with_one_sd(sd, pairs, calls):
+    """The narrowest layout (one sd: no padding bits, its own first round), with an odd
+    number of pairs, with a full block of many pairs (the pool refilled mid-call), and at
+    sd 1, the largest drawn with normal proposals."""
     utilities = [PERTURBED_UMS["fig5"], PERTURBED_UMS["near TPR corner"], PERTURBED_UMS["identity"]]
-    samples = _engine_truncated_sweep(utilities, (0.3,), pairs=3, calls=6000, seed=31)
+    samples = _engine_truncated_sweep(utilities, (sd,), pairs=pairs, calls=calls, seed=31)
     for k, (utility, sample) in enumerate(zip(utilities, samples)):
-        reference = _plain_rejection(utility, 0.3, sample.shape[0], np.random.default_rng(32 + k))
+        reference = _plain_rejection(utility, sd, sample.shape[0], np.random.default_rng(32 + k))
         _assert_same_distribution(sample[:, 0], reference, k)
 
 
