@@ -235,15 +235,20 @@ def _gaussian_spreads(rates, m, out):
 
 
 @jit(inline="always")
+def _deviations(u00, u01, u10, u11, v00, v01, v10, v11):
+    """The sum of the elements of ``U' - U``, and the sum of their squares."""
+    total = (v00 - u00) + (v01 - u01) + (v10 - u10) + (v11 - u11)
+    squares = (v00 - u00) ** 2 + (v01 - u01) ** 2 + (v10 - u10) ** 2 + (v11 - u11) ** 2
+    return total, squares
+
+
+@jit(inline="always")
 def _truncated_perturbed_difference(rng, u00, u01, u10, u11, s, p, a1, b1, a2, b2):
     """Steps 4-5 for one sd under ``truncated``, one column at a time (used for sd > 1):
     (d_s, sum of U' - U, sum of its squares)."""
     v00, v10 = _draw_ordered_column(rng, u00, u10, s)
     v11, v01 = _draw_ordered_column(rng, u11, u01, s)
-    d_s = _yield_difference(v00, v01, v10, v11, p, a1, b1, a2, b2)
-    total = (v00 - u00) + (v01 - u01) + (v10 - u10) + (v11 - u11)
-    squares = (v00 - u00) ** 2 + (v01 - u01) ** 2 + (v10 - u10) ** 2 + (v11 - u11) ** 2
-    return d_s, total, squares
+    return (_yield_difference(v00, v01, v10, v11, p, a1, b1, a2, b2), *_deviations(u00, u01, u10, u11, v00, v01, v10, v11))
 
 
 #: Pairs processed together. Steps 1-3 draw a block at a time (the hexagon points, then the
@@ -372,6 +377,21 @@ def _truncated_differences(rng, work, utility, rates, d_true, first, count, devi
             means[4 * q], means[4 * q + 1] = utility[0, i], utility[2, i]
             means[4 * q + 2], means[4 * q + 3] = utility[3, i], utility[1, i]
         _fill_truncated_columns(rng, means[: 4 * count], ordered_sds[:active], shift, v, pool, cursor, todo, columns)
+    if active == 1 and order.size == 1:
+        # One sd (shift 0: pair q's elements are v[4 q : 4 q + 4]): a loop over the pairs
+        # rather than loops of one sd per pair. The deviations are added in the same order.
+        d = d_out[:, 0]
+        total, squares = deviation_sum[0], deviation_squares[0]
+        for q in range(count):
+            i = first + q
+            u00, u01, u10, u11 = utility[0, i], utility[1, i], utility[2, i], utility[3, i]
+            v00, v10, v11, v01 = v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]
+            d[q] = _yield_difference(v00, v01, v10, v11, rates[0, i], rates[1, i], rates[2, i], rates[3, i], rates[4, i])
+            pair_total, pair_squares = _deviations(u00, u01, u10, u11, v00, v01, v10, v11)
+            total += pair_total
+            squares += pair_squares
+        deviation_sum[0], deviation_squares[0] = total, squares
+        return
     for q in range(count):
         i = first + q
         u00, u01, u10, u11 = utility[0, i], utility[1, i], utility[2, i], utility[3, i]
@@ -385,8 +405,9 @@ def _truncated_differences(rng, work, utility, rates, d_true, first, count, devi
         for j in range(active):
             v00, v10, v11, v01 = r00[j], r10[j], r11[j], r01[j]
             d[j] = _yield_difference(v00, v01, v10, v11, p, a1, b1, a2, b2)
-            deviation_sum[j] += (v00 - u00) + (v01 - u01) + (v10 - u10) + (v11 - u11)
-            deviation_squares[j] += (v00 - u00) ** 2 + (v01 - u01) ** 2 + (v10 - u10) ** 2 + (v11 - u11) ** 2
+            total, squares = _deviations(u00, u01, u10, u11, v00, v01, v10, v11)
+            deviation_sum[j] += total
+            deviation_squares[j] += squares
         for k in range(active, active + zero):
             d[k] = d_true[i]
         for k in range(active + zero, order.size):
