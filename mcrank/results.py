@@ -56,8 +56,9 @@ def _file_mode() -> int:
     return 0o666 & ~umask
 
 
-#: A path naming one of this process's descriptors: /proc/self/fd/N, /proc/<pid>/fd/N, /dev/fd/N.
-_DESCRIPTOR_PATH = re.compile(r"^/(?:proc/(self|[0-9]+)|dev)/fd/([0-9]+)$")
+#: The real path of this process's directory of descriptors, or of one of its threads':
+#: /proc/<pid>/fd, /proc/<pid>/task/<tid>/fd.
+_DESCRIPTOR_DIRECTORY = re.compile(r"^/proc/([0-9]+)(?:/task/[0-9]+)?/fd$")
 
 #: Descriptors to treat as closed although they are open: see :func:`closed_descriptors`.
 _CLOSED_DESCRIPTORS: set[int] = set()
@@ -89,9 +90,13 @@ def _descriptor_named(path: Path) -> int | None:
     """
     name = str(path)
     for _ in range(40):
-        match = _DESCRIPTOR_PATH.match(os.path.normpath(name))
-        if match and match.group(1) in (None, "self", str(os.getpid())):
-            return int(match.group(2))
+        directory, leaf = os.path.split(name)
+        if leaf.isdigit() and leaf.isascii():
+            # /dev/fd, /proc/self/fd, /proc/thread-self/fd, //dev/fd...: the directory's real
+            # path says whose descriptors these are.
+            match = _DESCRIPTOR_DIRECTORY.match(os.path.realpath(directory or "."))
+            if match and int(match.group(1)) == os.getpid():
+                return int(leaf)
         if not os.path.islink(name):
             return None
         link = os.readlink(name)

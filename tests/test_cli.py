@@ -58,7 +58,9 @@ def test_a_closed_stderr_keeps_the_exit_code_and_stdout_clean(argv, code):
     assert "error" not in finished.stdout and "Traceback" not in finished.stdout
 
 
-@pytest.mark.parametrize("closed, out", [(1, "/dev/stdout"), (2, "/dev/stderr"), (1, "/dev/fd/1")])
+@pytest.mark.parametrize(
+    "closed, out", [(1, "/dev/stdout"), (2, "/dev/stderr"), (1, "/dev/fd/1"), (1, "//dev/fd/1"), (1, "/proc/thread-self/fd/1")]
+)
 def test_out_to_a_descriptor_closed_at_start_is_still_an_error(closed, out):
     # /dev/null is put on the closed descriptor while the command runs; writing the results
     # there would lose them silently.

@@ -434,19 +434,19 @@ def test_out_through_a_dangling_link_replaces_the_link(tmp_path, capsys):
     assert not (tmp_path / "elsewhere").exists()
 
 
-def test_out_dev_fd_n_appends_to_what_the_descriptor_has_open(tmp_path):
+@pytest.mark.parametrize("directory", ["/dev/fd", "//dev/fd", "/proc/self/fd", "/proc/thread-self/fd"])
+def test_out_dev_fd_n_appends_to_what_the_descriptor_has_open(tmp_path, directory):
     import subprocess
     import sys
 
-    if not Path("/dev/fd").exists():
-        pytest.skip("needs /dev/fd")
+    if not Path(directory).exists():
+        pytest.skip(f"needs {directory}")
     log = tmp_path / "log.txt"
     log.write_text("previous line\n")
     with open(log, "a") as appended:
-        script = "from mcrank.results import atomic_write_bytes; atomic_write_bytes(f'/dev/fd/{FD}', b'three\\n')"
-        done = subprocess.run(
-            [sys.executable, "-c", script.replace("{FD}", str(appended.fileno()))], pass_fds=(appended.fileno(),), capture_output=True, text=True
-        )
+        script = "from mcrank.results import atomic_write_bytes; atomic_write_bytes(f'{DIR}/{FD}', b'three\\n')"
+        script = script.replace("{DIR}", directory).replace("{FD}", str(appended.fileno()))
+        done = subprocess.run([sys.executable, "-c", script], pass_fds=(appended.fileno(),), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert log.read_text() == "previous line\nthree\n"
 
