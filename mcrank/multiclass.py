@@ -46,6 +46,9 @@ def _totals(confusion):
         raise ValueError(f"confusion matrices must be n x n with n >= 2, got shape {c.shape}")
     if not np.all(np.isfinite(c)) or np.any(c < 0):
         raise ValueError("confusion-matrix entries must be finite and non-negative")
+    # numpy adds along axes in an order that depends on the memory layout: in C order, a
+    # matrix sums alike alone and in any stack.
+    c = np.ascontiguousarray(c)
     diagonal = np.diagonal(c, axis1=-2, axis2=-1)
     output_totals = c.sum(axis=-1)
     true_totals = c.sum(axis=-2)

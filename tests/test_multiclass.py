@@ -99,9 +99,13 @@ def test_stacks_of_large_counts_give_the_same_as_one_matrix_at_a_time():
     halfway = [[3031328, 47769653, 3199133], [54345806, 16578221, 80153189], [19787413, 6164974, 3007853]]
     random = np.random.default_rng(8).integers(0, 10**8, size=(200, 3, 3))
     stack = np.concatenate(([halfway], random)).astype(float)
+    # Normalised matrices in a stack laid out in Fortran order, as np.moveaxis leaves one.
+    normalised = np.random.default_rng(9).random((3, 3, 300))
+    moved = np.moveaxis(normalised / normalised.sum(axis=(0, 1)), -1, 0)
     for metric in multiclass.MULTICLASS_METRICS.values():
-        values = metric(stack)
-        assert [metric(matrix) for matrix in stack] == values.tolist(), metric.id
+        for matrices in (stack, moved):
+            values = metric(matrices)
+            assert [metric(np.array(matrix)) for matrix in matrices] == values.tolist(), metric.id
 
 
 @pytest.mark.parametrize("metric_id", ["accuracy", "balanced_accuracy", "mcc", "cohen_kappa"])
