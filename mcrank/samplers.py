@@ -206,7 +206,8 @@ def _fill_truncated_columns(rng, means, sds, shift, v, pool, cursor, todo, colum
     # at once (one store each), then a pass over those that lists their pending elements:
     # those out of [0, 1], or both if the column is in range but out of order.
     checking = 0
-    if a == 1:
+    one_sd = a == 1 and shift == 0
+    if one_sd:
         # One sd (shift 0: element r is v[r]): the proposals of every element in one loop of
         # selects, which vectorises, from the normals taken in the same order as below.
         # Column by column, loops over a single sd cost 2.5 times as much: a branch on the
@@ -222,7 +223,7 @@ def _fill_truncated_columns(rng, means, sds, shift, v, pool, cursor, todo, colum
             high, low = v[2 * column], v[2 * column + 1]
             columns[checking] = np.uint64(column)
             checking += not ((0.0 <= low) & (low <= high) & (high <= 1.0))
-    for column in range(means.size // 2 if a > 1 else 0):
+    for column in range(0 if one_sd else means.size // 2):
         upper = (2 * column) << shift
         lower = upper + (1 << shift)
         first = _take_normals(rng, pool, cursor, 2 * a)

@@ -398,6 +398,7 @@ def table(results: dict) -> list[tuple[str, str, str, str, str, str]]:
     for key, label in floors:
         entry = results["floor"][key]
         rows.append((f"(d) random-number floor for {label}", "", "1", f"{entry['floor']:.3f} s", "", ""))
+        rows.append(("    engine, same work", "", "1", f"{entry['engine']:.3f} s", "", ""))
         rows.append(("    engine / floor (median of rounds)", "", "1", f"{entry['ratio']:.2f}x", "", f"<= {TARGETS['floor_ratio']:.0f}x"))
     return rows
 
