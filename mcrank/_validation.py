@@ -110,6 +110,8 @@ def check_range(value, what: str, *, lower: float = 0.0, upper: float = 1.0) -> 
 
 #: Smallest sum of two Beta parameters that are both at most 1: see :func:`check_beta_parameters`.
 MIN_SMALL_BETA_SUM = 1e-3
+#: Largest Beta parameter of the rates: see :func:`check_beta_parameters`.
+MAX_BETA_PARAMETER = 1e12
 
 
 def check_beta_parameters(value, what: str) -> tuple[float, float]:
@@ -121,10 +123,21 @@ def check_beta_parameters(value, what: str) -> tuple[float, float]:
     cannot be interrupted. Their sum must therefore be at least
     :data:`MIN_SMALL_BETA_SUM` (0.001: under half the rounds lost). A Beta at that bound already
     puts more than 99.7 % of its mass within 0.01 of 0 or 1.
+
+    Each parameter must also be at most :data:`MAX_BETA_PARAMETER` (1e12). Larger ones
+    concentrate the rates ever more tightly (their sd is below 1e-6 there), until every draw
+    rounds to the same float (near 1e30 for Beta(a, a); near 1e16 for Beta(a, 1), drawn as
+    ``U**(1/a)``): every pair of classifiers would then tie, and count as misranked by every
+    metric, a result of the rounding, not of the metrics.
     """
     alpha, beta = _check_pair(value, what)
     if alpha <= 0 or beta <= 0:
         raise ValueError(f"{what}: Beta parameters must be positive, got ({alpha:g}, {beta:g})")
+    if max(alpha, beta) > MAX_BETA_PARAMETER:
+        raise ValueError(
+            f"{what}: Beta parameters must be at most {MAX_BETA_PARAMETER:g}, got ({alpha:g}, {beta:g}): "
+            "beyond that the rates of a pair agree to within rounding, every pair ties, and ties count as misranked"
+        )
     if alpha <= 1 and beta <= 1 and alpha + beta < MIN_SMALL_BETA_SUM:
         raise ValueError(
             f"{what}: Beta parameters both at most 1 must sum to at least {MIN_SMALL_BETA_SUM:g}, got ({alpha:g}, {beta:g}): "

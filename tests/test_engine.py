@@ -292,6 +292,20 @@ def test_beta_parameters_whose_sampler_never_returns_are_refused(rate_beta):
     assert StudyConfig(rate_beta=(5e-4, 5e-4)).validated().rate_beta == (5e-4, 5e-4)
 
 
+@pytest.mark.parametrize("rate_beta", [(1e300, 1e300), (1e17, 1.0), (2.0, 2e12)])
+def test_beta_parameters_so_large_that_every_pair_ties_are_refused(rate_beta):
+    with pytest.raises(ValueError, match=r"rate_beta: Beta parameters must be at most 1e\+12"):
+        StudyConfig(rate_beta=rate_beta).validated()
+
+
+def test_the_largest_beta_parameters_still_separate_the_rates():
+    # At the bound, rates still differ between the classifiers of a pair: few ties.
+    result = run_study(samples=20_000, seed=3, rate_beta=(1e12, 1e12), metrics=("accuracy",), sds=(), jobs=1)
+    assert result.metric_incorrect["accuracy"] < 0.2 * 20_000
+    result = run_study(samples=20_000, seed=3, rate_beta=(1e12, 1.0), metrics=("accuracy",), sds=(), jobs=1)
+    assert result.metric_incorrect["accuracy"] < 0.2 * 20_000
+
+
 @pytest.mark.parametrize("true_um_sd", [1e6, 1e4, 10.5])
 def test_gaussian_true_um_sds_whose_sampler_never_returns_are_refused(true_um_sd):
     # Rejection into the hexagon takes about 2 pi sd^2 / 3 proposals per point: for ever at 1e4.
