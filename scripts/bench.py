@@ -281,33 +281,28 @@ def measure(samples: int, jobs: int, repeat: int, oracle_samples: int, count_sam
                 counts[f"{name}/{true_um}/{error}"] = variates_per_pair(config, count_samples, per_normal)
     results["variates_per_pair"] = {key: {"uniforms": u, "normals": z} for key, (u, z) in counts.items()}
 
-    # Single-threaded engine and its floor in alternation; then the engine on all cores.
+    def against_floor(run_engine, floor_counts) -> dict:
+        """The single-threaded engine and its random-number floor, timed in alternation."""
+        engine, floor = round_times([run_engine, lambda: draw_floor(floor_counts)], repeat)
+        return {"floor": min(floor), "engine": min(engine), "ratio": paired_ratio(engine, floor)}
+
+    # Single-threaded engine and its floor in alternation; then the engine on all cores. With
+    # truncated errors one setting is not a target of its own, but the floor applies.
     single = dict(true_um="uniform", error="gaussian", sds=(0.1,), metrics=PAPER_METRICS)
-    engine, floor = round_times(
-        [lambda: study(samples, jobs=1, **single), lambda: draw_floor([(samples, *counts["single/uniform/gaussian"])])],
-        repeat,
-    )
-    results["single"] = {1: min(engine)}
-    results["floor"] = {"single": {"floor": min(floor), "engine": min(engine), "ratio": paired_ratio(engine, floor)}}
-    # The same setting with truncated errors: not a target of its own, but the floor applies.
-    engine, floor = round_times(
-        [
-            lambda: study(samples, jobs=1, **{**single, "error": "truncated"}),
-            lambda: draw_floor([(samples, *counts["single/uniform/truncated"])]),
-        ],
-        repeat,
-    )
-    results["floor"]["single_truncated"] = {"floor": min(floor), "engine": min(engine), "ratio": paired_ratio(engine, floor)}
+    results["floor"] = {}
+    for key, error in (("single", "gaussian"), ("single_truncated", "truncated")):
+        results["floor"][key] = against_floor(
+            lambda error=error: study(samples, jobs=1, **{**single, "error": error}), [(samples, *counts[f"single/uniform/{error}"])]
+        )
+    results["single"] = {1: results["floor"]["single"]["engine"]}
     results["sweep"] = {}
     for error in ERRORS:
         def sweep(j, error=error):
             for t in TRUE_UMS:
                 study(samples, jobs=j, true_um=t, error=error, sds=SWEEP_SDS)
 
-        sweep_counts = [(samples, *counts[f"sweep/{t}/{error}"]) for t in TRUE_UMS]
-        engine, floor = round_times([lambda: sweep(1), lambda: draw_floor(sweep_counts)], repeat)
-        results["sweep"][error] = {1: min(engine)}
-        results["floor"][f"sweep_{error}"] = {"floor": min(floor), "engine": min(engine), "ratio": paired_ratio(engine, floor)}
+        results["floor"][f"sweep_{error}"] = against_floor(lambda: sweep(1), [(samples, *counts[f"sweep/{t}/{error}"]) for t in TRUE_UMS])
+        results["sweep"][error] = {1: results["floor"][f"sweep_{error}"]["engine"]}
     if jobs != 1:
         results["single"][jobs] = best_time(lambda: study(samples, jobs=jobs, **single), repeat)
         for error in ERRORS:
