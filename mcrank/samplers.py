@@ -206,11 +206,10 @@ def _fill_truncated_columns(rng, means, sds, shift, v, pool, cursor, todo, colum
     # at once (one store each), then a pass over those that lists their pending elements:
     # those out of [0, 1], or both if the column is in range but out of order.
     checking = 0
-    one_sd = a == 1 and shift == 0
-    if one_sd:
+    if a == 1 and shift == 0:
         # One sd (shift 0: element r is v[r]): the proposals of every element in one loop of
-        # selects, which vectorises, from the normals taken in the same order as below.
-        # Column by column, loops over a single sd cost 2.5 times as much: a branch on the
+        # selects, which vectorises, from the normals taken in the same order as in the branch
+        # below. Column by column, loops over a single sd cost 2.5 times as much: a branch on the
         # mean per element (0 or 1 about half the time in a normalised matrix), mispredicted
         # as often as not, and the loop overhead. Only when the pool is refilled differs,
         # which changes the variates when the same Generator draws in between (sds above 1,
@@ -223,18 +222,19 @@ def _fill_truncated_columns(rng, means, sds, shift, v, pool, cursor, todo, colum
             high, low = v[2 * column], v[2 * column + 1]
             columns[checking] = np.uint64(column)
             checking += not ((0.0 <= low) & (low <= high) & (high <= 1.0))
-    for column in range(0 if one_sd else means.size // 2):
-        upper = (2 * column) << shift
-        lower = upper + (1 << shift)
-        first = _take_normals(rng, pool, cursor, 2 * a)
-        high_row, low_row = v[upper : upper + a], v[lower : lower + a]
-        _first_proposals(means[2 * column], sds, pool[first : first + a], high_row)
-        _first_proposals(means[2 * column + 1], sds, pool[first + a : first + 2 * a], low_row)
-        label = np.uint64(column) << bits
-        for j in range(a):
-            high, low = high_row[j], low_row[j]
-            columns[checking] = label | np.uint64(j)
-            checking += not ((0.0 <= low) & (low <= high) & (high <= 1.0))
+    else:
+        for column in range(means.size // 2):
+            upper = (2 * column) << shift
+            lower = upper + (1 << shift)
+            first = _take_normals(rng, pool, cursor, 2 * a)
+            high_row, low_row = v[upper : upper + a], v[lower : lower + a]
+            _first_proposals(means[2 * column], sds, pool[first : first + a], high_row)
+            _first_proposals(means[2 * column + 1], sds, pool[first + a : first + 2 * a], low_row)
+            label = np.uint64(column) << bits
+            for j in range(a):
+                high, low = high_row[j], low_row[j]
+                columns[checking] = label | np.uint64(j)
+                checking += not ((0.0 <= low) & (low <= high) & (high <= 1.0))
     pending = 0
     for t in range(checking):
         upper, lower = _column_elements(columns[t], bits, low_bits)
