@@ -529,9 +529,8 @@ def evaluate(
             _check_truncated(normalised, classes, utility.source)
         if isinstance(rng, np.random.SeedSequence) and rng.spawn_key == ():
             seed = int(rng.entropy)
-        flips = _count_flips(normalised, counts / total, order, utility.sd, utility.error, samples, rng)
+        flips = iter(_count_flips(normalised, counts / total, order, utility.sd, utility.error, samples, rng).tolist())
         pairs = []
-        flips = iter(flips.tolist())
         for (a, seconds), by_utility in zip(rows, utility_signs):
             for b, sign in zip(seconds.tolist(), by_utility.tolist()):
                 difference = float((totals[a] - totals[b]) / total)
