@@ -431,27 +431,44 @@ EXACT_GRIDS = {
 }
 
 
-@pytest.mark.parametrize("grid", list(EXACT_GRIDS))
-@pytest.mark.parametrize("error", ["gaussian", "truncated"])
-@pytest.mark.parametrize("size", [1, 255, 256, 257, 1000])
-def test_counting_and_recording_kernels_agree_exactly(error, size, grid):
-    """Exact, not statistical: the counting kernel and the recording kernel (fig. 6) fed the
-    same streams count the same pairs, whatever the size relative to the block."""
-    from mcrank.engine import _count_chunk, _kernel_arguments, _record_pairs, ranked_correctly
+def _count_and_record(config: StudyConfig, size: int):
+    """The counting kernel and the recording kernel fed the same streams: assert that they
+    count the same pairs, and return the counts, d_true and d_utility."""
+    from mcrank.engine import _count_chunk, _kernel_arguments, _record_pairs
 
-    config = StudyConfig(sds=EXACT_GRIDS[grid], error=error, metrics=("accuracy", "f1", "mcc", "fbeta"), fbeta_beta=2.0).validated()
-    base, codes, beta, sds, model = _kernel_arguments(config)
+    base, codes, beta, sds, model = _kernel_arguments(config.validated())
     counts = [np.zeros(codes.size, dtype=np.int64), np.zeros(sds.size, dtype=np.int64), np.zeros(sds.size), np.zeros(sds.size)]
     _count_chunk(np.random.default_rng(5), np.random.default_rng(6), size, base, codes, beta, sds, model, *counts)
     d_true, d_metric, d_utility = np.empty(size), np.empty((codes.size, size)), np.empty((sds.size, size))
     _record_pairs(np.random.default_rng(5), np.random.default_rng(6), base, codes, beta, sds, model, d_true, d_metric, d_utility)
     assert counts[0].tolist() == [int(np.sum(~ranked_correctly(d_true, d))) for d in d_metric]
     assert counts[1].tolist() == [int(np.sum(~ranked_correctly(d_true, d))) for d in d_utility]
+    return counts, d_true, d_utility
+
+
+@pytest.mark.parametrize("grid", list(EXACT_GRIDS))
+@pytest.mark.parametrize("error", ["gaussian", "truncated"])
+@pytest.mark.parametrize("size", [1, 255, 256, 257, 1000])
+def test_counting_and_recording_kernels_agree_exactly(error, size, grid):
+    """Exact, not statistical: the counting kernel and the recording kernel (fig. 6) fed the
+    same streams count the same pairs, whatever the size relative to the block."""
+    config = StudyConfig(sds=EXACT_GRIDS[grid], error=error, metrics=("accuracy", "f1", "mcc", "fbeta"), fbeta_beta=2.0)
+    counts, d_true, d_utility = _count_and_record(config, size)
     zero = EXACT_GRIDS[grid].index(0.0)
     assert counts[1][zero] == 0
     np.testing.assert_array_equal(d_utility[zero], d_true)
     if error == "truncated":
         assert counts[2][zero] == 0 and counts[3][zero] == 0  # no deviation at sd 0
+
+
+@pytest.mark.parametrize("alpha", [0.1, 0.005])
+def test_counting_kernel_signs_hold_when_rates_are_tiny(alpha):
+    """Rates Beta(alpha, 1) on [0, 1] go down to 1e-300. The counting kernel compares the
+    metrics by their order forms, which need cells of at least ORDER_MIN_CELL; blocks with a
+    smaller cell (68 % of them at alpha 0.1, all at 0.005) are counted by the definitions,
+    exactly as the recording kernel does. Without that, MCC and Fowlkes-Mallows miscount."""
+    config = StudyConfig(sds=(0.1,), rate_range=(0.0, 1.0), rate_beta=(alpha, 1.0))
+    _count_and_record(config, 20_000)
 
 
 def test_truncated_engine_agrees_with_oracle_on_an_unsorted_grid_with_a_large_sd():

@@ -8,6 +8,7 @@ is turned into label arrays, so that no transposition can go wrong silently.
 from __future__ import annotations
 
 import functools
+import itertools
 import warnings
 
 import numpy as np
@@ -16,7 +17,17 @@ import sklearn
 from sklearn import metrics as skm
 
 from mcrank.confusion import confusion_from_pab
-from mcrank.metrics import METRICS, PAPER_METRICS, Metric, _score_into, get_metric, score
+from mcrank.metrics import (
+    METRICS,
+    ORDER_MIN_CELL,
+    PAPER_METRICS,
+    Metric,
+    _order_into,
+    _order_ratio,
+    _score_into,
+    get_metric,
+    score,
+)
 
 N_MATRICES = 1000
 FBETA_BETAS = (0.5, 2.0, 3.0)
@@ -191,6 +202,104 @@ def test_kernel_score_into_gives_the_difference_of_two_matrices(metric_id):
     expected = metric.from_pab(p, a2, b2, beta=2.0) - metric.from_pab(p, a1, b1, beta=2.0)
     np.testing.assert_array_equal(difference, expected)
     assert np.all(difference != 0.0)
+
+
+# --- the order forms: the sign of m(C2) - m(C1) without a division ---------------------------
+
+#: How each metric follows from the ratio N/D of its order form, written out here from the
+#: definitions in SPEC.md; each must be increasing.
+FROM_RATIO = {
+    "accuracy": lambda r: r,
+    "tpr": lambda r: r,
+    "tnr": lambda r: r,
+    "precision": lambda r: r,
+    "npv": lambda r: r,
+    "balanced_accuracy": lambda r: r,
+    "f1": lambda r: r,
+    "fbeta": lambda r: r,
+    "mcc": lambda r: np.sign(r) * np.sqrt(np.abs(r)),
+    "fowlkes_mallows": np.sqrt,
+    "gmean": np.sqrt,
+    "informedness": lambda r: 2.0 * r - 1.0,
+    "markedness": lambda r: r - 1.0,
+    "cohen_kappa": lambda r: r,
+}
+
+
+def _orderable_cells(seed, n, smallest=ORDER_MIN_CELL):
+    """Normalised matrices whose cells are log-uniform down to ``smallest``, as arrays of
+    cells: from ordinary test sets to cells 30 orders of magnitude apart."""
+    rng = np.random.default_rng(seed)
+    spread = rng.choice([1.0, 0.5, 0.01], size=(1, n))  # test sets of every balance
+    cells = np.exp(rng.uniform(np.log(4 * smallest), 0.0, size=(4, n)) * spread)
+    cells /= cells.sum(axis=0)
+    return [np.ascontiguousarray(c) for c in cells]
+
+
+def test_every_metric_has_an_order_form():
+    assert set(FROM_RATIO) == set(METRICS)
+
+
+@pytest.mark.parametrize("metric_id", list(METRICS))
+def test_order_ratio_gives_the_metric(metric_id):
+    """Each metric is the documented increasing function of the ratio N/D, with D > 0."""
+    metric = METRICS[metric_id]
+    cells = _orderable_cells(11, 2000)
+    ratios = [_order_ratio(metric.code, *c, 2.0) for c in zip(*cells)]
+    numerator, denominator = np.array(ratios).T
+    assert np.all(denominator > 0)
+    matrices = np.stack(cells, axis=-1).reshape(-1, 2, 2)
+    np.testing.assert_allclose(FROM_RATIO[metric_id](numerator / denominator), score(metric_id, matrices, beta=2.0), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("metric_id", list(METRICS))
+def test_order_into_has_the_sign_of_the_difference(metric_id):
+    """On pairs far apart, near ties (C2 = C1 moved in the 10th digit) and exact ties, and with
+    cells down to ORDER_MIN_CELL: the sign of m(C2) - m(C1) by the definitions, wherever that
+    difference is beyond rounding."""
+    metric = METRICS[metric_id]
+    first = _orderable_cells(12, 3000)
+    second = _orderable_cells(13, 3000)
+    rng = np.random.default_rng(14)
+    near = [c * (1 + 1e-10 * rng.standard_normal(c.size)) for c in first]
+    near = [np.ascontiguousarray(c / sum(near)) for c in near]
+    c1 = [np.concatenate((a, a, a)) for a in first]
+    c2 = [np.concatenate((b, n, a)) for a, b, n in zip(first, second, near)]
+    order = np.empty(c1[0].size)
+    _order_into(metric.code, (*c1, *c2), 2.0, order)
+    scores = [score(metric_id, np.stack(c, axis=-1).reshape(-1, 2, 2), beta=2.0) for c in (c1, c2)]
+    difference = scores[1] - scores[0]
+    clear = np.abs(difference) > 1e-13
+    assert np.count_nonzero(clear[3000:6000]) > 1000, np.count_nonzero(clear[3000:6000])  # near ties told apart
+    np.testing.assert_array_equal(np.sign(order[clear]), np.sign(difference[clear]))
+    np.testing.assert_array_equal(order[-3000:], 0.0)  # C2 = C1: a tie
+
+
+def test_order_into_holds_at_the_edge_of_its_domain():
+    """Every pair of matrices whose cells are each 4 or 12 times ORDER_MIN_CELL, 1/2 or 1
+    before normalising: the products of the order forms are smallest there. (With 1e-100
+    in place of ORDER_MIN_CELL, MCC and Fowlkes-Mallows give thousands of wrong signs.)"""
+    values = (4 * ORDER_MIN_CELL, 12 * ORDER_MIN_CELL, 0.5, 1.0)
+    matrices = np.array(list(itertools.product(values, repeat=4))).T
+    matrices /= matrices.sum(axis=0)
+    i, j = np.meshgrid(np.arange(matrices.shape[1]), np.arange(matrices.shape[1]), indexing="ij")
+    c1 = [np.ascontiguousarray(c[i.ravel()]) for c in matrices]
+    c2 = [np.ascontiguousarray(c[j.ravel()]) for c in matrices]
+    assert min(c.min() for c in c1) >= ORDER_MIN_CELL
+    for metric_id, metric in METRICS.items():
+        order = np.empty(c1[0].size)
+        _order_into(metric.code, (*c1, *c2), 2.0, order)
+        scores = [score(metric_id, np.stack(c, axis=-1).reshape(-1, 2, 2), beta=2.0) for c in (c1, c2)]
+        difference = scores[1] - scores[0]
+        clear = np.abs(difference) > 1e-13
+        wrong = np.count_nonzero(np.sign(order[clear]) != np.sign(difference[clear]))
+        assert wrong == 0, f"{metric_id}: {wrong} wrong signs"
+
+
+def test_order_into_gives_nan_for_an_unknown_code():
+    out = np.zeros(3)
+    _order_into(len(METRICS), (np.ones(3),) * 8, 1.0, out)
+    assert np.all(np.isnan(out))
 
 
 def test_kernel_score_into_gives_nan_for_an_unknown_code():
