@@ -386,6 +386,7 @@ def _truncated_workspace(sds):
         np.full(1, pool.size, dtype=np.int64),
         np.empty(size + 2, dtype=np.uint64),
         np.empty(size // 2, dtype=np.uint64),
+        np.empty((2, pairs)),
         np.empty((pairs, sds.size)),
     )
 
@@ -396,7 +397,7 @@ def _truncated_differences(rng, work, utility, rates, d_true, first, count, devi
     every sd: ``d_s`` of pair ``first + q`` at the ``k``-th sd of the workspace's order into
     ``work[-1][q, k]``; the sums of ``U' - U`` and of its squares added into the deviation
     buffers (same order)."""
-    order, active, zero, shift, pairs, ordered_sds, means, v, pool, cursor, todo, columns, d_out = work
+    order, active, zero, shift, pairs, ordered_sds, means, v, pool, cursor, todo, columns, pair_deviations, d_out = work
     if active > 0:
         for q in range(count):
             i = first + q
@@ -406,17 +407,21 @@ def _truncated_differences(rng, work, utility, rates, d_true, first, count, devi
         _fill_truncated_columns(rng, means[: 4 * count], ordered_sds[:active], shift, v, pool, cursor, todo, columns)
     if active == 1 and order.size == 1:
         # One sd (shift 0: pair q's elements are v[4 q : 4 q + 4]): a loop over the pairs
-        # rather than loops of one sd per pair. The deviations are added in the same order.
-        d = d_out[:, 0]
+        # rather than loops of one sd per pair, and with no sum in it, so that it vectorises;
+        # then the deviations are added in the same order as pair by pair.
+        d = d_out.reshape(-1)  # d_out[:, 0], contiguous
+        pair_total, pair_squares = pair_deviations[0], pair_deviations[1]
+        # Row views from the first pair, indexed from 0 (as below).
+        u00, u01, u10, u11 = utility[0, first:], utility[1, first:], utility[2, first:], utility[3, first:]
+        p, a1, b1, a2, b2 = rates[0, first:], rates[1, first:], rates[2, first:], rates[3, first:], rates[4, first:]
+        for q in range(count):
+            v00, v10, v11, v01 = v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]
+            d[q] = _yield_difference(v00, v01, v10, v11, p[q], a1[q], b1[q], a2[q], b2[q])
+            pair_total[q], pair_squares[q] = _deviations(u00[q], u01[q], u10[q], u11[q], v00, v01, v10, v11)
         total, squares = deviation_sum[0], deviation_squares[0]
         for q in range(count):
-            i = first + q
-            u00, u01, u10, u11 = utility[0, i], utility[1, i], utility[2, i], utility[3, i]
-            v00, v10, v11, v01 = v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]
-            d[q] = _yield_difference(v00, v01, v10, v11, rates[0, i], rates[1, i], rates[2, i], rates[3, i], rates[4, i])
-            pair_total, pair_squares = _deviations(u00, u01, u10, u11, v00, v01, v10, v11)
-            total += pair_total
-            squares += pair_squares
+            total += pair_total[q]
+            squares += pair_squares[q]
         deviation_sum[0], deviation_squares[0] = total, squares
         return
     for q in range(count):
