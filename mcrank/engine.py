@@ -19,7 +19,7 @@ and redraws only step 4.
 
 Step 6 needs only the sign of ``d_m``. The counting kernel takes it from each metric's order
 form (:func:`mcrank.metrics._order_into`): every metric increases with a ratio N/D, so
-``d_m`` has the sign of ``N2 D1 - N1 D2``, four multiplications instead of the definitions'
+``d_m`` has the sign of ``N2 D1 - N1 D2``: sums and products instead of the definitions'
 divisions and roots. Blocks with a cell below :data:`mcrank.metrics.ORDER_MIN_CELL` fall back
 on the definitions. :func:`sample_pairs`, which returns the differences, uses the
 definitions.
@@ -468,8 +468,8 @@ def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_m
         for i in range(m):
             direction[i] = np.sign(d_true[i])
         # Only the signs are counted: by the order forms where every cell allows them (at
-        # the paper's settings, all but about one block in 10^13: a cell is 0 only when p or
-        # 1 - rate rounds to 0), by the definitions themselves where some cell is tiny.
+        # the paper's settings, all but about one block in 4 x 10^12: a cell is 0 only when
+        # p or 1 - rate rounds to 0), by the definitions themselves where some cell is tiny.
         orderable = _cells_orderable(cells, m)
         for k in range(metric_codes.size):
             if orderable:

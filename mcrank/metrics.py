@@ -77,10 +77,21 @@ def _balanced_accuracy(c00, c01, c10, c11):
     return (c00 * negatives + c11 * positives) / (2.0 * positives * negatives)
 
 
+@jit(inline="always")
+def _fbeta_weights(beta):
+    """The weights ``(w, 1 - w)``, ``w = beta^2 / (1 + beta^2)``, of false negatives and false
+    positives in F-beta = C00 / (C00 + w C10 + (1 - w) C01): each in [0, 1] for every beta,
+    where beta^2 itself overflows beyond 1e154 (F-beta then is TPR) or underflows below
+    1e-154 (precision). For beta = 1 both are 1/2 exactly."""
+    beta2 = beta * beta
+    return 1.0 / (1.0 + 1.0 / beta2), 1.0 / (1.0 + beta2)
+
+
 @jit
 def _fbeta(c00, c01, c10, c11, beta):
-    beta2 = beta * beta
-    return (1.0 + beta2) * c00 / ((1.0 + beta2) * c00 + beta2 * c10 + c01)
+    # (1 + beta^2) C00 / ((1 + beta^2) C00 + beta^2 C10 + C01), divided through by 1 + beta^2.
+    fn_weight, fp_weight = _fbeta_weights(beta)
+    return c00 / (c00 + fn_weight * c10 + fp_weight * c01)
 
 
 @jit
@@ -324,13 +335,15 @@ def _score_into(code, cells, beta, out):
 #
 #     sign(m(C2) - m(C1)) = sign(N2 * D1 - N1 * D2),
 #
-# four multiplications where the difference of the definitions costs 2 to 4 divisions and up
-# to 4 square roots, the divider being the slowest unit of the processor. Both are exact up to
-# rounding, and disagree only on pairs whose metrics differ in about the 15th digit.
+# sums and products only (two multiplications and a subtraction once N and D are formed),
+# where the difference of the definitions costs 2 to 4 divisions and up to 4 square roots,
+# the divider being the slowest unit of the processor. Both are exact up to rounding, and
+# disagree only on pairs whose metrics differ in about the 15th digit.
 
 #: The order forms need every cell in [ORDER_MIN_CELL, 1]: then none of their products, of up
 #: to eight cells (MCC), leaves the range of normal floats, so that they keep full relative
-#: precision. Smaller cells go through the definitions (see :func:`_order_into`).
+#: precision (F-beta's weights are at most 1, whatever beta). Smaller cells go through the
+#: definitions (see :func:`_order_into`).
 ORDER_MIN_CELL = 1e-30
 
 
@@ -357,8 +370,8 @@ def _order_ratio(code, c00, c01, c10, c11, beta):
         positives, negatives = c00 + c10, c11 + c01
         return c00 * negatives + c11 * positives, 2.0 * positives * negatives
     elif code == 6 or code == 7:
-        beta2 = 1.0 if code == 6 else beta * beta  # F1 is F-beta at beta = 1
-        return (1.0 + beta2) * c00, (1.0 + beta2) * c00 + beta2 * c10 + c01
+        fn_weight, fp_weight = _fbeta_weights(1.0 if code == 6 else beta)  # F1 is F-beta at 1
+        return c00, c00 + fn_weight * c10 + fp_weight * c01
     elif code == 8:
         numerator = c00 * c11 - c01 * c10
         return numerator * abs(numerator), ((c00 + c01) * (c10 + c11)) * ((c00 + c10) * (c01 + c11))

@@ -466,9 +466,40 @@ def test_counting_kernel_signs_hold_when_rates_are_tiny(alpha):
     """Rates Beta(alpha, 1) on [0, 1] go down to 1e-300. The counting kernel compares the
     metrics by their order forms, which need cells of at least ORDER_MIN_CELL; blocks with a
     smaller cell (68 % of them at alpha 0.1, all at 0.005) are counted by the definitions,
-    exactly as the recording kernel does. Without that, MCC and Fowlkes-Mallows miscount."""
+    exactly as the recording kernel does. Without that, MCC and Fowlkes-Mallows miscount at
+    alpha 0.005."""
     config = StudyConfig(sds=(0.1,), rate_range=(0.0, 1.0), rate_beta=(alpha, 1.0))
     _count_and_record(config, 20_000)
+
+
+def test_cells_orderable_looks_at_every_cell_of_the_pairs_drawn_and_no_further():
+    from mcrank.engine import _cells_orderable
+    from mcrank.metrics import ORDER_MIN_CELL
+
+    m = 100
+    cells = np.full((8, 256), 0.25)
+    assert _cells_orderable(cells, m)
+    for row in range(8):
+        tiny = cells.copy()
+        tiny[row, m - 1] = ORDER_MIN_CELL / 2
+        assert not _cells_orderable(tiny, m), row
+        tiny[row, m - 1] = ORDER_MIN_CELL
+        assert _cells_orderable(tiny, m), row
+    stale = cells.copy()
+    stale[:, m] = 0.0  # beyond the m pairs drawn: ignored
+    assert _cells_orderable(stale, m)
+
+
+@pytest.mark.parametrize("fbeta_beta", [1e-200, 1e100])
+def test_counting_kernel_fbeta_at_extreme_betas(fbeta_beta):
+    """F-beta's order form with beta^2 beyond the range of floats counts as its definition
+    does (with (1 + beta^2) c00 in it, it gave NaN from beta 1e77, and every pair
+    incorrect)."""
+    config = StudyConfig(sds=(0.1,), metrics=("fbeta", "f1", "precision", "tpr"), fbeta_beta=fbeta_beta)
+    counts, _, _ = _count_and_record(config, 5000)
+    fbeta, f1, precision, tpr = counts[0]
+    assert fbeta == (precision if fbeta_beta < 1 else tpr)
+    assert fbeta != f1
 
 
 def test_truncated_engine_agrees_with_oracle_on_an_unsorted_grid_with_a_large_sd():

@@ -296,6 +296,24 @@ def test_order_into_holds_at_the_edge_of_its_domain():
         assert wrong == 0, f"{metric_id}: {wrong} wrong signs"
 
 
+@pytest.mark.parametrize("beta", [1e-200, 1e-80, 1e80, 1e200])
+def test_fbeta_at_extreme_betas_is_precision_or_tpr_and_orders_alike(beta):
+    """beta^2 underflows below 1e-154 and overflows above 1e154; F-beta tends to precision as
+    beta -> 0 and to TPR as beta -> inf, and neither its definition nor its order form may
+    give NaN or overflow on the way (the order form once did, from beta 1e77)."""
+    first, second = _orderable_cells(15, 2000), _orderable_cells(16, 2000)
+    matrices = [np.stack(c, axis=-1).reshape(-1, 2, 2) for c in (first, second)]
+    limit = "precision" if beta < 1 else "tpr"
+    for m in matrices:
+        np.testing.assert_allclose(score("fbeta", m, beta=beta), score(limit, m), rtol=1e-12)
+    order = np.empty(2000)
+    _order_into(METRICS["fbeta"].code, (*first, *second), beta, order)
+    difference = score("fbeta", matrices[1], beta=beta) - score("fbeta", matrices[0], beta=beta)
+    clear = np.abs(difference) > 1e-13
+    assert np.count_nonzero(clear) > 1900
+    np.testing.assert_array_equal(np.sign(order[clear]), np.sign(difference[clear]))
+
+
 def test_order_into_gives_nan_for_an_unknown_code():
     out = np.zeros(3)
     _order_into(len(METRICS), (np.ones(3),) * 8, 1.0, out)
