@@ -79,19 +79,24 @@ def _balanced_accuracy(c00, c01, c10, c11):
 
 @jit(inline="always")
 def _fbeta_weights(beta):
-    """The weights ``(w, 1 - w)``, ``w = beta^2 / (1 + beta^2)``, of false negatives and false
-    positives in F-beta = C00 / (C00 + w C10 + (1 - w) C01): each in [0, 1] for every beta,
-    where beta^2 itself overflows beyond 1e154 (F-beta then is TPR) or underflows below
-    1e-154 (precision). For beta = 1 both are 1/2 exactly."""
+    """The weights of true positives, false negatives and false positives in
+    F-beta = w_TP C00 / (w_TP C00 + w_FN C10 + w_FP C01): (1 + beta^2, beta^2, 1) up to
+    beta = 1, divided through by beta^2 beyond, so that each is in [0, 2] and nothing
+    overflows whatever beta (beta^2 does beyond 1e154). At beta = 1 they are (2, 1, 1)."""
     beta2 = beta * beta
-    return 1.0 / (1.0 + 1.0 / beta2), 1.0 / (1.0 + beta2)
+    if beta <= 1.0:
+        return 1.0 + beta2, beta2, 1.0
+    return 1.0 + 1.0 / beta2, 1.0, 1.0 / beta2
 
 
 @jit
 def _fbeta(c00, c01, c10, c11, beta):
-    # (1 + beta^2) C00 / ((1 + beta^2) C00 + beta^2 C10 + C01), divided through by 1 + beta^2.
-    fn_weight, fp_weight = _fbeta_weights(beta)
-    return c00 / (c00 + fn_weight * c10 + fp_weight * c01)
+    tp_weight, fn_weight, fp_weight = _fbeta_weights(beta)
+    numerator = tp_weight * c00
+    denominator = numerator + fn_weight * c10 + fp_weight * c01
+    # No true positive but some error: 0, also where a weight has underflowed to 0 and
+    # left the denominator 0 (beta below 1e-162 or above 1e162).
+    return 0.0 if (c00 == 0.0) & (c10 + c01 > 0.0) else numerator / denominator
 
 
 @jit
@@ -342,7 +347,7 @@ def _score_into(code, cells, beta, out):
 
 #: The order forms need every cell in [ORDER_MIN_CELL, 1]: then none of their products, of up
 #: to eight cells (MCC), leaves the range of normal floats, so that they keep full relative
-#: precision (F-beta's weights are at most 1, whatever beta). Smaller cells go through the
+#: precision (F-beta's weights are at most 2, whatever beta). Smaller cells go through the
 #: definitions (see :func:`_order_into`).
 ORDER_MIN_CELL = 1e-30
 
@@ -370,8 +375,9 @@ def _order_ratio(code, c00, c01, c10, c11, beta):
         positives, negatives = c00 + c10, c11 + c01
         return c00 * negatives + c11 * positives, 2.0 * positives * negatives
     elif code == 6 or code == 7:
-        fn_weight, fp_weight = _fbeta_weights(1.0 if code == 6 else beta)  # F1 is F-beta at 1
-        return c00, c00 + fn_weight * c10 + fp_weight * c01
+        tp_weight, fn_weight, fp_weight = _fbeta_weights(1.0 if code == 6 else beta)  # F1: beta 1
+        numerator = tp_weight * c00
+        return numerator, numerator + fn_weight * c10 + fp_weight * c01
     elif code == 8:
         numerator = c00 * c11 - c01 * c10
         return numerator * abs(numerator), ((c00 + c01) * (c10 + c11)) * ((c00 + c10) * (c01 + c11))

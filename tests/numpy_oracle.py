@@ -285,6 +285,8 @@ def metric_score(name: str, p: np.ndarray, a: np.ndarray, b: np.ndarray, *, fbet
         if name == "f1":
             return 2 * p * a / (2 * p * a + (1 - p) * (1 - b) + p * (1 - a))
         if name == "fbeta":
+            # The textbook form, for the ordinary betas the oracle is compared at (beta^2
+            # overflows beyond 1e154, where mcrank's own form does not).
             beta2 = fbeta_beta**2
             return (1 + beta2) * p * a / ((1 + beta2) * p * a + beta2 * p * (1 - a) + (1 - p) * (1 - b))
         if name == "mcc":

@@ -480,11 +480,12 @@ def test_cells_orderable_looks_at_every_cell_of_the_pairs_drawn_and_no_further()
     cells = np.full((8, 256), 0.25)
     assert _cells_orderable(cells, m)
     for row in range(8):
-        tiny = cells.copy()
-        tiny[row, m - 1] = ORDER_MIN_CELL / 2
-        assert not _cells_orderable(tiny, m), row
-        tiny[row, m - 1] = ORDER_MIN_CELL
-        assert _cells_orderable(tiny, m), row
+        for i in (0, m // 2, m - 1):
+            tiny = cells.copy()
+            tiny[row, i] = ORDER_MIN_CELL / 2
+            assert not _cells_orderable(tiny, m), (row, i)
+            tiny[row, i] = ORDER_MIN_CELL
+            assert _cells_orderable(tiny, m), (row, i)
     stale = cells.copy()
     stale[:, m] = 0.0  # beyond the m pairs drawn: ignored
     assert _cells_orderable(stale, m)

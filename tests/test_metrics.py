@@ -296,7 +296,7 @@ def test_order_into_holds_at_the_edge_of_its_domain():
         assert wrong == 0, f"{metric_id}: {wrong} wrong signs"
 
 
-@pytest.mark.parametrize("beta", [1e-200, 1e-80, 1e80, 1e200])
+@pytest.mark.parametrize("beta", [1e-200, 1e-160, 1e-80, 1e80, 1e160, 1e200])
 def test_fbeta_at_extreme_betas_is_precision_or_tpr_and_orders_alike(beta):
     """beta^2 underflows below 1e-154 and overflows above 1e154; F-beta tends to precision as
     beta -> 0 and to TPR as beta -> inf, and neither its definition nor its order form may
@@ -312,6 +312,23 @@ def test_fbeta_at_extreme_betas_is_precision_or_tpr_and_orders_alike(beta):
     clear = np.abs(difference) > 1e-13
     assert np.count_nonzero(clear) > 1900
     np.testing.assert_array_equal(np.sign(order[clear]), np.sign(difference[clear]))
+
+
+@pytest.mark.parametrize("beta", [1e-200, 1e-160, 0.5, 1.0, 2.0, 1e160, 1e200])
+def test_fbeta_without_true_positives_is_zero_at_every_beta(beta):
+    """F-beta = (1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP) is 0 when TP = 0 and FN + FP > 0,
+    for every finite beta (as scikit-learn's fbeta_score gives), even where a weight of FN or
+    FP rounds to 0; 0/0, undefined, only when TP = FN = FP = 0."""
+    for counts in ([[0, 0], [1, 1]], [[0, 1], [0, 1]], [[0, 3], [5, 7]]):
+        assert score("fbeta", counts, beta=beta) == 0.0, counts
+    assert np.isnan(score("fbeta", [[0, 0], [0, 4]], beta=beta))
+
+
+def test_f1_of_subnormal_cells_is_two_tp_over_two_tp_plus_errors():
+    """F1 = 2 TP / (2 TP + FN + FP) exactly, even for cells so small that halving them rounds."""
+    tiny = 5e-324
+    assert score("f1", [[tiny, tiny], [tiny, 1.0]]) == 0.5
+    assert score("f1", [[0.0, 0.0], [tiny, 1.0]]) == 0.0
 
 
 def test_order_into_gives_nan_for_an_unknown_code():
