@@ -413,7 +413,8 @@ def print_report(info: dict, results: dict, load_before, load_after, out=sys.std
     print(f"  versions  python {info['python']}, numpy {info['numpy']}, numba {info['numba']}", file=out)
     print(f"  load avg  before {load_before}, after {load_after} (1, 5, 15 min)", file=out)
     print(
-        f"  method    best of {results['repeat']}; JIT warm-up (compile or cache load) took "
+        f"  method    best of {results['repeat']} (and the median, for one setting); engine/floor: median of "
+        f"{results['repeat']} paired rounds; JIT warm-up (compile or cache load) took "
         f"{results['warm_up_s']:.1f} s before any timing",
         file=out,
     )
