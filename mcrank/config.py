@@ -8,6 +8,7 @@ fields of :class:`mcrank.engine.StudyConfig`, top level) and an optional ``descr
 from __future__ import annotations
 
 import math
+import os
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -39,6 +40,10 @@ def read_toml(path) -> dict:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a text file (not UTF-8)") from None
+    except FileNotFoundError:
+        if path.is_symlink():  # "No such file" alone would name a file that is right there
+            raise ValueError(f"{path}: a link to {os.readlink(path)!r}, which does not exist") from None
+        raise
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

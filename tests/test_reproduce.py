@@ -261,4 +261,6 @@ def test_figure_settings_that_cannot_be_read_are_an_error_not_the_defaults(exper
     code = main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--quiet"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and err[0].startswith(f"mcrank reproduce: error: {path}: "), err
+    if kind == "dangling link":  # not just "No such file", which would name a file that is there
+        assert f"a link to '{tmp_path / 'missing.toml'}', which does not exist" in err[0], err
     assert not out.exists()
