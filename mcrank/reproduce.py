@@ -163,7 +163,8 @@ def reproduce(
 
     start = time.perf_counter()
     studies = load_experiments(experiments, samples=samples)
-    figure_settings = load_figure_settings(experiments)
+    # Checked before any study runs, but only when the figures are drawn.
+    figure_settings = load_figure_settings(experiments) if figures else None
     out = check_out_directory(out)
     report = ReproduceReport()
     for number, experiment in enumerate(studies, 1):

@@ -249,6 +249,16 @@ def test_two_sweeps_of_the_same_setting_are_refused(experiments, tmp_path, capsy
     assert code == 2 and len(err) == 1 and "fig7_uniform_gaussian" in err[0] and "zz_copy" in err[0]
 
 
+def test_figure_settings_are_not_read_without_figures(experiments, tmp_path):
+    """--no-figures runs the studies whatever figures.toml holds: it only sets the figures."""
+    (experiments / "figures.toml").write_text("no_such_key = 1\n")
+    out = tmp_path / "r"
+    assert main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--quiet"]) == 2
+    assert not out.exists()
+    assert main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--samples", "500", "--quiet", "--no-figures"]) == 0
+    assert not (out / "figures").exists() and any(out.glob("*.json"))
+
+
 @pytest.mark.parametrize("kind", ["directory", "dangling link"])
 def test_figure_settings_that_cannot_be_read_are_an_error_not_the_defaults(experiments, tmp_path, capsys, kind):
     path = experiments / "figures.toml"
