@@ -51,6 +51,7 @@ import math
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -647,7 +648,9 @@ def evaluate_file(
     utility : str or Path, optional
         JSON text or a JSON file with the utility matrix (see :func:`read_utility`); it
         overrides the file's. Its class names, if any, give the class order of a CSV file
-        and must match those of a JSON file.
+        and must match those of a JSON file. A CSV file that names its classes (rather than
+        numbering them 0..n-1) needs them: ValueError otherwise, since the order in which the
+        names first appear is no order the user chose.
     sd, error, samples, rng, metrics
         As for :func:`evaluate`; ``sd`` and ``error`` override those of the utility.
 
@@ -665,12 +668,19 @@ def evaluate_file(
     if utility is not None:
         assessment, utility_classes = read_utility(utility)
     data = load_input(path, classes=utility_classes)
+    csv_input = Path(data.source).suffix.lower() == ".csv"  # a CSV holds no utility matrix
     if assessment is None:
         assessment = data.utility
     if assessment is None:
+        where = "give one with --utility" if csv_input else "add a 'utility' to the file or give one with --utility"
+        raise ValueError(f"{data.source}: no utility matrix: the ranking needs the problem's utilities; {where}")
+    if csv_input and data.classes is not None and utility_classes is None:
+        # Else the class order would be that in which the names first appear: reordering the
+        # rows of the file would swap the utility matrix's rows and columns, silently.
+        names = ", ".join(map(repr, data.classes))
         raise ValueError(
-            f"{data.source}: no utility matrix: the ranking needs the problem's utilities; "
-            "add a 'utility' to the file or give one with --utility"
+            f"{data.source}: the file names its classes ({names}), so the utility matrix must say their "
+            'order: give it as {"utility": [[...]], "classes": [...]} (or number the classes 0..n-1 in the file)'
         )
     if data.classes is not None and utility_classes is not None and tuple(data.classes) != tuple(utility_classes):
         raise ValueError(

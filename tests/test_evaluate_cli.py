@@ -315,6 +315,33 @@ def test_csv_class_names_that_do_not_match(capsys, tmp_path):
 def test_csv_without_utility(capsys, tmp_path):
     code, _, err = run(capsys, write(tmp_path, "in.csv", GOOD_CSV))
     assert code == 2 and "in.csv: no utility matrix" in err and "--utility" in err
+    assert "add a 'utility' to the file" not in err  # a CSV cannot hold one
+
+
+def test_csv_with_class_names_needs_their_order_from_the_utility(capsys, tmp_path):
+    """The rows of a long-form CSV can come in any order. A plain matrix would take the
+    class order from the names' first appearance, and one reordering of the file would swap
+    the matrix's rows and columns: refused. With the classes given, the order of the rows
+    does not matter."""
+    lines = GOOD_CSV.splitlines()
+    lines += ["B,long,long,43", "B,long,short,18", "B,short,long,7", "B,short,short,32"]
+    reordered = [lines[0], *sorted(lines[1:], key=lambda line: line.split(",")[1] != "short")]
+    assert reordered[1].split(",")[1] == "short"  # 'short' now appears first
+    plain = "[[15, -335], [-35, 165]]"
+    named = '{"utility": [[15, -335], [-35, 165]], "classes": ["long", "short"]}'
+    yields = []
+    for k, rows in enumerate((lines, reordered)):
+        path = write(tmp_path, f"in{k}.csv", "\n".join(rows) + "\n")
+        code, out, err = run(capsys, path, "--utility", plain)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert f"in{k}.csv: the file names its classes" in err and '"classes"' in err, err
+        code, out, _ = run(capsys, path, "--utility", named, "--format", "json")
+        assert code == 0
+        yields.append({c["name"]: c["utility_yield"] for c in json.loads(out)["classifiers"]})
+    assert yields[0] == yields[1] == {"A": pytest.approx(3.5), "B": pytest.approx(-3.5)}
+    indexed = write(tmp_path, "indexed.csv", "classifier,output,true,count\nA,1,1,35\nA,0,0,27\nA,0,1,15\nA,1,0,23\n")
+    code, out, _ = run(capsys, indexed, "--utility", plain, "--format", "json")  # numbered classes: no doubt
+    assert code == 0 and json.loads(out)["classifiers"][0]["utility_yield"] == pytest.approx(3.5)
 
 
 @pytest.mark.parametrize(

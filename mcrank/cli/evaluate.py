@@ -20,8 +20,8 @@ FILE is JSON, {"classifiers": {"A": [[27, 15], [23, 35]], ...}, "utility": ..., 
 [...], "description": "..."}, or a long-form CSV with the header classifier,output,true,count.
 Confusion matrices hold counts with rows = classifier output and columns = true class (the
 transpose of scikit-learn's confusion_matrix). In a CSV, output and true are class names or
-indices 0..n-1; the class order is that of "classes" in a --utility file if given, else that
-of the indices, else that in which the names first appear.
+indices 0..n-1; with names, --utility must give their order, {"utility": [[...]], "classes":
+[...]}, as JSON text or a file (the rows of a CSV come in any order).
 
 The utility matrix (in the file, or --utility, which overrides it) is one matrix [[...]];
 {"matrices": [...], "probabilities": [...]}, a distribution ranked by its expected matrix
