@@ -249,6 +249,8 @@ BAD_OPTIONS = [
     (["--sd", "abc"], "--sd must be a number, got 'abc'"),
     (["--samples", "0"], "--samples must be a whole number from 1 to 1,000,000,000, got '0'"),
     (["--seed", "-3"], "seed must be a non-negative integer, got -3"),
+    (["--seed", "5"], "--seed sets the Monte Carlo estimate of the flip probabilities, which needs an error sd"),
+    (["--samples", "1e4", "--seed", "5"], "--samples and --seed set the Monte Carlo estimate"),
 ]
 
 

@@ -60,8 +60,8 @@ def add_parser(subparsers):
         help="error model for --sd: gaussian (default), or truncated to 0 <= U' <= 1 with correct "
         "classification best in each column",
     )
-    parser.add_argument("--samples", metavar="N", default="100000", help="Monte Carlo samples, e.g. 1e6 (default: 100000)")
-    parser.add_argument("--seed", type=int, help="seed of the Monte Carlo estimate (default: fresh, and printed)")
+    parser.add_argument("--samples", metavar="N", help="Monte Carlo samples, e.g. 1e6 (default: 100000); needs an error sd")
+    parser.add_argument("--seed", type=int, help="seed of the Monte Carlo estimate (default: fresh, and printed); needs an error sd")
     parser.add_argument("--metrics", metavar="LIST", help="comma-separated metric ids to report (default: all)")
     parser.add_argument(
         "--format", choices=("table", "json", "csv"), default="table", help="output format (default: table)"
@@ -72,11 +72,11 @@ def add_parser(subparsers):
 
 def handler(args) -> int:
     from mcrank._validation import check_count, check_positive
-    from mcrank.evaluate import MAX_SAMPLES, evaluate_file
+    from mcrank.evaluate import DEFAULT_SAMPLES, MAX_SAMPLES, evaluate_file
 
     # Checked here rather than by argparse types, so that the messages are the package's own.
     sd = None if args.sd is None else check_positive(args.sd, "--sd")
-    samples = check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
+    samples = DEFAULT_SAMPLES if args.samples is None else check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
     metrics = None if args.metrics is None else metric_ids([args.metrics])
     try:
         result = evaluate_file(
@@ -88,6 +88,12 @@ def handler(args) -> int:
             rng=args.seed,
             metrics=metrics,
         )
+        given = [option for option, value in (("--samples", args.samples), ("--seed", args.seed)) if value is not None]
+        if given and result.utility.sd is None:  # as --error without an sd: not silently ignored
+            raise UsageError(
+                f"{' and '.join(given)} set{'s' if len(given) == 1 else ''} the Monte Carlo estimate of the flip "
+                "probabilities, which needs an error sd: --sd, or an 'sd' in the utility"
+            )
         if args.format == "json":
             text = json.dumps(result.to_dict(), indent=2) + "\n"
         elif args.format == "csv":
