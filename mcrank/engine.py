@@ -160,6 +160,10 @@ class StudyConfig:
             raise ValueError(f"metrics are listed twice: {', '.join(metrics)}")
         if not metrics and not len(self.sds):
             raise ValueError("nothing to measure: metrics and sds are both empty; give at least one metric or one error sd")
+        sds = tuple(check_sd(s, "error sd") for s in self.sds)
+        repeated = [s for k, s in enumerate(sds) if s in sds[:k]]
+        if repeated:  # as for the metrics: two rows of one sd would differ only by their draws
+            raise ValueError(f"error sd {repeated[0]!r} is listed twice")
         seed = self.seed
         if seed is not None:
             seed = int(root_seed_sequence(seed).entropy)  # raises for a bad seed
@@ -168,7 +172,7 @@ class StudyConfig:
             samples=check_count(self.samples, "samples", maximum=MAX_SAMPLES),
             chunk_size=check_count(self.chunk_size, "chunk_size", maximum=2**31 - 1),
             true_um_sd=true_um_sd,
-            sds=tuple(check_sd(s, "error sd") for s in self.sds),
+            sds=sds,
             metrics=metrics,
             class_proportion=check_range(self.class_proportion, "class_proportion"),
             rate_beta=check_beta_parameters(self.rate_beta, "rate_beta"),

@@ -265,6 +265,8 @@ def test_memory_does_not_grow_with_samples():
         (dict(rate_beta=(0.0, 1.0)), "Beta"),
         (dict(fbeta_beta=-2.0), "fbeta_beta"),
         (dict(seed=-1), "seed"),
+        (dict(sds=(0.1, 0.2, 0.1)), "error sd 0.1 is listed twice"),
+        (dict(sds=(0.0, -0.0)), "error sd -0.0 is listed twice"),
         (dict(metrics=[["accuracy"]]), r"metrics must be metric ids \(strings\), got \['accuracy'\]"),
         (dict(metrics=("accuracy", 3)), r"metrics must be metric ids \(strings\), got 3"),
         (dict(fbeta_beta="1"), "fbeta_beta must be a number, not a string, got '1'"),
