@@ -268,6 +268,12 @@ def source_revision() -> dict | None:
     return {"commit": commit, "modified": modified}
 
 
+def csv_comments(comments: dict) -> str:
+    """``# key: value`` lines, one per item, the value as JSON: how mcrank's CSV files say how
+    they were made, before their header (see :func:`rows_to_csv`)."""
+    return "".join(f"# {key}: {json.dumps(value, ensure_ascii=False)}\n" for key, value in comments.items())
+
+
 def rows_to_csv(rows: list[dict], *, comments: dict | None = None) -> str:
     """The rows of a study as CSV text with the columns :data:`ROW_FIELDS` (empty for None).
 
@@ -281,9 +287,8 @@ def rows_to_csv(rows: list[dict], *, comments: dict | None = None) -> str:
         and R's ``read.csv(comment.char = "#")`` skip them; with Python's :mod:`csv`, filter
         out the lines that start with ``#``.
     """
-    buffer = io.StringIO()
-    for key, value in (comments or {}).items():
-        buffer.write(f"# {key}: {json.dumps(value, ensure_ascii=False)}\n")
+    buffer = io.StringIO(csv_comments(comments or {}))
+    buffer.seek(0, io.SEEK_END)
     writer = csv.DictWriter(buffer, fieldnames=ROW_FIELDS, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in rows:

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from csv_parts import csv_parts
 from mcrank.cli import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -81,17 +82,31 @@ def test_table_with_sd(capsys):
 def test_csv_output(capsys):
     code, out, _ = run(capsys, EXAMPLES / "factory.json", "--format", "csv", "--metrics", "accuracy,tnr")
     assert code == 0
-    rows = list(csv.reader(io.StringIO(out)))
+    made, _ = csv_parts(out)
+    rows = list(csv.reader(io.StringIO("".join(line for line in io.StringIO(out) if not line.startswith("#")))))
     assert rows[0] == ["rank", "classifier", "utility_yield", "accuracy", "tnr", "accuracy_rank", "tnr_rank"]
     assert rows[1][:2] == ["1", "A"] and float(rows[1][2]) == pytest.approx(3.5)
     assert rows[2][1] == "B" and float(rows[2][3]) == pytest.approx(0.75) and rows[2][5] == "1"
+    # How it was made, before the header: the rows alone hold no utility matrix.
+    assert made["input"] == str(EXAMPLES / "factory.json")
+    assert made["classes"] == ["long durability", "short durability"]
+    assert made["utility"] == [[15, -335], [-35, 165]] and made["utility_form"] == "as given"
+    assert made["versions"]["mcrank"] and made["date"] and "python" in made and "revision" in made
+
+
+def test_json_output_says_how_it_was_made(capsys):
+    code, out, _ = run(capsys, EXAMPLES / "factory.json", "--format", "json")
+    document = json.loads(out)
+    assert code == 0 and document["input"] == str(EXAMPLES / "factory.json")
+    assert document["versions"]["mcrank"] and document["versions"]["numpy"] and document["date"]
+    assert {"python", "platform", "revision"} <= set(document)
 
 
 def test_csv_with_sd_has_the_flip_probabilities_and_the_seed(capsys, tmp_path):
     argv = (EXAMPLES / "triage_3class.json", "--sd", "0.1", "--samples", "2000", "--seed", "5")
     code, out, _ = run(capsys, *argv, "--format", "csv", "--metrics", "accuracy")
     assert code == 0
-    rows = list(csv.DictReader(io.StringIO(out)))
+    _, rows = csv_parts(out)
     result = json.loads(run(capsys, *argv, "--format", "json")[1])
     assert [r["classifier"] for r in rows] == [c["name"] for c in result["classifiers"]]
     for row in rows:
@@ -107,7 +122,7 @@ def test_csv_with_sd_has_the_flip_probabilities_and_the_seed(capsys, tmp_path):
     # A pair tied under the utility matrix has no ranking to flip: empty cells, as null in JSON.
     tied = write(tmp_path, "tied.json", _with(classifiers={"A": [[27, 15], [23, 35]], "B": [[27, 15], [23, 35]]}))
     code, out, _ = run(capsys, tied, "--sd", "0.1", "--samples", "100", "--seed", "1", "--format", "csv")
-    rows = list(csv.DictReader(io.StringIO(out)))
+    _, rows = csv_parts(out)
     assert code == 0 and rows[0]["flip_probability_vs_B"] == rows[1]["flip_probability_vs_A"] == ""
 
 

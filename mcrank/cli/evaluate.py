@@ -95,9 +95,9 @@ def handler(args) -> int:
                 "probabilities, which needs an error sd: --sd, or an 'sd' in the utility"
             )
         if args.format == "json":
-            text = json.dumps(result.to_dict(), indent=2) + "\n"
+            text = json.dumps({**result.to_dict(), **_made(args, result)}, indent=2) + "\n"
         elif args.format == "csv":
-            text = render_csv(result)
+            text = render_csv(result, comments=_made(args, result, csv=True))
         else:
             text = render_table(result) + "\n"
     except MemoryError as error:
@@ -108,6 +108,22 @@ def handler(args) -> int:
         raise UsageError(f"not enough memory{detail}: there is one result per pair of classifiers") from None
     print(text, end="")
     return 0
+
+
+def _made(args, result, *, csv: bool = False) -> dict:
+    """How an output was made, as ``run`` and ``reproduce`` say it: the input file, then
+    :func:`mcrank.results.provenance` (versions, Python, platform, source revision, date).
+    A CSV, whose rows hold no utility matrix, also gets the classes and the matrix used."""
+    from mcrank.results import CSV_PROVENANCE, provenance
+
+    made = {"input": str(args.file)}
+    if csv:
+        if result.description is not None:
+            made["description"] = result.description
+        made.update(classes=list(result.classes), utility=result.utility.matrix.tolist(), utility_form=result.utility.describe())
+    everything = provenance()
+    made.update((key, everything[key]) for key in CSV_PROVENANCE)
+    return made
 
 
 def _number(value: float) -> str:
@@ -194,9 +210,10 @@ def render_table(result) -> str:
     return "\n".join(lines)
 
 
-def render_csv(result) -> str:
+def render_csv(result, *, comments: dict | None = None) -> str:
     """One row per classifier, in rank order: rank, name, utility yield, then each metric's
-    score and rank. Disagreements are in the table and JSON formats.
+    score and rank, after ``# key: value`` lines for ``comments``. Disagreements are in the
+    table and JSON formats.
 
     With an error sd, more columns follow: the Monte Carlo settings (``monte_carlo_sd``,
     ``_error``, ``_samples``, ``_seed``, the same on every row), then for every classifier
@@ -207,7 +224,10 @@ def render_csv(result) -> str:
     import csv
     import io
 
-    buffer = io.StringIO()
+    from mcrank.results import csv_comments
+
+    buffer = io.StringIO(csv_comments(comments or {}))
+    buffer.seek(0, io.SEEK_END)
     writer = csv.writer(buffer, lineterminator="\n")
     metric_ids = [mid for mid, _ in result.metrics]
     header = ["rank", "classifier", "utility_yield", *metric_ids, *(f"{mid}_rank" for mid in metric_ids)]
