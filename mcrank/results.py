@@ -46,7 +46,9 @@ __all__ = [
 #: Columns of a results CSV, in order.
 ROW_FIELDS = ("name", "sd", "realised_sd", "incorrect", "samples", "incorrect_pct", "se_pct")
 
-_PACKAGES = ("mcrank", "numpy", "numba", "scipy", "matplotlib", "joblib")
+#: The packages whose versions a result records: mcrank, its dependencies, and llvmlite, which
+#: compiles numba's kernels.
+_PACKAGES = ("mcrank", "numpy", "numba", "llvmlite", "scipy", "matplotlib", "joblib", "tqdm")
 
 
 def _file_mode() -> int:
