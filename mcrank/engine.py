@@ -596,7 +596,9 @@ class StudyResult:
         Incorrect counts per batch, in the order of :meth:`rows`: independent replicates
         for jackknife standard errors of quantities derived from several rows.
     wall_time : float
-        Seconds for the whole run: chunks, scheduling and any cluster start-up.
+        Seconds for the whole run: chunks, scheduling and any cluster start-up, and the
+        compilation or cache load of the kernels in a process's first run (20-35 s measured
+        on this project's machine after a change to the source, otherwise under 1 s).
     """
 
     config: StudyConfig
