@@ -97,8 +97,14 @@ def test_config_file_and_flags_override_it(tmp_path, capsys):
     config = json.loads(out)["config"]
     assert code == 0 and (config["samples"], config["error"], config["sds"], config["seed"]) == (3000, "truncated", [0.0, 0.1, 0.2], 11)
     code, out, _ = run(capsys, "--config", str(path), "--samples", "1e3", "--seed", "12", "--format", "json", "--quiet")
-    config = json.loads(out)["config"]
+    document = json.loads(out)
+    config = document["config"]
     assert (config["samples"], config["seed"], config["error"]) == (1000, 12, "truncated")
+    assert document["source"] == str(path)  # which file the parameters came from
+    code, out, _ = run(capsys, "--config", str(path), "--format", "csv", "--quiet")
+    assert csv_parts(out)[0]["source"] == str(path)
+    code, out, _ = run(capsys, "--samples", "1e3", "--sd", "0.1", "--format", "json", "--quiet")
+    assert "source" not in json.loads(out)  # no file, no source
 
 
 def test_same_seed_same_counts_whatever_the_jobs(capsys):

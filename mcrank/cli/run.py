@@ -107,7 +107,10 @@ def handler(args) -> int:
     chosen_format = args.format or output_format(args.out)
     progress = not args.quiet and sys.stderr.isatty()
     result = run_study(config, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=progress)
-    text = render(result, chosen_format)
+    # With --config, the file the parameters came from, as a study of reproduce names it
+    # (flags may have overridden some; the config holds every value used).
+    labels = {} if args.config is None else {"source": str(args.config)}
+    text = render(result, chosen_format, **labels)
     if args.out is None:
         sys.stdout.write(text)
     else:
@@ -117,16 +120,17 @@ def handler(args) -> int:
     return 0
 
 
-def render(result, format: str) -> str:
+def render(result, format: str, **labels) -> str:
     """The result as ``table``, ``json`` or ``csv`` text.
 
     JSON is what ``mcrank reproduce`` writes for a study (:func:`mcrank.results.study_document`):
-    config, rows, batches, wall time, package versions and date. CSV has the rows, after
-    ``# key: value`` lines with the seed, every parameter, the versions and the date.
+    ``labels`` (``source``, the experiment file of ``--config``), config, rows, batches, wall
+    time, package versions and date. CSV has the rows, after ``# key: value`` lines with the
+    labels, the seed, every parameter, the versions and the date.
     """
     from mcrank.results import study_csv, study_document
 
-    document = study_document(result)
+    document = study_document(result, **labels)
     if format == "json":
         return json.dumps(document, indent=2) + "\n"
     if format == "csv":
