@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -28,6 +29,23 @@ def test_a_reader_that_goes_away_is_not_an_input_error(argv):
         os.close(write_end)
     assert finished.returncode == BROKEN_PIPE == 141
     assert finished.stderr == ""  # no "error", no traceback, no "Exception ignored"
+
+
+EXAMPLE = str(Path(__file__).resolve().parent.parent / "examples" / "factory.json")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize(
+    "argv",
+    [["story"], ["run", "--samples", "1000", "--seed", "1", "--quiet"], ["evaluate", EXAMPLE]],
+    ids=["story", "run", "evaluate"],
+)
+def test_a_full_standard_output_is_named_in_one_line(argv):
+    # Before, '[Errno 28] No space left on device', where '--out /dev/full' named the file.
+    with open("/dev/full", "w") as full:
+        finished = subprocess.run([*ENTRY_POINT, *argv], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert finished.returncode == 2
+    assert finished.stderr == f"mcrank {argv[0]}: error: standard output: No space left on device\n"
 
 
 def _closing(fd):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-__all__ = ["OneLineParser", "SubcommandParser", "UsageError", "fail", "metric_ids", "path_argument"]
+__all__ = ["OneLineParser", "SubcommandParser", "UsageError", "fail", "metric_ids", "path_argument", "write_stdout"]
 
 
 class UsageError(Exception):
@@ -49,6 +49,20 @@ def metric_ids(arguments: list[str]) -> tuple[str, ...]:
     if not ids:
         raise UsageError("--metrics: give at least one metric id")
     return ids
+
+
+def write_stdout(text: str) -> None:
+    """Write ``text`` to standard output and flush it, so that an error (a full disk) names
+    the standard output, as an error writing ``--out`` names the file."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise  # the reader went away: handled apart, quietly
+    except OSError as error:
+        if error.filename is None:
+            raise OSError(error.errno, error.strerror, "standard output") from None
+        raise
 
 
 def fail(command: str, error: BaseException) -> int:

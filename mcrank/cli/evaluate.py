@@ -7,7 +7,7 @@ import json
 import math
 import textwrap
 
-from mcrank.cli._common import UsageError, metric_ids, path_argument
+from mcrank.cli._common import UsageError, metric_ids, path_argument, write_stdout
 
 DESCRIPTION = """\
 Rank classifiers tested on the same test set by their utility yield per test item (paper
@@ -106,7 +106,7 @@ def handler(args) -> int:
         # printed, so that running out of memory leaves no half-written output.
         detail = f" ({error})" if str(error) else ""
         raise UsageError(f"not enough memory{detail}: there is one result per pair of classifiers") from None
-    print(text, end="")
+    write_stdout(text)
     return 0
 
 

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from mcrank.cli._common import UsageError, metric_ids, path_argument
+from mcrank.cli._common import UsageError, metric_ids, path_argument, write_stdout
 
 FORMATS = ("table", "json", "csv")
 
@@ -112,7 +112,7 @@ def handler(args) -> int:
     labels = {} if args.config is None else {"source": str(args.config)}
     text = render(result, chosen_format, **labels)
     if args.out is None:
-        sys.stdout.write(text)
+        write_stdout(text)
     else:
         atomic_write_text(args.out, text)
         if not args.quiet:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from mcrank.cli._common import write_stdout
+
 
 def add_parser(subparsers):
     parser = subparsers.add_parser(
@@ -24,10 +26,7 @@ def handler(args) -> int:
     from mcrank.story import story
 
     result = story()
-    if args.format == "json":
-        print(json.dumps(result, indent=2))
-        return 0
-    print(render_table(result))
+    write_stdout(json.dumps(result, indent=2) + "\n" if args.format == "json" else render_table(result) + "\n")
     return 0
 
 
