@@ -85,7 +85,10 @@ def parse_sds(values) -> tuple[float, ...]:
             count = math.floor((stop - start) / step + 1e-9) + 1
             if len(sds) + count > MAX_SDS:
                 raise ValueError(f"the sd grid {value!r} has {count:,} values; at most {MAX_SDS:,} are allowed")
-            sds.extend(float(v) for v in np.round(start + step * np.arange(count), 12))
+            grid = np.round(start + step * np.arange(count), 12)
+            if count > 1 and np.any(np.diff(grid) == 0):
+                raise ValueError(f"the sd grid {value!r} has steps below 1e-12, to which sds are rounded: equal sds")
+            sds.extend(float(v) for v in grid)
         else:
             sds.append(check_sd(value, "error sd"))
     return tuple(sds)

@@ -31,6 +31,17 @@ def test_a_reader_that_goes_away_is_not_an_input_error(argv):
     assert finished.stderr == ""  # no "error", no traceback, no "Exception ignored"
 
 
+def test_a_reader_that_leaves_part_way_through_a_large_output_gives_141():
+    """`mcrank run ... --format json | head -c 100`: 1.1 MB of output, the reader gone after
+    100 bytes. Written in one call, CPython took the partial write for complete: exit 0."""
+    argv = ["run", "--samples", "2000", "--seed", "1", "--sd", "0:0.5:0.0001", "--metrics", "accuracy", "--format", "json", "--quiet"]
+    child = subprocess.Popen([*ENTRY_POINT, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert len(child.stdout.read(100)) == 100
+    child.stdout.close()
+    _, stderr = child.communicate(timeout=120)
+    assert child.returncode == BROKEN_PIPE and stderr == b""
+
+
 EXAMPLE = str(Path(__file__).resolve().parent.parent / "examples" / "factory.json")
 
 

@@ -51,11 +51,18 @@ def metric_ids(arguments: list[str]) -> tuple[str, ...]:
     return ids
 
 
+#: Characters per write of :func:`write_stdout`.
+_STDOUT_SLICE = 1 << 16
+
+
 def write_stdout(text: str) -> None:
     """Write ``text`` to standard output and flush it, so that an error (a full disk) names
     the standard output, as an error writing ``--out`` names the file."""
     try:
-        sys.stdout.write(text)
+        # In slices: CPython's buffered writer takes a write that the reader of a pipe left
+        # part-way for complete, so one large write would hide a broken pipe (exit 0, not 141).
+        for start in range(0, len(text), _STDOUT_SLICE):
+            sys.stdout.write(text[start : start + _STDOUT_SLICE])
         sys.stdout.flush()
     except BrokenPipeError:
         raise  # the reader went away: handled apart, quietly
