@@ -671,16 +671,21 @@ def evaluate_file(
     csv_input = Path(data.source).suffix.lower() == ".csv"  # a CSV holds no utility matrix
     if assessment is None:
         assessment = data.utility
+    # A CSV that names its classes needs their order from the utility; else it would be that
+    # in which the names first appear, and reordering the rows of the file would swap the
+    # utility matrix's rows and columns, silently.
+    named_csv = csv_input and data.classes is not None and utility_classes is None
+    with_classes = 'as {"utility": ..., "classes": [...]}, the matrix (or distribution) with the classes in its order'
     if assessment is None:
-        where = "give one with --utility" if csv_input else "add a 'utility' to the file or give one with --utility"
+        where = "add a 'utility' to the file or give one with --utility"
+        if csv_input:
+            where = f"give one with --utility{', ' + with_classes if named_csv else ''}"
         raise ValueError(f"{data.source}: no utility matrix: the ranking needs the problem's utilities; {where}")
-    if csv_input and data.classes is not None and utility_classes is None:
-        # Else the class order would be that in which the names first appear: reordering the
-        # rows of the file would swap the utility matrix's rows and columns, silently.
+    if named_csv:
         names = ", ".join(map(repr, data.classes))
         raise ValueError(
-            f"{data.source}: the file names its classes ({names}), so the utility matrix must say their "
-            'order: give it as {"utility": [[...]], "classes": [...]} (or number the classes 0..n-1 in the file)'
+            f"{data.source}: the file names its classes ({names}), so the utility matrix must say their order: "
+            f"give it {with_classes} (or number the classes 0..n-1 in the file)"
         )
     if data.classes is not None and utility_classes is not None and tuple(data.classes) != tuple(utility_classes):
         raise ValueError(

@@ -98,6 +98,9 @@ def test_json_output_says_how_it_was_made(capsys):
     code, out, _ = run(capsys, EXAMPLES / "factory.json", "--format", "json")
     document = json.loads(out)
     assert code == 0 and document["input"] == str(EXAMPLES / "factory.json")
+    assert "utility_input" not in document
+    code, out, _ = run(capsys, EXAMPLES / "factory.json", "--utility", "[[1, 0], [0, 1]]", "--format", "json")
+    assert json.loads(out)["utility_input"] == "[[1, 0], [0, 1]]"
     assert document["versions"]["mcrank"] and document["versions"]["llvmlite"] and document["date"]
     assert {"python", "platform", "revision"} <= set(document)
 
@@ -333,6 +336,7 @@ def test_csv_without_utility(capsys, tmp_path):
     code, _, err = run(capsys, write(tmp_path, "in.csv", GOOD_CSV))
     assert code == 2 and "in.csv: no utility matrix" in err and "--utility" in err
     assert "add a 'utility' to the file" not in err  # a CSV cannot hold one
+    assert '"classes": [...]' in err  # its classes are named: say at once how to give their order
 
 
 def test_csv_with_class_names_needs_their_order_from_the_utility(capsys, tmp_path):

@@ -117,6 +117,8 @@ def _made(args, result, *, csv: bool = False) -> dict:
     from mcrank.results import CSV_PROVENANCE, provenance
 
     made = {"input": str(args.file)}
+    if args.utility is not None:
+        made["utility_input"] = args.utility  # a file, or the JSON text itself
     if csv:
         if result.description is not None:
             made["description"] = result.description
