@@ -362,7 +362,13 @@ def _jobs_label(j: int) -> str:
 
 
 def table(results: dict) -> list[tuple[str, str, str, str, str, str]]:
-    """Rows (what, pairs, jobs, measured, per pair, target)."""
+    """Rows (what, pairs, jobs, measured, per pair, target); the targets only for studies of
+    :data:`TARGET_PAIRS` pairs."""
+    rows = _table(results)
+    return rows if results["samples"] == TARGET_PAIRS else [(*row[:-1], "") for row in rows]
+
+
+def _table(results: dict) -> list[tuple[str, str, str, str, str, str]]:
     n = results["samples"]
     rows = []
 
@@ -426,7 +432,6 @@ def print_report(info: dict, results: dict, load_before, load_after, out=sys.std
     rows = table(results)
     if results["samples"] != TARGET_PAIRS:
         print(f"  targets   set for {TARGET_PAIRS:.0e} pairs a study, so not shown for {results['samples']:.0e}", file=out)
-        rows = [(*row[:-1], "") for row in rows]
     print("", file=out)
     rows = [header, *rows]
     widths = [max(len(row[k]) for row in rows) for k in range(len(header))]
@@ -469,7 +474,7 @@ def main(argv=None) -> int:
             "machine": info,
             "load_average_before": load_before,
             "load_average_after": load_after,
-            "targets": TARGETS,
+            "targets": TARGETS if results["samples"] == TARGET_PAIRS else None,
             "results": results,
             "table": [dict(zip(("what", "pairs", "jobs", "measured", "per_pair", "target"), row)) for row in table(results)],
         }

@@ -25,6 +25,10 @@ def test_bench_quick_run_prints_the_table(tmp_path):
         assert expected in text, expected
     payload = json.loads(out.read_text())
     assert payload["results"]["samples"] == 3000
+    # The targets are set for 10^6 pairs a study: not beside a quick run's numbers.
+    assert "targets   set for 1e+06 pairs a study, so not shown for 3e+03" in text
+    assert payload["targets"] is None and all(row["target"] == "" for row in payload["table"])
+    assert ">= 25x" not in text and "<= 2x" not in text
     assert set(payload["results"]["sweep"]) == {"gaussian", "truncated"}
     # The draws counted for the paper's gaussian errors: one normal per sd per pair.
     counts = payload["results"]["variates_per_pair"]["sweep/uniform/gaussian"]
