@@ -161,9 +161,11 @@ class StudyConfig:
         if not metrics and not len(self.sds):
             raise ValueError("nothing to measure: metrics and sds are both empty; give at least one metric or one error sd")
         sds = tuple(check_sd(s, "error sd") for s in self.sds)
-        repeated = [s for k, s in enumerate(sds) if s in sds[:k]]
-        if repeated:  # as for the metrics: two rows of one sd would differ only by their draws
-            raise ValueError(f"error sd {repeated[0]!r} is listed twice")
+        seen = set()
+        for s in sds:  # as for the metrics: two rows of one sd would differ only by their draws
+            if s in seen:
+                raise ValueError(f"error sd {s!r} is listed twice")
+            seen.add(s)
         seed = self.seed
         if seed is not None:
             seed = int(root_seed_sequence(seed).entropy)  # raises for a bad seed
