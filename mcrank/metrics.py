@@ -89,11 +89,17 @@ def _fbeta_weights(beta):
     return 1.0 + 1.0 / beta2, 1.0, 1.0 / beta2
 
 
-@jit
-def _fbeta(c00, c01, c10, c11, beta):
+@jit(inline="always")
+def _fbeta_ratio(c00, c01, c10, c11, beta):
+    """F-beta's numerator and denominator, with the weights of :func:`_fbeta_weights`."""
     tp_weight, fn_weight, fp_weight = _fbeta_weights(beta)
     numerator = tp_weight * c00
-    denominator = numerator + fn_weight * c10 + fp_weight * c01
+    return numerator, numerator + fn_weight * c10 + fp_weight * c01
+
+
+@jit
+def _fbeta(c00, c01, c10, c11, beta):
+    numerator, denominator = _fbeta_ratio(c00, c01, c10, c11, beta)
     # No true positive but some error: 0, also where a weight has underflowed to 0 and
     # left the denominator 0 (beta below 1e-162 or above 1e162).
     return 0.0 if (c00 == 0.0) & (c10 + c01 > 0.0) else numerator / denominator
@@ -375,9 +381,7 @@ def _order_ratio(code, c00, c01, c10, c11, beta):
         positives, negatives = c00 + c10, c11 + c01
         return c00 * negatives + c11 * positives, 2.0 * positives * negatives
     elif code == 6 or code == 7:
-        tp_weight, fn_weight, fp_weight = _fbeta_weights(1.0 if code == 6 else beta)  # F1: beta 1
-        numerator = tp_weight * c00
-        return numerator, numerator + fn_weight * c10 + fp_weight * c01
+        return _fbeta_ratio(c00, c01, c10, c11, 1.0 if code == 6 else beta)  # F1: beta 1
     elif code == 8:
         numerator = c00 * c11 - c01 * c10
         return numerator * abs(numerator), ((c00 + c01) * (c10 + c11)) * ((c00 + c10) * (c01 + c11))
