@@ -289,8 +289,8 @@ def rows_to_csv(rows: list[dict], *, comments: dict | None = None) -> str:
         and R's ``read.csv(comment.char = "#")`` skip them; with Python's :mod:`csv`, filter
         out the lines that start with ``#``.
     """
-    buffer = io.StringIO(csv_comments(comments or {}))
-    buffer.seek(0, io.SEEK_END)
+    buffer = io.StringIO()
+    buffer.write(csv_comments(comments or {}))
     writer = csv.DictWriter(buffer, fieldnames=ROW_FIELDS, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in rows:

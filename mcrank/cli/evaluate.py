@@ -114,7 +114,7 @@ def _made(args, result, *, csv: bool = False) -> dict:
     """How an output was made, as ``run`` and ``reproduce`` say it: the input file, then
     :func:`mcrank.results.provenance` (versions, Python, platform, source revision, date).
     A CSV, whose rows hold no utility matrix, also gets the classes and the matrix used."""
-    from mcrank.results import CSV_PROVENANCE, provenance
+    from mcrank.results import provenance
 
     made = {"input": str(args.file)}
     if args.utility is not None:
@@ -123,8 +123,7 @@ def _made(args, result, *, csv: bool = False) -> dict:
         if result.description is not None:
             made["description"] = result.description
         made.update(classes=list(result.classes), utility=result.utility.matrix.tolist(), utility_form=result.utility.describe())
-    everything = provenance()
-    made.update((key, everything[key]) for key in CSV_PROVENANCE)
+    made.update(provenance())
     return made
 
 
@@ -228,8 +227,8 @@ def render_csv(result, *, comments: dict | None = None) -> str:
 
     from mcrank.results import csv_comments
 
-    buffer = io.StringIO(csv_comments(comments or {}))
-    buffer.seek(0, io.SEEK_END)
+    buffer = io.StringIO()
+    buffer.write(csv_comments(comments or {}))
     writer = csv.writer(buffer, lineterminator="\n")
     metric_ids = [mid for mid, _ in result.metrics]
     header = ["rank", "classifier", "utility_yield", *metric_ids, *(f"{mid}_rank" for mid in metric_ids)]
