@@ -44,20 +44,19 @@ import math
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from mcrank import __version__
 from mcrank._jit import jit
 from mcrank._rng import child_seed_sequence, resolve_rng, root_seed_sequence
 from mcrank.confusion import _cells_from_pab
-from mcrank.metrics import ORDER_MIN_CELL, PAPER_METRICS, _order_into, _score_into, get_metric
-from mcrank._validation import check_beta_parameters, check_choice, check_count, check_positive, check_range, check_sd
+from mcrank.metrics import ORDER_MIN_CELL, _order_into, _score_into, get_metric
+from mcrank._validation import check_count
+from mcrank.study import BATCHES, StudyConfig, StudyResult
 from mcrank.samplers import (
     ERROR_MODELS,
     TRUE_UM_DISTRIBUTIONS,
-    _check_true_um_sd,
     _draw_ordered_column,
     _draw_rate,
     _fill_hexagon,
@@ -70,133 +69,6 @@ __all__ = ["BACKENDS", "PairSample", "StudyConfig", "StudyResult", "ranked_corre
 
 #: joblib backends mcrank can run chunks on.
 BACKENDS = ("threading", "loky", "dask")
-
-#: Maximum number of samples a study accepts (the counts are int64; this keeps runs finite).
-MAX_SAMPLES = 10**12
-#: Maximum number of error sds in one study.
-MAX_SDS = 10_000
-
-
-@dataclass(frozen=True)
-class StudyConfig:
-    """Every assumption of one Monte Carlo study; the defaults are the paper's (§4.2).
-
-    Parameters
-    ----------
-    samples : int
-        Number of pairs of classifiers.
-    true_um : {"uniform", "gaussian"}
-        Distribution of true utility matrices on the hexagon (step 1).
-    true_um_sd : float
-        Standard deviation of each coordinate for ``true_um="gaussian"`` (paper: 1/3); at
-        most 10, above which that distribution is uniform within 1 %.
-    error : {"gaussian", "truncated"}
-        Error model of the perturbed utility matrices (step 4).
-    sds : tuple of float
-        Error standard deviations ``s`` (step 4); may be empty if ``metrics`` is not.
-    metrics : tuple of str
-        Metric ids to count (default: the paper's seven); may be empty if ``sds`` is not.
-    class_proportion : (float, float)
-        Range of the uniform class-0 fraction ``p`` (step 2).
-    rate_beta : (float, float)
-        Beta parameters of TPR and TNR (step 3; paper: (2, 1)).
-    rate_range : (float, float)
-        TPR = low + (high - low) * Beta (paper: (0.5, 1)).
-    fbeta_beta : float
-        The beta of the ``fbeta`` metric.
-    seed : int or None
-        Root seed; ``None`` draws fresh entropy, recorded in the result.
-    chunk_size : int
-        Samples per chunk; part of what makes a run reproducible.
-    """
-
-    samples: int = 1_000_000
-    true_um: str = "uniform"
-    true_um_sd: float = 1 / 3
-    error: str = "gaussian"
-    sds: tuple[float, ...] = (0.1,)
-    metrics: tuple[str, ...] = PAPER_METRICS
-    class_proportion: tuple[float, float] = (0.0, 1.0)
-    rate_beta: tuple[float, float] = (2.0, 1.0)
-    rate_range: tuple[float, float] = (0.5, 1.0)
-    fbeta_beta: float = 1.0
-    seed: int | None = None
-    chunk_size: int = 2**16
-
-    def validated(self) -> StudyConfig:
-        """Return a copy with canonical types, or raise ValueError naming the bad parameter.
-
-        Numeric parameters must be numbers: a string such as ``"1"`` is refused rather than
-        parsed (parse command-line text with :mod:`mcrank.config` first).
-        """
-        for name in ("samples", "chunk_size", "true_um_sd", "fbeta_beta"):
-            if isinstance(getattr(self, name), (str, bytes)):
-                raise ValueError(f"{name} must be a number, not a string, got {getattr(self, name)!r}")
-        for name in ("sds", "class_proportion", "rate_beta", "rate_range"):  # a bare string is refused below
-            value = getattr(self, name)
-            for item in value if isinstance(value, (list, tuple, np.ndarray)) else ():
-                if isinstance(item, (str, bytes)):
-                    hint = ": parse a grid with mcrank.config.parse_sds" if name == "sds" and ":" in str(item) else ""
-                    raise ValueError(f"{name} must be numbers, not strings, got {item!r}{hint}")
-        true_um_sd = check_sd(self.true_um_sd, "true_um_sd")
-        check_choice(self.true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution (true_um)")
-        check_choice(self.error, ERROR_MODELS, "error model")
-        if self.true_um == "gaussian":
-            _check_true_um_sd(true_um_sd, "true_um_sd", 'true_um = "uniform" or --true-um uniform')
-        if isinstance(self.sds, (str, bytes)) or not isinstance(self.sds, (list, tuple, np.ndarray)):
-            raise ValueError(f"sds must be a list of numbers, got {self.sds!r}")
-        if len(self.sds) > MAX_SDS:
-            raise ValueError(f"sds has {len(self.sds):,} values; at most {MAX_SDS:,} are allowed")
-        if isinstance(self.metrics, (str, bytes)) or not isinstance(self.metrics, (list, tuple)):
-            raise ValueError(f"metrics must be a list of metric ids, got {self.metrics!r}")
-        for m in self.metrics:
-            if not isinstance(m, str):
-                raise ValueError(f"metrics must be metric ids (strings), got {m!r}")
-        try:
-            metrics = tuple(get_metric(m).id for m in self.metrics)
-        except (KeyError, TypeError) as error:  # get_metric's lookup error, as this method's ValueError
-            raise ValueError(error.args[0]) from None
-        if len(set(metrics)) != len(metrics):
-            raise ValueError(f"metrics are listed twice: {', '.join(metrics)}")
-        if not metrics and not len(self.sds):
-            raise ValueError("nothing to measure: metrics and sds are both empty; give at least one metric or one error sd")
-        sds = tuple(check_sd(s, "error sd") for s in self.sds)
-        seen = set()
-        for s in sds:  # as for the metrics: two rows of one sd would differ only by their draws
-            if s in seen:
-                raise ValueError(f"error sd {s!r} is listed twice")
-            seen.add(s)
-        seed = self.seed
-        if seed is not None:
-            seed = int(root_seed_sequence(seed).entropy)  # raises for a bad seed
-        return replace(
-            self,
-            samples=check_count(self.samples, "samples", maximum=MAX_SAMPLES),
-            chunk_size=check_count(self.chunk_size, "chunk_size", maximum=2**31 - 1),
-            true_um_sd=true_um_sd,
-            sds=sds,
-            metrics=metrics,
-            class_proportion=check_range(self.class_proportion, "class_proportion"),
-            rate_beta=check_beta_parameters(self.rate_beta, "rate_beta"),
-            rate_range=check_range(self.rate_range, "rate_range"),
-            fbeta_beta=check_positive(self.fbeta_beta, "fbeta_beta"),
-            seed=seed,
-        )
-
-    def to_dict(self) -> dict:
-        """A JSON-ready dictionary of every parameter."""
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
-
-    @classmethod
-    def from_dict(cls, values: dict, *, source: str = "config") -> StudyConfig:
-        """Build a config from a dictionary, rejecting unknown keys by name."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"{source}: unknown key {unknown[0]!r}; known keys: {', '.join(sorted(known))}")
-        converted = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
-        return cls(**converted).validated()
-
 
 # --- kernels -----------------------------------------------------------------------------------
 
@@ -556,10 +428,6 @@ def _kernel_arguments(config: StudyConfig) -> tuple:
     return base, metric_codes, float(config.fbeta_beta), sds, ERROR_MODELS[config.error]
 
 
-#: Number of batches whose counts a result keeps, for jackknife errors of derived quantities.
-BATCHES = 32
-
-
 def _run_chunk(root: np.random.SeedSequence, chunk: int, size: int, arguments: tuple) -> tuple:
     """Counts of chunk number ``chunk``: steps 1-3 from child (chunk, 0), step 4 from (chunk, 1)."""
     base, metric_codes, fbeta_beta, sds, error_model = arguments
@@ -571,73 +439,6 @@ def _run_chunk(root: np.random.SeedSequence, chunk: int, size: int, arguments: t
     rng_error = np.random.default_rng(child_seed_sequence(root, chunk, 1))
     _count_chunk(rng, rng_error, size, base, metric_codes, fbeta_beta, sds, error_model, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares)
     return chunk, size, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares
-
-
-def _percent_and_se(count: int, n: int) -> tuple[float, float]:
-    fraction = count / n
-    return 100.0 * fraction, 100.0 * math.sqrt(fraction * (1.0 - fraction) / n)
-
-
-@dataclass(frozen=True)
-class StudyResult:
-    """Counts of incorrectly ranked pairs from one study, and how they were obtained.
-
-    Attributes
-    ----------
-    config : StudyConfig
-        The validated configuration; ``config.seed`` holds the root seed actually used.
-    metric_incorrect : dict of str to int
-        Incorrectly ranked pairs per metric id.
-    utility_incorrect : ndarray of int, shape (len(config.sds),)
-        Incorrectly ranked pairs by the perturbed utility matrix, per sd.
-    realised_sd : ndarray of float, shape (len(config.sds),)
-        Standard deviation of ``U' - U`` over all elements and samples, per sd.
-    batch_samples : ndarray of int, shape (b,)
-        Samples in each of ``b`` batches (chunk ``k`` belongs to batch ``k mod b``).
-    batch_incorrect : ndarray of int, shape (b, len(rows))
-        Incorrect counts per batch, in the order of :meth:`rows`: independent replicates
-        for jackknife standard errors of quantities derived from several rows.
-    wall_time : float
-        Seconds for the whole run: chunks, scheduling and any cluster start-up, and the
-        compilation or cache load of the kernels in a process's first run (20-35 s measured
-        on this project's machine after a change to the source, otherwise under 1 s).
-    """
-
-    config: StudyConfig
-    metric_incorrect: dict[str, int]
-    utility_incorrect: np.ndarray
-    realised_sd: np.ndarray
-    batch_samples: np.ndarray
-    batch_incorrect: np.ndarray
-    wall_time: float = field(default=0.0, compare=False)
-
-    @property
-    def samples(self) -> int:
-        return self.config.samples
-
-    def rows(self) -> list[dict]:
-        """One row per metric, then one per sd: ``name``, ``sd``, ``realised_sd``,
-        ``incorrect``, ``samples``, ``incorrect_pct`` and ``se_pct`` (its Monte Carlo standard
-        error, ``100 * sqrt(f (1 - f) / n)``). ``sd`` and ``realised_sd`` are None for metrics;
-        the perturbed utility matrix is named ``utility``."""
-        n = self.samples
-        rows = []
-        for name, count in self.metric_incorrect.items():
-            pct, se = _percent_and_se(count, n)
-            rows.append(dict(name=name, sd=None, realised_sd=None, incorrect=int(count), samples=n, incorrect_pct=pct, se_pct=se))
-        for s, realised, count in zip(self.config.sds, self.realised_sd, self.utility_incorrect):
-            pct, se = _percent_and_se(int(count), n)
-            rows.append(dict(name="utility", sd=s, realised_sd=float(realised), incorrect=int(count), samples=n, incorrect_pct=pct, se_pct=se))
-        return rows
-
-    def to_dict(self) -> dict:
-        """``{"config": {...every parameter, seed, version}, "rows": [...], "batches": {...}, "wall_time"}``."""
-        return {
-            "config": {**self.config.to_dict(), "version": __version__},
-            "rows": self.rows(),
-            "batches": {"samples": self.batch_samples.tolist(), "incorrect": self.batch_incorrect.tolist()},
-            "wall_time": self.wall_time,
-        }
 
 
 def _parallel_context(backend: str, jobs: int, scheduler: str | None):
@@ -681,7 +482,7 @@ def _study_config(config, overrides: dict, caller: str) -> StudyConfig:
     unknown = sorted(set(overrides) - known)
     if unknown:
         raise TypeError(f"{caller} got an unknown study parameter {unknown[0]!r}; known parameters: {', '.join(sorted(known))}")
-    return replace(config or StudyConfig(), **overrides).validated()
+    return replace(config or StudyConfig(), **overrides)
 
 
 def run_study(

@@ -219,7 +219,7 @@ def outputs_per_normal(n: int) -> float:
 def variates_per_pair(config: StudyConfig, pairs: int, per_normal: float) -> tuple[float, float]:
     """(uniforms, normals) the engine draws per pair for ``config``, counted on one chunk."""
     def consumed(sds):
-        base, metric_codes, fbeta_beta, sd_array, error_model = _kernel_arguments(config.validated())
+        base, metric_codes, fbeta_beta, sd_array, error_model = _kernel_arguments(config)
         sd_array = np.array(sds, dtype=float)
         buffers = (
             np.zeros(metric_codes.size, dtype=np.int64),

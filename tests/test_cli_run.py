@@ -7,7 +7,7 @@ import pytest
 from csv_parts import csv_parts
 
 from mcrank.cli import main
-from mcrank.config import load_experiment, parse_samples, parse_sds
+from mcrank.study import load_experiment, parse_count as parse_samples, parse_sds
 
 SMALL = ["--samples", "2000", "--seed", "7", "--quiet"]
 
@@ -35,7 +35,8 @@ def test_json_has_config_and_rows(capsys):
 
 
 def test_json_says_how_it_was_made_as_reproduce_does(capsys, tmp_path):
-    from mcrank.engine import StudyConfig, run_study
+    from mcrank.engine import run_study
+    from mcrank.study import StudyConfig
     from mcrank.results import write_study
 
     code, out, _ = run(capsys, *SMALL, "--format", "json")
@@ -498,3 +499,14 @@ def test_out_through_a_link_loop_fails_before_the_run(tmp_path, monkeypatch, cap
     code = main(["run", "--samples", "100", "--quiet", "--out", str(loop)])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "symbolic links" in err[0]
+
+
+def test_numbers_and_lists_parse_alike_on_the_command_line(capsys):
+    # --seed reads whole numbers as --samples does; --sd takes commas as --metrics does.
+    common = ("--samples", "2000", "--metrics", "accuracy", "--jobs", "1", "--quiet", "--format", "csv")
+    _, by_exponent, _ = run(capsys, *common, "--seed", "1e3", "--sd", "0.1,0.2")
+    _, by_digits, _ = run(capsys, *common, "--seed", "1000", "--sd", "0.1", "0.2")
+    rows = lambda text: [line for line in text.splitlines() if not line.startswith("#")]
+    assert rows(by_exponent) == rows(by_digits) and len(rows(by_digits)) == 4
+    code, _, err = run(capsys, *common, "--seed", "1.5")
+    assert code == 2 and err.startswith("mcrank run: error: seed must be a whole number")

@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 from numpy_oracle import ORACLE_METRICS, PAPER_METRICS, run_oracle
 
-from mcrank.engine import StudyConfig, StudyResult, ranked_correctly, run_study, sample_pairs
+from mcrank.engine import ranked_correctly, run_study, sample_pairs
+from mcrank.study import StudyConfig, StudyResult
 
 ENGINE_SAMPLES = 200_000
 ORACLE_SAMPLES = 150_000
@@ -273,7 +274,7 @@ def test_memory_does_not_grow_with_samples():
         (dict(true_um_sd="0.3"), "true_um_sd must be a number, not a string"),
         (dict(samples="1e6"), "samples must be a number, not a string"),
         (dict(chunk_size="100"), "chunk_size must be a number, not a string"),
-        (dict(sds=("0:0.2:0.1",)), "sds must be numbers, not strings, got '0:0.2:0.1': parse a grid with mcrank.config.parse_sds"),
+        (dict(sds=("0:0.2:0.1",)), "sds must be numbers, not strings, got '0:0.2:0.1': parse a grid with mcrank.study.parse_sds"),
         (dict(rate_beta=("2", "1")), "rate_beta must be numbers, not strings"),
         (dict(rate_range=(0.5, "1")), "rate_range must be numbers, not strings"),
         (dict(class_proportion=("0", 1.0)), "class_proportion must be numbers, not strings"),
@@ -281,7 +282,7 @@ def test_memory_does_not_grow_with_samples():
 )
 def test_bad_config_raises_value_error_naming_the_parameter(overrides, named):
     with pytest.raises(ValueError, match=named):
-        StudyConfig(**overrides).validated()
+        StudyConfig(**overrides)
     with pytest.raises(ValueError, match=named):
         run_study(jobs=1, **{"samples": 10, **overrides})
 
@@ -290,14 +291,14 @@ def test_bad_config_raises_value_error_naming_the_parameter(overrides, named):
 def test_beta_parameters_whose_sampler_never_returns_are_refused(rate_beta):
     # Both <= 1 with a tiny sum: numba's Beta sampler would loop (uninterruptibly) for ever.
     with pytest.raises(ValueError, match=r"rate_beta: Beta parameters both at most 1 must sum to at least 0\.001"):
-        StudyConfig(rate_beta=rate_beta).validated()
-    assert StudyConfig(rate_beta=(5e-4, 5e-4)).validated().rate_beta == (5e-4, 5e-4)
+        StudyConfig(rate_beta=rate_beta)
+    assert StudyConfig(rate_beta=(5e-4, 5e-4)).rate_beta == (5e-4, 5e-4)
 
 
 @pytest.mark.parametrize("rate_beta", [(1e300, 1e300), (1e17, 1.0), (2.0, 2e12)])
 def test_beta_parameters_so_large_that_every_pair_ties_are_refused(rate_beta):
     with pytest.raises(ValueError, match=r"rate_beta: Beta parameters must be at most 1e\+12"):
-        StudyConfig(rate_beta=rate_beta).validated()
+        StudyConfig(rate_beta=rate_beta)
 
 
 def test_the_largest_beta_parameters_still_separate_the_rates():
@@ -312,9 +313,9 @@ def test_the_largest_beta_parameters_still_separate_the_rates():
 def test_gaussian_true_um_sds_whose_sampler_never_returns_are_refused(true_um_sd):
     # Rejection into the hexagon takes about 2 pi sd^2 / 3 proposals per point: for ever at 1e4.
     with pytest.raises(ValueError, match=r"true_um_sd must be at most 10 .*--true-um uniform"):
-        StudyConfig(true_um="gaussian", true_um_sd=true_um_sd).validated()
-    assert StudyConfig(true_um="gaussian", true_um_sd=10.0).validated().true_um_sd == 10.0
-    assert StudyConfig(true_um="uniform", true_um_sd=true_um_sd).validated().true_um_sd == true_um_sd  # unused
+        StudyConfig(true_um="gaussian", true_um_sd=true_um_sd)
+    assert StudyConfig(true_um="gaussian", true_um_sd=10.0).true_um_sd == 10.0
+    assert StudyConfig(true_um="uniform", true_um_sd=true_um_sd).true_um_sd == true_um_sd  # unused
 
 
 def test_config_from_dict_rejects_an_unknown_key_by_name():
@@ -323,7 +324,7 @@ def test_config_from_dict_rejects_an_unknown_key_by_name():
 
 
 def test_config_round_trips_through_a_dict():
-    config = StudyConfig(samples=1234, sds=(0.0, 0.2), error="truncated", seed=3).validated()
+    config = StudyConfig(samples=1234, sds=(0.0, 0.2), error="truncated", seed=3)
     assert StudyConfig.from_dict(config.to_dict()) == config
 
 
@@ -358,7 +359,7 @@ def test_a_study_that_measures_nothing_is_refused():
     with pytest.raises(ValueError, match="nothing to measure: metrics and sds are both empty"):
         run_study(samples=10, jobs=1, sds=[], metrics=[])
     with pytest.raises(ValueError, match="nothing to measure"):
-        StudyConfig(sds=(), metrics=()).validated()
+        StudyConfig(sds=(), metrics=())
     assert run_study(samples=10, jobs=1, seed=1, sds=[], metrics=["f1"]).rows()[0]["name"] == "f1"
     assert run_study(samples=10, jobs=1, seed=1, sds=[0.1], metrics=[]).rows()[0]["name"] == "utility"
 
@@ -438,7 +439,7 @@ def _count_and_record(config: StudyConfig, size: int):
     count the same pairs, and return the counts, d_true and d_utility."""
     from mcrank.engine import _count_chunk, _kernel_arguments, _record_pairs
 
-    base, codes, beta, sds, model = _kernel_arguments(config.validated())
+    base, codes, beta, sds, model = _kernel_arguments(config)
     counts = [np.zeros(codes.size, dtype=np.int64), np.zeros(sds.size, dtype=np.int64), np.zeros(sds.size), np.zeros(sds.size)]
     _count_chunk(np.random.default_rng(5), np.random.default_rng(6), size, base, codes, beta, sds, model, *counts)
     d_true, d_metric, d_utility = np.empty(size), np.empty((codes.size, size)), np.empty((sds.size, size))

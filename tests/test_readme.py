@@ -26,7 +26,7 @@ def test_the_readme_crossover_rows_are_the_committed_ones():
 
 
 def test_the_committed_results_were_made_with_the_experiment_files():
-    from mcrank.config import load_experiment
+    from mcrank.study import load_experiment
     from mcrank.results import is_complete
 
     for path in sorted(p for p in (ROOT / "experiments").glob("*.toml") if p.name != "figures.toml"):

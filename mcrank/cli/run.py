@@ -29,7 +29,7 @@ def add_parser(subparsers):
     study.add_argument("--true-um", choices=("uniform", "gaussian"), help="distribution of true utility matrices (default uniform)")
     study.add_argument("--true-um-sd", type=float, metavar="SD", help="sd of each hexagon coordinate for --true-um gaussian (default 1/3)")
     study.add_argument("--error", choices=("gaussian", "truncated"), help="error model of perturbed utility matrices (default gaussian)")
-    study.add_argument("--sd", nargs="+", metavar="SD", help="error sds: values and/or grids start:stop:step (default 0.1)")
+    study.add_argument("--sd", nargs="+", metavar="SD", help="error sds: values and/or grids start:stop:step, separated by spaces or commas (default 0.1)")
     study.add_argument("--samples", metavar="N", help="number of pairs, e.g. 1e6 (default 1e6)")
     study.add_argument(
         "--metrics", nargs="+", metavar="ID", help="metric ids, separated by spaces or commas (default: the paper's seven)"
@@ -38,7 +38,7 @@ def add_parser(subparsers):
     study.add_argument("--rate-beta", nargs=2, type=float, metavar=("ALPHA", "BETA"), help="Beta parameters of TPR and TNR (default 2 1)")
     study.add_argument("--rate-range", nargs=2, type=float, metavar=("LOW", "HIGH"), help="TPR, TNR = LOW + (HIGH-LOW)*Beta (default 0.5 1)")
     study.add_argument("--fbeta-beta", type=float, metavar="BETA", help="beta of the fbeta metric (default 1)")
-    study.add_argument("--seed", type=int, help="root seed (default: fresh entropy, printed with the results)")
+    study.add_argument("--seed", metavar="N", help="root seed (default: fresh entropy, printed with the results)")
     execution = parser.add_argument_group("execution and output")
     execution.add_argument("--jobs", type=int, default=-1, help="parallel jobs, -1 for all cores (default -1); counts do not depend on it")
     execution.add_argument("--backend", choices=("threading", "loky", "dask"), default="threading", help="joblib backend (default threading)")
@@ -53,15 +53,13 @@ def add_parser(subparsers):
 
 
 def study_overrides(args) -> dict:
-    """The study parameters given on the command line (None where not given)."""
-    from mcrank.config import parse_samples, parse_sds
-
+    """The study parameters given on the command line, as text (None where not given)."""
     return {
         "true_um": args.true_um,
         "true_um_sd": args.true_um_sd,
         "error": args.error,
-        "sds": None if args.sd is None else parse_sds(args.sd),
-        "samples": None if args.samples is None else parse_samples(args.samples),
+        "sds": args.sd,
+        "samples": args.samples,
         "metrics": None if args.metrics is None else metric_ids(args.metrics),
         "class_proportion": None if args.class_proportion is None else tuple(args.class_proportion),
         "rate_beta": None if args.rate_beta is None else tuple(args.rate_beta),
@@ -81,17 +79,15 @@ def output_format(out: str | None) -> str:
 
 
 def handler(args) -> int:
-    from dataclasses import replace
-
-    from mcrank.config import load_experiment
-    from mcrank.engine import StudyConfig, run_study
+    from mcrank.engine import run_study
     from mcrank.results import atomic_write_text, check_out_file
+    from mcrank.study import StudyConfig, load_experiment, parse_values
 
     overrides = study_overrides(args)
     if args.config is not None:
         config = load_experiment(args.config, **overrides).config
     else:
-        config = replace(StudyConfig(), **{k: v for k, v in overrides.items() if v is not None}).validated()
+        config = StudyConfig(**parse_values(overrides))
     if args.jobs == 0:
         raise UsageError("--jobs must be a non-zero integer (-1 for all cores)")
     if args.scheduler is not None and args.backend != "dask":

@@ -1,0 +1,260 @@
+"""The study's schema: every assumption of one Monte Carlo study, validated once, when built.
+
+:class:`StudyConfig` is the one home of a study parameter. Text (the command line, experiment
+files) is turned into values by :func:`parse_values`, at the edge, with one rule per kind of
+value; the config then checks every value once, in ``__post_init__``, so a
+:class:`StudyConfig` that exists is valid, and the engine trusts it. The procedure is in
+``docs/method.md``, "The Monte Carlo study".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, fields
+
+import numpy as np
+
+from mcrank._rng import root_seed_sequence
+from mcrank._validation import (
+    as_float,
+    check_beta_parameters,
+    check_choice,
+    check_count,
+    check_positive,
+    check_range,
+    check_sd,
+)
+from mcrank.metrics import PAPER_METRICS, get_metric
+from mcrank.samplers import ERROR_MODELS, TRUE_UM_DISTRIBUTIONS, _check_true_um_sd
+
+__all__ = ["MAX_SAMPLES", "MAX_SDS", "StudyConfig", "parse_count", "parse_metrics", "parse_sds", "parse_values"]
+
+#: Maximum number of samples a study accepts (the counts are int64; this keeps runs finite).
+MAX_SAMPLES = 10**12
+#: Maximum number of error sds in one study.
+MAX_SDS = 10_000
+
+
+@dataclass(frozen=True)
+class StudyConfig:
+    """Every assumption of one Monte Carlo study; the defaults are the paper's (§4.2).
+
+    Built and checked at once: a bad value raises ValueError naming the parameter, and
+    ``dataclasses.replace`` checks again. Numeric parameters must be numbers: parse text with
+    :func:`parse_values` first.
+
+    Parameters
+    ----------
+    samples : int
+        Number of pairs of classifiers.
+    true_um : {"uniform", "gaussian"}
+        Distribution of true utility matrices on the hexagon (step 1).
+    true_um_sd : float
+        Standard deviation of each coordinate for ``true_um="gaussian"`` (paper: 1/3); at
+        most 10, above which that distribution is uniform within 1 %.
+    error : {"gaussian", "truncated"}
+        Error model of the perturbed utility matrices (step 4).
+    sds : tuple of float
+        Error standard deviations ``s`` (step 4); may be empty if ``metrics`` is not.
+    metrics : tuple of str
+        Metric ids to count (default: the paper's seven); may be empty if ``sds`` is not.
+    class_proportion : (float, float)
+        Range of the uniform class-0 fraction ``p`` (step 2).
+    rate_beta : (float, float)
+        Beta parameters of TPR and TNR (step 3; paper: (2, 1)).
+    rate_range : (float, float)
+        TPR = low + (high - low) * Beta (paper: (0.5, 1)).
+    fbeta_beta : float
+        The beta of the ``fbeta`` metric.
+    seed : int or None
+        Root seed; ``None`` draws fresh entropy, recorded in the result.
+    chunk_size : int
+        Samples per chunk; part of what makes a run reproducible.
+    """
+
+    samples: int = 1_000_000
+    true_um: str = "uniform"
+    true_um_sd: float = 1 / 3
+    error: str = "gaussian"
+    sds: tuple[float, ...] = (0.1,)
+    metrics: tuple[str, ...] = PAPER_METRICS
+    class_proportion: tuple[float, float] = (0.0, 1.0)
+    rate_beta: tuple[float, float] = (2.0, 1.0)
+    rate_range: tuple[float, float] = (0.5, 1.0)
+    fbeta_beta: float = 1.0
+    seed: int | None = None
+    chunk_size: int = 2**16
+
+    def __post_init__(self):
+        for name, value in _checked(self).items():
+            object.__setattr__(self, name, value)
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dictionary of every parameter."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, values: Mapping, *, source: str = "config") -> StudyConfig:
+        """Build a config from a dictionary of values, rejecting unknown keys by name."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"{source}: unknown key {unknown[0]!r}; known keys: {', '.join(sorted(known))}")
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+
+
+def _checked(config: StudyConfig) -> dict:
+    """Every field of ``config`` in canonical form, or a ValueError naming the bad one."""
+    for name in ("samples", "chunk_size", "true_um_sd", "fbeta_beta"):
+        if isinstance(getattr(config, name), (str, bytes)):
+            raise ValueError(f"{name} must be a number, not a string, got {getattr(config, name)!r}")
+    for name in ("sds", "class_proportion", "rate_beta", "rate_range"):  # a bare string is refused below
+        value = getattr(config, name)
+        for item in value if isinstance(value, (list, tuple, np.ndarray)) else ():
+            if isinstance(item, (str, bytes)):
+                hint = ": parse a grid with mcrank.study.parse_sds" if name == "sds" and ":" in str(item) else ""
+                raise ValueError(f"{name} must be numbers, not strings, got {item!r}{hint}")
+    true_um_sd = check_sd(config.true_um_sd, "true_um_sd")
+    check_choice(config.true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution (true_um)")
+    check_choice(config.error, ERROR_MODELS, "error model")
+    if config.true_um == "gaussian":
+        _check_true_um_sd(true_um_sd, "true_um_sd", 'true_um = "uniform" or --true-um uniform')
+    if isinstance(config.sds, (str, bytes)) or not isinstance(config.sds, (list, tuple, np.ndarray)):
+        raise ValueError(f"sds must be a list of numbers, got {config.sds!r}")
+    if len(config.sds) > MAX_SDS:
+        raise ValueError(f"sds has {len(config.sds):,} values; at most {MAX_SDS:,} are allowed")
+    metrics = _checked_metrics(config.metrics)
+    if not metrics and not len(config.sds):
+        raise ValueError("nothing to measure: metrics and sds are both empty; give at least one metric or one error sd")
+    sds = tuple(check_sd(s, "error sd") for s in config.sds)
+    seen = set()
+    for s in sds:  # as for the metrics: two rows of one sd would differ only by their draws
+        if s in seen:
+            raise ValueError(f"error sd {s!r} is listed twice")
+        seen.add(s)
+    return dict(
+        samples=check_count(config.samples, "samples", maximum=MAX_SAMPLES),
+        chunk_size=check_count(config.chunk_size, "chunk_size", maximum=2**31 - 1),
+        true_um_sd=true_um_sd,
+        sds=sds,
+        metrics=metrics,
+        class_proportion=check_range(config.class_proportion, "class_proportion"),
+        rate_beta=check_beta_parameters(config.rate_beta, "rate_beta"),
+        rate_range=check_range(config.rate_range, "rate_range"),
+        fbeta_beta=check_positive(config.fbeta_beta, "fbeta_beta"),
+        seed=None if config.seed is None else int(root_seed_sequence(config.seed).entropy),  # raises for a bad seed
+    )
+
+
+def _checked_metrics(names) -> tuple[str, ...]:
+    if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)):
+        raise ValueError(f"metrics must be a list of metric ids, got {names!r}")
+    for name in names:
+        if not isinstance(name, str):
+            raise ValueError(f"metrics must be metric ids (strings), got {name!r}")
+    try:
+        metrics = tuple(get_metric(name).id for name in names)
+    except KeyError as error:  # get_metric's lookup error, as this schema's ValueError
+        raise ValueError(error.args[0]) from None
+    if len(set(metrics)) != len(metrics):
+        raise ValueError(f"metrics are listed twice: {', '.join(metrics)}")
+    return metrics
+
+
+# --- text at the edge ------------------------------------------------------------------------
+
+
+def _items(values) -> list:
+    """A value or a list of them, each string split at commas: ``"0.1,0.2"`` is two items."""
+    if isinstance(values, (str, int, float, np.integer, np.floating)):
+        values = [values]
+    if isinstance(values, (Mapping, set, frozenset)) or not isinstance(values, Iterable):
+        raise ValueError(f"expected a value or a list of values, got {values!r}")
+    items = []
+    for value in values:
+        items.extend(part.strip() for part in value.split(",") if part.strip()) if isinstance(value, str) else items.append(value)
+    return items
+
+
+def parse_count(text, what: str = "samples", *, minimum: int = 1, maximum: int = MAX_SAMPLES) -> int:
+    """A whole number from ``"1000000"``, ``"1e6"`` or ``10**6``; ValueError naming ``what`` otherwise."""
+    return check_count(text, what, minimum=minimum, maximum=maximum)
+
+
+def parse_metrics(values) -> tuple[str, ...]:
+    """Metric ids from ``"accuracy f1"`` items or ``"accuracy,f1"``: commas and list items alike."""
+    return tuple(_items(values))
+
+
+def parse_sds(values) -> tuple[float, ...]:
+    """Error sds from numbers, strings, or grids ``"start:stop:step"`` (stop included);
+    strings may hold several, separated by commas.
+
+    Examples
+    --------
+    >>> parse_sds(["0.1", "0.2"])
+    (0.1, 0.2)
+    >>> parse_sds("0.1,0.2")
+    (0.1, 0.2)
+    >>> len(parse_sds("0:0.5:0.01"))
+    51
+    """
+    try:
+        items = _items(values)
+    except ValueError:
+        raise ValueError(f"sds must be a number, a grid 'start:stop:step' or a list of them, got {values!r}") from None
+    sds: list[float] = []
+    for value in items:
+        if isinstance(value, str) and ":" in value:
+            grid = _sd_grid(value)
+            if len(sds) + grid.size > MAX_SDS:
+                raise ValueError(f"the sd grid {value!r} has {grid.size:,} values; at most {MAX_SDS:,} are allowed")
+            sds.extend(float(v) for v in grid)
+        else:
+            sds.append(check_sd(value, "error sd"))
+    return tuple(sds)
+
+
+def _sd_grid(value: str) -> np.ndarray:
+    parts = value.split(":")
+    if len(parts) != 3:
+        raise ValueError(f"an sd grid is start:stop:step, got {value!r}")
+    start, stop, step = (as_float(part, f"the {name} of the sd grid {value!r}") for part, name in zip(parts, ("start", "stop", "step")))
+    if start < 0:
+        raise ValueError(f"the start of the sd grid {value!r} must be non-negative, got {parts[0]!r}")
+    if step <= 0:
+        raise ValueError(f"the step of the sd grid {value!r} must be positive, got {parts[2]!r}")
+    if stop < start:
+        raise ValueError(f"the stop of the sd grid {value!r} must be at least its start, got {parts[1]!r}")
+    count = math.floor((stop - start) / step + 1e-9) + 1
+    if count > MAX_SDS:
+        raise ValueError(f"the sd grid {value!r} has {count:,} values; at most {MAX_SDS:,} are allowed")
+    grid = np.round(start + step * np.arange(count), 12)
+    if count > 1 and np.any(np.diff(grid) == 0):
+        raise ValueError(f"the sd grid {value!r} has steps below 1e-12, to which sds are rounded: equal sds")
+    return grid
+
+
+#: How each study parameter is read from text; the others are taken as they come.
+_PARSERS = {
+    "samples": parse_count,
+    "chunk_size": lambda text: parse_count(text, "chunk_size", maximum=2**31 - 1),
+    "seed": lambda text: parse_count(text, "seed", minimum=0, maximum=2**128 - 1),
+    "sds": parse_sds,
+    "metrics": parse_metrics,
+}
+
+
+def parse_values(values: Mapping) -> dict:
+    """Study parameters as given in text (the command line, an experiment file) -> values.
+
+    Whole numbers read alike everywhere (``1e6`` for samples, chunk size and seed), sds and
+    metrics alike (commas or list items); None values are left out. The result goes to
+    :class:`StudyConfig`, which checks it.
+    """
+    return {k: _PARSERS.get(k, _identity)(v) for k, v in values.items() if v is not None}
+
+
+def _identity(value):
+    return value

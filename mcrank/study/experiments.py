@@ -1,0 +1,118 @@
+"""Experiment files: one TOML file in ``experiments/`` per study.
+
+A file holds the fields of :class:`~mcrank.study.StudyConfig` at top level, in the same text
+forms as the command line (``samples = "1e6"``, ``sds = "0:0.5:0.01"`` or a list), and an
+optional ``description``. It is read, parsed and checked here, once, with errors that name the
+file and the key.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcrank.study.config import StudyConfig, parse_values
+
+__all__ = ["FIGURE_SETTINGS", "Experiment", "load_experiment", "load_experiments", "read_toml"]
+
+#: The file of ``experiments/`` that holds the figures' settings rather than a study.
+FIGURE_SETTINGS = "figures.toml"
+
+#: Largest experiment file read (a study needs a few hundred bytes): ``--config /dev/zero``
+#: is refused instead of filling the memory.
+MAX_TOML_BYTES = 1 << 20
+
+
+def read_toml(path) -> dict:
+    """The table of the TOML file ``path`` (UTF-8, a byte-order mark skipped).
+
+    Raises
+    ------
+    ValueError
+        Naming the file: larger than :data:`MAX_TOML_BYTES`, not UTF-8, not valid TOML, or a
+        link to nothing.
+    OSError
+        If the file cannot be read.
+    """
+    path = Path(path)
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_TOML_BYTES + 1)
+    except FileNotFoundError:
+        if path.is_symlink():  # "No such file" alone would name a file that is right there
+            raise ValueError(f"{path}: a link to {os.readlink(path)!r}, which does not exist") from None
+        raise
+    if len(data) > MAX_TOML_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_TOML_BYTES:,} bytes; an experiment file is a few lines of TOML")
+    try:
+        return tomllib.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (not UTF-8)") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"{path}: not valid TOML: {error}") from None
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One study as written in an experiment file."""
+
+    name: str
+    path: Path
+    description: str
+    config: StudyConfig
+
+
+def load_experiment(path, **overrides) -> Experiment:
+    """Read an experiment TOML file; ``overrides`` (not None) replace its values.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and the key, for malformed TOML, an unknown key or a bad value.
+    OSError
+        If the file cannot be read.
+    """
+    path = Path(path)
+    values = read_toml(path)
+    description = values.pop("description", "")
+    if not isinstance(description, str):
+        raise ValueError(f"{path}: key 'description' must be a string")
+    # TOML has numbers: a string holds a grid, never a number written as text.
+    for sd in values["sds"] if isinstance(values.get("sds"), list) else [values.get("sds")]:
+        if isinstance(sd, str) and ":" not in sd:
+            raise ValueError(f"{path}: key 'sds' must hold numbers or grids 'start:stop:step', got the string {sd!r}")
+    try:
+        config = StudyConfig.from_dict({**parse_values(values), **parse_values(overrides)}, source=str(path))
+    except (ValueError, TypeError) as error:
+        message = str(error.args[0] if error.args else error)
+        raise ValueError(message if message.startswith(str(path)) else f"{path}: {message}") from None
+    return Experiment(name=path.stem, path=path, description=description, config=config)
+
+
+def load_experiments(directory, *, samples: int | None = None) -> list[Experiment]:
+    """Every study file of ``directory`` (all but :data:`FIGURE_SETTINGS`), checked before anything runs.
+
+    Each needs a seed, and two sweeps (two or more sds) of the same true-utility distribution
+    and error model are refused: the crossover tables and fig. 7 take one of each.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ValueError(f"{directory}: no such experiments directory")
+    paths = sorted(p for p in directory.glob("*.toml") if p.name != FIGURE_SETTINGS)
+    if not paths:
+        raise ValueError(f"{directory}: no experiment files (*.toml)")
+    experiments = [load_experiment(path, samples=samples) for path in paths]
+    sweeps: dict = {}
+    for experiment in experiments:
+        config = experiment.config
+        if config.seed is None:
+            raise ValueError(f"{experiment.path}: key 'seed' is missing; a reproducible study needs one")
+        key = (config.true_um, config.error)
+        if len(config.sds) >= 2 and sweeps.setdefault(key, experiment.name) != experiment.name:
+            raise ValueError(
+                f"{sweeps[key]} and {experiment.name} are both sweeps of {key[0]} true utility matrices "
+                f"with {key[1]} errors: keep one"
+            )
+    return experiments

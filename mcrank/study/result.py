@@ -1,0 +1,89 @@
+"""The study's result schema: counts of incorrectly ranked pairs, and how they were obtained.
+
+The rows are what ``results/*.csv`` and ``.json`` hold (``docs/method.md``, "The Monte Carlo
+study": percentages and their Monte Carlo standard errors).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mcrank import __version__
+from mcrank.study.config import StudyConfig
+
+__all__ = ["BATCHES", "StudyResult"]
+
+#: Number of batches whose counts a result keeps, for jackknife errors of derived quantities.
+BATCHES = 32
+
+
+def _percent_and_se(count: int, n: int) -> tuple[float, float]:
+    fraction = count / n
+    return 100.0 * fraction, 100.0 * math.sqrt(fraction * (1.0 - fraction) / n)
+
+
+@dataclass(frozen=True)
+class StudyResult:
+    """Counts of incorrectly ranked pairs from one study, and how they were obtained.
+
+    Attributes
+    ----------
+    config : StudyConfig
+        The validated configuration; ``config.seed`` holds the root seed actually used.
+    metric_incorrect : dict of str to int
+        Incorrectly ranked pairs per metric id.
+    utility_incorrect : ndarray of int, shape (len(config.sds),)
+        Incorrectly ranked pairs by the perturbed utility matrix, per sd.
+    realised_sd : ndarray of float, shape (len(config.sds),)
+        Standard deviation of ``U' - U`` over all elements and samples, per sd.
+    batch_samples : ndarray of int, shape (b,)
+        Samples in each of ``b`` batches (chunk ``k`` belongs to batch ``k mod b``).
+    batch_incorrect : ndarray of int, shape (b, len(rows))
+        Incorrect counts per batch, in the order of :meth:`rows`: independent replicates
+        for jackknife standard errors of quantities derived from several rows.
+    wall_time : float
+        Seconds for the whole run: chunks, scheduling and any cluster start-up, and the
+        compilation or cache load of the kernels in a process's first run (20-35 s measured
+        on this project's machine after a change to the source, otherwise under 1 s).
+    """
+
+    config: StudyConfig
+    metric_incorrect: dict[str, int]
+    utility_incorrect: np.ndarray
+    realised_sd: np.ndarray
+    batch_samples: np.ndarray
+    batch_incorrect: np.ndarray
+    wall_time: float = field(default=0.0, compare=False)
+
+    @property
+    def samples(self) -> int:
+        return self.config.samples
+
+    def rows(self) -> list[dict]:
+        """One row per metric, then one per sd: ``name``, ``sd``, ``realised_sd``,
+        ``incorrect``, ``samples``, ``incorrect_pct`` and ``se_pct`` (its Monte Carlo standard
+        error, ``100 * sqrt(f (1 - f) / n)``). ``sd`` and ``realised_sd`` are None for metrics;
+        the perturbed utility matrix is named ``utility``."""
+        n = self.samples
+        rows = []
+        for name, count in self.metric_incorrect.items():
+            pct, se = _percent_and_se(count, n)
+            rows.append(dict(name=name, sd=None, realised_sd=None, incorrect=int(count), samples=n, incorrect_pct=pct, se_pct=se))
+        for s, realised, count in zip(self.config.sds, self.realised_sd, self.utility_incorrect):
+            pct, se = _percent_and_se(int(count), n)
+            rows.append(dict(name="utility", sd=s, realised_sd=float(realised), incorrect=int(count), samples=n, incorrect_pct=pct, se_pct=se))
+        return rows
+
+    def to_dict(self) -> dict:
+        """``{"config": {...every parameter, seed, version}, "rows": [...], "batches": {...}, "wall_time"}``."""
+        return {
+            "config": {**self.config.to_dict(), "version": __version__},
+            "rows": self.rows(),
+            "batches": {"samples": self.batch_samples.tolist(), "incorrect": self.batch_incorrect.tolist()},
+            "wall_time": self.wall_time,
+        }
+
+
