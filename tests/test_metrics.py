@@ -23,13 +23,15 @@ from mcrank.metrics import (
     PAPER_METRICS,
     Metric,
     _order_into,
-    _order_ratio,
     _score_into,
     get_metric,
     score,
 )
 
 N_MATRICES = 1000
+
+#: The metrics with a two-class form (the n-class ones are tested in test_multiclass.py).
+BINARY = [m.id for m in METRICS.values() if m.binary is not None]
 FBETA_BETAS = (0.5, 2.0, 3.0)
 TOL = dict(rtol=1e-12, atol=1e-12)
 
@@ -102,7 +104,7 @@ SKLEARN_REFERENCE = {
 
 
 def test_every_metric_has_a_reference():
-    assert set(SKLEARN_REFERENCE) == set(METRICS)
+    assert set(SKLEARN_REFERENCE) == set(BINARY)
 
 
 def test_random_matrices_are_varied():
@@ -135,14 +137,14 @@ def test_fowlkes_mallows_is_sqrt_of_precision_times_tpr():
     np.testing.assert_allclose(score("fowlkes_mallows", COUNTS), expected, **TOL)
 
 
-@pytest.mark.parametrize("metric_id", list(METRICS))
+@pytest.mark.parametrize("metric_id", BINARY)
 def test_counts_and_normalised_matrix_agree(metric_id):
     normalised = COUNTS / COUNTS.sum(axis=(-2, -1), keepdims=True)
     on_counts = score(metric_id, COUNTS, beta=2.0)
     np.testing.assert_allclose(score(metric_id, normalised, beta=2.0), on_counts, **TOL)
 
 
-@pytest.mark.parametrize("metric_id", list(METRICS))
+@pytest.mark.parametrize("metric_id", BINARY)
 @pytest.mark.parametrize("scale", [1e-150, 1e150])
 def test_scores_do_not_depend_on_the_scale_of_the_counts(metric_id, scale):
     """Products of sums in the definitions (MCC multiplies four) would under- or overflow
@@ -151,7 +153,7 @@ def test_scores_do_not_depend_on_the_scale_of_the_counts(metric_id, scale):
     np.testing.assert_allclose(score(metric_id, COUNTS * scale, beta=2.0), on_counts, **TOL)
 
 
-@pytest.mark.parametrize("metric_id", list(METRICS))
+@pytest.mark.parametrize("metric_id", BINARY)
 @pytest.mark.parametrize(
     "perfect",
     [[[1, 0], [0, 1e170]], [[1e170, 0], [0, 1]], [[1e-320, 0], [0, 1]], [[1e308, 0], [0, 1e308]]],
@@ -170,7 +172,7 @@ def _random_pab(seed, n=2000):
     return rng.uniform(0.01, 0.99, n), rng.uniform(0, 1, n), rng.uniform(0, 1, n)
 
 
-@pytest.mark.parametrize("metric_id", list(METRICS))
+@pytest.mark.parametrize("metric_id", BINARY)
 def test_from_pab_agrees_with_scoring_the_matrix(metric_id):
     p, a, b = _random_pab(7)
     metric = METRICS[metric_id]
@@ -178,7 +180,7 @@ def test_from_pab_agrees_with_scoring_the_matrix(metric_id):
     np.testing.assert_allclose(metric.from_pab(p, a, b, beta=0.5), expected, **TOL)
 
 
-@pytest.mark.parametrize("metric_id", list(METRICS))
+@pytest.mark.parametrize("metric_id", BINARY)
 def test_kernel_score_into_agrees_with_from_pab(metric_id):
     """The engine's door, on cells written out here from SPEC's (p, TPR, TNR) form."""
     p, a, b = _random_pab(8, n=200)
@@ -189,7 +191,7 @@ def test_kernel_score_into_agrees_with_from_pab(metric_id):
     np.testing.assert_allclose(kernel, metric.from_pab(p, a, b, beta=2.0), **TOL)
 
 
-@pytest.mark.parametrize("metric_id", list(METRICS))
+@pytest.mark.parametrize("metric_id", BINARY)
 def test_kernel_score_into_gives_the_difference_of_two_matrices(metric_id):
     """Eight cells, C1 then C2, give m(C2) - m(C1): the engine's step 5 in one pass."""
     p, a1, b1 = _random_pab(9, n=200)
@@ -237,22 +239,22 @@ def _orderable_cells(seed, n, smallest=ORDER_MIN_CELL):
 
 
 def test_every_metric_has_an_order_form():
-    assert set(FROM_RATIO) == set(METRICS)
+    assert set(FROM_RATIO) == set(BINARY)
 
 
-@pytest.mark.parametrize("metric_id", list(METRICS))
+@pytest.mark.parametrize("metric_id", BINARY)
 def test_order_ratio_gives_the_metric(metric_id):
     """Each metric is the documented increasing function of the ratio N/D, with D > 0."""
     metric = METRICS[metric_id]
     cells = _orderable_cells(11, 2000)
-    ratios = [_order_ratio(metric.code, *c, 2.0) for c in zip(*cells)]
+    ratios = [metric.order(*c, 2.0) for c in zip(*cells)]
     numerator, denominator = np.array(ratios).T
     assert np.all(denominator > 0)
     matrices = np.stack(cells, axis=-1).reshape(-1, 2, 2)
     np.testing.assert_allclose(FROM_RATIO[metric_id](numerator / denominator), score(metric_id, matrices, beta=2.0), rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("metric_id", list(METRICS))
+@pytest.mark.parametrize("metric_id", BINARY)
 def test_order_into_has_the_sign_of_the_difference(metric_id):
     """On pairs far apart, near ties (C2 = C1 moved in the 10th digit) and exact ties, and with
     cells down to ORDER_MIN_CELL: the sign of m(C2) - m(C1) by the definitions, wherever that
@@ -286,7 +288,7 @@ def test_order_into_holds_at_the_edge_of_its_domain():
     c1 = [np.ascontiguousarray(c[i.ravel()]) for c in matrices]
     c2 = [np.ascontiguousarray(c[j.ravel()]) for c in matrices]
     assert min(c.min() for c in c1) >= ORDER_MIN_CELL
-    for metric_id, metric in METRICS.items():
+    for metric_id, metric in ((m, METRICS[m]) for m in BINARY):
         order = np.empty(c1[0].size)
         _order_into(metric.code, (*c1, *c2), 2.0, order)
         scores = [score(metric_id, np.stack(c, axis=-1).reshape(-1, 2, 2), beta=2.0) for c in (c1, c2)]
@@ -370,7 +372,7 @@ def test_from_pab_broadcasts():
 # --- shapes -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("metric_id", list(METRICS))
+@pytest.mark.parametrize("metric_id", BINARY)
 def test_stacked_matrices(metric_id):
     one_by_one = np.array([score(metric_id, c) for c in COUNTS[:60]])
     assert isinstance(score(metric_id, COUNTS[0]), float)
@@ -397,7 +399,13 @@ def test_metric_call_and_metric_object_are_the_same_door():
 )
 def test_bad_confusion_matrices_raise(bad):
     with pytest.raises(ValueError):
-        score("accuracy", bad)
+        score("precision", bad)
+
+
+def test_a_binary_metric_refuses_more_classes_and_an_n_class_one_takes_them():
+    with pytest.raises(ValueError, match=r"precision is a binary metric: it needs 2x2 confusion matrices, got shape \(3, 3\)"):
+        score("precision", np.ones((3, 3)))
+    assert score("accuracy", np.diag([1.0, 2.0, 3.0]) + 1.0) == pytest.approx(9.0 / 15.0)
 
 
 @pytest.mark.parametrize("beta", [0.0, -1.0, np.nan, np.inf])
@@ -429,10 +437,10 @@ NEVER_POSITIVE_EXPECTED = {
 
 
 def test_never_positive_expected_covers_every_metric():
-    assert set(NEVER_POSITIVE_EXPECTED) == set(METRICS)
+    assert set(NEVER_POSITIVE_EXPECTED) == set(BINARY)
 
 
-@pytest.mark.parametrize("metric_id", list(METRICS))
+@pytest.mark.parametrize("metric_id", BINARY)
 def test_zero_division_is_nan_by_default_and_replaceable(metric_id):
     expected = NEVER_POSITIVE_EXPECTED[metric_id]
     with warnings.catch_warnings():
@@ -467,7 +475,7 @@ def test_zero_division_agrees_with_sklearn_where_sklearn_has_the_option():
     assert skm.cohen_kappa_score(y_true, y_pred) == score("cohen_kappa", NEVER_POSITIVE) == 0.0
 
 
-@pytest.mark.parametrize("metric_id", list(METRICS))
+@pytest.mark.parametrize("metric_id", BINARY)
 def test_all_zero_matrix_is_undefined_not_a_crash(metric_id):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -479,7 +487,7 @@ def test_all_zero_matrix_is_undefined_not_a_crash(metric_id):
 UNDEFINED_WITHOUT_CLASS_0 = {"tpr", "balanced_accuracy", "mcc", "fowlkes_mallows", "gmean", "informedness"}
 
 
-@pytest.mark.parametrize("metric_id", list(METRICS))
+@pytest.mark.parametrize("metric_id", BINARY)
 def test_from_pab_without_class_0(metric_id):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -508,6 +516,8 @@ def test_registry_ids_and_codes():
         "informedness",
         "markedness",
         "cohen_kappa",
+        "macro_f1",
+        "micro_f1",
     ]
     for position, (metric_id, metric) in enumerate(METRICS.items()):
         assert isinstance(metric, Metric)
@@ -552,7 +562,7 @@ EQUIVALENT_UM = {
 }
 
 
-@pytest.mark.parametrize("metric_id", list(METRICS))
+@pytest.mark.parametrize("metric_id", BINARY)
 def test_compliance_flags(metric_id):
     metric = METRICS[metric_id]
     if metric_id in EQUIVALENT_UM:

@@ -25,7 +25,7 @@ from mcrank._validation import (
     check_range,
     check_sd,
 )
-from mcrank.metrics import PAPER_METRICS, get_metric
+from mcrank.metrics import METRICS, PAPER_METRICS, get_metric
 from mcrank.samplers import ERROR_MODELS, TRUE_UM_DISTRIBUTIONS, _check_true_um_sd
 
 __all__ = ["MAX_SAMPLES", "MAX_SDS", "StudyConfig", "parse_count", "parse_metrics", "parse_sds", "parse_values"]
@@ -154,9 +154,14 @@ def _checked_metrics(names) -> tuple[str, ...]:
         if not isinstance(name, str):
             raise ValueError(f"metrics must be metric ids (strings), got {name!r}")
     try:
-        metrics = tuple(get_metric(name).id for name in names)
+        chosen = [get_metric(name) for name in names]
     except KeyError as error:  # get_metric's lookup error, as this schema's ValueError
         raise ValueError(error.args[0]) from None
+    for metric in chosen:
+        if metric.binary is None:
+            counted = ", ".join(m.id for m in METRICS.values() if m.binary is not None)
+            raise ValueError(f"metric {metric.id!r} has no two-class form for the two-class study; choose from {counted}")
+    metrics = tuple(metric.id for metric in chosen)
     if len(set(metrics)) != len(metrics):
         raise ValueError(f"metrics are listed twice: {', '.join(metrics)}")
     return metrics

@@ -1,0 +1,148 @@
+"""The library of classification metrics (paper §3.3; ``docs/method.md``, "Metrics").
+
+One registry: every metric is one :class:`Metric`, defined once in
+:mod:`mcrank.metrics.definitions` with its two-class form, its order form and its n-class
+form side by side. Add a metric there, with its tests, and nothing else changes.
+
+Three doors lead to the scores:
+
+- :func:`score` and :meth:`Metric.__call__`: counts or normalised matrices of shape
+  ``(..., n, n)``; two-class matrices are scored by the two-class form, the exact arithmetic
+  scikit-learn uses, larger ones by the n-class form;
+- :meth:`Metric.from_pab`: arrays of class-0 fraction ``p``, TPR ``a`` and TNR ``b``;
+- :func:`_score_into` and :func:`_order_into`: what numba kernels call, by metric code, on
+  arrays of cells; both are generated from the registry.
+
+Undefined values (0/0, e.g. precision of a classifier that never outputs class 0) are NaN
+by default; ``zero_division`` replaces them with 0 or 1, as in scikit-learn. Never a crash,
+never a silent 0.
+
+Compliance with decision theory (eq. 16): a metric complies when it ranks every pair of
+confusion matrices of one test set exactly as the utility yield under some fixed utility
+matrix, its :attr:`Metric.equivalent_um`. Accuracy, TPR and TNR do; the others do not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mcrank._validation import check_zero_division
+from mcrank.confusion import _cells_from_pab
+from mcrank.metrics import definitions as _definitions  # noqa: F401 - registers every metric
+from mcrank.metrics._registry import REGISTRY, Metric, dispatch
+
+__all__ = ["METRICS", "ORDER_MIN_CELL", "PAPER_METRICS", "Metric", "get_metric", "score"]
+
+#: Every metric of the library, by id, in code order.
+METRICS: dict[str, Metric] = {metric.id: metric for metric in REGISTRY}
+
+#: The metrics of the paper's Monte Carlo study (§4.2, fig. 6), in the paper's order.
+PAPER_METRICS: tuple[str, ...] = ("accuracy", "tpr", "precision", "balanced_accuracy", "mcc", "fowlkes_mallows", "f1")
+
+_ALIASES = {alias: metric.id for metric in REGISTRY for alias in (metric.id, *metric.aliases)}
+
+#: The order forms need every cell in [ORDER_MIN_CELL, 1]: then none of their products, of up
+#: to eight cells (MCC), leaves the range of normal floats, so that they keep full relative
+#: precision (F-beta's weights are at most 2, whatever beta). Blocks with smaller cells go
+#: through the two-class forms themselves.
+ORDER_MIN_CELL = 1e-30
+
+
+def get_metric(name: str) -> Metric:
+    """Look up a metric by id or alias (``"recall"`` gives ``tpr``).
+
+    Raises
+    ------
+    KeyError
+        With the list of known ids, if ``name`` is unknown.
+    """
+    try:
+        return METRICS[_ALIASES[name]]
+    except (KeyError, TypeError):
+        raise KeyError(f"unknown metric {name!r}; known metrics: {', '.join(METRICS)}") from None
+
+
+_score_into = dispatch(
+    "_score_into",
+    "binary",
+    """Metric number ``code`` of many two-class confusion matrices, into ``out``.
+
+    ``cells`` is a tuple of arrays: either the four cells ``(C00, C01, C10, C11)`` of the
+    matrices, and ``out`` receives their scores; or the four cells of a first matrix ``C1``
+    followed by the four of a second ``C2``, and ``out`` receives ``m(C2) - m(C1)``, the
+    difference the engine compares with the difference in utility yield. The length of
+    ``cells`` is known when compiling, so the difference costs no branch, and one pass.""",
+)
+
+_order_into = dispatch(
+    "_order_into",
+    "order",
+    """A number with the sign of ``m(C2) - m(C1)`` for metric number ``code``, into ``out``.
+
+    ``cells`` is the eight arrays of cells of ``C1`` then ``C2``, as for :func:`_score_into`,
+    and every cell must be in [:data:`ORDER_MIN_CELL`, 1] (normalised matrices without tiny
+    cells). 0 means a tie. The value itself means nothing else.""",
+)
+
+
+def _score_cells(metric: Metric, cells, beta: float, zero_division: float):
+    zero_division = check_zero_division(zero_division)
+    shape = np.shape(cells[0])
+    flat = [np.ascontiguousarray(np.ravel(c), dtype=np.float64) for c in cells]
+    out = np.empty(flat[0].size)
+    _score_into(metric.code, tuple(flat), float(beta), out)
+    out[np.isnan(out)] = zero_division
+    out = out.reshape(shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def _score_pab(metric: Metric, p, tpr, tnr, beta: float, zero_division: float):
+    """:meth:`Metric.from_pab`: the cells of eq. (17) from ``p``, TPR and TNR, then scored."""
+    if metric.binary is None:
+        from mcrank.confusion import confusion_from_pab
+
+        return score(metric, confusion_from_pab(p, tpr, tnr), beta=beta, zero_division=zero_division)
+    p, a, b = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (p, tpr, tnr)))
+    return _score_cells(metric, _cells_from_pab.py_func(p, a, b), beta, zero_division)
+
+
+def score(metric: str | Metric, confusion, *, beta: float = 1.0, zero_division: float = np.nan):
+    """Score confusion matrices with one metric of the library.
+
+    Parameters
+    ----------
+    metric : str or Metric
+        A metric id or alias (see :data:`METRICS`).
+    confusion : array_like of shape (..., n, n)
+        Counts or normalised matrices, rows = output, columns = true class (class 0 positive
+        for two classes). A metric defined for two classes only needs n = 2.
+    beta : float, default 1.0
+        The weight of recall in ``fbeta`` (ignored by the other metrics).
+    zero_division : {0, 1, NaN}, default NaN
+        Value returned where the metric is undefined (0/0), as scikit-learn's option of the
+        same name (whose ``"warn"`` is refused: NaN is the default here).
+
+    Returns
+    -------
+    float or ndarray of shape (...)
+    """
+    metric = metric if isinstance(metric, Metric) else get_metric(metric)
+    c = np.asarray(confusion, dtype=float)
+    if c.ndim < 2 or c.shape[-1] != c.shape[-2] or c.shape[-1] < 2:
+        raise ValueError(f"confusion matrices must be n x n with n >= 2, got shape {c.shape}")
+    if c.shape[-1] != 2 and metric.general is None:
+        raise ValueError(f"{metric.id} is a binary metric: it needs 2x2 confusion matrices, got shape {c.shape}")
+    if not np.all(np.isfinite(c)) or np.any(c < 0):
+        raise ValueError("confusion-matrix entries must be finite and non-negative")
+    if not (np.isfinite(beta) and beta > 0):
+        raise ValueError(f"beta must be positive, got {beta!r}")
+    if c.shape[-1] != 2 or metric.binary is None:
+        zero_division = check_zero_division(zero_division)
+        out = np.asarray(metric.general(c), dtype=float)
+        out[np.isnan(out)] = zero_division
+        return float(out) if out.ndim == 0 else out
+    # Counts of ordinary size are scored as given, exactly as scikit-learn does; matrices
+    # whose largest cell is huge or tiny are scaled to a largest cell of 1 first.
+    largest = c.max(axis=(-2, -1), keepdims=True)
+    c = c / np.where((largest > 0) & ((largest > 1e100) | (largest < 1e-100)), largest, 1.0)
+    return _score_cells(metric, (c[..., 0, 0], c[..., 0, 1], c[..., 1, 0], c[..., 1, 1]), beta, zero_division)

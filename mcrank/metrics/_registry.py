@@ -1,0 +1,148 @@
+"""The registry of metrics, and the numba dispatch generated from it.
+
+Each metric is one :class:`Metric`: its two-class form on the four cells (the kernels' and
+scikit-learn's exact arithmetic), its order form, and its form for any number of classes,
+whichever it has. :func:`register` adds one; :func:`dispatch` then writes the kernels'
+switch on the metric code from the registry, as numba-stats generates its wrappers from one
+table: no branch is copied by hand, and adding a metric touches only its definition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mcrank._jit import jit
+
+__all__ = ["Metric", "dispatch", "register"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric of the library.
+
+    Attributes
+    ----------
+    id : str
+        Stable identifier, used on the command line and in results files.
+    name : str
+        Display name.
+    code : int
+        Position in :data:`mcrank.metrics.METRICS`: how the numba kernels name it.
+    compliant : bool
+        Whether the metric is of the decision-theoretic form of eq. (16).
+    binary : numba function or None
+        ``binary(c00, c01, c10, c11, beta)``: the score of one two-class confusion matrix in
+        the paper's layout (TP, FP, FN, TN); ``beta`` is used by F-beta only.
+    order : numba function or None
+        ``order(c00, c01, c10, c11, beta) -> (N, D)`` with ``D > 0`` and the metric an
+        increasing function of ``N / D``: the sign of ``m(C2) - m(C1)`` is that of
+        ``N2 D1 - N1 D2``, without a division or a root.
+    general : callable or None
+        ``general(c)`` on a float array of shape (..., n, n), any n >= 2; None for a metric
+        defined for two classes only.
+    equivalent_um : ndarray of shape (2, 2) or None
+        For a compliant metric, the utility matrix whose yield ranks exactly as it does.
+    aliases : tuple of str
+        Other names under which it is known.
+    """
+
+    id: str
+    name: str
+    code: int
+    compliant: bool
+    binary: Callable | None = field(default=None, repr=False, compare=False)
+    order: Callable | None = field(default=None, repr=False, compare=False)
+    general: Callable | None = field(default=None, repr=False, compare=False)
+    equivalent_um: np.ndarray | None = field(default=None, repr=False, compare=False)
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def binary_only(self) -> bool:
+        """Whether the metric is defined for two classes only."""
+        return self.general is None
+
+    def defined_for(self, classes: int) -> bool:
+        """Whether the metric is defined for ``classes`` classes."""
+        return (classes == 2 and self.binary is not None) or self.general is not None
+
+    def __call__(self, confusion, *, beta: float = 1.0, zero_division: float = np.nan):
+        """Score confusion matrices; see :func:`mcrank.metrics.score`."""
+        from mcrank.metrics import score
+
+        return score(self, confusion, beta=beta, zero_division=zero_division)
+
+    def from_pab(self, p, tpr, tnr, *, beta: float = 1.0, zero_division: float = np.nan):
+        """Score the normalised two-class matrices with class-0 fraction ``p``, TPR and TNR.
+
+        Parameters
+        ----------
+        p, tpr, tnr : array_like
+            Broadcast together.
+        beta : float, default 1.0
+            Only for ``fbeta``.
+        zero_division : {0, 1, NaN}, default NaN
+            Value returned where the metric is 0/0.
+        """
+        from mcrank.metrics import _score_pab
+
+        return _score_pab(self, p, tpr, tnr, beta, zero_division)
+
+
+#: Every metric, in the order registered (its code).
+REGISTRY: list[Metric] = []
+
+
+def register(id: str, name: str, *, binary=None, order=None, general=None, compliant: bool = False, equivalent_um=None, aliases=()) -> Metric:
+    """Add a metric to the library; its code is its position."""
+    metric = Metric(id, name, len(REGISTRY), compliant, binary, order, general, None if equivalent_um is None else np.array(equivalent_um, dtype=float), tuple(aliases))
+    REGISTRY.append(metric)
+    return metric
+
+
+# The switch on the metric code. One branch per metric, its loop written out, so that each
+# loop is one metric's arithmetic, which the compiler vectorises (several times faster than
+# dispatching per matrix); the code is tested once per call, outside the loops.
+_SCORE_BRANCH = """\
+    {keyword} code == {code}:
+        for i in range(n):
+            out[i] = f{code}(c00[i], c01[i], c10[i], c11[i], beta)
+            if difference:
+                out[i] -= f{code}(r00[i], r01[i], r10[i], r11[i], beta)
+"""
+_ORDER_BRANCH = """\
+    {keyword} code == {code}:
+        for i in range(n):
+            n1, d1 = f{code}(r00[i], r01[i], r10[i], r11[i], beta)
+            n2, d2 = f{code}(c00[i], c01[i], c10[i], c11[i], beta)
+            out[i] = n2 * d1 - n1 * d2
+"""
+_HEAD = """\
+def {name}(code, cells, beta, out):
+    n = out.size
+    difference = len(cells) == 8
+    c00, c01, c10, c11 = cells[-4], cells[-3], cells[-2], cells[-1]
+    r00, r01, r10, r11 = cells[0], cells[1], cells[2], cells[3]
+"""
+_TAIL = """\
+    else:
+        out[:] = np.nan
+"""
+
+
+def dispatch(name: str, form: str, doc: str):
+    """The jitted switch ``name(code, cells, beta, out)`` over every metric's ``form``
+    (``"binary"`` or ``"order"``), generated from the registry."""
+    metrics = [m for m in REGISTRY if getattr(m, form) is not None]
+    template = _SCORE_BRANCH if form == "binary" else _ORDER_BRANCH
+    branches = "".join(template.format(keyword="if" if k == 0 else "elif", code=m.code) for k, m in enumerate(metrics))
+    namespace = {"np": np, "__name__": __name__, **{f"f{m.code}": getattr(m, form) for m in metrics}}
+    # Compiled under this file's name: numba's on-disk cache needs a source file to key on.
+    # (mcrank._jit names the cache directory after the package's sources, so an edit to a
+    # definition can never reach a stale kernel.)
+    exec(compile(_HEAD.format(name=name) + branches + _TAIL, __file__, "exec"), namespace)
+    function = namespace[name]
+    function.__doc__ = doc
+    return jit(function)

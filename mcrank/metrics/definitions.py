@@ -1,0 +1,346 @@
+r"""Every metric of mcrank, each defined once (paper §3.3; ``docs/method.md``, "Metrics").
+
+A metric's entry holds whichever of three forms it has, side by side:
+
+- its **two-class form**, on the four cells ``(C00, C01, C10, C11)`` = (TP, FP, FN, TN) of a
+  binary confusion matrix in the paper's layout, class 0 positive. No definition multiplies
+  more than two sums of cells, so nothing overflows for any common scale of the counts;
+- its **order form** ``(N, D)``: ``D > 0`` and the metric an increasing function of ``N / D``,
+  so that the engine takes the sign of ``m(C2) - m(C1)`` as that of ``N2 D1 - N1 D2``, sums
+  and products instead of divisions and roots. Accuracy, TPR, TNR, precision, NPV, balanced
+  accuracy, F-beta and kappa are N/D; informedness is 2 N/D - 1 (balanced accuracy's ratio),
+  markedness N/D - 1, Fowlkes-Mallows and G-mean sqrt(N/D), MCC sign(N) sqrt(|N|/D) (N its
+  numerator times its absolute value);
+- its **n-class form**, on a float array of shape (..., n, n), rows = output, columns = true
+  class, with
+
+  .. math::
+      N = \sum_{ij} C_{ij}, \qquad r_i = \sum_j C_{ij} \ \text{(output totals)}, \qquad
+      t_j = \sum_i C_{ij} \ \text{(true-class totals)}.
+
+  At n = 2 it agrees with the two-class form (tested), which the two-class scores use.
+
+Every metric is invariant under scaling of the matrix, so one function serves counts and
+normalised matrices. Undefined values (0/0) are NaN; :func:`mcrank.metrics.score` replaces
+them with ``zero_division``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mcrank._jit import jit
+from mcrank.metrics._registry import register
+from mcrank.utility_space import IDENTITY_UM, TNR_UM, TPR_UM
+
+# --- n-class helpers ---------------------------------------------------------------------------
+
+
+def _totals(c):
+    """Diagonal, output totals r_i, true-class totals t_j and grand total N of (..., n, n)."""
+    # numpy adds along axes in an order that depends on the memory layout: in C order, a
+    # matrix sums alike alone and in any stack.
+    c = np.ascontiguousarray(c)
+    return np.diagonal(c, axis1=-2, axis2=-1), c.sum(axis=-1), c.sum(axis=-2), c.sum(axis=(-2, -1))
+
+
+def _mean_where_defined(numerator, denominator):
+    """Mean over the last axis of the per-class ratios, leaving out the 0/0 ones (as
+    scikit-learn does); NaN when none is defined."""
+    defined = denominator > 0
+    ratio = np.divide(numerator, denominator, out=np.zeros_like(numerator), where=defined)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ratio.sum(axis=-1) / defined.sum(axis=-1)
+
+
+# --- accuracy: the utility yield of the identity (compliant) -------------------------------------
+
+
+@jit
+def _accuracy(c00, c01, c10, c11, beta):
+    return (c00 + c11) / (c00 + c01 + c10 + c11)
+
+
+@jit(inline="always")
+def _accuracy_order(c00, c01, c10, c11, beta):
+    return c00 + c11, c00 + c01 + c10 + c11
+
+
+def _accuracy_n(c):
+    r""":math:`\frac{1}{N} \sum_k C_{kk}`: the utility yield, eq. (9), of the identity."""
+    diagonal, _, _, total = _totals(c)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return diagonal.sum(axis=-1) / total
+
+
+register("accuracy", "Accuracy", binary=_accuracy, order=_accuracy_order, general=_accuracy_n, compliant=True, equivalent_um=IDENTITY_UM)
+
+
+# --- rates and predictive values ---------------------------------------------------------------
+
+
+@jit
+def _tpr(c00, c01, c10, c11, beta):
+    return c00 / (c00 + c10)
+
+
+@jit(inline="always")
+def _tpr_order(c00, c01, c10, c11, beta):
+    return c00, c00 + c10
+
+
+register("tpr", "True-positive rate (recall)", binary=_tpr, order=_tpr_order, compliant=True, equivalent_um=TPR_UM, aliases=("recall", "sensitivity"))
+
+
+@jit
+def _tnr(c00, c01, c10, c11, beta):
+    return c11 / (c11 + c01)
+
+
+@jit(inline="always")
+def _tnr_order(c00, c01, c10, c11, beta):
+    return c11, c11 + c01
+
+
+register("tnr", "True-negative rate (specificity)", binary=_tnr, order=_tnr_order, compliant=True, equivalent_um=TNR_UM, aliases=("specificity",))
+
+
+@jit
+def _precision(c00, c01, c10, c11, beta):
+    return c00 / (c00 + c01)
+
+
+@jit(inline="always")
+def _precision_order(c00, c01, c10, c11, beta):
+    return c00, c00 + c01
+
+
+register("precision", "Precision (PPV)", binary=_precision, order=_precision_order, aliases=("ppv",))
+
+
+@jit
+def _npv(c00, c01, c10, c11, beta):
+    return c11 / (c11 + c10)
+
+
+@jit(inline="always")
+def _npv_order(c00, c01, c10, c11, beta):
+    return c11, c11 + c10
+
+
+register("npv", "Negative predictive value", binary=_npv, order=_npv_order)
+
+
+# --- balanced accuracy: the mean recall --------------------------------------------------------
+
+
+@jit
+def _balanced_accuracy(c00, c01, c10, c11, beta):
+    # (TPR + TNR) / 2 over one denominator: one division instead of two, the costly part
+    # of the engine's metrics.
+    positives, negatives = c00 + c10, c11 + c01
+    return (c00 * negatives + c11 * positives) / (2.0 * positives * negatives)
+
+
+@jit(inline="always")
+def _balanced_accuracy_order(c00, c01, c10, c11, beta):
+    positives, negatives = c00 + c10, c11 + c01
+    return c00 * negatives + c11 * positives, 2.0 * positives * negatives
+
+
+def _balanced_accuracy_n(c):
+    r""":math:`\frac{1}{|K|} \sum_{k \in K} C_{kk} / t_k`, :math:`K = \{k : t_k > 0\}`: a class
+    absent from the test set has no recall and is left out, as in scikit-learn."""
+    diagonal, _, true_totals, _ = _totals(c)
+    return _mean_where_defined(diagonal, true_totals)
+
+
+register("balanced_accuracy", "Balanced accuracy", binary=_balanced_accuracy, order=_balanced_accuracy_order, general=_balanced_accuracy_n)
+
+
+# --- F-beta and F1 -----------------------------------------------------------------------------
+
+
+@jit(inline="always")
+def _fbeta_weights(beta):
+    """The weights of true positives, false negatives and false positives in
+    F-beta = w_TP C00 / (w_TP C00 + w_FN C10 + w_FP C01): (1 + beta^2, beta^2, 1) up to
+    beta = 1, divided through by beta^2 beyond, so that each is in [0, 2] and nothing
+    overflows whatever beta (beta^2 does beyond 1e154). At beta = 1 they are (2, 1, 1)."""
+    beta2 = beta * beta
+    if beta <= 1.0:
+        return 1.0 + beta2, beta2, 1.0
+    return 1.0 + 1.0 / beta2, 1.0, 1.0 / beta2
+
+
+@jit(inline="always")
+def _fbeta_order(c00, c01, c10, c11, beta):
+    """F-beta's numerator and denominator, with the weights of :func:`_fbeta_weights`."""
+    tp_weight, fn_weight, fp_weight = _fbeta_weights(beta)
+    numerator = tp_weight * c00
+    return numerator, numerator + fn_weight * c10 + fp_weight * c01
+
+
+@jit
+def _fbeta(c00, c01, c10, c11, beta):
+    numerator, denominator = _fbeta_order(c00, c01, c10, c11, beta)
+    # No true positive but some error: 0, also where a weight has underflowed to 0 and
+    # left the denominator 0 (beta below 1e-162 or above 1e162).
+    return 0.0 if (c00 == 0.0) & (c10 + c01 > 0.0) else numerator / denominator
+
+
+@jit
+def _f1(c00, c01, c10, c11, beta):
+    return _fbeta(c00, c01, c10, c11, 1.0)
+
+
+@jit(inline="always")
+def _f1_order(c00, c01, c10, c11, beta):
+    return _fbeta_order(c00, c01, c10, c11, 1.0)
+
+
+register("f1", "F1 measure", binary=_f1, order=_f1_order)
+register("fbeta", "F-beta measure", binary=_fbeta, order=_fbeta_order)
+
+
+# --- Matthews correlation coefficient ----------------------------------------------------------
+
+
+@jit
+def _mcc(c00, c01, c10, c11, beta):
+    numerator = c00 * c11 - c01 * c10
+    # Two square roots of two sums each: the product of all four underflows for cells of
+    # very different sizes (a count of 1 against 1e170), and a rate near 0 in the engine.
+    return numerator / (np.sqrt((c00 + c01) * (c10 + c11)) * np.sqrt((c00 + c10) * (c01 + c11)))
+
+
+@jit(inline="always")
+def _mcc_order(c00, c01, c10, c11, beta):
+    numerator = c00 * c11 - c01 * c10
+    return numerator * abs(numerator), ((c00 + c01) * (c10 + c11)) * ((c00 + c10) * (c01 + c11))
+
+
+def _mcc_n(c):
+    r"""Gorodkin's :math:`R_K`,
+    :math:`\frac{N \sum_k C_{kk} - \sum_k r_k t_k}{\sqrt{(N^2 - \sum_k r_k^2)(N^2 - \sum_k t_k^2)}}`;
+    NaN where the test set holds one class only or the classifier always outputs the same
+    class (scikit-learn's ``matthews_corrcoef`` returns 0 there)."""
+    diagonal, output_totals, true_totals, total = _totals(c)
+    covariance = total * diagonal.sum(axis=-1) - np.sum(output_totals * true_totals, axis=-1)
+    # Products, not powers: a numpy scalar's ** 2 can round differently from x * x (and from
+    # an array's ** 2), and one matrix must score exactly as it does in a stack.
+    output_variance = total * total - np.sum(output_totals * output_totals, axis=-1)
+    true_variance = total * total - np.sum(true_totals * true_totals, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return covariance / np.sqrt(output_variance * true_variance)
+
+
+register("mcc", "Matthews correlation coefficient", binary=_mcc, order=_mcc_order, general=_mcc_n)
+
+
+# --- geometric means and Youden's indices ------------------------------------------------------
+
+
+@jit
+def _fowlkes_mallows(c00, c01, c10, c11, beta):
+    return np.sqrt(_precision(c00, c01, c10, c11, beta) * _tpr(c00, c01, c10, c11, beta))
+
+
+@jit(inline="always")
+def _fowlkes_mallows_order(c00, c01, c10, c11, beta):
+    return c00 * c00, (c00 + c01) * (c00 + c10)
+
+
+register("fowlkes_mallows", "Fowlkes-Mallows index", binary=_fowlkes_mallows, order=_fowlkes_mallows_order)
+
+
+@jit
+def _gmean(c00, c01, c10, c11, beta):
+    return np.sqrt(_tpr(c00, c01, c10, c11, beta) * _tnr(c00, c01, c10, c11, beta))
+
+
+@jit(inline="always")
+def _gmean_order(c00, c01, c10, c11, beta):
+    return c00 * c11, (c00 + c10) * (c11 + c01)
+
+
+register("gmean", "G-mean", binary=_gmean, order=_gmean_order)
+
+
+@jit
+def _informedness(c00, c01, c10, c11, beta):
+    return _tpr(c00, c01, c10, c11, beta) + _tnr(c00, c01, c10, c11, beta) - 1.0
+
+
+register("informedness", "Informedness (Youden's J)", binary=_informedness, order=_balanced_accuracy_order, aliases=("youden_j",))
+
+
+@jit
+def _markedness(c00, c01, c10, c11, beta):
+    return _precision(c00, c01, c10, c11, beta) + _npv(c00, c01, c10, c11, beta) - 1.0
+
+
+@jit(inline="always")
+def _markedness_order(c00, c01, c10, c11, beta):
+    return c00 * (c10 + c11) + c11 * (c00 + c01), (c00 + c01) * (c10 + c11)
+
+
+register("markedness", "Markedness", binary=_markedness, order=_markedness_order)
+
+
+# --- Cohen's kappa -----------------------------------------------------------------------------
+
+
+@jit
+def _cohen_kappa(c00, c01, c10, c11, beta):
+    # (observed - chance) / (1 - chance) with observed = (C00 + C11) / n and chance =
+    # ((C00 + C01)(C00 + C10) + (C10 + C11)(C01 + C11)) / n^2, rewritten for two classes so
+    # that nothing cancels: 1 - chance rounds to 0 for very unbalanced classes.
+    return 2.0 * (c00 * c11 - c01 * c10) / ((c00 + c01) * (c01 + c11) + (c00 + c10) * (c10 + c11))
+
+
+@jit(inline="always")
+def _cohen_kappa_order(c00, c01, c10, c11, beta):
+    return 2.0 * (c00 * c11 - c01 * c10), (c00 + c01) * (c01 + c11) + (c00 + c10) * (c10 + c11)
+
+
+def _cohen_kappa_n(c):
+    r""":math:`(p_o - p_e) / (1 - p_e)` with :math:`p_o = \sum_k C_{kk} / N` and
+    :math:`p_e = \sum_k r_k t_k / N^2`; NaN where :math:`p_e = 1`, as scikit-learn."""
+    diagonal, output_totals, true_totals, total = _totals(c)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = diagonal.sum(axis=-1) / total
+        chance = np.sum(output_totals * true_totals, axis=-1) / (total * total)
+        return (observed - chance) / (1.0 - chance)
+
+
+register("cohen_kappa", "Cohen's kappa", binary=_cohen_kappa, order=_cohen_kappa_order, general=_cohen_kappa_n)
+
+
+# --- macro and micro means over the classes (any n) --------------------------------------------
+
+
+def _macro_f1_n(c):
+    r""":math:`\frac{1}{|K|} \sum_{k \in K} \frac{2 C_{kk}}{r_k + t_k}`, :math:`K = \{k : r_k + t_k > 0\}`:
+    a class neither in the test set nor ever output has no F1 and is left out, as
+    scikit-learn's ``f1_score(average="macro")`` over the labels found."""
+    diagonal, output_totals, true_totals, _ = _totals(c)
+    return _mean_where_defined(2.0 * diagonal, output_totals + true_totals)
+
+
+register("macro_f1", "Macro F1", general=_macro_f1_n)
+
+
+def _micro_f1_n(c):
+    r"""F1 of the true positives, false positives and false negatives pooled over the classes.
+    For single-label classification every error is one of each, so this equals accuracy; it
+    is kept because it is reported as a metric of its own."""
+    diagonal, output_totals, true_totals, _ = _totals(c)
+    true_positives = diagonal.sum(axis=-1)
+    false_positives = (output_totals - diagonal).sum(axis=-1)
+    false_negatives = (true_totals - diagonal).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 2.0 * true_positives / (2.0 * true_positives + false_positives + false_negatives)
+
+
+register("micro_f1", "Micro F1", general=_micro_f1_n, compliant=True, equivalent_um=IDENTITY_UM)
