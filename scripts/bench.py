@@ -62,7 +62,9 @@ import numba
 import numpy as np
 
 from mcrank._jit import jit
-from mcrank.engine import StudyConfig, _count_chunk, _kernel_arguments, run_study
+from mcrank.engine import run_study
+from mcrank.engine.binary import BinaryCounts, _count_chunk, study_arguments
+from mcrank.study import StudyConfig
 from mcrank.metrics import PAPER_METRICS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -219,16 +221,11 @@ def outputs_per_normal(n: int) -> float:
 def variates_per_pair(config: StudyConfig, pairs: int, per_normal: float) -> tuple[float, float]:
     """(uniforms, normals) the engine draws per pair for ``config``, counted on one chunk."""
     def consumed(sds):
-        base, metric_codes, fbeta_beta, sd_array, error_model = _kernel_arguments(config)
-        sd_array = np.array(sds, dtype=float)
-        buffers = (
-            np.zeros(metric_codes.size, dtype=np.int64),
-            np.zeros(sd_array.size, dtype=np.int64),
-            np.zeros(sd_array.size),
-            np.zeros(sd_array.size),
-        )
+        study = study_arguments(config)._replace(sds=np.array(sds, dtype=float))
+        sd_count = study.sds.size
+        counts = BinaryCounts(np.zeros(study.metric_codes.size, dtype=np.int64), np.zeros(sd_count, dtype=np.int64), np.zeros(sd_count), np.zeros(sd_count))
         return outputs_consumed(
-            lambda rng: _count_chunk(rng, rng, pairs, base, metric_codes, fbeta_beta, sd_array, error_model, *buffers),
+            lambda rng: _count_chunk(rng, rng, pairs, study, counts),
             np.random.default_rng(2),
         )
 

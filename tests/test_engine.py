@@ -437,13 +437,14 @@ EXACT_GRIDS = {
 def _count_and_record(config: StudyConfig, size: int):
     """The counting kernel and the recording kernel fed the same streams: assert that they
     count the same pairs, and return the counts, d_true and d_utility."""
-    from mcrank.engine import _count_chunk, _kernel_arguments, _record_pairs
+    from mcrank.engine.binary import BinaryCounts, _count_chunk, _record_pairs, study_arguments
 
-    base, codes, beta, sds, model = _kernel_arguments(config)
-    counts = [np.zeros(codes.size, dtype=np.int64), np.zeros(sds.size, dtype=np.int64), np.zeros(sds.size), np.zeros(sds.size)]
-    _count_chunk(np.random.default_rng(5), np.random.default_rng(6), size, base, codes, beta, sds, model, *counts)
+    study = study_arguments(config)
+    codes, sds = study.metric_codes, study.sds
+    counts = BinaryCounts(np.zeros(codes.size, dtype=np.int64), np.zeros(sds.size, dtype=np.int64), np.zeros(sds.size), np.zeros(sds.size))
+    _count_chunk(np.random.default_rng(5), np.random.default_rng(6), size, study, counts)
     d_true, d_metric, d_utility = np.empty(size), np.empty((codes.size, size)), np.empty((sds.size, size))
-    _record_pairs(np.random.default_rng(5), np.random.default_rng(6), base, codes, beta, sds, model, d_true, d_metric, d_utility)
+    _record_pairs(np.random.default_rng(5), np.random.default_rng(6), study, d_true, d_metric, d_utility)
     assert counts[0].tolist() == [int(np.sum(~ranked_correctly(d_true, d))) for d in d_metric]
     assert counts[1].tolist() == [int(np.sum(~ranked_correctly(d_true, d))) for d in d_utility]
     return counts, d_true, d_utility
@@ -476,7 +477,7 @@ def test_counting_kernel_signs_hold_when_rates_are_tiny(alpha):
 
 
 def test_cells_orderable_looks_at_every_cell_of_the_pairs_drawn_and_no_further():
-    from mcrank.engine import _cells_orderable
+    from mcrank.engine.binary import _cells_orderable
     from mcrank.metrics import ORDER_MIN_CELL
 
     m = 100

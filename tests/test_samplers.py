@@ -289,7 +289,7 @@ def test_truncated_perturbation_is_plain_rejection(um_name, sd):
 
 def _engine_truncated_sweep(utilities, sds, pairs, calls, seed):
     """The engine's sampler of ``truncated`` perturbations (many pairs x many sds per call,
-    the workspace laid out as in ``mcrank.engine._truncated_workspace``), pair ``q`` with
+    the workspace laid out as in ``mcrank.engine.binary._truncated_workspace``), pair ``q`` with
     true matrix ``utilities[q % len(utilities)]``: for each true matrix, its perturbed
     matrices, shape (calls * pairs / len(utilities), len(sds), 2, 2)."""
     a, kinds = len(sds), len(utilities)

@@ -1,4 +1,4 @@
-"""The Monte Carlo ranking engine (paper §4.2, ``SPEC.md`` "The Monte Carlo study").
+"""The two-class kernels of the Monte Carlo study (paper §4.2; ``docs/method.md``, "The Monte Carlo study").
 
 Each sample is one pair of classifiers evaluated on one test set:
 
@@ -18,7 +18,7 @@ The sd grid uses common random numbers: every ``s`` sees the same base samples (
 and redraws only step 4.
 
 Step 6 needs only the sign of ``d_m``. The counting kernel takes it from each metric's order
-form (:func:`mcrank.metrics._order_into`): every metric increases with a ratio N/D, so
+form (:func:`mcrank.metrics._order_into`, generated from the metric registry): every metric increases with a ratio N/D, so
 ``d_m`` has the sign of ``N2 D1 - N1 D2``: sums and products instead of the definitions'
 divisions and roots. Blocks with a cell below :data:`mcrank.metrics.ORDER_MIN_CELL` fall back
 on the definitions. :func:`sample_pairs`, which returns the differences, uses the
@@ -31,29 +31,24 @@ sd ``s`` by construction, which is what ``realised_sd`` reports. Under ``truncat
 elements are drawn, for many pairs and sds at once, by the exact sampler
 :func:`mcrank.samplers._fill_truncated_columns`, and the realised sd is measured.
 
-Work is split into chunks of fixed size. Chunk ``k`` draws steps 1-3 from child ``(k, 0)`` of
-the root :class:`~numpy.random.SeedSequence` and step 4 from child ``(k, 1)``. Counts are
-therefore bit-identical whatever the number of jobs or the joblib backend, and the metric
-counts of one seed are the same whatever the sd grid or the error model.
+The kernels' parameters travel as named tuples: :class:`BinaryStudy` in, :class:`BinaryCounts`
+out. :func:`count_chunk` is the chunk function :func:`mcrank.engine.runner.run_chunks` runs:
+chunk ``k`` draws steps 1-3 from child ``(k, 0)`` of the root seed and step 4 from child
+``(k, 1)``, so the metric counts of one seed are the same whatever the sd grid or the error
+model.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
-import sys
-import time
-from dataclasses import dataclass, fields, replace
+from typing import NamedTuple
 
 import numpy as np
 
 from mcrank._jit import jit
-from mcrank._rng import child_seed_sequence, resolve_rng, root_seed_sequence
 from mcrank.confusion import _cells_from_pab
+from mcrank.engine.runner import ChunkCounts, chunk_generators
 from mcrank.metrics import ORDER_MIN_CELL, _order_into, _score_into, get_metric
-from mcrank._validation import check_count
-from mcrank.study import BATCHES, StudyConfig, StudyResult
 from mcrank.samplers import (
     ERROR_MODELS,
     TRUE_UM_DISTRIBUTIONS,
@@ -63,12 +58,57 @@ from mcrank.samplers import (
     _fill_truncated_columns,
     _rate_from_uniform,
 )
+from mcrank.study import StudyConfig
 from mcrank.utility_space import _um_from_xy, _yield_pab
 
-__all__ = ["BACKENDS", "PairSample", "StudyConfig", "StudyResult", "ranked_correctly", "run_study", "sample_pairs"]
+__all__ = ["BinaryCounts", "BinaryStudy", "count_chunk", "realised_sd", "record_pairs", "study_arguments"]
 
-#: joblib backends mcrank can run chunks on.
-BACKENDS = ("threading", "loky", "dask")
+
+class BinaryStudy(NamedTuple):
+    """A :class:`~mcrank.study.StudyConfig` as the kernels take it: codes and arrays."""
+
+    true_um: int  # code in mcrank.samplers.TRUE_UM_DISTRIBUTIONS
+    true_um_sd: float
+    p_low: float
+    p_high: float
+    rate_alpha: float
+    rate_beta: float
+    rate_low: float
+    rate_high: float
+    error: int  # code in mcrank.samplers.ERROR_MODELS
+    fbeta_beta: float
+    metric_codes: np.ndarray  # int64, codes in mcrank.metrics.METRICS
+    sds: np.ndarray  # float64
+
+
+class BinaryCounts(NamedTuple):
+    """The output buffers of :func:`_count_chunk`, added into."""
+
+    metric_incorrect: np.ndarray  # int64, per metric
+    utility_incorrect: np.ndarray  # int64, per sd
+    deviation_sum: np.ndarray  # per sd: sum of the elements of U' - U (truncated errors)
+    deviation_squares: np.ndarray  # per sd: sum of their squares
+
+
+class TruncatedWork(NamedTuple):
+    """The work space of :func:`_truncated_differences` for one sd grid (see
+    :func:`_truncated_workspace`)."""
+
+    order: np.ndarray
+    active: int
+    zero: int
+    shift: int
+    pairs: int
+    ordered_sds: np.ndarray
+    means: np.ndarray
+    v: np.ndarray
+    pool: np.ndarray
+    cursor: np.ndarray
+    todo: np.ndarray
+    columns: np.ndarray
+    pair_deviations: np.ndarray
+    d_perturbed: np.ndarray
+
 
 # --- kernels -----------------------------------------------------------------------------------
 
@@ -89,15 +129,6 @@ def _ranked_correctly(direction, d):
     by -1, 0 or 1 is exact, so no product underflows to a false tie.
     """
     return direction * d > 0.0
-
-
-def ranked_correctly(d_true, d):
-    """Whether pairs are ranked correctly (step 6): ``d_true`` and ``d`` both > 0 or both < 0.
-
-    Ties and NaN count as incorrect. Works elementwise on arrays.
-    """
-    with np.errstate(invalid="ignore"):  # 0 * inf: NaN, a tie, incorrect
-        return _ranked_correctly.py_func(np.sign(np.asarray(d_true)), np.asarray(d))
 
 
 @jit(inline="always")
@@ -155,7 +186,7 @@ def _block_buffers():
 
 
 @jit
-def _draw_block(rng, base, m, utility, rates, cells, d_true):
+def _draw_block(rng, study, m, utility, rates, cells, d_true):
     """Steps 1-3 for the first ``m`` pairs of a block, into its buffers.
 
     ``utility`` (4, block): U00, U01, U10, U11; ``rates`` (5, block): p, a1, b1, a2, b2;
@@ -163,13 +194,11 @@ def _draw_block(rng, base, m, utility, rates, cells, d_true):
     yield(U, C2) - yield(U, C1). Whole buffers and their rows, never slices, are passed
     around: a slice has a layout the compiler does not vectorise.
 
-    ``base`` = (true-UM code, true-UM sd, p low, p high, Beta alpha, Beta beta, rate low,
-    rate high). The variates are drawn a kind at a time, each in a loop that only draws:
-    the hexagon points, then p, a1, b1, a2 and b2 of every pair in turn, whose transforms
-    then vectorise.
+    The variates are drawn a kind at a time, each in a loop that only draws: the hexagon
+    points, then p, a1, b1, a2 and b2 of every pair in turn, whose transforms then vectorise.
     """
-    _fill_hexagon(rng, base[0], base[1], m, utility[0], utility[1])
-    p_low, p_high, alpha, beta, low, high = base[2], base[3], base[4], base[5], base[6], base[7]
+    _fill_hexagon(rng, study.true_um, study.true_um_sd, m, utility[0], utility[1])
+    p_low, p_high, alpha, beta, low, high = study.p_low, study.p_high, study.rate_alpha, study.rate_beta, study.rate_low, study.rate_high
     if beta == 1.0:
         for r in range(5):
             row = rates[r]
@@ -251,21 +280,21 @@ def _truncated_workspace(sds):
     pairs = max(1, min(_BLOCK, _TRUNCATED_ITEMS // (4 << shift)))
     size = (4 * pairs) << shift
     pool = np.empty(2 * size)
-    return (
-        order,
-        active.size,
-        zero.size,
-        shift,
-        pairs,
-        sds[order].copy(),
-        np.empty(4 * pairs),
-        np.empty(size),
-        pool,
-        np.full(1, pool.size, dtype=np.int64),
-        np.empty(size + 2, dtype=np.uint64),
-        np.empty(size // 2, dtype=np.uint64),
-        np.empty((2, pairs)),
-        np.empty((pairs, sds.size)),
+    return TruncatedWork(
+        order=order,
+        active=active.size,
+        zero=zero.size,
+        shift=shift,
+        pairs=pairs,
+        ordered_sds=sds[order].copy(),
+        means=np.empty(4 * pairs),
+        v=np.empty(size),
+        pool=pool,
+        cursor=np.full(1, pool.size, dtype=np.int64),
+        todo=np.empty(size + 2, dtype=np.uint64),
+        columns=np.empty(size // 2, dtype=np.uint64),
+        pair_deviations=np.empty((2, pairs)),
+        d_perturbed=np.empty((pairs, sds.size)),
     )
 
 
@@ -273,16 +302,17 @@ def _truncated_workspace(sds):
 def _truncated_differences(rng, work, utility, rates, d_true, first, count, deviation_sum, deviation_squares):
     """Steps 4-5 under ``truncated`` for pairs ``first .. first + count - 1`` of a block, at
     every sd: ``d_s`` of pair ``first + q`` at the ``k``-th sd of the workspace's order into
-    ``work[-1][q, k]``; the sums of ``U' - U`` and of its squares added into the deviation
-    buffers (same order)."""
-    order, active, zero, shift, pairs, ordered_sds, means, v, pool, cursor, todo, columns, pair_deviations, d_out = work
+    ``work.d_perturbed[q, k]``; the sums of ``U' - U`` and of its squares added into the
+    deviation buffers (same order)."""
+    order, active, zero, shift, ordered_sds = work.order, work.active, work.zero, work.shift, work.ordered_sds
+    means, v, pair_deviations, d_out = work.means, work.v, work.pair_deviations, work.d_perturbed
     if active > 0:
         for q in range(count):
             i = first + q
             # Columns (U00, U10) and (U11, U01): diagonal element first.
             means[4 * q], means[4 * q + 1] = utility[0, i], utility[2, i]
             means[4 * q + 2], means[4 * q + 3] = utility[3, i], utility[1, i]
-        _fill_truncated_columns(rng, means[: 4 * count], ordered_sds[:active], shift, v, pool, cursor, todo, columns)
+        _fill_truncated_columns(rng, means[: 4 * count], ordered_sds[:active], shift, v, work.pool, work.cursor, work.todo, work.columns)
     if active == 1 and order.size == 1:
         # One sd (shift 0: pair q's elements are v[4 q : 4 q + 4]): a loop over the pairs
         # rather than loops of one sd per pair, and with no sum in it, so that it vectorises;
@@ -327,22 +357,26 @@ def _truncated_differences(rng, work, utility, rates, d_true, first, count, devi
 
 
 @jit
-def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_model, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares):
-    """Run ``n`` samples and add their incorrect-ranking counts into the output buffers.
+def _count_chunk(rng, rng_error, n, study, counts):
+    """Run ``n`` samples of ``study`` (a :class:`BinaryStudy`) and add their incorrect-ranking
+    counts into ``counts`` (a :class:`BinaryCounts`).
 
     Steps 1-3 draw from ``rng``, step 4 from ``rng_error``: the base samples, and so the
     metric counts, do not depend on the sd grid or the error model.
     """
+    metric_codes, fbeta_beta, sds = study.metric_codes, study.fbeta_beta, study.sds
+    metric_incorrect, utility_incorrect = counts.metric_incorrect, counts.utility_incorrect
+    deviation_sum, deviation_squares = counts.deviation_sum, counts.deviation_squares
     utility, rates, cells, d_true, d_metric = _block_buffers()
     direction, spread, normals = np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK)
     work = _truncated_workspace(sds)
-    order, pairs, d_perturbed = work[0], work[4], work[-1]
+    order, pairs, d_perturbed = work.order, work.pairs, work.d_perturbed
     # Under ``truncated``: counts and deviation sums in the workspace's order of the sds.
     incorrect_sd = np.zeros(sds.size, dtype=np.int64)
     sum_sd, squares_sd = np.zeros(sds.size), np.zeros(sds.size)
     for start in range(0, n, _BLOCK):
         m = min(_BLOCK, n - start)
-        _draw_block(rng, base, m, utility, rates, cells, d_true)
+        _draw_block(rng, study, m, utility, rates, cells, d_true)
         for i in range(m):
             direction[i] = np.sign(d_true[i])
         # Only the signs are counted: by the order forms where every cell allows them (at
@@ -358,7 +392,7 @@ def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_m
             for i in range(m):
                 incorrect += not _ranked_correctly(direction[i], d_metric[i])
             metric_incorrect[k] += incorrect
-        if error_model == 0:
+        if study.error == 0:
             _gaussian_spreads(rates, m, spread)
             for k in range(sds.size):
                 # A block of normals per sd, drawn first: the comparison loop then vectorises.
@@ -383,22 +417,23 @@ def _count_chunk(rng, rng_error, n, base, metric_codes, fbeta_beta, sds, error_m
 
 
 @jit
-def _record_pairs(rng, rng_error, base, metric_codes, fbeta_beta, sds, error_model, d_true_out, d_metric_out, d_utility_out):
+def _record_pairs(rng, rng_error, study, d_true_out, d_metric_out, d_utility_out):
     """Run ``d_true_out.size`` samples of the same procedure, keeping every difference."""
+    metric_codes, fbeta_beta, sds = study.metric_codes, study.fbeta_beta, study.sds
     n = d_true_out.size
     utility, rates, cells, d_true, d_metric = _block_buffers()
     spread = np.empty(_BLOCK)
     work = _truncated_workspace(sds)
-    order, pairs, d_perturbed = work[0], work[4], work[-1]
+    order, pairs, d_perturbed = work.order, work.pairs, work.d_perturbed
     deviation_sum, deviation_squares = np.zeros(sds.size), np.zeros(sds.size)
     for start in range(0, n, _BLOCK):
         m = min(_BLOCK, n - start)
-        _draw_block(rng, base, m, utility, rates, cells, d_true)
+        _draw_block(rng, study, m, utility, rates, cells, d_true)
         d_true_out[start : start + m] = d_true[:m]
         for k in range(metric_codes.size):
             _metric_differences(metric_codes[k], fbeta_beta, cells, d_metric)
             d_metric_out[k, start : start + m] = d_metric[:m]
-        if error_model == 0:
+        if study.error == 0:
             _gaussian_spreads(rates, m, spread)
             for k in range(sds.size):
                 for i in range(m):
@@ -415,216 +450,60 @@ def _record_pairs(rng, rng_error, base, metric_codes, fbeta_beta, sds, error_mod
 # --- the public API ----------------------------------------------------------------------------
 
 
-def _kernel_arguments(config: StudyConfig) -> tuple:
-    base = (
-        TRUE_UM_DISTRIBUTIONS[config.true_um],
-        config.true_um_sd,
-        *config.class_proportion,
-        *config.rate_beta,
-        *config.rate_range,
+# --- the wrappers: config in, counts out -------------------------------------------------------
+
+
+def study_arguments(config: StudyConfig) -> BinaryStudy:
+    """The kernels' parameters of a (valid) study."""
+    return BinaryStudy(
+        true_um=TRUE_UM_DISTRIBUTIONS[config.true_um],
+        true_um_sd=float(config.true_um_sd),
+        p_low=config.class_proportion[0],
+        p_high=config.class_proportion[1],
+        rate_alpha=config.rate_beta[0],
+        rate_beta=config.rate_beta[1],
+        rate_low=config.rate_range[0],
+        rate_high=config.rate_range[1],
+        error=ERROR_MODELS[config.error],
+        fbeta_beta=float(config.fbeta_beta),
+        metric_codes=np.array([get_metric(m).code for m in config.metrics], dtype=np.int64),
+        sds=np.array(config.sds, dtype=np.float64),
     )
-    metric_codes = np.array([get_metric(m).code for m in config.metrics], dtype=np.int64)
-    sds = np.array(config.sds, dtype=np.float64)
-    return base, metric_codes, float(config.fbeta_beta), sds, ERROR_MODELS[config.error]
 
 
-def _run_chunk(root: np.random.SeedSequence, chunk: int, size: int, arguments: tuple) -> tuple:
-    """Counts of chunk number ``chunk``: steps 1-3 from child (chunk, 0), step 4 from (chunk, 1)."""
-    base, metric_codes, fbeta_beta, sds, error_model = arguments
-    metric_incorrect = np.zeros(metric_codes.size, dtype=np.int64)
-    utility_incorrect = np.zeros(sds.size, dtype=np.int64)
-    deviation_sum = np.zeros(sds.size)
-    deviation_squares = np.zeros(sds.size)
-    rng = np.random.default_rng(child_seed_sequence(root, chunk, 0))
-    rng_error = np.random.default_rng(child_seed_sequence(root, chunk, 1))
-    _count_chunk(rng, rng_error, size, base, metric_codes, fbeta_beta, sds, error_model, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares)
-    return chunk, size, metric_incorrect, utility_incorrect, deviation_sum, deviation_squares
+def count_chunk(root: np.random.SeedSequence, chunk: int, size: int, study: BinaryStudy) -> ChunkCounts:
+    """Counts of chunk number ``chunk``: steps 1-3 from child (chunk, 0), step 4 from (chunk, 1).
 
-
-def _parallel_context(backend: str, jobs: int, scheduler: str | None):
-    """The joblib configuration (and dask client, if any) to run the chunks under."""
-    import joblib
-
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
-    stack = contextlib.ExitStack()
-    if backend == "dask":
-        try:
-            from dask.distributed import Client, get_client
-        except ImportError:
-            raise ValueError("the dask backend needs the optional extra: pip install 'mcrank[dask]'") from None
-        if scheduler is not None:
-            stack.enter_context(Client(scheduler))
-        else:
-            try:
-                get_client()
-            except ValueError:
-                workers = jobs if jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + jobs)
-                stack.enter_context(Client(n_workers=workers, threads_per_worker=1, processes=False))
-        stack.enter_context(joblib.parallel_config(backend="dask"))
-    elif backend == "loky":
-        # Workers are processes: cap every thread pool inside them at one thread per worker.
-        stack.enter_context(joblib.parallel_config(backend="loky", inner_max_num_threads=1))
-    else:
-        # The kernels are compiled with nogil=True and use no numba threads, so plain threads
-        # run them in parallel without oversubscription and without process start-up.
-        stack.enter_context(joblib.parallel_config(backend="threading"))
-    return stack
-
-
-def _study_config(config, overrides: dict, caller: str) -> StudyConfig:
-    """``config`` (default: the paper's study) with ``overrides`` applied, validated; a
-    TypeError for a config that is not a StudyConfig or an override that is not a field."""
-    if config is not None and not isinstance(config, StudyConfig):
-        hint = "; build one from a dict with StudyConfig.from_dict" if isinstance(config, dict) else ""
-        raise TypeError(f"config must be a StudyConfig or None, got {type(config).__name__}{hint}")
-    known = {f.name for f in fields(StudyConfig)}
-    unknown = sorted(set(overrides) - known)
-    if unknown:
-        raise TypeError(f"{caller} got an unknown study parameter {unknown[0]!r}; known parameters: {', '.join(sorted(known))}")
-    return replace(config or StudyConfig(), **overrides)
-
-
-def run_study(
-    config: StudyConfig | None = None,
-    *,
-    jobs: int = -1,
-    backend: str = "threading",
-    scheduler: str | None = None,
-    progress: bool = False,
-    **overrides,
-) -> StudyResult:
-    """Estimate how often each metric and each perturbed utility matrix misranks a pair.
-
-    Parameters
-    ----------
-    config : StudyConfig, optional
-        The study; keyword ``overrides`` replace its fields (e.g. ``samples=10**6``).
-    jobs : int, default -1
-        Parallel jobs (joblib's ``n_jobs``: -1 means all cores). Counts do not depend on it.
-    backend : {"threading", "loky", "dask"}, default "threading"
-        joblib backend. ``dask`` runs on the dask.distributed client at ``scheduler``, on the
-        current client, or on a new local cluster.
-    scheduler : str, optional
-        Address of a dask scheduler, e.g. ``"tcp://10.0.0.1:8786"``; only with
-        ``backend="dask"``.
-    progress : bool, default False
-        Show a progress bar on stderr.
-
-    Returns
-    -------
-    StudyResult
-
-    Raises
-    ------
-    TypeError
-        If ``config`` is not a StudyConfig (build one from a dict with
-        :meth:`StudyConfig.from_dict`), or an override is not one of its fields.
-    ValueError
-        Naming the parameter, for a bad study parameter, ``jobs``, ``backend``, or a
-        ``scheduler`` without ``backend="dask"``.
-
-    Examples
-    --------
-    >>> from mcrank.engine import run_study
-    >>> result = run_study(samples=10**5, sds=(0.1,), seed=1)
-    >>> [row["name"] for row in result.rows()][:2]
-    ['accuracy', 'tpr']
+    ``incorrect`` holds the metrics' counts then the sds'; ``sums`` the deviation sums then
+    the sums of squares, per sd.
     """
-    import joblib
-    from tqdm import tqdm
-
-    config = _study_config(config, overrides, "run_study")
-    root = root_seed_sequence(config.seed)
-    config = replace(config, seed=int(root.entropy) if config.seed is None else config.seed)
-    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs == 0:
-        raise ValueError(f"jobs must be a non-zero integer, got {jobs!r}")
-    if scheduler is not None and backend != "dask":
-        raise ValueError(f"scheduler {scheduler!r} is only used with backend='dask', got backend={backend!r}")
-    arguments = _kernel_arguments(config)
-    chunks = -(-config.samples // config.chunk_size)
-    batches = min(BATCHES, chunks)
-    batch_samples = np.zeros(batches, dtype=np.int64)
-    batch_incorrect = np.zeros((batches, len(config.metrics) + len(config.sds)), dtype=np.int64)
-    deviation_sum = np.zeros(len(config.sds))
-    deviation_squares = np.zeros(len(config.sds))
-    start = time.perf_counter()
-    with _parallel_context(backend, jobs, scheduler), tqdm(
-        total=config.samples, unit="pair", unit_scale=True, disable=not progress, file=sys.stderr, leave=False
-    ) as bar:
-        tasks = (
-            joblib.delayed(_run_chunk)(root, chunk, min(config.chunk_size, config.samples - chunk * config.chunk_size), arguments)
-            for chunk in range(chunks)
-        )
-        if backend == "threading" and (jobs == 1 or chunks == 1):
-            # Nothing to run in parallel: skip the thread pool and its start-up.
-            results = (function(*args, **kwargs) for function, args, kwargs in tasks)
-        else:
-            results = joblib.Parallel(n_jobs=jobs, return_as="generator")(tasks)
-        # Results come back in chunk order, so the float sums are added in a fixed order too.
-        for chunk, size, metric_counts, utility_counts, chunk_sum, chunk_squares in results:
-            batch_samples[chunk % batches] += size
-            batch_incorrect[chunk % batches] += np.concatenate((metric_counts, utility_counts))
-            deviation_sum += chunk_sum
-            deviation_squares += chunk_squares
-            bar.update(size)
-    wall_time = time.perf_counter() - start
-    incorrect = batch_incorrect.sum(axis=0)
-    return StudyResult(
-        config=config,
-        metric_incorrect=dict(zip(config.metrics, (int(c) for c in incorrect[: len(config.metrics)]))),
-        utility_incorrect=incorrect[len(config.metrics) :],
-        realised_sd=_realised_sd(config, deviation_sum, deviation_squares),
-        batch_samples=batch_samples,
-        batch_incorrect=batch_incorrect,
-        wall_time=wall_time,
+    sds = study.sds.size
+    counts = BinaryCounts(np.zeros(study.metric_codes.size, dtype=np.int64), np.zeros(sds, dtype=np.int64), np.zeros(sds), np.zeros(sds))
+    rng, rng_error = chunk_generators(root, chunk, 2)
+    _count_chunk(rng, rng_error, size, study, counts)
+    return ChunkCounts(
+        np.concatenate((counts.metric_incorrect, counts.utility_incorrect)),
+        np.concatenate((counts.deviation_sum, counts.deviation_squares)),
     )
 
 
-def _realised_sd(config: StudyConfig, deviation_sum: np.ndarray, deviation_squares: np.ndarray) -> np.ndarray:
+def realised_sd(config: StudyConfig, sums: np.ndarray) -> np.ndarray:
+    """Standard deviation of ``U' - U`` over all elements and samples, per sd, from the sums
+    that :func:`count_chunk` returns."""
     sds = np.array(config.sds, dtype=float)
     if config.error == "gaussian":
         return sds  # U' - U is N(0, s^2) element by element, by construction
+    deviation_sum, deviation_squares = sums[: sds.size], sums[sds.size :]
     count = 4.0 * config.samples
     mean = deviation_sum / count
     return np.sqrt(np.maximum(deviation_squares / count - mean**2, 0.0))
 
 
-@dataclass(frozen=True)
-class PairSample:
-    """Every difference of a few pairs, for scatter plots (fig. 6).
-
-    Attributes
-    ----------
-    d_true : ndarray of shape (n,)
-        ``yield(U, C2) - yield(U, C1)`` under the true utility matrix.
-    d_metric : dict of str to ndarray of shape (n,)
-        ``m(C2) - m(C1)`` per metric id.
-    d_utility : dict of float to ndarray of shape (n,)
-        ``yield(U', C2) - yield(U', C1)`` per error sd.
-    """
-
-    d_true: np.ndarray
-    d_metric: dict[str, np.ndarray]
-    d_utility: dict[float, np.ndarray]
-
-
-def sample_pairs(size: int, config: StudyConfig | None = None, *, rng=None, **overrides) -> PairSample:
-    """Draw ``size`` pairs by the study's procedure and keep every difference (for figures).
-
-    ``config.samples`` and ``config.seed`` are ignored: ``size`` and ``rng`` say how many and
-    from which Generator.
-    """
-    config = _study_config(config, overrides, "sample_pairs")
-    size = check_count(size, "size", maximum=10**8)
-    base, metric_codes, fbeta_beta, sds, error_model = _kernel_arguments(config)
+def record_pairs(study: BinaryStudy, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every difference of ``size`` pairs: ``d_true`` (size,), ``d_metric`` (metrics, size),
+    ``d_utility`` (sds, size), all drawn from ``rng``."""
     d_true = np.empty(size)
-    d_metric = np.empty((metric_codes.size, size))
-    d_utility = np.empty((sds.size, size))
-    rng = resolve_rng(rng)
-    _record_pairs(rng, rng, base, metric_codes, fbeta_beta, sds, error_model, d_true, d_metric, d_utility)
-    return PairSample(
-        d_true=d_true,
-        d_metric=dict(zip(config.metrics, d_metric)),
-        d_utility=dict(zip(config.sds, d_utility)),
-    )
+    d_metric = np.empty((study.metric_codes.size, size))
+    d_utility = np.empty((study.sds.size, size))
+    _record_pairs(rng, rng, study, d_true, d_metric, d_utility)
+    return d_true, d_metric, d_utility

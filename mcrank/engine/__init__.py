@@ -1,0 +1,156 @@
+"""The Monte Carlo engine: a parallel runner and one kernel per kind of study.
+
+- :mod:`mcrank.engine.runner` owns seeds, chunks, joblib backends, dask and progress, and
+  runs any chunk function it is given;
+- :mod:`mcrank.engine.binary` holds the two-class kernels of the paper's study (§4.2;
+  ``docs/method.md``, "The Monte Carlo study").
+
+:func:`run_study` takes a :class:`~mcrank.study.StudyConfig`, which checked itself when it was
+built, and returns a :class:`~mcrank.study.StudyResult`; :func:`sample_pairs` keeps every
+difference of a few pairs, for the figures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+
+from mcrank._rng import resolve_rng, root_seed_sequence
+from mcrank._validation import check_count
+from mcrank.engine import binary
+from mcrank.engine.binary import _ranked_correctly
+from mcrank.engine.runner import BACKENDS, check_execution, run_chunks
+from mcrank.study import StudyConfig, StudyResult
+
+__all__ = ["BACKENDS", "PairSample", "ranked_correctly", "run_study", "sample_pairs"]
+
+
+def ranked_correctly(d_true, d):
+    """Whether pairs are ranked correctly (step 6): ``d_true`` and ``d`` both > 0 or both < 0.
+
+    Ties and NaN count as incorrect. Works elementwise on arrays.
+    """
+    with np.errstate(invalid="ignore"):  # 0 * inf: NaN, a tie, incorrect
+        return _ranked_correctly.py_func(np.sign(np.asarray(d_true)), np.asarray(d))
+
+
+
+def _study_config(config, overrides: dict, caller: str) -> StudyConfig:
+    """``config`` (default: the paper's study) with ``overrides`` applied; a TypeError for a
+    config that is not a StudyConfig or an override that is not a field."""
+    if config is not None and not isinstance(config, StudyConfig):
+        hint = "; build one from a dict with StudyConfig.from_dict" if isinstance(config, dict) else ""
+        raise TypeError(f"config must be a StudyConfig or None, got {type(config).__name__}{hint}")
+    known = {f.name for f in fields(StudyConfig)}
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise TypeError(f"{caller} got an unknown study parameter {unknown[0]!r}; known parameters: {', '.join(sorted(known))}")
+    config = config or StudyConfig()
+    return replace(config, **overrides) if overrides else config
+
+
+def run_study(
+    config: StudyConfig | None = None,
+    *,
+    jobs: int = -1,
+    backend: str = "threading",
+    scheduler: str | None = None,
+    progress: bool = False,
+    **overrides,
+) -> StudyResult:
+    """Estimate how often each metric and each perturbed utility matrix misranks a pair.
+
+    Parameters
+    ----------
+    config : StudyConfig, optional
+        The study; keyword ``overrides`` replace its fields (e.g. ``samples=10**6``).
+    jobs : int, default -1
+        Parallel jobs (joblib's ``n_jobs``: -1 means all cores). Counts do not depend on it.
+    backend : {"threading", "loky", "dask"}, default "threading"
+        joblib backend. ``dask`` runs on the dask.distributed client at ``scheduler``, on the
+        current client, or on a new local cluster.
+    scheduler : str, optional
+        Address of a dask scheduler, e.g. ``"tcp://10.0.0.1:8786"``; only with
+        ``backend="dask"``.
+    progress : bool, default False
+        Show a progress bar on stderr.
+
+    Returns
+    -------
+    StudyResult
+
+    Raises
+    ------
+    TypeError
+        If ``config`` is not a StudyConfig (build one from a dict with
+        :meth:`StudyConfig.from_dict`), or an override is not one of its fields.
+    ValueError
+        Naming the parameter, for a bad study parameter, ``jobs``, ``backend``, or a
+        ``scheduler`` without ``backend="dask"``.
+
+    Examples
+    --------
+    >>> from mcrank.engine import run_study
+    >>> result = run_study(samples=10**5, sds=(0.1,), seed=1)
+    >>> [row["name"] for row in result.rows()][:2]
+    ['accuracy', 'tpr']
+    """
+    config = _study_config(config, overrides, "run_study")
+    check_execution(jobs, backend, scheduler)
+    root = root_seed_sequence(config.seed)
+    if config.seed is None:
+        config = replace(config, seed=int(root.entropy))
+    totals = run_chunks(
+        binary.count_chunk,
+        binary.study_arguments(config),
+        root=root,
+        samples=config.samples,
+        chunk_size=config.chunk_size,
+        jobs=jobs,
+        backend=backend,
+        scheduler=scheduler,
+        progress=progress,
+    )
+    incorrect = totals.batch_incorrect.sum(axis=0)
+    metrics = len(config.metrics)
+    return StudyResult(
+        config=config,
+        metric_incorrect=dict(zip(config.metrics, (int(c) for c in incorrect[:metrics]))),
+        utility_incorrect=incorrect[metrics:],
+        realised_sd=binary.realised_sd(config, totals.sums),
+        batch_samples=totals.batch_samples,
+        batch_incorrect=totals.batch_incorrect,
+        wall_time=totals.wall_time,
+    )
+
+
+@dataclass(frozen=True)
+class PairSample:
+    """Every difference of a few pairs, for scatter plots (fig. 6).
+
+    Attributes
+    ----------
+    d_true : ndarray of shape (n,)
+        ``yield(U, C2) - yield(U, C1)`` under the true utility matrix.
+    d_metric : dict of str to ndarray of shape (n,)
+        ``m(C2) - m(C1)`` per metric id.
+    d_utility : dict of float to ndarray of shape (n,)
+        ``yield(U', C2) - yield(U', C1)`` per error sd.
+    """
+
+    d_true: np.ndarray
+    d_metric: dict[str, np.ndarray]
+    d_utility: dict[float, np.ndarray]
+
+
+def sample_pairs(size: int, config: StudyConfig | None = None, *, rng=None, **overrides) -> PairSample:
+    """Draw ``size`` pairs by the study's procedure and keep every difference (for figures).
+
+    ``config.samples`` and ``config.seed`` are ignored: ``size`` and ``rng`` say how many and
+    from which Generator.
+    """
+    config = _study_config(config, overrides, "sample_pairs")
+    size = check_count(size, "size", maximum=10**8)
+    d_true, d_metric, d_utility = binary.record_pairs(binary.study_arguments(config), size, resolve_rng(rng))
+    return PairSample(d_true=d_true, d_metric=dict(zip(config.metrics, d_metric)), d_utility=dict(zip(config.sds, d_utility)))

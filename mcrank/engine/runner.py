@@ -1,0 +1,158 @@
+"""The parallel runner: seeds, chunks, joblib backends, dask and progress, for any chunk kernel.
+
+A study is cut into chunks of ``chunk_size`` samples. Chunk ``k`` gets the children
+``(k, stream)`` of the root :class:`~numpy.random.SeedSequence` (:func:`chunk_generators`), so
+its draws depend only on the root seed and ``k``: counts are bit-identical whatever the number
+of jobs or the backend. A chunk function returns :class:`ChunkCounts`; the runner adds them
+up in chunk order (so float sums are added in a fixed order too) and keeps the integer
+counts per batch (chunk ``k`` in batch ``k mod b``) for jackknife standard errors.
+
+Kernels of other study kinds (n classes, finite test sets) plug in by giving
+:func:`run_chunks` their own chunk function.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from mcrank._rng import child_seed_sequence
+
+__all__ = ["BACKENDS", "ChunkCounts", "RunTotals", "chunk_generators", "run_chunks"]
+
+#: joblib backends mcrank can run chunks on.
+BACKENDS = ("threading", "loky", "dask")
+
+#: Number of batches whose counts a result keeps (see :class:`mcrank.study.StudyResult`).
+from mcrank.study.result import BATCHES  # noqa: E402 - one number, defined with the result schema
+
+
+class ChunkCounts(NamedTuple):
+    """What one chunk returns: integer counts and float sums, each a 1-d array."""
+
+    incorrect: np.ndarray
+    sums: np.ndarray
+
+
+class RunTotals(NamedTuple):
+    """The counts of a whole run.
+
+    Attributes
+    ----------
+    batch_samples : ndarray of int, shape (b,)
+    batch_incorrect : ndarray of int, shape (b, k)
+    sums : ndarray of float
+        The chunks' sums, added in chunk order.
+    wall_time : float
+        Seconds, scheduling and any cluster start-up included.
+    """
+
+    batch_samples: np.ndarray
+    batch_incorrect: np.ndarray
+    sums: np.ndarray
+    wall_time: float
+
+
+def chunk_generators(root: np.random.SeedSequence, chunk: int, streams: int) -> list[np.random.Generator]:
+    """The Generators of chunk number ``chunk``: children ``(chunk, 0 .. streams - 1)`` of ``root``."""
+    return [np.random.default_rng(child_seed_sequence(root, chunk, stream)) for stream in range(streams)]
+
+
+def _parallel_context(backend: str, jobs: int, scheduler: str | None):
+    """The joblib configuration (and dask client, if any) to run the chunks under."""
+    import joblib
+
+    stack = contextlib.ExitStack()
+    if backend == "dask":
+        try:
+            from dask.distributed import Client, get_client
+        except ImportError:
+            raise ValueError("the dask backend needs the optional extra: pip install 'mcrank[dask]'") from None
+        if scheduler is not None:
+            stack.enter_context(Client(scheduler))
+        else:
+            try:
+                get_client()
+            except ValueError:
+                workers = jobs if jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + jobs)
+                stack.enter_context(Client(n_workers=workers, threads_per_worker=1, processes=False))
+        stack.enter_context(joblib.parallel_config(backend="dask"))
+    elif backend == "loky":
+        # Workers are processes: cap every thread pool inside them at one thread per worker.
+        stack.enter_context(joblib.parallel_config(backend="loky", inner_max_num_threads=1))
+    else:
+        # The kernels are compiled with nogil=True and use no numba threads, so plain threads
+        # run them in parallel without oversubscription and without process start-up.
+        stack.enter_context(joblib.parallel_config(backend="threading"))
+    return stack
+
+
+def check_execution(jobs, backend: str, scheduler: str | None) -> None:
+    """ValueError naming the bad one of ``jobs``, ``backend`` and ``scheduler``."""
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs == 0:
+        raise ValueError(f"jobs must be a non-zero integer, got {jobs!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+    if scheduler is not None and backend != "dask":
+        raise ValueError(f"scheduler {scheduler!r} is only used with backend='dask', got backend={backend!r}")
+
+
+def run_chunks(
+    chunk_function: Callable[..., ChunkCounts],
+    arguments,
+    *,
+    root: np.random.SeedSequence,
+    samples: int,
+    chunk_size: int,
+    jobs: int = -1,
+    backend: str = "threading",
+    scheduler: str | None = None,
+    progress: bool = False,
+) -> RunTotals:
+    """Run ``chunk_function(root, chunk, size, arguments)`` over every chunk and add up the counts.
+
+    ``arguments`` is passed to every chunk unchanged (a named tuple of the kernel's
+    parameters). ``jobs``, ``backend`` and ``scheduler`` are as in
+    :func:`mcrank.engine.run_study`, checked by :func:`check_execution`.
+    """
+    import joblib
+    from tqdm import tqdm
+
+    chunks = -(-samples // chunk_size)
+    batches = min(BATCHES, chunks)
+    batch_samples = np.zeros(batches, dtype=np.int64)
+    batch_incorrect = None
+    sums = None
+    start = time.perf_counter()
+    with _parallel_context(backend, jobs, scheduler), tqdm(
+        total=samples, unit="pair", unit_scale=True, disable=not progress, file=sys.stderr, leave=False
+    ) as bar:
+        tasks = (
+            joblib.delayed(_run_one)(chunk_function, root, chunk, min(chunk_size, samples - chunk * chunk_size), arguments)
+            for chunk in range(chunks)
+        )
+        if backend == "threading" and (jobs == 1 or chunks == 1):
+            # Nothing to run in parallel: skip the thread pool and its start-up.
+            results = (function(*args, **kwargs) for function, args, kwargs in tasks)
+        else:
+            results = joblib.Parallel(n_jobs=jobs, return_as="generator")(tasks)
+        # Results come back in chunk order, so the float sums are added in a fixed order too.
+        for chunk, size, counts in results:
+            if batch_incorrect is None:
+                batch_incorrect = np.zeros((batches, counts.incorrect.size), dtype=np.int64)
+                sums = np.zeros(counts.sums.size)
+            batch_samples[chunk % batches] += size
+            batch_incorrect[chunk % batches] += counts.incorrect
+            sums += counts.sums
+            bar.update(size)
+    return RunTotals(batch_samples, batch_incorrect, sums, time.perf_counter() - start)
+
+
+def _run_one(chunk_function, root, chunk: int, size: int, arguments) -> tuple[int, int, ChunkCounts]:
+    return chunk, size, chunk_function(root, chunk, size, arguments)
