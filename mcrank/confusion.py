@@ -1,6 +1,6 @@
 """Confusion matrices in the paper's layout, and their (p, TPR, TNR) form.
 
-The one convention of mcrank (``SPEC.md``): rows = classifier output, columns = true class,
+The one convention of mcrank (``docs/method.md``, "Conventions"): rows = classifier output, columns = true class,
 class 0 is "positive". A normalised binary confusion matrix is written
 
 .. math::

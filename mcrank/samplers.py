@@ -1,4 +1,4 @@
-"""Samplers of the Monte Carlo study (paper §4.2, ``SPEC.md`` steps 1-4).
+"""Samplers of the Monte Carlo study (paper §4.2; ``docs/method.md``, "The Monte Carlo study", steps 1-4).
 
 Each sampler is a private jitted kernel that draws from a numpy
 :class:`~numpy.random.Generator` passed in, so that the engine can fuse them into its loops,

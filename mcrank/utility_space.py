@@ -1,6 +1,6 @@
 """Utility matrices, utility yield and the space of binary utility matrices (paper §3.1-3.2, §4.1).
 
-Conventions (``SPEC.md``): a utility matrix ``U`` has the layout of the confusion matrix,
+Conventions (``docs/method.md``, "Conventions"): a utility matrix ``U`` has the layout of the confusion matrix,
 ``U[i, j]`` = utility of output ``i`` when class ``j`` is true, class 0 "positive".
 
 Every public function works on one matrix of shape ``(n, n)`` or on a stack of shape

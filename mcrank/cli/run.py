@@ -88,8 +88,6 @@ def handler(args) -> int:
         config = load_experiment(args.config, **overrides).config
     else:
         config = StudyConfig(**parse_values(overrides))
-    if args.jobs == 0:
-        raise UsageError("--jobs must be a non-zero integer (-1 for all cores)")
     if args.scheduler is not None and args.backend != "dask":
         raise UsageError("--scheduler goes with --backend dask")
     if args.out is not None:
