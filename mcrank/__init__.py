@@ -1,11 +1,18 @@
 """mcrank: rank classifiers by utility yield, and measure how often popular metrics misrank them.
 
-The layers, from the bottom up:
+The layers, from the bottom up; data flows one way, experiment file -> study -> engine ->
+results on disk -> figures (``docs/method.md`` holds the procedure):
 
-- :mod:`mcrank.utility_space`, :mod:`mcrank.confusion`, :mod:`mcrank.metrics`: the
-  mathematics (utility matrices, eq. 9-12 and 17; confusion matrices; the metric library);
-- samplers and the Monte Carlo engine (paper §4.2);
-- results on disk, figures and the ``mcrank`` command line.
+- the mathematics: :mod:`mcrank.utility_space` (utility matrices, eq. 9-12 and 17),
+  :mod:`mcrank.confusion` (confusion matrices) and :mod:`mcrank.metrics` (one registry of
+  metrics);
+- :mod:`mcrank.samplers`: the random draws of the study's steps 1-4;
+- :mod:`mcrank.study`: what a study is (config, result, experiment files), checked once;
+- :mod:`mcrank.engine`: a parallel runner and the Monte Carlo kernels;
+- :mod:`mcrank.results`, :mod:`mcrank.reproduce`, :mod:`mcrank.figures`: results on disk and
+  the paper's figures drawn from them;
+- :mod:`mcrank.evaluate`: ranking your own classifiers by utility yield;
+- :mod:`mcrank.cli`: the ``mcrank`` command, which parses, calls the above and prints.
 """
 
 from importlib.metadata import PackageNotFoundError, version
