@@ -44,7 +44,7 @@ def _log(message: str, quiet: bool) -> None:
 
 def load_experiments(directory, *, samples: int | None = None) -> list:
     """Every study file of ``directory``, validated before anything runs."""
-    from mcrank.config import load_experiment
+    from mcrank.study import load_experiment
 
     directory = Path(directory)
     if not directory.is_dir():
@@ -108,7 +108,7 @@ def load_figure_settings(directory) -> dict:
         Naming the file and the key, for a file that is not UTF-8 TOML, an unknown key or a
         bad value.
     """
-    from mcrank.config import read_toml
+    from mcrank.study import read_toml
 
     path = Path(directory) / FIGURE_SETTINGS
     settings = dict(_FIGURE_DEFAULTS)
@@ -253,7 +253,8 @@ def draw_figures(documents: dict, directory, settings: dict, *, quiet: bool = Tr
 
     from mcrank import figures
     from mcrank._rng import spawn_generators
-    from mcrank.engine import StudyConfig, sample_pairs
+    from mcrank.engine import sample_pairs
+    from mcrank.study import StudyConfig
 
     rngs = dict(zip(("fig2", "fig3", "fig4", "fig5", "fig6"), spawn_generators(settings["seed"], 5)))
     drawn: list[Path] = []

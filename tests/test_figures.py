@@ -11,7 +11,8 @@ from matplotlib import rcParams
 from matplotlib.figure import Figure
 
 from mcrank import figures
-from mcrank.engine import StudyConfig, run_study, sample_pairs
+from mcrank.engine import run_study, sample_pairs
+from mcrank.study import StudyConfig
 from mcrank.metrics import get_metric
 
 SDS = (0.0, 0.1, 0.2, 0.3)

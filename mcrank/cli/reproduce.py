@@ -33,7 +33,7 @@ def add_parser(subparsers):
 
 def handler(args) -> int:
     from mcrank.cli._common import UsageError
-    from mcrank.config import parse_samples
+    from mcrank.study import parse_count as parse_samples
     from mcrank.reproduce import reproduce
 
     if args.jobs == 0:
