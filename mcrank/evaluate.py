@@ -4,7 +4,7 @@ Give the confusion matrices (counts) of K >= 1 classifiers tested on the same te
 the paper's layout (rows = output, columns = true class), and the problem's utility matrix.
 :func:`evaluate` ranks the classifiers by their utility yield per test item, eq. (9), scores
 them with the popular metrics (the whole binary library of :mod:`mcrank.metrics` for two
-classes, :mod:`mcrank.multiclass` for more), and lists every metric whose ranking disagrees
+classes, their n-class forms for more), and lists every metric whose ranking disagrees
 with the utility yield, pair by pair.
 
 The utility matrix is given in one of three forms:
@@ -70,7 +70,6 @@ from mcrank.evaluate_input import (
     read_utility,
 )
 from mcrank.metrics import METRICS, get_metric
-from mcrank.multiclass import MULTICLASS_METRICS, get_multiclass_metric
 from mcrank.samplers import perturb_um
 from mcrank.utility_space import normalise_um, utility_yield
 
@@ -118,7 +117,7 @@ def metrics_for(n_classes: int, names=None) -> list:
     names : sequence of str, optional
         Metric ids (binary aliases such as ``"recall"`` accepted). By default every metric
         of :data:`mcrank.metrics.METRICS` but ``fbeta`` (with beta = 1 it is ``f1``) for two
-        classes, every metric of :data:`mcrank.multiclass.MULTICLASS_METRICS` for more. A
+        classes, every metric with an n-class form for more. A
         list even for one metric, ``["accuracy"]``, as :class:`mcrank.engine.StudyConfig`
         takes them.
 
@@ -137,30 +136,25 @@ def metrics_for(n_classes: int, names=None) -> list:
         :class:`mcrank.engine.StudyConfig` refuses it.
     """
     binary = n_classes == 2
+    # Two classes: every metric with a two-class form (the scikit-learn-exact arithmetic);
+    # more: every metric with an n-class form.
+    offered = [m for m in METRICS.values() if (m.binary if binary else m.general) is not None and m.id not in _BINARY_SKIPPED]
     if names is None:
-        if binary:
-            return [m for m in METRICS.values() if m.id not in _BINARY_SKIPPED]
-        return list(MULTICLASS_METRICS.values())
+        return offered
     # A string is a sequence too, of one-letter names: "accuracy" would be 'a', 'c', ...
     if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
         raise TypeError(f"metrics must be a list of metric ids, got {names!r}")
     chosen, given = [], {}
     for name in names:
-        if binary:
-            try:
-                metric = get_metric(name)
-            except KeyError:
-                known = ", ".join(m for m in METRICS if m not in _BINARY_SKIPPED)
-                raise KeyError(f"unknown metric {name!r} for 2 classes; known: {known}") from None
-            if metric.id in _BINARY_SKIPPED:
-                raise KeyError(f"metric {name!r} is not offered: with beta = 1 it is 'f1'")
-        else:
-            try:
-                metric = get_multiclass_metric(name)
-            except KeyError:
-                raise KeyError(
-                    f"unknown metric {name!r} for {n_classes} classes; known: {', '.join(MULTICLASS_METRICS)}"
-                ) from None
+        try:
+            metric = get_metric(name)
+        except KeyError:
+            metric = None
+        if binary and metric is not None and metric.id in _BINARY_SKIPPED:
+            raise KeyError(f"metric {name!r} is not offered: with beta = 1 it is 'f1'")
+        if metric not in offered:
+            known = ", ".join(m.id for m in offered)
+            raise KeyError(f"unknown metric {name!r} for {n_classes} classes; known: {known}") from None
         if metric.id in given:
             how = "" if given[metric.id] == name else f" (as {given[metric.id]!r} and {name!r})"
             raise ValueError(f"metric {metric.id!r} is listed twice{how}")

@@ -508,6 +508,8 @@ def test_registry_ids_and_codes():
         "precision",
         "npv",
         "balanced_accuracy",
+        "macro_f1",
+        "micro_f1",
         "f1",
         "fbeta",
         "mcc",
@@ -516,8 +518,6 @@ def test_registry_ids_and_codes():
         "informedness",
         "markedness",
         "cohen_kappa",
-        "macro_f1",
-        "micro_f1",
     ]
     for position, (metric_id, metric) in enumerate(METRICS.items()):
         assert isinstance(metric, Metric)

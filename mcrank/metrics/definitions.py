@@ -158,6 +158,35 @@ def _balanced_accuracy_n(c):
 register("balanced_accuracy", "Balanced accuracy", binary=_balanced_accuracy, order=_balanced_accuracy_order, general=_balanced_accuracy_n)
 
 
+# --- macro and micro means over the classes (any n) --------------------------------------------
+
+
+def _macro_f1_n(c):
+    r""":math:`\frac{1}{|K|} \sum_{k \in K} \frac{2 C_{kk}}{r_k + t_k}`, :math:`K = \{k : r_k + t_k > 0\}`:
+    a class neither in the test set nor ever output has no F1 and is left out, as
+    scikit-learn's ``f1_score(average="macro")`` over the labels found."""
+    diagonal, output_totals, true_totals, _ = _totals(c)
+    return _mean_where_defined(2.0 * diagonal, output_totals + true_totals)
+
+
+register("macro_f1", "Macro F1", general=_macro_f1_n)
+
+
+def _micro_f1_n(c):
+    r"""F1 of the true positives, false positives and false negatives pooled over the classes.
+    For single-label classification every error is one of each, so this equals accuracy; it
+    is kept because it is reported as a metric of its own."""
+    diagonal, output_totals, true_totals, _ = _totals(c)
+    true_positives = diagonal.sum(axis=-1)
+    false_positives = (output_totals - diagonal).sum(axis=-1)
+    false_negatives = (true_totals - diagonal).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 2.0 * true_positives / (2.0 * true_positives + false_positives + false_negatives)
+
+
+register("micro_f1", "Micro F1", general=_micro_f1_n, compliant=True, equivalent_um=IDENTITY_UM)
+
+
 # --- F-beta and F1 -----------------------------------------------------------------------------
 
 
@@ -315,32 +344,3 @@ def _cohen_kappa_n(c):
 
 
 register("cohen_kappa", "Cohen's kappa", binary=_cohen_kappa, order=_cohen_kappa_order, general=_cohen_kappa_n)
-
-
-# --- macro and micro means over the classes (any n) --------------------------------------------
-
-
-def _macro_f1_n(c):
-    r""":math:`\frac{1}{|K|} \sum_{k \in K} \frac{2 C_{kk}}{r_k + t_k}`, :math:`K = \{k : r_k + t_k > 0\}`:
-    a class neither in the test set nor ever output has no F1 and is left out, as
-    scikit-learn's ``f1_score(average="macro")`` over the labels found."""
-    diagonal, output_totals, true_totals, _ = _totals(c)
-    return _mean_where_defined(2.0 * diagonal, output_totals + true_totals)
-
-
-register("macro_f1", "Macro F1", general=_macro_f1_n)
-
-
-def _micro_f1_n(c):
-    r"""F1 of the true positives, false positives and false negatives pooled over the classes.
-    For single-label classification every error is one of each, so this equals accuracy; it
-    is kept because it is reported as a metric of its own."""
-    diagonal, output_totals, true_totals, _ = _totals(c)
-    true_positives = diagonal.sum(axis=-1)
-    false_positives = (output_totals - diagonal).sum(axis=-1)
-    false_negatives = (true_totals - diagonal).sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return 2.0 * true_positives / (2.0 * true_positives + false_positives + false_negatives)
-
-
-register("micro_f1", "Micro F1", general=_micro_f1_n, compliant=True, equivalent_um=IDENTITY_UM)
