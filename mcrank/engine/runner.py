@@ -23,14 +23,12 @@ from typing import NamedTuple
 import numpy as np
 
 from mcrank._rng import child_seed_sequence
+from mcrank.study.result import BATCHES
 
-__all__ = ["BACKENDS", "ChunkCounts", "RunTotals", "chunk_generators", "run_chunks"]
+__all__ = ["BACKENDS", "ChunkCounts", "RunTotals", "check_execution", "chunk_generators", "run_chunks"]
 
 #: joblib backends mcrank can run chunks on.
 BACKENDS = ("threading", "loky", "dask")
-
-#: Number of batches whose counts a result keeps (see :class:`mcrank.study.StudyResult`).
-from mcrank.study.result import BATCHES  # noqa: E402 - one number, defined with the result schema
 
 
 class ChunkCounts(NamedTuple):
