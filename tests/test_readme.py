@@ -1,11 +1,17 @@
-"""The README's numbers are the committed results', not typed by hand."""
+"""The README and docs/: their numbers are the committed results', their outputs real, their
+links alive, and the README short."""
 
 import json
+import re
 from pathlib import Path
 
+import pytest
+
+from mcrank.cli import main
 from mcrank.cli.run import render_table
 
 ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def test_the_readme_table_is_the_committed_fig6_result():
@@ -42,3 +48,62 @@ def test_the_constraints_pin_the_versions_that_made_the_results():
     for path in sorted((ROOT / "results").glob("*.json")):
         versions = json.loads(path.read_text())["versions"]
         assert {k: v for k, v in versions.items() if k != "mcrank"} == {k: pins[k] for k in versions if k != "mcrank"}, path.name
+
+
+def test_the_readme_is_at_most_10_kb():
+    size = len((ROOT / "README.md").read_bytes())
+    assert size <= 10_000, f"README.md is {size} bytes: move detail into docs/"
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's anchors for the headings of a Markdown page: lower case, punctuation dropped,
+    spaces to hyphens (code blocks skipped, so a shell comment is no heading)."""
+    anchors, fenced = set(), False
+    for line in page.read_text().splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and (match := re.match(r"#+ (.*)", line)):
+            anchors.add(re.sub(r"[^\w\- ]", "", match.group(1).strip().lower()).replace(" ", "-"))
+    return anchors
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(ROOT).as_posix())
+def test_every_relative_link_resolves(page):
+    text = re.sub(r"```.*?```", "", page.read_text(), flags=re.DOTALL)
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target):
+            continue  # http:, https:, mailto:
+        path, _, anchor = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        assert linked.is_file(), f"{page.name}: link to {target}: no such file"
+        if anchor and linked.suffix == ".md":
+            assert anchor in _anchors(linked), f"{page.name}: link to {target}: no such heading"
+
+
+def _first_text_block(page: Path, after: str) -> str:
+    text = page.read_text()
+    text = text[text.index(after) :]
+    text = text[text.index("```text\n") + len("```text\n") :]
+    return text[: text.index("```")]
+
+
+def test_the_cli_page_shows_the_real_story(capsys):
+    assert main(["story"]) == 0
+    assert capsys.readouterr().out == _first_text_block(ROOT / "docs" / "cli.md", "## mcrank story")
+
+
+def test_the_evaluate_guide_shows_the_real_output(capsys):
+    assert main(["evaluate", str(ROOT / "examples" / "factory.json")]) == 0
+    assert capsys.readouterr().out == _first_text_block(ROOT / "docs" / "evaluate.md", "## Output")
+
+
+def test_the_published_versions_4_percent_is_the_committed_truncated_result():
+    # The published paper's 4 % at nominal sd 0.11 (truncated errors), as the README and
+    # docs/method.md quote mcrank's measurement of it.
+    rows = json.loads((ROOT / "results" / "fig7_uniform_truncated.json").read_text())["rows"]
+    row = next(r for r in rows if r["name"] == "utility" and r["sd"] == 0.11)
+    measured = f"{row['incorrect_pct']:.2f} ± {row['se_pct']:.2f} %"
+    method = (ROOT / "docs" / "method.md").read_text()
+    assert f"{measured} incorrect, realised sd {row['realised_sd']:.3f}" in method
+    readme = (ROOT / "README.md").read_text().replace("\n", " ")
+    assert f"{row['incorrect_pct']:.2f} ± {row['se_pct']:.2f} %" in readme
