@@ -12,7 +12,9 @@ from scipy.stats import norm
 from sklearn.metrics import confusion_matrix
 
 from mcrank import evaluate as ev
+from mcrank.evaluate import ranking
 from mcrank.metrics import score
+from mcrank.samplers import perturb_um
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 FACTORY = {"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 32]]}  # eqs. (1)-(2) on 100 items
@@ -326,7 +328,7 @@ def test_monte_carlo_is_reproducible_and_records_its_seed():
 def test_chunks_give_the_same_numbers(monkeypatch, error):
     confusions = _three_classifiers()
     whole = ev.evaluate(confusions, np.eye(3), sd=0.3, error=error, samples=3001, rng=8)
-    monkeypatch.setattr(ev, "_CHUNK_ELEMENTS", 9 * 250)  # 187 matrices (and 3 yields each) per chunk
+    monkeypatch.setattr(ranking, "_CHUNK_ELEMENTS", 9 * 250)  # 187 matrices (and 3 yields each) per chunk
     chunked = ev.evaluate(confusions, np.eye(3), sd=0.3, error=error, samples=3001, rng=8)
     assert [p.flips for p in whole.pairs] == [p.flips for p in chunked.pairs]
 
@@ -340,10 +342,10 @@ def _many_classifiers(count, seed=3):
 
 def test_many_classifiers_match_all_pairs_compared_at_once(monkeypatch):
     confusions = _many_classifiers(40)
-    monkeypatch.setattr(ev, "_CHUNK_ELEMENTS", 100)  # 2 samples per chunk
+    monkeypatch.setattr(ranking, "_CHUNK_ELEMENTS", 100)  # 2 samples per chunk
     result = ev.evaluate(confusions, EQ4, sd=0.3, samples=2001, rng=8, metrics=["accuracy"])
     # The same perturbed matrices (same seed), every pair compared over every sample at once.
-    perturbed = ev.perturb_um(result.normalised_utility, 0.3, size=2001, rng=8).reshape(2001, -1)
+    perturbed = perturb_um(result.normalised_utility, 0.3, size=2001, rng=8).reshape(2001, -1)
     yields = {name: perturbed @ (np.ravel(c) / 100) for name, c in confusions.items()}
     assert len(result.pairs) == 40 * 39 // 2
     compared = [p for p in result.pairs if p.flips is not None]  # not tied under EQ4
@@ -390,7 +392,7 @@ def test_ranks_and_disagreements_match_every_pair_compared_one_by_one(monkeypatc
     confusions = {f"c{k}": [[int(a), 6 - int(b)], [4 - int(a), int(b)]] for k, (a, b) in enumerate(zip(rng.integers(0, 5, 70), rng.integers(0, 7, 70)))}
     confusions["never"] = [[0, 0], [4, 6]]
     utility = [[3, 1], [0, 2]]
-    monkeypatch.setattr(ev, "_RANK_BLOCK", 100)  # ranks computed a block of rows at a time
+    monkeypatch.setattr(ranking, "_RANK_BLOCK", 100)  # ranks computed a block of rows at a time
     result = ev.evaluate(confusions, utility, metrics=[metric_id])
     rank, metric_rank, flipped, tied, undefined = _brute_force(confusions, utility, metric_id)
     assert {c.name: c.rank for c in result.classifiers} == rank
@@ -405,7 +407,7 @@ def test_flip_counting_kernel_counts_ties_as_flips_across_tiles(classifiers, sam
     # Small integer yields: many exact ties, which count as "not strictly ahead".
     yields = np.random.default_rng(samples).integers(0, 4, size=(classifiers, samples)).astype(float)
     flips = np.zeros(classifiers * (classifiers - 1) // 2, dtype=np.int64)
-    ev._count_not_ahead(yields, flips)
+    ranking._count_not_ahead(yields, flips)
     expected = [np.sum(yields[b] >= yields[a]) for a in range(classifiers) for b in range(a + 1, classifiers)]
     assert flips.tolist() == expected
 
@@ -422,7 +424,7 @@ def test_flip_counts_work_in_bounded_memory():
     finally:
         tracemalloc.stop()
     assert len(result.pairs) == 1770
-    assert peak < 8 * 8 * ev._CHUNK_ELEMENTS, f"{peak / 2**20:.0f} MiB"
+    assert peak < 8 * 8 * ranking._CHUNK_ELEMENTS, f"{peak / 2**20:.0f} MiB"
 
 
 def test_huge_sd_gives_coin_flips_without_overflow():
@@ -452,15 +454,15 @@ def test_sd_refers_to_the_normalised_matrix():
 @pytest.mark.parametrize(
     ("confusions", "utility", "kwargs", "match"),
     [
-        ({"A": [[1, 2, 3], [4, 5, 6]]}, np.eye(2), {}, "classifier 'A': the confusion matrix is not square"),
+        ({"A": [[1, 2, 3], [4, 5, 6]]}, np.eye(2), {}, "classifier 'A': not square: 2 rows but row 0 has 3 entries"),
         ({"A": [[1, 2], [3, 4]], "B": np.ones((3, 3))}, np.eye(2), {}, "'B'.* is 3x3 but classifier 'A'"),
         ({"A": [[1, -2], [3, 4]]}, np.eye(2), {}, r"row 0 \(output '0'\), column 1 \(true '1'\): count -2 is negative"),
         ({"A": [[1, 2.5], [3, 4]]}, np.eye(2), {}, "not a whole number"),
         ({"A": [[1, np.nan], [3, 4]]}, np.eye(2), {}, "is NaN"),
         ({"A": [[1, 2], [np.inf, 4]]}, np.eye(2), {}, "is infinite"),
-        ({"A": [[10**400, 2], [3, 4]]}, np.eye(2), {}, r"row 0 \(output '0'\), column 0 \(true '0'\): count 1e\+400 is too large"),
+        ({"A": [[10**400, 2], [3, 4]]}, np.eye(2), {}, "classifier 'A', row 0, column 0: a number too large for a floating-point number"),
         ({"A": [[1, 2], [3, 2**53 + 1]]}, np.eye(2), {}, r"count 9.0072e\+15 is too large: counts above 2\*\*53 - 1"),
-        ({"A": [[1, 2], [3, 4]]}, [[10**400, 0], [0, 1]], {}, r"utility, row 0, column 0: 1e\+400 is too large for a floating-point"),
+        ({"A": [[1, 2], [3, 4]]}, [[10**400, 0], [0, 1]], {}, "utility, row 0, column 0: a number too large for a floating-point number"),
         ({"A": [[1, 2], [3, 4]]}, np.eye(2), {"sd": 10**400}, "sd must be finite, got a number too large"),
         ({"A": [[1, 2], [3, 4]], "B": [[2, 2], [3, 4]]}, np.eye(2), {}, "not tested on the same test set"),
         ({"A": [[0, 0], [0, 0]]}, np.eye(2), {}, "all zeros"),
@@ -506,9 +508,9 @@ def test_deep_nesting_is_a_value_error_not_a_recursion_error():
     deep = [[1.0]]
     for _ in range(5000):
         deep = [deep]
-    with pytest.raises(ValueError, match="utility: nested more than 100 levels deep"):
+    with pytest.raises(ValueError, match="utility, row 0, column 0: a list is not a number"):
         ev.parse_utility(deep)
-    with pytest.raises(ValueError, match="--utility: nested more than 100 levels deep"):
+    with pytest.raises(ValueError, match="--utility: nested too deeply to read"):
         ev.read_utility("[" * 100_000)
 
 
@@ -532,6 +534,27 @@ def test_rounding_does_not_break_a_tie():
     assert [c.rank for c in result.classifiers] == [1, 1]
     flagged = {d.metric: d for d in result.disagreements}
     assert flagged["accuracy"].tied == (("A", "B"),) and flagged["accuracy"].flipped == ()
+
+
+def test_whole_utilities_compare_exactly_even_one_item_apart_in_2_to_the_40():
+    # Two classifiers one item apart on 2**40 items were ranked equal by an undocumented
+    # relative tolerance of 1e-12. Whole utilities give exact totals: compared exactly.
+    half = 2**39
+    confusions = {"A": [[half, 0], [0, half]], "B": [[half - 1, 0], [1, half]]}
+    result = ev.evaluate(confusions, [[1, 0], [0, 1]], metrics=["tpr"])
+    assert [(c.name, c.rank) for c in result.classifiers] == [("A", 1), ("B", 2)]
+    # Fractional utilities: totals within TIE_TOLERANCE of max|U| N tie, as documented.
+    assert 0.5 <= ev.TIE_TOLERANCE * 0.75 * 2**40
+    result = ev.evaluate(confusions, [[0.75, 0.25], [0.25, 0.75]], metrics=["tpr"])
+    assert [(c.name, c.rank) for c in result.classifiers] == [("A", 1), ("B", 1)]
+    assert ev.TIE_TOLERANCE == 1e-12 and "TIE_TOLERANCE" in ev.evaluate.__doc__
+
+
+def test_progress_bar_of_the_monte_carlo_samples(capsys):
+    ev.evaluate(FACTORY, EQ4, sd=0.1, samples=3000, rng=1, progress=True)
+    assert "/3.00k [" in capsys.readouterr().err
+    ev.evaluate(FACTORY, EQ4, sd=0.1, samples=3000, rng=1)
+    assert capsys.readouterr().err == ""
 
 
 def test_truncated_errors_are_not_centred_as_documented():

@@ -194,11 +194,11 @@ BAD_FILES = [
     ("fraction.json", _with(classifiers={"A": [[0.27, 0.15], [0.23, 0.35]]}), "count 0.27 is not a whole number (give counts, not fractions)"),
     ("nan.json", '{"classifiers": {"A": [[1, NaN], [3, 4]]}, "utility": [[1, 0], [0, 1]]}', "row 0 (output '0'), column 1 (true '1'): count nan is NaN"),
     ("inf.json", '{"classifiers": {"A": [[1, 2], [Infinity, 4]]}, "utility": [[1, 0], [0, 1]]}', "row 1 (output '1'), column 0 (true '0'): count inf is infinite"),
-    ("huge_count.json", _with(classifiers={"A": [[27, 15], [23, 10**400]]}), "classifier 'A', row 1 (output '1'), column 1 (true '1'): count 1e+400 is too large: counts above 2**53 - 1 = 9007199254740991 are not exact"),
+    ("huge_count.json", _with(classifiers={"A": [[27, 15], [23, 10**400]]}), "huge_count.json: classifier 'A', row 1, column 1: a number too large for a floating-point number"),
     ("big_count.json", _with(classifiers={"A": [[27, 15], [23, 2**53 + 1]]}), "row 1 (output '1'), column 1 (true '1'): count 9.0072e+15 is too large"),
-    ("huge_utility.json", _with(utility=[[15, -335], [-35, -(10**400)]]), "utility, row 1, column 1: -1e+400 is too large for a floating-point number"),
+    ("huge_utility.json", _with(utility=[[15, -335], [-35, -(10**400)]]), "huge_utility.json: utility, row 1, column 1: a number too large for a floating-point number"),
     ("overflowing_yield.json", _with(utility=[[1e308, -1e308], [-1e308, 1e308]]), "the utility yields overflow"),
-    ("huge_sd.json", _with(utility={"matrix": [[1, 0], [0, 1]], "sd": 10**400}), "utility: sd: 1e+400 is too large for a floating-point number"),
+    ("huge_sd.json", _with(utility={"matrix": [[1, 0], [0, 1]], "sd": 10**400}), "huge_sd.json: utility: sd: a number too large for a floating-point number"),
     ("string.json", _with(classifiers={"A": [[1, "2"], [3, 4]]}), "classifier 'A', row 0, column 1: '2' is not a number"),
     ("test_set.json", _with(classifiers={"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 33]]}), "classifiers 'A' and 'B' have different column totals (true class '1': 50 vs 51): they were not tested on the same test set"),
     ("zeros.json", _with(classifiers={"A": [[0, 0], [0, 0]]}), "classifier 'A': the confusion matrix is all zeros"),
@@ -220,7 +220,7 @@ BAD_FILES = [
     ("twice.csv", "classifier,output,true,count,Count\nA,0,0,1,1\n", "line 1: column 'count' appears twice; the header must be classifier,output,true,count"),
     ("extra.csv", "classifier,output,weight,true,count\nA,0,1,0,1\n", "line 1: unexpected column 'weight'"),
     ("count.csv", "classifier,output,true,count\nA,0,0,many\n", "line 2: count 'many' is not a number"),
-    ("huge_count.csv", "classifier,output,true,count\nA,0,0,5\nA,1,1," + "9" * 400 + "\n", "line 3: count 1e+400 is too large"),
+    ("huge_count.csv", "classifier,output,true,count\nA,0,0,5\nA,1,1," + "9" * 400 + "\n", "huge_count.csv: classifier 'A', row 1, column 1: a number too large for a floating-point number"),
     ("repeat.csv", "classifier,output,true,count\nA,0,0,1\nA,1,1,2\nA,0,0,3\n", "line 4: classifier 'A', output '0', true '0' already given on line 2"),
     ("one_class.csv", "classifier,output,true,count\nA,x,x,5\n", "only one class ('x')"),
     ("newline_name.csv", 'classifier,output,true,count\nA,0,0,5\n"x\ny",1,1,4\n', "line 3: classifier name 'x\\ny' contains the control character '\\n'"),
@@ -231,8 +231,8 @@ BAD_FILES = [
     ("header_only.csv", "classifier,output,true,count\n", "no data rows below the header"),
     ("huge.csv", 'classifier,output,true,count\nA,0,0,"' + "1" * 200_000 + '"\n', "not valid CSV: field larger than field limit"),
     ("binary.json", "\udcff", "not a text file (not UTF-8)"),
-    ("deep.json", "[" * 100_000, "deep.json: nested more than 100 levels deep"),
-    ("deep_utility.json", '{"classifiers": {"A": [[1, 2], [3, 4]]}, "utility": ' + "[" * 500 + "]" * 500 + "}", "deep_utility.json: nested more than 100 levels deep"),
+    ("deep.json", "[" * 100_000, "deep.json: nested too deeply to read"),
+    ("deep_utility.json", '{"classifiers": {"A": [[1, 2], [3, 4]]}, "utility": ' + "[" * 500 + "]" * 500 + "}", "deep_utility.json: utility, row 0, column 0: a list is not a number"),
 ]
 
 
@@ -262,7 +262,7 @@ BAD_OPTIONS = [
     (["--utility", '{"utility": [[1, 0], [0, 1]], "classes": ["up", "down"]}'], "class names do not match"),
     (["--error", "truncated"], "an error model ('truncated') needs an error sd"),
     (["--utility", "[[0, 1], [1, 0]]", "--sd", "0.1", "--error", "truncated"], "truncated error model keeps correct classification best"),
-    (["--utility", "[" * 100_000], "--utility: nested more than 100 levels deep"),
+    (["--utility", "[" * 100_000], "--utility: nested too deeply to read"),
     (["--sd", "-0.1"], "--sd must be positive, got '-0.1'"),
     (["--sd", "abc"], "--sd must be a number, got 'abc'"),
     (["--samples", "0"], "--samples must be a whole number from 1 to 1,000,000,000, got '0'"),
@@ -298,6 +298,42 @@ def test_monte_carlo_samples_are_capped(capsys):
     assert code == 0 and "1000 samples" in out
 
 
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_an_endless_file_is_refused_after_the_size_limit(capsys, tmp_path):
+    # `mcrank evaluate` read a file whole: /dev/zero filled the memory.
+    endless = tmp_path / "zero.json"
+    endless.symlink_to("/dev/zero")
+    for argv in ([endless], [EXAMPLES / "factory.json", "--utility", "/dev/zero"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert "zero" in err and "larger than 64 MiB, the limit of an input file" in err, err
+    code, _, err = run(capsys, "/dev/zero")  # no suffix: refused unread
+    assert code == 2 and "/dev/zero: unknown file type" in err
+
+
+def test_the_size_limit_is_the_last_byte_allowed(capsys, tmp_path, monkeypatch):
+    from mcrank.evaluate import input as evaluate_input
+
+    text = json.dumps(GOOD)
+    monkeypatch.setattr(evaluate_input, "MAX_INPUT_BYTES", len(text))
+    code, _, err = run(capsys, write(tmp_path, "fits.json", text))
+    assert code == 0 and err == ""
+    code, _, err = run(capsys, write(tmp_path, "over.json", text + " "))
+    assert code == 2 and "over.json: larger than" in err
+
+
+def test_progress_bar_on_a_terminal_unless_quiet(capsys, monkeypatch):
+    # A long Monte Carlo run (--sd on many classes) showed nothing for minutes.
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    argv = (EXAMPLES / "factory.json", "--sd", "0.1", "--samples", "2000", "--seed", "1", "--format", "json")
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and "/2.00k [" in err and "sample/s" in err, err
+    code, quiet_out, err = run(capsys, *argv, "--quiet")
+    assert code == 0 and err == "" and json.loads(quiet_out)["pairs"] == json.loads(out)["pairs"]
+    code, _, err = run(capsys, EXAMPLES / "factory.json")  # no error sd: no Monte Carlo, no bar
+    assert code == 0 and err == ""
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
@@ -313,12 +349,12 @@ def test_bad_option_values_are_argparse_errors(capsys, options, message):
 
 
 def test_out_of_memory_is_one_line_and_exit_2(capsys, monkeypatch):
-    import mcrank.evaluate
+    from mcrank.evaluate import ranking
 
     def exhausted(*args, **kwargs):
         raise MemoryError("Unable to allocate 372 GiB for an array with shape (499500, 100000) and data type float64")
 
-    monkeypatch.setattr(mcrank.evaluate, "_count_flips", exhausted)
+    monkeypatch.setattr(ranking, "_count_flips", exhausted)
     code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--format", "json")
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert err.startswith("mcrank evaluate: error: not enough memory (Unable to allocate 372 GiB"), err

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 import textwrap
 
 from mcrank.cli._common import UsageError, metric_ids, path_argument, write_stdout
@@ -32,6 +33,11 @@ utility matrix normalised by eq. (11) to minimum 0 and maximum 1: the matrix is 
 before it is perturbed. A pair counts as flipped when a perturbed matrix does not put the
 better classifier strictly ahead. The truncated model keeps utilities within [0, 1], which
 pushes elements at 0 or 1 inwards: its perturbed matrices are not centred on the given one.
+
+Ties: with whole-number utilities (and max|U| times the number of test items at most 2**53)
+yields are exact and compared exactly; otherwise total utilities within 1e-12 of max|U|
+times the number of items tie, to absorb rounding (0.1 + 0.2 != 0.3). Metric scores tie
+within 1e-12 of max(1, |a|, |b|). Input files are at most 64 MiB.
 """
 
 
@@ -66,6 +72,7 @@ def add_parser(subparsers):
     parser.add_argument(
         "--format", choices=("table", "json", "csv"), default="table", help="output format (default: table)"
     )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar (shown on a terminal with an error sd)")
     parser.set_defaults(handler=handler)
     return parser
 
@@ -87,6 +94,7 @@ def handler(args) -> int:
             samples=samples,
             rng=args.seed,
             metrics=metrics,
+            progress=not args.quiet and sys.stderr.isatty(),
         )
         given = [option for option, value in (("--samples", args.samples), ("--seed", args.seed)) if value is not None]
         if given and result.utility.sd is None:  # as --error without an sd: not silently ignored

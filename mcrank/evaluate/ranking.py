@@ -1,48 +1,10 @@
-"""Rank real classifiers by utility yield, and show where popular metrics mislead (paper §3-4.1).
+"""Ranking by utility yield, the popular metrics' disagreements, and flip probabilities.
 
-Give the confusion matrices (counts) of K >= 1 classifiers tested on the same test set, in
-the paper's layout (rows = output, columns = true class), and the problem's utility matrix.
-:func:`evaluate` ranks the classifiers by their utility yield per test item, eq. (9), scores
-them with the popular metrics (the whole binary library of :mod:`mcrank.metrics` for two
-classes, their n-class forms for more), and lists every metric whose ranking disagrees
-with the utility yield, pair by pair.
-
-The utility matrix is given in one of three forms:
-
-- one n x n matrix ``U``;
-- a distribution over several matrices with their probabilities: classifiers are ranked
-  under the expected utility matrix of eq. (17) (paper §4.1);
-- a matrix with an error standard deviation ``sd``, to express how unsure one is of it. The
-  ranking is the one under ``U``; in addition, for every pair of classifiers, the probability
-  that the ranking flips when ``U`` is off by errors of that size is estimated by Monte
-  Carlo. ``sd`` is in units of the *normalised* utility matrix, eq. (11) (minimum 0,
-  maximum 1), as in the paper's §4.2: ``U`` is normalised before it is perturbed. The
-  ``gaussian`` error model is centred on ``U``; the ``truncated`` one keeps every element in
-  [0, 1] and correct classification best in each column, so it pushes elements at 0 or 1
-  inwards and is *not* centred on ``U``: flip probabilities above 1/2 can occur.
-
-Inputs come from a JSON file, a long-form CSV file (:func:`load_input`) or, in Python,
-label arrays as scikit-learn's ``confusion_matrix`` takes them
-(:func:`confusions_from_labels`); :mod:`mcrank.evaluate_input` reads and checks them, and
-its public names are importable from here too. Every bad input raises a ValueError (or
-OSError) whose one-line message says what is wrong and where.
-
-Examples
---------
-The paper's story (§0) from label arrays:
-
->>> from mcrank.evaluate import confusions_from_labels, evaluate
->>> y_true = ["long"] * 50 + ["short"] * 50
->>> y_a = ["long"] * 27 + ["short"] * 23 + ["long"] * 15 + ["short"] * 35
->>> y_b = ["long"] * 43 + ["short"] * 7 + ["long"] * 18 + ["short"] * 32
->>> confusions, classes = confusions_from_labels({"A": (y_true, y_a), "B": (y_true, y_b)})
->>> confusions["A"].tolist()  # rows = output, columns = true class
-[[27, 15], [23, 35]]
->>> result = evaluate(confusions, [[15, -335], [-35, 165]], classes=classes)
->>> [(c.name, c.utility_yield) for c in result.classifiers]
-[('A', 3.5), ('B', -3.5)]
->>> [d.metric for d in result.disagreements][:3]
-['accuracy', 'tpr', 'precision']
+:func:`evaluate` ranks classifiers by their utility yield per test item, eq. (9) of
+``docs/method.md``, scores them with the popular metrics (:func:`metrics_for`), and lists
+every metric whose ranking disagrees; with an error sd on the utility matrix, it estimates
+by Monte Carlo how likely each pair's ranking is to flip (paper §4.2).
+:func:`evaluate_file` does the same for an input file (:mod:`mcrank.evaluate.input`).
 """
 
 from __future__ import annotations
@@ -54,39 +16,27 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from mcrank._jit import jit
 from mcrank._rng import resolve_rng, root_seed_sequence
 from mcrank._validation import check_choice, check_count, check_positive
-from mcrank.evaluate_input import (
-    ERROR_MODELS,
-    EvaluationInput,
-    UtilityAssessment,
-    _check_confusions,
-    _check_truncated,
-    confusions_from_labels,
-    load_input,
-    parse_utility,
-    read_utility,
-)
+from mcrank.evaluate.input import ERROR_MODELS, UtilityAssessment, _check_confusions, load_input, parse_utility, read_utility
 from mcrank.metrics import METRICS, get_metric
 from mcrank.samplers import perturb_um
 from mcrank.utility_space import normalise_um, utility_yield
 
 __all__ = [
+    "DEFAULT_SAMPLES",
+    "MAX_SAMPLES",
+    "TIE_TOLERANCE",
     "ClassifierResult",
     "Disagreement",
     "Evaluation",
-    "EvaluationInput",
     "PairFlip",
-    "UtilityAssessment",
-    "confusions_from_labels",
     "evaluate",
     "evaluate_file",
-    "load_input",
     "metrics_for",
-    "parse_utility",
-    "read_utility",
 ]
 
 #: Monte Carlo samples of perturbed utility matrices, unless told otherwise.
@@ -117,13 +67,12 @@ def metrics_for(n_classes: int, names=None) -> list:
     names : sequence of str, optional
         Metric ids (binary aliases such as ``"recall"`` accepted). By default every metric
         of :data:`mcrank.metrics.METRICS` but ``fbeta`` (with beta = 1 it is ``f1``) for two
-        classes, every metric with an n-class form for more. A
-        list even for one metric, ``["accuracy"]``, as :class:`mcrank.engine.StudyConfig`
-        takes them.
+        classes, every metric with an n-class form for more. A list even for one metric,
+        ``["accuracy"]``, as :class:`mcrank.study.StudyConfig` takes them.
 
     Returns
     -------
-    list of Metric or MulticlassMetric
+    list of Metric
 
     Raises
     ------
@@ -133,7 +82,7 @@ def metrics_for(n_classes: int, names=None) -> list:
         For an unknown metric name, with the list of known ones.
     ValueError
         For a metric listed twice, by its id or an alias (``"recall"`` and ``"tpr"``), as
-        :class:`mcrank.engine.StudyConfig` refuses it.
+        :class:`mcrank.study.StudyConfig` refuses it.
     """
     binary = n_classes == 2
     # Two classes: every metric with a two-class form (the scikit-learn-exact arithmetic);
@@ -359,13 +308,15 @@ class Evaluation:
 # --- the evaluation -------------------------------------------------------------------------
 
 
-#: Differences within this fraction of the values' scale are rounding errors: ties.
-_TIE_TOLERANCE = 1e-12
+#: Relative tolerance of a tie (see :func:`evaluate`): differences of metric values within
+#: this fraction of ``max(1, |a|, |b|)``, and of total utilities that are not exact within
+#: this fraction of ``max|U| N``, are rounding errors.
+TIE_TOLERANCE = 1e-12
 
 
 def _compare(a, b, scale=None) -> np.ndarray:
     """The sign of ``a - b`` (-1, 0 or 1, elementwise), 0 when the difference is within
-    rounding of ``scale``.
+    :data:`TIE_TOLERANCE` of ``scale`` (``scale = 0``: exact comparison).
 
     ``scale`` defaults to ``max(1, |a|, |b|)``, right for metrics (values of order 1). NaN
     compares as -1: callers set undefined values aside first.
@@ -376,7 +327,7 @@ def _compare(a, b, scale=None) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         difference = a - b
         sign = np.where(difference > 0, np.int8(1), np.int8(-1))
-        return np.where(np.abs(difference) <= _TIE_TOLERANCE * scale, np.int8(0), sign)
+        return np.where(np.abs(difference) <= TIE_TOLERANCE * scale, np.int8(0), sign)
 
 
 #: Comparisons made at once by :func:`_competition_ranks`: its work space, whatever the
@@ -407,6 +358,7 @@ def evaluate(
     rng=None,
     metrics=None,
     source: str = "",
+    progress: bool = False,
 ) -> Evaluation:
     """Rank classifiers by utility yield, and compare with the popular metrics.
 
@@ -434,6 +386,8 @@ def evaluate(
         Metric ids to report (see :func:`metrics_for`): a list, even of one id.
     source : str, optional
         Where the confusion matrices come from (a file name), to prefix messages.
+    progress : bool, default False
+        Show a progress bar of the Monte Carlo samples on stderr.
 
     Returns
     -------
@@ -447,6 +401,16 @@ def evaluate(
         If ``metrics`` is a string rather than a list of them.
     KeyError
         For an unknown metric.
+
+    Notes
+    -----
+    Ties. With whole-number utilities whose largest magnitude times the number of test
+    items ``N`` is at most 2**53, every total utility is an exact integer: yields are
+    compared exactly, and one item apart is never a tie. With fractional utilities (an
+    expected matrix, eq. 17, often has them), rounding can split yields that are equal in
+    exact arithmetic (``0.1 + 0.2 != 0.3``): total utilities within :data:`TIE_TOLERANCE`
+    (1e-12) of ``max|U| N`` tie. Metric values tie within 1e-12 of ``max(1, |a|, |b|)``.
+    Tied classifiers share a rank.
     """
     checked, classes = _check_confusions(confusions, classes, source)
     if not isinstance(utility, UtilityAssessment):
@@ -469,8 +433,7 @@ def evaluate(
     counts = np.array([checked[name] for name in names])
     class_totals = counts[0].sum(axis=0)
     total = class_totals.sum()
-    # Total utilities (eq. 9 on counts) compared, then divided by N once: whole utilities and
-    # counts tie exactly; otherwise differences within rounding of the largest term count as ties.
+    # Total utilities (eq. 9 on counts) are compared, then divided by N once.
     with np.errstate(over="ignore", invalid="ignore"):
         totals = utility_yield(utility.matrix, counts)
     if not np.all(np.isfinite(totals)):
@@ -479,8 +442,11 @@ def evaluate(
             "rescale the utility matrix, which changes no ranking (eq. 10)"
         )
     yields = totals / total
-    with np.errstate(over="ignore"):  # the tolerance of a tie, at most the largest float
-        utility_scale = min(float(np.max(np.abs(utility.matrix)) * total), sys.float_info.max)
+    with np.errstate(over="ignore"):  # the scale of a tie, at most the largest float
+        largest = float(np.max(np.abs(utility.matrix)) * total)
+    # Whole utilities and counts below 2**53: exact totals, compared exactly (see Notes).
+    exact = largest <= 2**53 and np.all(utility.matrix == np.round(utility.matrix))
+    utility_scale = 0.0 if exact else min(largest, sys.float_info.max)
     utility_ranks = _competition_ranks(totals, utility_scale)
     order = sorted(range(len(names)), key=lambda k: (utility_ranks[k], -totals[k], k))
     scores = {metric.id: np.asarray(metric(counts), dtype=float).reshape(len(names)) for metric in chosen}
@@ -524,7 +490,8 @@ def evaluate(
             _check_truncated(normalised, classes, utility.source)
         if isinstance(rng, np.random.SeedSequence) and rng.spawn_key == ():
             seed = int(rng.entropy)
-        flips = iter(_count_flips(normalised, counts / total, order, utility.sd, utility.error, samples, rng).tolist())
+        flip_counts = _count_flips(normalised, counts / total, order, utility.sd, utility.error, samples, rng, progress)
+        flips = iter(flip_counts.tolist())
         pairs = []
         for (a, seconds), by_utility in zip(rows, utility_signs):
             for b, sign in zip(seconds.tolist(), by_utility.tolist()):
@@ -551,7 +518,17 @@ def evaluate(
     )
 
 
-def _count_flips(normalised, confusions, order, sd, error, samples, rng):
+def _check_truncated(normalised: np.ndarray, classes, where: str) -> None:
+    """The truncated error model keeps correct classification best in each column: so must ``U``."""
+    if len(bad := np.argwhere((normalised > np.diagonal(normalised)).T)):
+        j, i = bad[0]
+        raise ValueError(
+            f"{where}: the truncated error model keeps correct classification best in each column, "
+            f"but in column {j} (true {classes[j]!r}) row {i} has a higher utility than row {j}"
+        )
+
+
+def _count_flips(normalised, confusions, order, sd, error, samples, rng, progress=False):
     """Monte Carlo: for each pair ``(order[a], order[b])``, ``a < b``, in that order, how many
     of ``samples`` perturbed utility matrices fail to put ``order[a]`` strictly ahead.
 
@@ -575,16 +552,16 @@ def _count_flips(normalised, confusions, order, sd, error, samples, rng):
     chunk = max(1, _CHUNK_ELEMENTS // (n * n + classifiers))
     flips = np.zeros(classifiers * (classifiers - 1) // 2, dtype=np.int64)
     flat_confusions = confusions.reshape(classifiers, -1)
-    done = 0
-    while done < samples:
-        size = min(chunk, samples - done)
-        perturbed = perturb_um(normalised, sd, error=error, size=size, rng=generator)
-        # Eq. (9) as one matrix product, (size, n*n) @ (n*n, classifiers): utility_yield would
-        # broadcast through a (size, classifiers, n, n) temporary, classifiers times the chunk.
-        # Then one row per classifier, in rank order: the pairs of order[a] are rows a + 1 on.
-        ranked_yields = (perturbed.reshape(size, -1) @ flat_confusions.T).T[order]
-        _count_not_ahead(ranked_yields, flips)
-        done += size
+    with tqdm(total=samples, unit="sample", unit_scale=True, disable=not progress, file=sys.stderr, leave=False) as bar:
+        for done in range(0, samples, chunk):
+            size = min(chunk, samples - done)
+            perturbed = perturb_um(normalised, sd, error=error, size=size, rng=generator)
+            # Eq. (9) as one matrix product, (size, n*n) @ (n*n, classifiers): utility_yield would
+            # broadcast through a (size, classifiers, n, n) temporary, classifiers times the chunk.
+            # Then one row per classifier, in rank order: the pairs of order[a] are rows a + 1 on.
+            ranked_yields = (perturbed.reshape(size, -1) @ flat_confusions.T).T[order]
+            _count_not_ahead(ranked_yields, flips)
+            bar.update(size)
     return flips
 
 
@@ -632,6 +609,7 @@ def evaluate_file(
     samples: int = DEFAULT_SAMPLES,
     rng=None,
     metrics=None,
+    progress: bool = False,
 ) -> Evaluation:
     """Evaluate the classifiers of an input file: :func:`load_input`, then :func:`evaluate`.
 
@@ -645,7 +623,7 @@ def evaluate_file(
         and must match those of a JSON file. A CSV file that names its classes (rather than
         numbering them 0..n-1) needs them: ValueError otherwise, since the order in which the
         names first appear is no order the user chose.
-    sd, error, samples, rng, metrics
+    sd, error, samples, rng, metrics, progress
         As for :func:`evaluate`; ``sd`` and ``error`` override those of the utility.
 
     Returns
@@ -697,5 +675,6 @@ def evaluate_file(
         rng=rng,
         metrics=metrics,
         source=data.source,
+        progress=progress,
     )
     return replace(result, description=data.description)

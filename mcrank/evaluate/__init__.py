@@ -1,0 +1,93 @@
+"""Rank real classifiers by utility yield, and show where popular metrics mislead (paper §3-4.1).
+
+Give the confusion matrices (counts) of K >= 1 classifiers tested on the same test set, in
+the paper's layout (rows = output, columns = true class), and the problem's utility matrix.
+:func:`evaluate` ranks the classifiers by their utility yield per test item, eq. (9), scores
+them with the popular metrics of :mod:`mcrank.metrics` (:func:`metrics_for`), and lists
+every metric whose ranking disagrees with the utility yield, pair by pair. The procedure and
+the equations are in ``docs/method.md``.
+
+The utility matrix is given in one of three forms:
+
+- one n x n matrix ``U``;
+- a distribution over several matrices with their probabilities: classifiers are ranked
+  under the expected utility matrix of eq. (17) (paper §4.1);
+- a matrix with an error standard deviation ``sd``, to express how unsure one is of it. The
+  ranking is the one under ``U``; in addition, for every pair of classifiers, the probability
+  that the ranking flips when ``U`` is off by errors of that size is estimated by Monte
+  Carlo. ``sd`` is in units of the *normalised* utility matrix, eq. (11) (minimum 0,
+  maximum 1), as in the paper's §4.2: ``U`` is normalised before it is perturbed. The
+  ``gaussian`` error model is centred on ``U``; the ``truncated`` one keeps every element in
+  [0, 1] and correct classification best in each column, so it pushes elements at 0 or 1
+  inwards and is *not* centred on ``U``: flip probabilities above 1/2 can occur.
+
+Two modules:
+
+- :mod:`mcrank.evaluate.input` reads and checks the inputs: a JSON file, a long-form CSV
+  file (:func:`load_input`), the utility matrix (:func:`parse_utility`,
+  :func:`read_utility`) or, in Python, label arrays as scikit-learn's ``confusion_matrix``
+  takes them (:func:`confusions_from_labels`). Every bad input raises a ValueError (or
+  OSError) whose one-line message says what is wrong and where.
+- :mod:`mcrank.evaluate.ranking` ranks: :func:`evaluate`, :func:`evaluate_file`.
+
+Examples
+--------
+The paper's story (§0) from label arrays:
+
+>>> from mcrank.evaluate import confusions_from_labels, evaluate
+>>> y_true = ["long"] * 50 + ["short"] * 50
+>>> y_a = ["long"] * 27 + ["short"] * 23 + ["long"] * 15 + ["short"] * 35
+>>> y_b = ["long"] * 43 + ["short"] * 7 + ["long"] * 18 + ["short"] * 32
+>>> confusions, classes = confusions_from_labels({"A": (y_true, y_a), "B": (y_true, y_b)})
+>>> confusions["A"].tolist()  # rows = output, columns = true class
+[[27, 15], [23, 35]]
+>>> result = evaluate(confusions, [[15, -335], [-35, 165]], classes=classes)
+>>> [(c.name, c.utility_yield) for c in result.classifiers]
+[('A', 3.5), ('B', -3.5)]
+>>> [d.metric for d in result.disagreements][:3]
+['accuracy', 'tpr', 'precision']
+"""
+
+from mcrank.evaluate.input import (
+    ERROR_MODELS,
+    MAX_INPUT_BYTES,
+    EvaluationInput,
+    UtilityAssessment,
+    confusions_from_labels,
+    load_input,
+    parse_utility,
+    read_utility,
+)
+from mcrank.evaluate.ranking import (
+    DEFAULT_SAMPLES,
+    MAX_SAMPLES,
+    TIE_TOLERANCE,
+    ClassifierResult,
+    Disagreement,
+    Evaluation,
+    PairFlip,
+    evaluate,
+    evaluate_file,
+    metrics_for,
+)
+
+__all__ = [
+    "DEFAULT_SAMPLES",
+    "ERROR_MODELS",
+    "MAX_INPUT_BYTES",
+    "MAX_SAMPLES",
+    "TIE_TOLERANCE",
+    "ClassifierResult",
+    "Disagreement",
+    "Evaluation",
+    "EvaluationInput",
+    "PairFlip",
+    "UtilityAssessment",
+    "confusions_from_labels",
+    "evaluate",
+    "evaluate_file",
+    "load_input",
+    "metrics_for",
+    "parse_utility",
+    "read_utility",
+]

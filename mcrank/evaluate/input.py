@@ -1,0 +1,482 @@
+"""The inputs of :mod:`mcrank.evaluate`, read and checked: confusion matrices and the utility matrix.
+
+Confusion matrices hold counts in the paper's layout (rows = output, columns = true class),
+one per classifier, all on the same test set: from a JSON or long-form CSV file
+(:func:`load_input`), or from label arrays (:func:`confusions_from_labels`). The utility
+matrix is one matrix, a distribution over matrices (eq. 17) or a matrix with an error sd on
+its normalised form (eq. 11): :func:`parse_utility`, :func:`read_utility`; see
+``docs/method.md``.
+
+Every bad input raises a ValueError (or OSError) of one line that names the file and the
+place: the key, the CSV line, or the classifier and the cell. The files are read with the
+standard library's :mod:`json` and :mod:`csv` and checked here with numpy: what needs
+checking (square matrices, whole counts, one test set, probabilities summing to 1) is
+arithmetic that a JSON schema cannot state, and the CSV format and the Python API need it too.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import numbers
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from mcrank._validation import check_choice, check_positive
+from mcrank.confusion import from_sklearn
+from mcrank.samplers import ERROR_MODELS as _SAMPLER_ERROR_MODELS
+from mcrank.utility_space import expected_um
+
+__all__ = ["ERROR_MODELS", "MAX_INPUT_BYTES", "EvaluationInput", "UtilityAssessment", "confusions_from_labels",
+           "load_input", "parse_utility", "read_utility"]  # fmt: skip
+
+#: The error models of the utility matrix, those of :func:`mcrank.samplers.perturb_um`.
+ERROR_MODELS = tuple(_SAMPLER_ERROR_MODELS)
+#: Largest input file, in bytes (64 MiB, a long-form CSV of three classifiers on 1000
+#: classes): a larger one is refused after reading no more, ``/dev/zero`` included.
+MAX_INPUT_BYTES = 64 << 20
+_FILE_KEYS = ("classifiers", "utility", "classes", "description")
+_CSV_COLUMNS = ("classifier", "output", "true", "count")
+#: Larger counts are not all exact in floating point (2**53 + 1 is read as 2**53): the checks
+#: that counts are whole and that every classifier saw the same test set would not hold.
+_MAX_COUNT = 2**53 - 1
+# Refused in names, which are printed one per line: control characters (Unicode category
+# Cc), line and paragraph separators, lone surrogates.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+@dataclass(frozen=True)
+class UtilityAssessment:
+    """The utility matrix of a problem, as assessed.
+
+    Attributes
+    ----------
+    matrix : ndarray of shape (n, n)
+        The matrix that ranks: the one given, or the expected matrix of eq. (17).
+    matrices, probabilities : ndarray or None
+        The distribution over utility matrices, when one was given.
+    sd : float or None
+        Standard deviation of the errors on the *normalised* matrix (eq. 11), when given.
+    error : {"gaussian", "truncated"}
+        Error model for ``sd``.
+    source : str
+        Where it came from, for messages (``"examples/x.json: utility"``, ``"--utility"``).
+    """
+
+    matrix: np.ndarray
+    matrices: np.ndarray | None = None
+    probabilities: np.ndarray | None = None
+    sd: float | None = None
+    error: str = "gaussian"
+    source: str = "utility"
+
+    def describe(self) -> str:
+        """One line: what the ranking matrix is."""
+        return "as given" if self.matrices is None else f"expected over {len(self.matrices)} matrices, eq. (17)"
+
+
+@dataclass(frozen=True)
+class EvaluationInput:
+    """What an input file holds: counts per classifier in the file's order, the utility (or
+    None), the class names (or None) and the description, read from ``source``."""
+
+    confusions: dict[str, np.ndarray]
+    utility: UtilityAssessment | None
+    classes: tuple[str, ...] | None
+    description: str | None
+    source: str
+
+
+def _at(source: str, message: str) -> str:
+    return f"{source}: {message}" if source else message
+
+
+def _real(value, where: str, *cell: int):
+    """``value`` if it is a number a float can hold, else a ValueError naming ``where`` (and the cell)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        # Not the repr of a list: one nested thousands of levels deep would exhaust the stack.
+        problem = f"{value!r} is not a number" if isinstance(value, (str, type(None))) else f"a {type(value).__name__} is not a number"
+    elif isinstance(value, numbers.Integral) and abs(value) > sys.float_info.max:  # JSON allows any number of digits
+        problem = "a number too large for a floating-point number"
+    else:
+        return value
+    raise ValueError(f"{where}, row {cell[0]}, column {cell[1]}: {problem}" if cell else f"{where}: {problem}")
+
+
+def _square(value, where: str) -> np.ndarray:
+    """A square float matrix from an array or nested lists, with the place of the first fault."""
+    numeric = isinstance(value, np.ndarray) and value.dtype.kind in "iuf" and value.ndim == 2
+    rows = value.tolist() if isinstance(value, np.ndarray) and not numeric else value
+    if not isinstance(rows, (list, tuple, np.ndarray)) or len(rows) == 0:
+        raise ValueError(f"{where}: expected a square matrix (a list of rows)")
+    for i, row in enumerate(rows):
+        if not isinstance(row, (list, tuple, np.ndarray)):
+            raise ValueError(f"{where}: not square: row {i} is not a list")
+        if len(row) != len(rows):
+            raise ValueError(f"{where}: not square: {len(rows)} rows but row {i} has {len(row)} entries")
+    try:
+        if numeric or all(set(map(type, row)) <= {int, float} for row in rows):  # the usual case, fast
+            return np.array(rows, dtype=float)
+    except OverflowError:  # an integer past 1.8e308, found below
+        pass
+    for i, row in enumerate(rows):  # the first entry that is not a number, by its place
+        for j, v in enumerate(row):
+            _real(v, where, i, j)
+    return np.array(rows, dtype=float)
+
+
+def _check_name(name, what: str, where: str) -> None:
+    if not isinstance(name, str):
+        raise ValueError(_at(where, f"{what} name {name!r} is not a string"))
+    if not name.strip():
+        raise ValueError(_at(where, f"a {what} name is empty ({name!r})"))
+    if bad := _CONTROL.search(name):
+        raise ValueError(_at(where, f"{what} name {name!r} contains the control character {bad[0]!r}: names are printed one per line"))
+
+
+def _check_confusions(confusions, classes, source: str) -> tuple[dict[str, np.ndarray], tuple[str, ...]]:
+    """Counts as float arrays, and the class names; every fault named with its classifier and cell."""
+    if not isinstance(confusions, dict) or not confusions:
+        raise ValueError(_at(source, "no classifiers: give a non-empty mapping of names to confusion matrices"))
+    checked, first = {}, next(iter(confusions))
+    for name, matrix in confusions.items():
+        _check_name(name, "classifier", source)
+        where = _at(source, f"classifier {name!r}")
+        c = checked[name] = _square(matrix, where)
+        n, m = len(checked[first]), len(c)
+        if m < 2:
+            raise ValueError(f"{where}: a confusion matrix needs at least 2 classes, got 1x1")
+        if m != n:
+            raise ValueError(f"{where}: the confusion matrix is {m}x{m} but classifier {first!r}'s is {n}x{n}")
+    classes = tuple(str(k) for k in range(n)) if classes is None else tuple(map(str, classes))
+    if len(classes) != n:
+        raise ValueError(_at(source, f"{len(classes)} class names but the confusion matrices are {n}x{n}"))
+    for name in classes:
+        _check_name(name, "class", source)
+    for name, c in checked.items():
+        where = _at(source, f"classifier {name!r}")
+        for test, problem in (
+            (np.isnan(c), "is NaN"),
+            (np.isinf(c), "is infinite"),
+            (c < 0, "is negative"),
+            (c > _MAX_COUNT, f"is too large: counts above 2**53 - 1 = {_MAX_COUNT} are not exact in floating point"),
+            (np.isfinite(c) & (c != np.round(c)), "is not a whole number (give counts, not fractions)"),
+        ):
+            if len(bad := np.argwhere(test)):
+                i, j = bad[0]
+                raise ValueError(f"{where}, row {i} (output {classes[i]!r}), column {j} (true {classes[j]!r}): count {c[i, j]:g} {problem}")
+        if not c.any():
+            raise ValueError(f"{where}: the confusion matrix is all zeros: no test items")
+        if name == first:
+            reference = c.sum(axis=0)
+        if np.any(different := (totals := c.sum(axis=0)) != reference):
+            j = int(np.argmax(different))
+            raise ValueError(_at(source, f"classifiers {first!r} and {name!r} have different column totals (true class "
+                                         f"{classes[j]!r}: {reference[j]:g} vs {totals[j]:g}): they were not tested on the same test set"))
+    return checked, classes
+
+
+# --- the utility matrix ---------------------------------------------------------------------
+
+
+def parse_utility(value, *, source: str = "utility") -> UtilityAssessment:
+    """Read a utility assessment from its JSON form.
+
+    Parameters
+    ----------
+    value : array_like or dict
+        One matrix ``[[...], ...]``; a matrix with an error sd, ``{"matrix": [[...]], "sd":
+        0.1, "error": "truncated"}`` (``sd`` and ``error`` optional); or a distribution,
+        ``{"matrices": [[[...]], ...], "probabilities": [...]}``, ranked by its expected
+        matrix, eq. (17) (``sd`` and ``error`` may be added).
+    source : str
+        Where ``value`` comes from, to prefix messages.
+
+    Returns
+    -------
+    UtilityAssessment
+
+    Raises
+    ------
+    ValueError
+        Naming the fault and its place: not a square matrix of numbers, NaN or infinite
+        utilities, matrices of different sizes, probabilities negative or not summing to 1,
+        a constant (expected) matrix, a bad ``sd`` or ``error``.
+    """
+    if not isinstance(value, dict):
+        return _checked_utility(UtilityAssessment(_square(value, source), source=source))
+    if unknown := sorted(set(value) - {"matrix", "matrices", "probabilities", "sd", "error"}):
+        raise ValueError(f"{source}: unknown key {unknown[0]!r}; expected 'matrix', or 'matrices' with 'probabilities', and optionally 'sd' and 'error'")
+    sd = None if value.get("sd") is None else check_positive(_real(value["sd"], f"{source}: sd"), f"{source}: sd")
+    try:
+        error = check_choice(value.get("error", "gaussian"), ERROR_MODELS, "error model")
+    except ValueError as failure:
+        raise ValueError(f"{source}: {failure}") from None
+    if ("matrix" in value) == ("matrices" in value):
+        raise ValueError(f"{source}: give either 'matrix' or 'matrices' (with 'probabilities'), not both or neither")
+    if "matrix" in value:
+        if "probabilities" in value:
+            raise ValueError(f"{source}: 'probabilities' belong with 'matrices', not with one 'matrix'")
+        return _checked_utility(UtilityAssessment(_square(value["matrix"], f"{source}: matrix"), sd=sd, error=error, source=source))
+    matrices, q = value["matrices"], value.get("probabilities")
+    if not isinstance(matrices, (list, tuple, np.ndarray)) or len(matrices) == 0:
+        raise ValueError(f"{source}: 'matrices' must be a non-empty list of utility matrices")
+    if not isinstance(q, (list, tuple, np.ndarray)):
+        raise ValueError(f"{source}: 'matrices' need 'probabilities', a list of one probability per matrix")
+    stack = [_square(m, f"{source}: matrices[{a}]") for a, m in enumerate(matrices)]
+    for a, m in enumerate(stack):
+        if m.shape != stack[0].shape:
+            raise ValueError(f"{source}: matrices[{a}] is {len(m)}x{len(m)} but matrices[0] is {len(stack[0])}x{len(stack[0])}")
+        _check_finite(m, f"{source}: matrices[{a}]")
+    q = np.array([_real(v, f"{source}: probabilities[{a}]") for a, v in enumerate(q)], dtype=float)
+    if len(q) != len(stack):
+        raise ValueError(f"{source}: {len(stack)} matrices but {len(q)} probabilities")
+    if len(bad := np.flatnonzero(~(np.isfinite(q) & (q >= 0)))):
+        raise ValueError(f"{source}: probabilities[{bad[0]}] = {q[bad[0]]:g} is not a probability (negative or not finite)")
+    if abs(q.sum() - 1.0) > 1e-9:
+        raise ValueError(f"{source}: probabilities sum to {q.sum():.12g}, not 1")
+    stack = np.array(stack)
+    return _checked_utility(UtilityAssessment(expected_um(stack, q), stack, q, sd, error, source))
+
+
+def _check_finite(matrix: np.ndarray, where: str) -> None:
+    if len(bad := np.argwhere(~np.isfinite(matrix))):
+        i, j = bad[0]
+        raise ValueError(f"{where}, row {i}, column {j}: utility {matrix[i, j]} is not finite")
+
+
+def _checked_utility(assessment: UtilityAssessment) -> UtilityAssessment:
+    u, where = assessment.matrix, assessment.source
+    if len(u) < 2:
+        raise ValueError(f"{where}: a utility matrix needs at least 2 classes, got 1x1")
+    _check_finite(u, where)
+    if np.max(u) == np.min(u):  # not np.ptp, which overflows for entries of +-1e308
+        what = "the expected utility matrix" if assessment.matrices is not None else "the utility matrix"
+        raise ValueError(f"{where}: {what} is constant: every decision is worth the same, so it ranks nothing (eq. 11)")
+    return assessment
+
+
+def read_utility(text, *, source: str = "--utility") -> tuple[UtilityAssessment, tuple[str, ...] | None]:
+    """Read a utility assessment from JSON text (it starts with ``[`` or ``{``) or a JSON file.
+
+    Either holds a form of :func:`parse_utility`, or an object with a ``"utility"`` key in
+    that form and optionally ``"classes"`` (an input file of :func:`load_input` will do).
+    ``source`` names the option, for messages. Returns the assessment and the class names
+    (None when not given); a TypeError if ``text`` is neither a string nor a path.
+    """
+    if not isinstance(text, (str, os.PathLike)):
+        raise TypeError(f"utility must be JSON text or the path of a JSON file (str or Path), got {text!r}")
+    if isinstance(text, str) and text.strip().startswith(("[", "{")):
+        value = _loads(text, source)
+    else:
+        value = _loads(_read_text(text), source := os.fspath(text))
+    classes = None
+    if isinstance(value, dict) and "utility" in value:
+        if unknown := sorted(set(value) - set(_FILE_KEYS)):
+            raise ValueError(f"{source}: unknown key {unknown[0]!r}")
+        classes = _parse_classes(value["classes"], source) if "classes" in value else None
+        value, source = value["utility"], f"{source}: utility"
+    return parse_utility(value, source=source), classes
+
+
+# --- input files ----------------------------------------------------------------------------
+
+
+def _read_text(path) -> str:
+    """The text of a UTF-8 file (a byte-order mark skipped), read no further than the limit."""
+    with open(path, "rb") as file:  # an OSError names the file
+        data = file.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_INPUT_BYTES / 2**20:g} MiB, the limit of an input file")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (not UTF-8)") from None
+    if not text.strip():
+        raise ValueError(f"{path}: the file is empty")
+    return text
+
+
+def _unique_keys(pairs) -> dict:
+    if len(keys := [key for key, _ in pairs]) != len(set(keys)):
+        raise ValueError(f"duplicate key {next(key for key in keys if keys.count(key) > 1)!r}")
+    return dict(pairs)
+
+
+def _loads(text: str, source: str):
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{source}: not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}") from None
+    except ValueError as error:  # a key given twice
+        raise ValueError(f"{source}: {error}") from None
+    except RecursionError:  # json's parser recurses once per level of nesting
+        raise ValueError(f"{source}: nested too deeply to read (no valid input is more than 5 levels deep)") from None
+
+
+def _parse_classes(value, source: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{source}: 'classes' must be a list of class names (strings)")
+    if len(set(value)) != len(value):
+        raise ValueError(f"{source}: class name {next(v for v in value if value.count(v) > 1)!r} appears twice in 'classes'")
+    return tuple(value)
+
+
+def load_input(path, *, classes: tuple[str, ...] | None = None) -> EvaluationInput:
+    """Read confusion matrices (and optionally a utility matrix) from a JSON or CSV file.
+
+    JSON (``.json``)::
+
+        {"classifiers": {"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 32]]},
+         "utility": [[15, -335], [-35, 165]], "classes": ["long", "short"], "description": "..."}
+
+    ``utility`` (any form of :func:`parse_utility`), ``classes`` and ``description`` are
+    optional. CSV (``.csv``), long form, one row per cell, with the header
+    ``classifier,output,true,count``; cells left out count 0. ``output`` and ``true`` are
+    class names, or indices 0..n-1. The class order is that of ``classes`` when given (e.g.
+    by ``--utility``); otherwise indices give it, or else the names' first appearance.
+
+    Parameters
+    ----------
+    path : str or Path
+        A file of at most :data:`MAX_INPUT_BYTES`.
+    classes : tuple of str, optional
+        Class names in order, for a CSV file.
+
+    Returns
+    -------
+    EvaluationInput
+        The counts checked as :func:`mcrank.evaluate.evaluate` checks them, before the file's
+        utility matrix: the first fault reported is the first in the file's layout.
+
+    Raises
+    ------
+    TypeError
+        If ``path`` is neither a string nor a path (``None``, bytes).
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be the path of a file (str or Path), got {path!r}")
+    source, suffix = os.fspath(path), Path(path).suffix.lower()
+    if suffix not in (".json", ".csv"):
+        raise ValueError(f"{source}: unknown file type {suffix or '(none)'!r}: give a .json or .csv file")
+    text = _read_text(source)
+    return _load_csv(text, source, classes) if suffix == ".csv" else _load_json(text, source)
+
+
+def _load_json(text: str, source: str) -> EvaluationInput:
+    data = _loads(text, source)
+    if not isinstance(data, dict):
+        raise ValueError(f"{source}: expected a JSON object with 'classifiers', got {type(data).__name__}")
+    if unknown := sorted(set(data) - set(_FILE_KEYS)):
+        raise ValueError(f"{source}: unknown key {unknown[0]!r}; expected {', '.join(_FILE_KEYS)}")
+    if not isinstance(data.get("classifiers"), dict) or not data["classifiers"]:
+        raise ValueError(f"{source}: 'classifiers' must be a non-empty object mapping names to confusion matrices")
+    classes = _parse_classes(data["classes"], source) if "classes" in data else None
+    confusions, _ = _check_confusions(data["classifiers"], classes, source)  # before the utility that follows
+    utility = parse_utility(data["utility"], source=f"{source}: utility") if "utility" in data else None
+    if not isinstance(description := data.get("description"), (str, type(None))):
+        raise ValueError(f"{source}: 'description' must be a string")
+    return EvaluationInput(confusions, utility, classes, description, source)
+
+
+def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> EvaluationInput:
+    # Read as csv reads a file, so that a quoted field keeps a newline (to be refused in a
+    # name); each row with the line it starts on.
+    reader, records = csv.reader(io.StringIO(text, newline="")), []
+    try:
+        header, start = [h.strip().lower() for h in next(reader)], reader.line_num
+        if sorted(header) != sorted(_CSV_COLUMNS):
+            missing, extra = [c for c in _CSV_COLUMNS if c not in header], [h for h in header if h not in _CSV_COLUMNS]
+            fault = (f"missing column {missing[0]!r}" if missing else f"unexpected column {extra[0]!r}" if extra
+                     else f"column {next(h for h in header if header.count(h) > 1)!r} appears twice")
+            raise ValueError(f"{source}, line 1: {fault}; the header must be {','.join(_CSV_COLUMNS)}")
+        for row in reader:
+            line, start, where = start + 1, reader.line_num, f"{source}, line {start + 1}"
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                raise ValueError(f"{where}: expected {len(header)} fields, got {len(row)}")
+            cells = dict(zip(header, (cell.strip() for cell in row)))
+            for key in ("classifier", "output", "true"):
+                if not cells[key]:
+                    raise ValueError(f"{where}: empty {key!r} field")
+                _check_name(cells[key], "classifier" if key == "classifier" else "class", where)
+            try:  # an integer stays exact, and one past 1.8e308 is named too large, not inf
+                count = int(cells["count"]) if cells["count"].lstrip("+-").isdigit() else float(cells["count"])
+            except ValueError:
+                raise ValueError(f"{where}: count {cells['count']!r} is not a number") from None
+            records.append((line, cells["classifier"], cells["output"], cells["true"], count))
+    except csv.Error as error:
+        raise ValueError(f"{source}, line {reader.line_num}: not valid CSV: {error}") from None
+    if not records:
+        raise ValueError(f"{source}: no data rows below the header")
+    labels = list(dict.fromkeys(label for record in records for label in record[2:4]))
+    index, classes = _class_index(labels, classes, source)
+    if (n := len(classes) if classes is not None else len(labels)) < 2:
+        raise ValueError(f"{source}: only one class ({labels[0]!r}) found: a classification needs at least 2")
+    counts, seen = {}, {}
+    for line, name, output, true, count in records:
+        if (key := (name, index[output], index[true])) in seen:
+            raise ValueError(f"{source}, line {line}: classifier {name!r}, output {output!r}, true {true!r} already given on line {seen[key]}")
+        seen[key] = line
+        counts.setdefault(name, [[0] * n for _ in range(n)])[key[1]][key[2]] = count
+    return EvaluationInput(_check_confusions(counts, classes, source)[0], None, classes, None, source)
+
+
+def _class_index(labels, classes, source: str) -> tuple[dict[str, int], tuple[str, ...] | None]:
+    """The class index of each label of a CSV file, and the class names when known."""
+    numbered = [label.isascii() and label.isdigit() for label in labels]
+    if classes is not None:
+        for label, number in zip(labels, numbered):
+            if label not in classes and not (number and int(label) < len(classes)):
+                raise ValueError(f"{source}: class {label!r} does not match any of the classes {', '.join(map(repr, classes))}")
+        return {label: classes.index(label) if label in classes else int(label) for label in labels}, classes
+    if not all(numbered):
+        return {label: k for k, label in enumerate(labels)}, tuple(labels)
+    if (found := sorted(map(int, labels))) != list(range(len(found))):
+        raise ValueError(f"{source}: class indices must run from 0 without gaps, found {', '.join(map(str, found))}; "
+                         "to include classes that never appear, give 'classes' in a --utility file")
+    return {label: int(label) for label in labels}, None
+
+
+def confusions_from_labels(predictions, *, classes=None) -> tuple[dict[str, np.ndarray], tuple]:
+    """Confusion matrices, in the paper's layout, from label arrays per classifier.
+
+    Parameters
+    ----------
+    predictions : dict of str to (y_true, y_pred)
+        Per classifier, the true labels and its outputs, as scikit-learn's
+        ``confusion_matrix(y_true, y_pred)`` takes them.
+    classes : sequence, optional
+        The labels in class order; by default the sorted labels of all arrays, as
+        scikit-learn sorts them.
+
+    Returns
+    -------
+    confusions : dict of str to ndarray of shape (n, n)
+        Counts; rows = output, columns = true class (the transpose of scikit-learn's).
+    classes : tuple
+        The labels in class order.
+    """
+    pairs = {name: tuple(np.asarray(y).ravel() for y in pair) for name, pair in predictions.items()}
+    for name, pair in pairs.items():
+        if len(pair) != 2 or pair[0].shape != pair[1].shape:
+            raise ValueError(f"classifier {name!r}: give (y_true, y_pred), as many labels in each")
+    if classes is None:
+        classes = np.unique(np.concatenate([y for pair in pairs.values() for y in pair]))
+    classes = tuple(classes.tolist() if isinstance(classes, np.ndarray) else classes)
+    position, confusions = {label: k for k, label in enumerate(classes)}, {}
+    for name, pair in pairs.items():
+        for y, which in zip(pair, ("y_true", "y_pred")):
+            if unknown := [label for label in dict.fromkeys(y.tolist()) if label not in position]:
+                raise ValueError(f"classifier {name!r}: {which} has label {unknown[0]!r}, not one of the classes")
+        sklearn_layout = np.zeros((len(classes), len(classes)), dtype=np.int64)  # true class in rows
+        np.add.at(sklearn_layout, tuple(np.array([position[label] for label in y.tolist()], dtype=np.int64) for y in pair), 1)
+        confusions[name] = from_sklearn(sklearn_layout)
+    return confusions, classes
