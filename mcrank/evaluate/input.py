@@ -386,18 +386,18 @@ def _load_json(text: str, source: str) -> EvaluationInput:
 
 
 def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> EvaluationInput:
-    # Read as csv reads a file, so that a quoted field keeps a newline (to be refused in a
-    # name); each row with the line it starts on.
+    # Read as csv reads a file, so that a quoted field keeps a newline (to be refused in a name).
     reader, records = csv.reader(io.StringIO(text, newline="")), []
     try:
-        header, start = [h.strip().lower() for h in next(reader)], reader.line_num
+        header, end = [h.strip().lower() for h in next(reader)], reader.line_num
         if sorted(header) != sorted(_CSV_COLUMNS):
             missing, extra = [c for c in _CSV_COLUMNS if c not in header], [h for h in header if h not in _CSV_COLUMNS]
             fault = (f"missing column {missing[0]!r}" if missing else f"unexpected column {extra[0]!r}" if extra
                      else f"column {next(h for h in header if header.count(h) > 1)!r} appears twice")
             raise ValueError(f"{source}, line 1: {fault}; the header must be {','.join(_CSV_COLUMNS)}")
         for row in reader:
-            line, start, where = start + 1, reader.line_num, f"{source}, line {start + 1}"
+            line, end = end + 1, reader.line_num  # a row starts after the last one ends: a field may hold newlines
+            where = f"{source}, line {line}"
             if not any(cell.strip() for cell in row):
                 continue
             if len(row) != len(header):
