@@ -1,38 +1,55 @@
 """Reproduce the paper: every study of ``experiments/``, the crossover tables and figs 1-7.
 
-Data flows one way: experiment files -> engine -> results files -> figures. Figures read
-the results files (and draw only their own small illustrative samples, sized and seeded in
-``experiments/figures.toml``). A study whose results are on disk with exactly its config and
-seed is skipped, so an interrupted run picks up where it stopped.
+Data flows one way: experiment files -> study -> engine -> results on disk -> figures. The
+studies write ``<experiment>.json``/``.csv``; :mod:`mcrank.study.samples` writes the small
+illustrative samples of figs 2-6 into ``samples/`` (sized and seeded in
+``experiments/figures.toml``); the figures (:mod:`mcrank.figures`) read both and only draw
+(``docs/method.md``, "Figures").
+
+Each step is skipped when its output is on disk and up to date, so an interrupted run picks
+up where it stopped and a second run with nothing changed only checks:
+
+- a study whose results file holds exactly its config and seed;
+- a sample whose record holds the same seed and settings, next to its data;
+- a figure whose PNG and PDF exist and whose inputs (the data it draws, the source of its
+  module and of the shared style, the matplotlib version) have the digest recorded in
+  ``figures/manifest.json``.
+
+``force`` redoes all three.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import signal
 import sys
+import threading
 import time
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-__all__ = ["FIGURE_SETTINGS", "ReproduceReport", "reproduce"]
+__all__ = ["ReproduceReport", "check_out_directory", "draw_figures", "reproduce", "write_crossovers"]
 
-#: The file of ``experiments/`` that holds the figures' settings rather than a study.
-FIGURE_SETTINGS = "figures.toml"
+#: Where the figure modules are: their source is part of each figure's inputs. Found without
+#: importing them (and matplotlib), which a run with nothing to draw does not need.
+_FIGURES_SOURCE = Path(__file__).resolve().parent / "figures"
 
-_FIGURE_DEFAULTS = {"seed": 20220519, "yield_vs_metric_matrices": 300, "true_um_samples": 3000, "perturbation_samples": 2000, "pairs": 3000}
-
-#: The most points a figure setting may ask for: the figures plot every point they draw.
-MAX_FIGURE_SAMPLES = 10**6
-
-#: The smallest value of each figure setting: figs 2 and 3 compare pairs of matrices.
-_FIGURE_MINIMA = {"seed": 0, "yield_vs_metric_matrices": 2, "true_um_samples": 1, "perturbation_samples": 1, "pairs": 1}
+#: The record of what each figure was drawn from, in the figures directory.
+MANIFEST = "manifest.json"
 
 
 @dataclass
 class ReproduceReport:
-    """What a reproduce run did: studies run and skipped, files written, wall time."""
+    """What a reproduce run did: studies run and skipped, samples and figures drawn and
+    skipped (up to date), files written, wall time."""
 
     ran: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    drawn: list[str] = field(default_factory=list)
+    up_to_date: list[str] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     wall_time: float = 0.0
 
@@ -40,31 +57,6 @@ class ReproduceReport:
 def _log(message: str, quiet: bool) -> None:
     if not quiet:
         print(message, file=sys.stderr, flush=True)
-
-
-def load_experiments(directory, *, samples: int | None = None) -> list:
-    """Every study file of ``directory``, validated before anything runs."""
-    from mcrank.study import load_experiment
-
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise ValueError(f"{directory}: no such experiments directory")
-    paths = sorted(p for p in directory.glob("*.toml") if p.name != FIGURE_SETTINGS)
-    if not paths:
-        raise ValueError(f"{directory}: no experiment files (*.toml)")
-    experiments = [load_experiment(path, samples=samples) for path in paths]
-    sweeps: dict = {}
-    for experiment in experiments:
-        config = experiment.config
-        if config.seed is None:
-            raise ValueError(f"{experiment.path}: key 'seed' is missing; a reproducible study needs one")
-        key = (config.true_um, config.error)
-        if len(config.sds) >= 2 and sweeps.setdefault(key, experiment.name) != experiment.name:
-            raise ValueError(
-                f"{sweeps[key]} and {experiment.name} are both sweeps of {key[0]} true utility matrices "
-                f"with {key[1]} errors: keep one"
-            )
-    return experiments
 
 
 def check_out_directory(out) -> Path:
@@ -94,39 +86,6 @@ def check_out_directory(out) -> Path:
     return out
 
 
-def load_figure_settings(directory) -> dict:
-    """The figures' sample sizes and seed from ``figures.toml`` (defaults where absent).
-
-    Every value is checked here, before any study runs, against what the figures need:
-    ``seed`` a non-negative whole number, ``yield_vs_metric_matrices`` from 2 (figs 2 and 3
-    rank pairs of matrices), the other sizes from 1; sizes at most
-    :data:`MAX_FIGURE_SAMPLES`.
-
-    Raises
-    ------
-    ValueError
-        Naming the file and the key, for a file that is not UTF-8 TOML, an unknown key or a
-        bad value.
-    """
-    from mcrank.study import read_toml
-
-    path = Path(directory) / FIGURE_SETTINGS
-    settings = dict(_FIGURE_DEFAULTS)
-    if path.exists() or path.is_symlink():  # a directory or a dangling link is an error, not "absent"
-        values = read_toml(path)
-        unknown = sorted(set(values) - set(settings))
-        if unknown:
-            raise ValueError(f"{path}: unknown key {unknown[0]!r}; known keys: {', '.join(sorted(settings))}")
-        for key, value in values.items():
-            lowest = _FIGURE_MINIMA[key]
-            highest = None if key == "seed" else MAX_FIGURE_SAMPLES
-            if isinstance(value, bool) or not isinstance(value, int) or value < lowest or (highest is not None and value > highest):
-                allowed = "a non-negative whole number" if highest is None else f"a whole number from {lowest:,} to {highest:,}"
-                raise ValueError(f"{path}: key {key!r} must be {allowed}, got {value!r}")
-        settings.update(values)
-    return settings
-
-
 def reproduce(
     experiments="experiments",
     out="results",
@@ -138,28 +97,30 @@ def reproduce(
     quiet: bool = False,
     progress: bool = False,
 ) -> ReproduceReport:
-    """Run every study of ``experiments``, then write crossover tables and figures to ``out``.
+    """Run every study of ``experiments``, then write crossover tables, samples and figures to ``out``.
 
     Parameters
     ----------
     experiments : path, default "experiments"
         Directory of experiment TOML files.
     out : path, default "results"
-        Where ``<experiment>.csv``/``.json``, ``crossover.csv``/``.md`` and ``figures/`` go;
-        created if missing. A file there is an error before any study runs.
+        Where ``<experiment>.csv``/``.json``, ``crossover.csv``/``.md``, ``samples/`` and
+        ``figures/`` go; created if missing. A file there is an error before any study runs.
     samples : int, optional
         Override every study's number of samples (e.g. for a quick check).
     force : bool, default False
-        Recompute studies whose results are already complete.
+        Recompute studies whose results are already complete, and draw every sample and
+        figure again.
     jobs : int, default -1
         Parallel jobs per study.
     figures : bool, default True
-        Draw the figures.
+        Draw the samples and the figures.
     quiet, progress : bool
         Log lines on stderr unless quiet; progress bars if progress.
     """
-    from mcrank.engine import run_study
     from mcrank.results import is_complete, read_study, write_study
+    from mcrank.study import load_experiments
+    from mcrank.study.samples import load_figure_settings
 
     start = time.perf_counter()
     studies = load_experiments(experiments, samples=samples)
@@ -173,6 +134,8 @@ def reproduce(
             _log(f"{label}: up to date, skipped", quiet)
             report.skipped.append(experiment.name)
             continue
+        from mcrank.engine import run_study  # here: a run with every study up to date needs no engine
+
         _log(f"{label}: {experiment.config.samples:,} pairs, {len(experiment.config.sds)} sd(s)...", quiet)
         result = run_study(experiment.config, jobs=jobs, progress=progress)
         report.files += write_study(result, out, experiment.name, description=experiment.description, source=str(experiment.path))
@@ -182,7 +145,7 @@ def reproduce(
     report.files += write_crossovers(documents, out)
     if figures:
         _log("figures...", quiet)
-        report.files += draw_figures(documents, out / "figures", figure_settings, quiet=quiet)
+        draw_figures(documents, out, figure_settings, force=force, quiet=quiet, report=report)
     report.wall_time = time.perf_counter() - start
     _log(f"reproduce: {len(report.ran)} run, {len(report.skipped)} skipped, {report.wall_time:.1f} s; results in {out}", quiet)
     return report
@@ -247,36 +210,199 @@ def write_crossovers(documents: dict, out) -> list[Path]:
     return [atomic_write_text(out / "crossover.csv", buffer.getvalue()), atomic_write_text(out / "crossover.md", "\n".join(markdown))]
 
 
-def draw_figures(documents: dict, directory, settings: dict, *, quiet: bool = True) -> list[Path]:
-    """Figures 1-7 of the paper, as PNG and PDF in ``directory``."""
-    import numpy as np
 
-    from mcrank import figures
-    from mcrank._rng import spawn_generators
-    from mcrank.engine import sample_pairs
-    from mcrank.study import StudyConfig
+# --- samples and figures ---------------------------------------------------------------------
 
-    rngs = dict(zip(("fig2", "fig3", "fig4", "fig5", "fig6"), spawn_generators(settings["seed"], 5)))
-    drawn: list[Path] = []
 
-    def save(figure, name):
-        drawn.extend(figures.save_figure(figure, directory, name))
-        _log(f"  {name}", quiet)
+class _Interrupts:
+    """Ctrl-C while samples and figures are drawn stops the run, even one that lands where
+    Python cannot raise it.
 
-    with figures.paper_style():
-        save(figures.fig1_hexagon(), "fig1_hexagon")
-        save(figures.fig_yield_vs_metric(0.5, n=settings["yield_vs_metric_matrices"], rng=rngs["fig2"]), "fig2_yield_vs_metric_p50")
-        save(figures.fig_yield_vs_metric(0.9, n=settings["yield_vs_metric_matrices"], rng=rngs["fig3"]), "fig3_yield_vs_metric_p90")
-        save(figures.fig4_true_um_gaussian(n=settings["true_um_samples"], rng=rngs["fig4"]), "fig4_true_um_gaussian")
-        save(figures.fig5_perturbation_cloud(n=settings["perturbation_samples"], rng=rngs["fig5"]), "fig5_perturbation_cloud")
-        for name, document in documents.items():
-            config = document["config"]
-            if len(config["sds"]) != 1:
+    matplotlib keeps WeakSets, whose callbacks run during garbage collection; a
+    KeyboardInterrupt raised inside one is printed ("Exception ignored in ...") and dropped,
+    and the run would carry on and exit 0. While this context is active, the SIGINT handler
+    notes every interrupt before raising it, and :meth:`check`, called after each sample and
+    figure, raises again one that was dropped. A handler can only be set from the main
+    thread, and only one already handling SIGINT in Python is wrapped (an ignored SIGINT
+    stays ignored).
+    """
+
+    def __init__(self) -> None:
+        self.interrupted = False
+        self._previous = None
+
+    def __enter__(self) -> _Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.getsignal(signal.SIGINT)
+            if callable(previous):
+                self._previous = previous
+                signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+    def _handler(self, signum, frame) -> None:
+        self.interrupted = True
+        self._previous(signum, frame)
+
+    def check(self) -> None:
+        """Raise KeyboardInterrupt if an interrupt came and was dropped."""
+        if self.interrupted:
+            self.interrupted = False
+            raise KeyboardInterrupt
+
+
+@dataclass(frozen=True)
+class _FigureJob:
+    """One figure file to draw: its name, the module of :mod:`mcrank.figures` that draws it,
+    the data it draws (as JSON, for its digest) and ``draw(mcrank.figures) -> Figure``, which
+    reads that data from disk."""
+
+    name: str
+    module: str
+    data: object
+    draw: Callable
+
+
+#: The module of :mod:`mcrank.figures` that draws each kind of sample.
+_SAMPLE_FIGURES = {"rates": "yield_vs_metric", "true_um": "fig4_true_um", "perturbations": "fig5_perturbation", "pairs": "fig6_pairs"}
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _figure_jobs(documents: dict, records: dict, samples_directory: Path) -> list[_FigureJob]:
+    """The figures of the paper: fig. 1, one figure per sample (figs 2-5 and one fig. 6 per
+    single-sd study), fig. 7 if there are sweeps. ``records`` are the samples' records."""
+    jobs = [_FigureJob("fig1_hexagon", "fig1_hexagon", None, lambda figures: figures.fig1_hexagon())]
+    for name, record in records.items():
+        kind = record["settings"]["kind"]
+        data = record
+        if kind == "pairs":  # and the percentages of the study, in the titles
+            data = {"sample": record, "rows": documents[name]["rows"], "sd": float(record["settings"]["config"]["sds"][0])}
+        jobs.append(_FigureJob(name, _SAMPLE_FIGURES[kind], data, partial(_draw_sample, samples_directory, name, data)))
+    sweeps = _sweeps(documents)
+    if sweeps:
+        rows = {key: document["rows"] for key, (_, document) in sweeps.items()}
+        data = {f"{true_um}/{error}": r for (true_um, error), r in sorted(rows.items())}
+        jobs.append(_FigureJob("fig7_sweep", "fig7_sweep", data, lambda figures: figures.fig7_sweep(rows)))
+    return jobs
+
+
+def _draw_sample(directory: Path, name: str, data: dict, figures):
+    """Figs 2-6 from their samples in ``directory`` (fig. 6 also from its study's rows)."""
+    from mcrank.study.samples import read_pairs, read_sample
+
+    if "rows" in data:
+        return figures.fig6_pairs(read_pairs(directory, name), data["rows"], sd=data["sd"])
+    arrays, record = read_sample(directory, name)
+    settings = record["settings"]
+    if settings["kind"] == "rates":
+        return figures.fig_yield_vs_metric(settings["p"], arrays["tpr"], arrays["tnr"])
+    if settings["kind"] == "true_um":
+        return figures.fig4_true_um_gaussian(arrays["x"], arrays["y"], sd=settings["sd"])
+    return figures.fig5_perturbation_cloud(arrays["perturbed"], centre=settings["centre"], sds=settings["sds"], errors=settings["errors"])
+
+
+def _inputs_digest(job: _FigureJob, sources: dict) -> str:
+    """SHA-256 of everything a figure's file depends on: its data, its module's source and
+    the shared style's, and the matplotlib version that draws it."""
+    from importlib.metadata import version
+
+    for module in (job.module, "_style"):
+        if module not in sources:
+            sources[module] = _sha256((_FIGURES_SOURCE / f"{module}.py").read_bytes())
+    inputs = {
+        "figure": job.name,
+        "module": sources[job.module],
+        "style": sources["_style"],
+        "matplotlib": version("matplotlib"),
+        "data": job.data,
+    }
+    return _sha256(json.dumps(inputs, sort_keys=True, allow_nan=True).encode())
+
+
+def _read_manifest(path: Path) -> dict:
+    """The figures' recorded digests, or none if the manifest is missing or unreadable
+    (then every figure is drawn again)."""
+    try:
+        figures = json.loads(path.read_text(encoding="utf-8"))["figures"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return figures if isinstance(figures, dict) else {}
+
+
+def draw_figures(documents: dict, out, settings: dict, *, force: bool = False, quiet: bool = True, report: ReproduceReport | None = None) -> ReproduceReport:
+    """The samples of figs 2-6 into ``out/samples``, then figs 1-7 (PNG and PDF) into
+    ``out/figures``, each skipped when up to date (see the module docstring) unless ``force``.
+
+    Parameters
+    ----------
+    documents : dict
+        ``{experiment: results document}`` (:func:`mcrank.results.read_study`).
+    out : path
+        The results directory.
+    settings : dict
+        The figures' settings (:func:`mcrank.study.samples.load_figure_settings`).
+    force : bool, default False
+        Draw every sample and figure, up to date or not.
+    quiet : bool, default True
+    report : ReproduceReport, optional
+        Where to add what was drawn and skipped; a new one by default.
+
+    Returns
+    -------
+    ReproduceReport
+    """
+    from mcrank.results import atomic_write_text
+    from mcrank.study.samples import is_up_to_date, plan_samples, read_record, write_sample
+
+    report = ReproduceReport() if report is None else report
+    out = Path(out)
+    samples_directory, figures_directory = out / "samples", out / "figures"
+    manifest_path = figures_directory / MANIFEST
+    with _Interrupts() as interrupts:
+        records = {}
+        for sample in plan_samples(settings, documents):
+            if not force and is_up_to_date(samples_directory, sample):
+                _log(f"  sample {sample.name}: up to date, skipped", quiet)
+                report.up_to_date.append(f"samples/{sample.name}")
+            else:
+                report.files += write_sample(samples_directory, sample)
+                report.drawn.append(f"samples/{sample.name}")
+                _log(f"  sample {sample.name}", quiet)
+            interrupts.check()
+            records[sample.name] = read_record(samples_directory, sample.name)
+
+        manifest = _read_manifest(manifest_path)
+        sources: dict = {}
+        for job in _figure_jobs(documents, records, samples_directory):
+            digest = _inputs_digest(job, sources)
+            files = [figures_directory / f"{job.name}.{suffix}" for suffix in ("png", "pdf")]
+            entry = manifest.get(job.name)
+            if not force and isinstance(entry, dict) and entry.get("inputs") == digest and all(f.is_file() for f in files):
+                _log(f"  {job.name}: up to date, skipped", quiet)
+                report.up_to_date.append(f"figures/{job.name}")
                 continue
-            study = StudyConfig.from_dict({k: v for k, v in config.items() if k != "version"})
-            pairs = sample_pairs(settings["pairs"], replace(study, samples=1), rng=rngs["fig6"])
-            save(figures.fig6_pairs(pairs, document["rows"], sd=float(np.asarray(config["sds"])[0])), name)
-        sweeps = _sweeps(documents)
-        if sweeps:
-            save(figures.fig7_sweep({key: document["rows"] for key, (_, document) in sweeps.items()}), "fig7_sweep")
-    return drawn
+            from mcrank import figures  # here: a run with every figure up to date needs no matplotlib
+
+            with figures.paper_style():
+                report.files += figures.save_figure(job.draw(figures), figures_directory, job.name)
+            interrupts.check()  # before the manifest says the figure is done
+            manifest[job.name] = {"inputs": digest, "module": f"mcrank.figures.{job.module}"}
+            document = {
+                "note": (
+                    "What each figure was drawn from: the SHA-256 of its data, its module's source, the shared "
+                    "style's and the matplotlib version. mcrank reproduce redraws a figure when it changes."
+                ),
+                "figures": dict(sorted(manifest.items())),
+            }
+            atomic_write_text(manifest_path, json.dumps(document, indent=1) + "\n")
+            report.drawn.append(f"figures/{job.name}")
+            _log(f"  {job.name}", quiet)
+    if any(name.startswith("figures/") for name in report.drawn):
+        report.files.append(manifest_path)
+    return report

@@ -1,8 +1,13 @@
-"""The figures of the paper (figs 1-7) and their atomic writing, on small data."""
+"""The figures of the paper (figs 1-7) and their atomic writing, on small data.
+
+The figures only draw: the tests give them data drawn here, from the samplers and the engine.
+"""
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -12,8 +17,16 @@ from matplotlib.figure import Figure
 
 from mcrank import figures
 from mcrank.engine import run_study, sample_pairs
-from mcrank.study import StudyConfig
+from mcrank.figures.fig1_hexagon import FIG1_POINTS
+from mcrank.figures.fig5_perturbation import _cloud_xy
+from mcrank.figures.fig7_sweep import _spread
+from mcrank.figures.yield_vs_metric import _discordant_examples
+from mcrank.figures._style import matrix_tex
 from mcrank.metrics import get_metric
+from mcrank.samplers import perturb_um, sample_rates, sample_true_um_xy
+from mcrank.study import StudyConfig
+from mcrank.utility_space import IDENTITY_UM, utility_yield
+from mcrank.confusion import confusion_from_pab
 
 SDS = (0.0, 0.1, 0.2, 0.3)
 
@@ -34,6 +47,23 @@ def sweeps():
     }
 
 
+def _rates(n: int, seed: int):
+    """TPR and TNR of ``n`` classifiers, as the samples of figs 2 and 3 hold them."""
+    rng = np.random.default_rng(seed)
+    return sample_rates(n, rng=rng), sample_rates(n, rng=rng)
+
+
+def _true_um(n: int, seed: int):
+    return sample_true_um_xy(n, distribution="gaussian", sd=1 / 3, rng=seed)
+
+
+def _perturbed(n: int, seed: int, sds=(0.1, 0.2), errors=("gaussian", "truncated")):
+    """The clouds of fig. 5, one per error model and sd, as its sample holds them."""
+    rng = np.random.default_rng(seed)
+    centre = [[0.5, 0.5], [0.0, 1.0]]
+    return np.array([[perturb_um(centre, sd, error=error, size=n, rng=rng) for sd in sds] for error in errors])
+
+
 def _markers(ax, marker: str) -> int:
     """Number of points drawn in ``ax`` with ``marker``."""
     return sum(len(line.get_xdata()) for line in ax.get_lines() if line.get_marker() == marker)
@@ -48,6 +78,15 @@ def _title_pct(title: str) -> float:
 # --- style -----------------------------------------------------------------------------------
 
 
+def test_the_figures_only_draw():
+    """Data flows one way: drawing a figure needs no random numbers, no sampler, no engine."""
+    code = "import sys, mcrank.figures; print(' '.join(sorted(sys.modules)))"
+    modules = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split()
+    assert "mcrank.figures.fig7_sweep" in modules
+    assert not {"mcrank._rng", "mcrank.samplers", "mcrank.engine"} & set(modules)
+
+
+
 def test_paper_style_restores_rcparams_and_figures_leave_them_alone():
     before = dict(rcParams)
     with figures.paper_style():
@@ -58,7 +97,7 @@ def test_paper_style_restores_rcparams_and_figures_leave_them_alone():
 
 
 def test_figures_use_the_paper_font_sizes():
-    fig = figures.fig4_true_um_gaussian(n=50, rng=1)
+    fig = figures.fig4_true_um_gaussian(*_true_um(50, 1))
     ax = fig.axes[0]
     assert ax.xaxis.label.get_fontsize() == figures.PAPER_RC["axes.labelsize"]
     assert not ax.spines["top"].get_visible() and not ax.spines["right"].get_visible()
@@ -71,20 +110,20 @@ def test_fig1_writes_every_matrix_at_its_place():
     fig = figures.fig1_hexagon()
     assert isinstance(fig, Figure)
     (ax,) = fig.axes
-    assert _markers(ax, "o") == len(figures._FIG1_POINTS)
+    assert _markers(ax, "o") == len(FIG1_POINTS)
     texts = [t.get_text() for t in ax.texts]
-    assert len(texts) == len(figures._FIG1_POINTS)
+    assert len(texts) == len(FIG1_POINTS)
     # The identity (with its note), TPR and TNR matrices, as computed by eq. (12).
-    assert figures._matrix_tex([[1, 0], [0, 1]]) + "\naccuracy" in texts
-    assert figures._matrix_tex([[1, 0], [0, 0]]) + "\nTPR" in texts
-    assert figures._matrix_tex([[0, 0], [0, 1]]) + "\nTNR" in texts
+    assert matrix_tex([[1, 0], [0, 1]]) + "\naccuracy" in texts
+    assert matrix_tex([[1, 0], [0, 0]]) + "\nTPR" in texts
+    assert matrix_tex([[0, 0], [0, 1]]) + "\nTNR" in texts
     assert ax.get_xlabel() == "x" and ax.get_ylabel() == "y"
     assert ax.get_aspect() == 1.0
 
 
 @pytest.mark.parametrize("p", [0.5, 0.9])
 def test_fig2_3_grid_and_reversed_pairs_only_where_not_compliant(p):
-    fig = figures.fig_yield_vs_metric(p, n=60, rng=3)
+    fig = figures.fig_yield_vs_metric(p, *_rates(60, 3))
     axes = np.array(fig.axes).reshape(4, 2)
     names = [get_metric(m).name for m in ("accuracy", "tpr", "f1", "mcc")]
     assert [ax.get_ylabel() for ax in axes[:, 0]] == names
@@ -97,33 +136,44 @@ def test_fig2_3_grid_and_reversed_pairs_only_where_not_compliant(p):
     assert _markers(axes[0, 1], "^") > 0 and _markers(axes[0, 1], "^") % 2 == 0
 
 
-def test_fig2_depends_only_on_its_rng():
+def test_fig2_draws_exactly_its_data():
+    tpr, tnr = _rates(30, 5)
+    fig = figures.fig_yield_vs_metric(0.5, tpr, tnr)
+    (dots,) = [line for line in fig.axes[0].get_lines() if line.get_marker() == "o"]
+    # Accuracy (first row) against the yield under the identity (first column), eq. (9).
+    assert np.array_equal(dots.get_xdata(), utility_yield(IDENTITY_UM, confusion_from_pab(0.5, tpr, tnr)))
+    assert np.array_equal(dots.get_ydata(), get_metric("accuracy").from_pab(0.5, tpr, tnr))
+
     def data(fig):
         return [line.get_ydata() for ax in fig.axes for line in ax.get_lines()]
 
-    first = data(figures.fig_yield_vs_metric(0.5, n=30, rng=5))
-    again = data(figures.fig_yield_vs_metric(0.5, n=30, rng=5))
-    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+    again = figures.fig_yield_vs_metric(0.5, tpr.copy(), tnr.copy())
+    assert all(np.array_equal(a, b) for a, b in zip(data(fig), data(again), strict=True))
 
 
-def test_fig2_rejects_a_bad_class_proportion():
+def test_fig2_rejects_a_bad_class_proportion_or_rates():
+    tpr, tnr = _rates(10, 0)
     with pytest.raises(ValueError, match="p must lie"):
-        figures.fig_yield_vs_metric(1.0, n=10)
+        figures.fig_yield_vs_metric(1.0, tpr, tnr)
+    with pytest.raises(ValueError, match="same length"):
+        figures.fig_yield_vs_metric(0.5, tpr, tnr[:5])
+    with pytest.raises(ValueError, match="at least 2"):
+        figures.fig_yield_vs_metric(0.5, tpr[:1], tnr[:1])
 
 
 def test_discordant_examples_are_reversed_and_none_for_a_monotone_score():
     rng = np.random.default_rng(0)
     yields = rng.random(50)
-    assert figures._discordant_examples(yields, 2 * yields + 1, 3) == []
+    assert _discordant_examples(yields, 2 * yields + 1, 3) == []
     scores = yields + rng.normal(0, 0.3, 50)
-    pairs = figures._discordant_examples(yields, scores, 3)
+    pairs = _discordant_examples(yields, scores, 3)
     assert 0 < len(pairs) <= 3
     for i, j in pairs:
         assert (yields[j] - yields[i]) * (scores[j] - scores[i]) < 0
 
 
 def test_fig4_draws_n_samples_in_the_hexagon():
-    fig = figures.fig4_true_um_gaussian(n=200, rng=2)
+    fig = figures.fig4_true_um_gaussian(*_true_um(200, 2))
     (ax,) = fig.axes
     (cloud,) = [line for line in ax.get_lines() if line.get_marker() == "o"]
     x, y = cloud.get_data()
@@ -133,7 +183,7 @@ def test_fig4_draws_n_samples_in_the_hexagon():
 
 def test_fig5_grid_and_count_of_matrices_left_out():
     n = 300
-    fig = figures.fig5_perturbation_cloud(sds=(0.1, 0.4), n=n, rng=4)
+    fig = figures.fig5_perturbation_cloud(_perturbed(n, 4, sds=(0.1, 0.4)), sds=(0.1, 0.4))
     assert len(fig.axes) == 4
     titles = [ax.get_title() for ax in fig.axes]
     assert titles[0] == "gaussian errors, s = 0.1" and titles[1] == "gaussian errors, s = 0.4"
@@ -151,9 +201,14 @@ def test_fig5_grid_and_count_of_matrices_left_out():
     assert fig.axes[3].texts[0].get_text().startswith("all")
 
 
+def test_fig5_needs_one_cloud_per_error_model_and_sd():
+    with pytest.raises(ValueError, match=r"shape \(2, 2, n, 2, 2\)"):
+        figures.fig5_perturbation_cloud(_perturbed(10, 4)[:1])
+
+
 def test_fig5_cloud_mapping_leaves_out_unordered_and_constant_matrices():
     perturbed = np.array([[[0.5, 0.5], [0.0, 1.0]], [[0.0, 1.0], [1.0, 0.0]], [[0.3, 0.3], [0.3, 0.3]]])
-    x, y, placed = figures._cloud_xy(perturbed)
+    x, y, placed = _cloud_xy(perturbed)
     assert placed.tolist() == [True, False, False]
     assert (x[0], y[0]) == pytest.approx((0.5, 0.5))
 
@@ -235,7 +290,7 @@ def test_fig7_with_one_run_and_bad_keys(sweeps):
 
 def test_spread_keeps_order_and_gap_and_moves_nothing_needlessly():
     values = np.array([10.0, 0.0, 10.5, 11.0, 30.0])
-    spread = figures._spread(values, 2.0)
+    spread = _spread(values, 2.0)
     order = np.argsort(values)
     assert np.all(np.diff(spread[order]) >= 2.0 - 1e-12)
     assert spread[1] == 0.0 and spread[4] == 30.0
@@ -246,7 +301,7 @@ def test_spread_keeps_order_and_gap_and_moves_nothing_needlessly():
 
 
 def _small_figure() -> Figure:
-    return figures.fig4_true_um_gaussian(n=20, rng=0)
+    return figures.fig4_true_um_gaussian(*_true_um(20, 0))
 
 
 def test_save_figure_writes_png_and_pdf_and_no_temp_files(tmp_path):

@@ -3,19 +3,31 @@
 import csv
 import io
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import weakref
 from pathlib import Path
 
+import numpy as np
 import pytest
 from csv_parts import csv_parts
 
 import mcrank.engine
+import mcrank.figures
 import mcrank.results
+from mcrank._rng import spawn_generators
 from mcrank.cli import main
 from mcrank.reproduce import reproduce
+from mcrank.samplers import sample_rates
+from mcrank.study.samples import load_figure_settings, plan_samples, read_pairs, read_sample, write_sample
 
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 STUDIES = ["fig6_uniform", "fig7_gaussian_gaussian", "fig7_gaussian_truncated", "fig7_uniform_gaussian", "fig7_uniform_truncated"]
+#: The samples of figs 2-6, in results/samples/.
+SAMPLES = ["fig2_yield_vs_metric_p50", "fig3_yield_vs_metric_p90", "fig4_true_um_gaussian", "fig5_perturbation_cloud", "fig6_uniform"]
 FIGURES = [
     "fig1_hexagon",
     "fig2_yield_vs_metric_p50",
@@ -76,6 +88,118 @@ def test_reproduce_writes_every_result_and_figure(experiments, tmp_path, capsys)
         assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), name
         assert pdf.read_bytes().startswith(b"%PDF"), name
     assert _no_temporary_files(out)
+    _check_nothing_is_drawn_twice(experiments, out)
+
+
+def _files(directory: Path) -> dict:
+    return {p.relative_to(directory): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def _check_nothing_is_drawn_twice(experiments, out):
+    """A second run with nothing changed draws nothing and changes no file; a change redraws
+    what depends on it, and only that."""
+    assert sorted(p.name for p in (out / "samples").iterdir()) == sorted(f"{n}.{s}" for n in SAMPLES for s in ("json", "npz"))
+    manifest = json.loads((out / "figures" / "manifest.json").read_text())
+    assert sorted(manifest["figures"]) == sorted(FIGURES)
+    before = _files(out)
+    report = reproduce(experiments, out, samples=3000, quiet=True)
+    assert report.ran == [] and report.drawn == []
+    assert report.up_to_date == [f"samples/{n}" for n in SAMPLES] + [f"figures/{n}" for n in FIGURES]
+    assert _files(out) == before
+
+    # Fewer pairs in fig. 6: its sample and its figure, nothing else.
+    settings = experiments / "figures.toml"
+    settings.write_text(settings.read_text().replace("pairs = 300", "pairs = 200"))
+    assert reproduce(experiments, out, samples=3000, quiet=True).drawn == ["samples/fig6_uniform", "figures/fig6_uniform"]
+    assert read_pairs(out / "samples", "fig6_uniform").d_true.shape == (200,)
+    # A missing figure file is drawn again; a sample file that is not what its record says is
+    # drawn again, and the figures drawn from it are not, since the data are the same.
+    (out / "figures" / "fig1_hexagon.pdf").unlink()
+    (out / "samples" / "fig4_true_um_gaussian.npz").write_bytes(b"not a sample")
+    assert reproduce(experiments, out, samples=3000, quiet=True).drawn == ["samples/fig4_true_um_gaussian", "figures/fig1_hexagon"]
+    # A change of a figure's code draws it again.
+    manifest = json.loads((out / "figures" / "manifest.json").read_text())
+    manifest["figures"]["fig7_sweep"]["inputs"] = "0" * 64
+    (out / "figures" / "manifest.json").write_text(json.dumps(manifest))
+    assert reproduce(experiments, out, samples=3000, quiet=True).drawn == ["figures/fig7_sweep"]
+
+    # --force draws everything again, and the same seed gives the same samples, byte for byte.
+    before = _files(out / "samples")
+    report = reproduce(experiments, out, samples=3000, quiet=True, force=True)
+    assert report.drawn == [f"samples/{n}" for n in SAMPLES] + [f"figures/{n}" for n in FIGURES] and report.up_to_date == []
+    after = _files(out / "samples")
+    assert {k: v for k, v in after.items() if k.suffix == ".npz"} == {k: v for k, v in before.items() if k.suffix == ".npz"}
+    assert _no_temporary_files(out)
+
+
+def test_samples_are_drawn_from_the_streams_the_figures_always_used(tmp_path):
+    """Child k of the figures' seed draws the sample of fig. k + 2, as it did when the figures
+    drew their own: the figures of results/ look the same."""
+    settings = {"seed": 7, "yield_vs_metric_matrices": 5, "true_um_samples": 4, "perturbation_samples": 3, "pairs": 6}
+    document = {"config": {"sds": [0.1], "samples": 10, "seed": 1, "version": "0"}, "rows": []}
+    planned = {sample.name: sample for sample in plan_samples(settings, {"study": document})}
+    assert sorted(planned) == sorted([*SAMPLES[:4], "study"])
+    rng = spawn_generators(7, 5)[1]
+    tpr, tnr = sample_rates(5, rng=rng), sample_rates(5, rng=rng)
+    write_sample(tmp_path, planned["fig3_yield_vs_metric_p90"])
+    arrays, record = read_sample(tmp_path, "fig3_yield_vs_metric_p90")
+    assert np.array_equal(arrays["tpr"], tpr) and np.array_equal(arrays["tnr"], tnr)
+    assert (record["seed"], record["stream"], record["settings"]) == (7, 1, {"kind": "rates", "n": 5, "p": 0.9})
+    # What the pairs of fig. 6 do not depend on is not part of their settings.
+    assert set(planned["study"].settings["config"]) == {"sds"}
+    (tmp_path / "fig3_yield_vs_metric_p90.npz").write_bytes(b"PK")
+    with pytest.raises(ValueError, match="fig3_yield_vs_metric_p90.npz: not the sample"):
+        read_sample(tmp_path, "fig3_yield_vs_metric_p90")
+
+
+def _interrupt_in_a_garbage_collection_callback():
+    """Ctrl-C where Python cannot raise it: in a weakref callback, as in matplotlib's WeakSets
+    during garbage collection. The KeyboardInterrupt is printed and dropped."""
+
+    class Thing:
+        pass
+
+    thing = Thing()
+    callback = weakref.ref(thing, lambda ref: signal.raise_signal(signal.SIGINT))
+    del thing
+    return callback
+
+
+def test_an_interrupt_dropped_while_drawing_still_stops_the_run(experiments, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "results"
+    reproduce(experiments, out, samples=500, figures=False, quiet=True)
+    dropped = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: dropped.append(unraisable.exc_type))
+    real_fig1 = mcrank.figures.fig1_hexagon
+
+    def fig1_interrupted():
+        _interrupt_in_a_garbage_collection_callback()
+        return real_fig1()
+
+    monkeypatch.setattr(mcrank.figures, "fig1_hexagon", fig1_interrupted)
+    code = main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--samples", "500", "--quiet"])
+    assert dropped == [KeyboardInterrupt]  # the interrupt did land where it is dropped
+    assert code == 130 and capsys.readouterr().err.strip().splitlines() == ["mcrank reproduce: interrupted"]
+    # Stopped after fig. 1, which the manifest does not count as done.
+    assert sorted(p.name for p in (out / "figures").iterdir()) == ["fig1_hexagon.pdf", "fig1_hexagon.png"]
+    assert _no_temporary_files(out)
+
+
+def test_ctrl_c_during_the_figures_exits_130(experiments, tmp_path):
+    out = tmp_path / "results"
+    reproduce(experiments, out, samples=500, figures=False, quiet=True)
+    command = [sys.executable, "-c", "import sys; from mcrank.cli import main; sys.exit(main())"]
+    arguments = ["reproduce", "--experiments", str(experiments), "--out", str(out), "--samples", "500"]
+    lines = []
+    with subprocess.Popen(command + arguments, stderr=subprocess.PIPE, text=True) as process:
+        for line in process.stderr:
+            lines.append(line)
+            if line.startswith("figures..."):
+                os.kill(process.pid, signal.SIGINT)
+                break
+        lines += process.stderr.readlines()
+    assert process.returncode == 130, lines
+    assert lines[-1] == "mcrank reproduce: interrupted\n"
 
 
 def _check_crossover_provenance(out, crossover):
@@ -194,8 +318,6 @@ def test_every_figure_setting_is_checked_before_any_study_runs(experiments, tmp_
 
 
 def test_figure_settings_are_read_as_experiment_files_are(experiments, tmp_path, capsys):
-    from mcrank.reproduce import load_figure_settings
-
     path = experiments / "figures.toml"
     path.write_bytes(b"\xef\xbb\xbfpairs = 40\n")  # a byte-order mark is skipped
     assert load_figure_settings(experiments)["pairs"] == 40

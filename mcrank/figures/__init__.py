@@ -1,0 +1,39 @@
+"""The figures of the paper, figs 1-7: data in, figure out (``docs/method.md``, "Figures").
+
+One module per figure; each takes arrays or rows and only draws (no random numbers, no
+sampler, no engine). The illustrative samples of figs 2-6 are drawn by
+:mod:`mcrank.study.samples` and written into ``results/samples/``; figs 6 and 7 also draw
+the rows of the studies' results files. :func:`mcrank.reproduce.reproduce` reads both from
+disk and calls these functions.
+
+- :mod:`~mcrank.figures.fig1_hexagon`: fig. 1, the space of utility matrices;
+- :mod:`~mcrank.figures.yield_vs_metric`: figs 2 and 3, yield against score;
+- :mod:`~mcrank.figures.fig4_true_um`: fig. 4, the true utility matrices;
+- :mod:`~mcrank.figures.fig5_perturbation`: fig. 5, perturbed utility matrices;
+- :mod:`~mcrank.figures.fig6_pairs`: fig. 6, pairs of classifiers;
+- :mod:`~mcrank.figures.fig7_sweep`: fig. 7, the sweep over the error sd;
+- :mod:`~mcrank.figures._style`: the style, the hexagon and :func:`save_figure`, shared.
+"""
+
+from mcrank.figures._style import HEXAGON_VERTICES, OKABE_ITO, PAPER_RC, apply_style, paper_style, save_figure
+from mcrank.figures.fig1_hexagon import fig1_hexagon
+from mcrank.figures.fig4_true_um import fig4_true_um_gaussian
+from mcrank.figures.fig5_perturbation import fig5_perturbation_cloud
+from mcrank.figures.fig6_pairs import fig6_pairs
+from mcrank.figures.fig7_sweep import fig7_sweep
+from mcrank.figures.yield_vs_metric import fig_yield_vs_metric
+
+__all__ = [
+    "HEXAGON_VERTICES",
+    "OKABE_ITO",
+    "PAPER_RC",
+    "apply_style",
+    "fig1_hexagon",
+    "fig4_true_um_gaussian",
+    "fig5_perturbation_cloud",
+    "fig6_pairs",
+    "fig7_sweep",
+    "fig_yield_vs_metric",
+    "paper_style",
+    "save_figure",
+]
