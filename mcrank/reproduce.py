@@ -215,43 +215,45 @@ def write_crossovers(documents: dict, out) -> list[Path]:
 
 
 class _Interrupts:
-    """Ctrl-C while samples and figures are drawn stops the run, even one that lands where
-    Python cannot raise it.
+    """Ctrl-C (or SIGTERM) while samples and figures are drawn stops the run, even when it
+    lands where Python cannot raise it.
 
     matplotlib keeps WeakSets, whose callbacks run during garbage collection; a
     KeyboardInterrupt raised inside one is printed ("Exception ignored in ...") and dropped,
-    and the run would carry on and exit 0. While this context is active, the SIGINT handler
-    notes every interrupt before raising it, and :meth:`check`, called after each sample and
-    figure, raises again one that was dropped. A handler can only be set from the main
-    thread, and only one already handling SIGINT in Python is wrapped (an ignored SIGINT
-    stays ignored).
+    and the run would carry on and exit 0. While this context is active, each signal's
+    handler notes the signal before handling it as before, and :meth:`check`, called after
+    each sample and figure, hands a signal whose exception was dropped to its handler again.
+    Handlers can only be set from the main thread, and only those already handled in Python
+    are wrapped (an ignored signal stays ignored).
     """
 
     def __init__(self) -> None:
-        self.interrupted = False
-        self._previous = None
+        self._previous: dict = {}
+        self._pending: list[int] = []
 
     def __enter__(self) -> _Interrupts:
         if threading.current_thread() is threading.main_thread():
-            previous = signal.getsignal(signal.SIGINT)
-            if callable(previous):
-                self._previous = previous
-                signal.signal(signal.SIGINT, self._handler)
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                previous = signal.getsignal(signum)
+                if callable(previous):
+                    self._previous[signum] = previous
+                    signal.signal(signum, self._handler)
         return self
 
     def __exit__(self, *exc_info) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
 
     def _handler(self, signum, frame) -> None:
-        self.interrupted = True
-        self._previous(signum, frame)
+        self._pending.append(signum)
+        self._previous[signum](signum, frame)
 
     def check(self) -> None:
-        """Raise KeyboardInterrupt if an interrupt came and was dropped."""
-        if self.interrupted:
-            self.interrupted = False
-            raise KeyboardInterrupt
+        """Raise again (KeyboardInterrupt for SIGINT) a signal whose exception was dropped."""
+        if self._pending:
+            signum = self._pending[0]
+            self._pending.clear()
+            self._previous[signum](signum, None)
 
 
 @dataclass(frozen=True)
