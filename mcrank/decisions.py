@@ -1,0 +1,232 @@
+r"""Decide by maximal expected utility: the other half of the paper's practical advice.
+
+A classifier that gives class probabilities :math:`p(c \mid x)` for an item should output the
+decision of maximal expected utility, eq. (20) of the draft's §8.2 ("optimality vs truth"; the
+rule is eq. 9 of the published version, ``docs/method.md``):
+
+.. math:: d^* = \arg\max_d \sum_c U_{dc}\, p(c \mid x)
+
+not the most probable class, eq. (21), which is what the identity utility matrix chooses.
+
+Conventions (``docs/method.md``, "Conventions"): ``utility[d, c]`` is the utility of decision
+(output) ``d`` when class ``c`` is true, the layout of :mod:`mcrank.utility_space`. The matrix may
+be rectangular, ``(d, n)`` with ``d != n``: a decision need not be a class ("order another
+test", "refer to a specialist", "abstain").
+
+When the probabilities were learned under class frequencies other than those met in use, they
+are first corrected by Bayes's theorem, eq. (31) of the draft's appendix:
+:math:`p'(c \mid x) \propto p(c \mid x)\, \pi_c / \pi^{\text{train}}_c`. Using the training
+frequencies as they are is the base-rate fallacy the paper warns of.
+
+This module needs NumPy only; :mod:`mcrank.sklearn` builds scikit-learn tools on it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["base_rate_corrected", "expected_utilities", "optimal_decisions"]
+
+#: How far a row of probabilities (or a prior vector) may sum from 1.
+SUM_TOLERANCE = 1e-6
+
+
+def _check_utility(utility) -> np.ndarray:
+    u = np.asarray(utility, dtype=float)
+    if u.ndim != 2 or u.shape[0] == 0 or u.shape[1] == 0:
+        raise ValueError(f"utility must be a matrix of shape (decisions, classes), got shape {u.shape}")
+    if not np.all(np.isfinite(u)):
+        raise ValueError("utility contains NaN or infinite values")
+    return u
+
+
+def _check_probabilities(probabilities, n_classes: int | None = None) -> np.ndarray:
+    try:
+        p = np.asarray(probabilities, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("probabilities must be an array of numbers of shape (items, classes)") from None
+    if p.ndim != 2:
+        raise ValueError(f"probabilities must have shape (items, classes), got shape {p.shape}")
+    if n_classes is not None and p.shape[1] != n_classes:
+        raise ValueError(
+            f"probabilities have {p.shape[1]} classes (columns) but utility has {n_classes} (one column per true class)"
+        )
+    if not np.all(np.isfinite(p)):
+        raise ValueError("probabilities contain NaN or infinite values")
+    outside = np.flatnonzero(np.any((p < 0) | (p > 1), axis=1))
+    if outside.size:
+        raise ValueError(f"probabilities must lie in [0, 1]; item {outside[0]} has {p[outside[0]].tolist()}")
+    off = np.flatnonzero(np.abs(p.sum(axis=1) - 1.0) > SUM_TOLERANCE)
+    if off.size:
+        raise ValueError(
+            f"each item's probabilities must sum to 1 (within {SUM_TOLERANCE:g}); item {off[0]} sums to {p[off[0]].sum():.9g}"
+        )
+    return p
+
+
+def _check_prior(values, n_classes: int, what: str, *, positive: bool) -> np.ndarray:
+    try:
+        prior = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be an array of {n_classes} numbers, one per class") from None
+    if prior.shape != (n_classes,):
+        raise ValueError(f"{what} must have one entry per class ({n_classes}), got shape {prior.shape}")
+    if not np.all(np.isfinite(prior)):
+        raise ValueError(f"{what} contains NaN or infinite values")
+    if positive and np.any(prior <= 0):
+        # It divides: a class never met in training has no learned probability to correct.
+        raise ValueError(f"{what} must be positive (it divides the probabilities), got {prior.tolist()}")
+    if np.any(prior < 0):
+        raise ValueError(f"{what} must be non-negative, got {prior.tolist()}")
+    if abs(prior.sum() - 1.0) > SUM_TOLERANCE:
+        raise ValueError(f"{what} must sum to 1 (within {SUM_TOLERANCE:g}), got a sum of {prior.sum():.9g}")
+    return prior
+
+
+def _corrected(p: np.ndarray, priors, training_priors) -> np.ndarray:
+    """Eq. (31) on checked probabilities; ``p`` itself when neither prior is given."""
+    if priors is None and training_priors is None:
+        return p
+    if priors is None or training_priors is None:
+        raise ValueError(
+            "give both priors and training_priors (the class frequencies in use and in training), or neither"
+        )
+    n_classes = p.shape[1]
+    ratio = _check_prior(priors, n_classes, "priors", positive=False) / _check_prior(
+        training_priors, n_classes, "training_priors", positive=True
+    )
+    weighted = p * ratio
+    total = weighted.sum(axis=1, keepdims=True)
+    empty = np.flatnonzero(total[:, 0] == 0)
+    if empty.size:
+        raise ValueError(
+            f"item {empty[0]} has probability only on classes whose prior is 0: no probability is left after the correction (eq. 31)"
+        )
+    return weighted / total
+
+
+def base_rate_corrected(probabilities, *, priors, training_priors) -> np.ndarray:
+    r"""Class probabilities corrected from the training class frequencies to those in use, eq. (31).
+
+    .. math::
+        p'(c \mid x) = \frac{p(c \mid x)\, \pi_c / \pi^{\text{train}}_c}
+                            {\sum_k p(k \mid x)\, \pi_k / \pi^{\text{train}}_k}
+
+    A classifier trained on a sample whose class frequencies :math:`\pi^{\text{train}}` differ
+    from the base rates :math:`\pi` of the population it serves learns
+    :math:`p(x \mid c)` well but :math:`p(c \mid x)` under the wrong base rates; Bayes's theorem
+    exchanges them. Eq. (31), in the draft's appendix ("broader overview of binary
+    classification"), where using the training frequencies as they are is called the
+    base-rate fallacy.
+
+    Parameters
+    ----------
+    probabilities : array_like of shape (items, n)
+        :math:`p(c \mid x)` per item, each row in [0, 1] and summing to 1 (within 1e-6).
+    priors : array_like of shape (n,)
+        :math:`\pi`, the class frequencies in use: non-negative, summing to 1.
+    training_priors : array_like of shape (n,)
+        :math:`\pi^{\text{train}}`, those the probabilities were learned under: positive,
+        summing to 1.
+
+    Returns
+    -------
+    ndarray of shape (items, n)
+
+    Raises
+    ------
+    ValueError
+        On a bad shape, a probability outside [0, 1], a row or prior not summing to 1, a
+        training prior of 0, or an item whose probability lies wholly on classes of prior 0.
+    """
+    return _corrected(_check_probabilities(probabilities), priors, training_priors)
+
+
+def _expected(p: np.ndarray, u: np.ndarray) -> np.ndarray:
+    # One class at a time, in the same order for every decision: two decisions with equal rows
+    # of utility get bit-identical expected utilities, so that a tie is a tie (a BLAS matrix
+    # product may round different output cells differently).
+    out = np.zeros((p.shape[0], u.shape[0]))
+    for c in range(u.shape[1]):
+        out += p[:, c : c + 1] * u[:, c]
+    return out
+
+
+def expected_utilities(probabilities, utility) -> np.ndarray:
+    r"""Expected utility of every decision for every item, eq. (8) of §2.3.
+
+    .. math:: \bar U_{xd} = \sum_c U_{dc}\, p(c \mid x)
+
+    Parameters
+    ----------
+    probabilities : array_like of shape (items, n)
+        :math:`p(c \mid x)`: one row per item, one column per class, each row in [0, 1] and
+        summing to 1 (within 1e-6).
+    utility : array_like of shape (d, n)
+        ``utility[i, c]`` = utility of decision ``i`` when class ``c`` is true; ``d`` may differ
+        from ``n``.
+
+    Returns
+    -------
+    ndarray of shape (items, d)
+
+    Raises
+    ------
+    ValueError
+        On a bad shape, widths that do not match, non-finite utilities, or probabilities
+        outside [0, 1] or not summing to 1.
+    """
+    u = _check_utility(utility)
+    return _expected(_check_probabilities(probabilities, u.shape[1]), u)
+
+
+def optimal_decisions(probabilities, utility, *, priors=None, training_priors=None) -> np.ndarray:
+    r"""The decision of maximal expected utility for every item, eq. (20) of §8.2.
+
+    .. math:: d^*(x) = \arg\max_d \sum_c U_{dc}\, p(c \mid x)
+
+    With ``priors`` and ``training_priors``, the probabilities are first corrected by Bayes's
+    theorem, eq. (31) (see :func:`base_rate_corrected`): give both or neither.
+
+    Parameters
+    ----------
+    probabilities : array_like of shape (items, n)
+        :math:`p(c \mid x)`, as from a scikit-learn ``predict_proba``: each row in [0, 1] and
+        summing to 1 (within 1e-6).
+    utility : array_like of shape (d, n)
+        ``utility[i, c]`` = utility of decision ``i`` when class ``c`` is true. Rectangular
+        matrices are allowed: a decision may belong to no class ("abstain", "refer").
+    priors : array_like of shape (n,), optional
+        Class frequencies in use (base rates): non-negative, summing to 1.
+    training_priors : array_like of shape (n,), optional
+        Class frequencies the probabilities were learned under: positive, summing to 1.
+
+    Returns
+    -------
+    ndarray of int of shape (items,)
+        Row indices into ``utility``. A tie (expected utilities exactly equal) goes to the
+        lowest decision index, as :func:`numpy.argmax` does. Expected utilities are summed
+        class by class in one order, so decisions with identical rows of utility always tie.
+
+    Raises
+    ------
+    ValueError
+        On a bad shape, widths that do not match, non-finite utilities, probabilities outside
+        [0, 1] or not summing to 1, or priors given alone or malformed.
+
+    Examples
+    --------
+    Treating costs little, missing the disease much; a third decision, "test again", has no
+    class of its own:
+
+    >>> utility = [[0.9, 0.7],   # treat:      ill, healthy
+    ...            [0.0, 1.0],   # dismiss
+    ...            [0.8, 0.8]]   # test again
+    >>> optimal_decisions([[0.1, 0.9], [0.3, 0.7], [0.9, 0.1]], utility).tolist()
+    [1, 2, 0]
+    """
+    u = _check_utility(utility)
+    p = _corrected(_check_probabilities(probabilities, u.shape[1]), priors, training_priors)
+    if p.shape[0] == 0:
+        return np.zeros(0, dtype=np.intp)
+    return np.argmax(_expected(p, u), axis=1)
