@@ -1,0 +1,479 @@
+r"""Utility yield and expected-utility decisions inside scikit-learn.
+
+The paper's practical advice in two halves, each one line in scikit-learn:
+
+- **evaluate** a classifier by its utility yield, eq. (9): :func:`utility_score`, and
+  :func:`make_utility_scorer` for ``GridSearchCV``, ``cross_val_score`` and
+  ``TunedThresholdClassifierCV(scoring=...)``;
+- **decide** each case by maximal expected utility, eq. (20) of §8.2:
+  :class:`UtilityClassifier`, a meta-estimator whose ``predict`` chooses the optimal decision
+  from the wrapped estimator's ``predict_proba`` (:func:`mcrank.decisions.optimal_decisions`).
+
+Conventions (``docs/method.md``, "Conventions"; ``docs/decisions.md``): ``utility[d, c]`` is
+the utility of decision (output) ``d`` when class ``c`` is true: rows = decisions, columns =
+true classes, the transpose of the cost and gain matrices of scikit-learn's examples, whose rows
+are true classes. ``labels`` fixes the order of the columns, ``decisions`` names the rows. A
+utility may be rectangular: a decision need not be a class ("order another test").
+
+scikit-learn is imported only when it is needed: :func:`utility_score` works without it, and
+:func:`make_utility_scorer` and :class:`UtilityClassifier` raise an ImportError saying
+``pip install scikit-learn`` if it is missing.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import numpy as np
+
+from mcrank.decisions import _check_prior, _check_utility, optimal_decisions
+
+__all__ = ["UtilityClassifier", "make_utility_scorer", "utility_score"]
+
+
+#: The first scikit-learn with ``__sklearn_tags__`` and ``expected_failed_checks``.
+MIN_SKLEARN_VERSION = (1, 6)
+
+
+def _import_sklearn():
+    try:
+        import sklearn  # lazily: the rest of mcrank runs without scikit-learn
+    except ImportError as error:
+        raise ImportError("mcrank.sklearn needs scikit-learn: pip install scikit-learn") from error
+    found = tuple(int(part) for part in re.findall(r"\d+", sklearn.__version__)[:2])
+    if found < MIN_SKLEARN_VERSION:
+        raise ImportError(
+            f"mcrank.sklearn needs scikit-learn >= {'.'.join(map(str, MIN_SKLEARN_VERSION))}, "
+            f"found {sklearn.__version__}: pip install -U scikit-learn"
+        )
+
+
+def _as_labels(values, what: str) -> np.ndarray:
+    """A 1-D array of labels; a list of mixed types (such as ``[0, 1, "test"]``) stays Python objects."""
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"{what} must be a sequence of labels, got the string {values!r}")
+    if isinstance(values, np.ndarray) or hasattr(values, "__array__"):  # arrays, pandas
+        array = np.asarray(values)
+    else:
+        items = list(values)
+        kinds = {type(item.item() if isinstance(item, np.generic) else item) for item in items}
+        # np.asarray([0, 1, "test"]) would turn 0 into "0", which would then match no class 0.
+        array = np.asarray(items, dtype=object if len(kinds) > 1 else None)
+    if array.ndim != 1:
+        raise ValueError(f"{what} must be one-dimensional, got shape {array.shape}")
+    return array
+
+
+def _check_unique(labels: np.ndarray, what: str) -> None:
+    seen = set()
+    for label in labels.tolist():
+        if label in seen:
+            raise ValueError(f"{what} must not repeat a label: {label!r} appears more than once")
+        seen.add(label)
+
+
+def _indices(values: np.ndarray, labels: np.ndarray, what: str, among: str) -> np.ndarray:
+    """The position in ``labels`` of every value, or a ValueError naming the first unknown label."""
+    lookup = {label: i for i, label in enumerate(labels.tolist())}
+    try:
+        return np.fromiter((lookup[v] for v in values.tolist()), dtype=np.intp, count=values.shape[0])
+    except (KeyError, TypeError):
+        unknown = [v for v in values.tolist() if not _known(v, lookup)]
+        raise ValueError(f"{what} holds {unknown[0]!r}, which {among} does not name ({labels.tolist()})") from None
+
+
+def _known(value, lookup) -> bool:
+    try:
+        return value in lookup
+    except TypeError:  # an unhashable label
+        return False
+
+
+def _sorted_union(*arrays: np.ndarray) -> np.ndarray:
+    try:
+        return np.unique(np.concatenate(arrays))
+    except TypeError:
+        raise ValueError("the labels are of mixed types and have no sorted order: pass labels=") from None
+
+
+def _resolve_labels(utility: np.ndarray, labels, decisions, *, observed=()) -> tuple[np.ndarray, np.ndarray]:
+    """Class labels (columns) and decision labels (rows) of a checked utility."""
+    n_decisions, n_classes = utility.shape
+    if labels is None:
+        classes = _sorted_union(*observed) if observed else None
+    else:
+        classes = _as_labels(labels, "labels")
+        _check_unique(classes, "labels")
+    if classes is not None and classes.shape[0] != n_classes:
+        hint = "" if labels is not None else "; pass labels= to name the classes in the utility's column order"
+        raise ValueError(
+            f"utility has {n_classes} columns (one per true class) but there are {classes.shape[0]} classes "
+            f"{classes.tolist()}{hint}"
+        )
+    if decisions is None:
+        if n_decisions != n_classes:
+            raise ValueError(
+                f"utility is {n_decisions}x{n_classes}: a rectangular utility needs decisions= naming its {n_decisions} rows"
+            )
+        return classes, classes
+    outputs = _as_labels(decisions, "decisions")
+    _check_unique(outputs, "decisions")
+    if outputs.shape[0] != n_decisions:
+        raise ValueError(f"decisions names {outputs.shape[0]} decisions but utility has {n_decisions} rows (one per decision)")
+    return classes, outputs
+
+
+def utility_score(y_true, y_pred, *, utility, labels=None, decisions=None, sample_weight=None) -> float:
+    r"""Utility yield: the mean utility per item of the decisions taken, eq. (9).
+
+    .. math:: \frac{\sum_k w_k\, U_{d_k c_k}}{\sum_k w_k} = \sum_{ij} U_{ij} C_{ij}
+
+    with :math:`c_k` the true class and :math:`d_k` the decision of item :math:`k`, and
+    :math:`C` the normalised (weighted) confusion matrix, rows = decisions, columns = true
+    classes. Higher is better, as for every scikit-learn ``*_score``.
+
+    Parameters
+    ----------
+    y_true : array_like of shape (n_samples,)
+        True class labels.
+    y_pred : array_like of shape (n_samples,)
+        The decisions taken: class labels, or labels from ``decisions`` when the utility has
+        decisions of its own (such as the output of :meth:`UtilityClassifier.predict`).
+    utility : array_like of shape (n_decisions, n_classes)
+        ``utility[i, j]`` = utility of decision ``i`` when class ``j`` is true (rows =
+        decisions, columns = true classes; the transpose of scikit-learn's cost-matrix
+        examples).
+    labels : array_like of shape (n_classes,), default=None
+        The classes in the order of the utility's columns. If None, the sorted labels of
+        ``y_true`` (and of ``y_pred`` when ``decisions`` is None); pass it whenever a test set
+        may lack a class, as a cross-validation fold may.
+    decisions : array_like of shape (n_decisions,), default=None
+        The decisions in the order of the utility's rows. If None, the utility must be square
+        and its rows are the classes of ``labels``.
+    sample_weight : array_like of shape (n_samples,), default=None
+        Non-negative weights of the items.
+
+    Returns
+    -------
+    float
+        The utility yield, in the units of ``utility``.
+
+    Raises
+    ------
+    ValueError
+        On lengths that differ, a label that ``labels`` or ``decisions`` does not name, a
+        utility whose width is not the number of classes, or bad weights.
+
+    Examples
+    --------
+    >>> utility_score([0, 0, 1, 1], [0, 1, 1, 1], utility=[[1, 0], [0.2, 1]])
+    0.8
+    """
+    u = _check_utility(utility)
+    truth = _as_labels(y_true, "y_true")
+    taken = _as_labels(y_pred, "y_pred")
+    if truth.shape[0] != taken.shape[0]:
+        raise ValueError(f"y_true has {truth.shape[0]} items but y_pred has {taken.shape[0]}")
+    if truth.shape[0] == 0:
+        raise ValueError("y_true is empty: the utility yield of no items is undefined")
+    observed = (truth, taken) if decisions is None else (truth,)
+    classes, outputs = _resolve_labels(u, labels, decisions, observed=observed)
+    true_index = _indices(truth, classes, "y_true", "labels")
+    decision_index = _indices(taken, outputs, "y_pred", "decisions" if decisions is not None else "labels")
+    utilities = u[decision_index, true_index]
+    if sample_weight is None:
+        return float(utilities.mean())
+    try:
+        weights = np.asarray(sample_weight, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("sample_weight must be an array of numbers") from None
+    if weights.shape != utilities.shape:
+        raise ValueError(f"sample_weight has shape {weights.shape} but there are {utilities.shape[0]} items")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError("sample_weight must be finite and non-negative")
+    if weights.sum() <= 0:
+        raise ValueError("sample_weight sums to 0: the utility yield of no weight is undefined")
+    return float(np.average(utilities, weights=weights))
+
+
+def make_utility_scorer(utility, *, labels=None, decisions=None):
+    """A scorer of utility yield, eq. (9), for scikit-learn's model selection.
+
+    Use it as ``scoring=`` of ``GridSearchCV``, ``cross_val_score`` or
+    ``TunedThresholdClassifierCV``: greater is better, and it scores the estimator's
+    ``predict``.
+
+    Parameters
+    ----------
+    utility : array_like of shape (n_decisions, n_classes)
+        ``utility[i, j]`` = utility of decision ``i`` when class ``j`` is true.
+    labels : array_like of shape (n_classes,), default=None
+        The classes in the order of the utility's columns. Pass it: a fold of a
+        cross-validation may lack a class, and the sorted labels of the fold would then not
+        fill the utility's columns.
+    decisions : array_like of shape (n_decisions,), default=None
+        The decisions in the order of the utility's rows, for estimators (such as
+        :class:`UtilityClassifier`) whose ``predict`` returns decisions that are not classes.
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y, sample_weight=None)``, from
+        :func:`sklearn.metrics.make_scorer`.
+
+    Raises
+    ------
+    ValueError
+        If the utility is not a finite matrix, or does not fit ``labels`` and ``decisions``.
+    ImportError
+        If scikit-learn is not installed.
+    """
+    _import_sklearn()
+    from sklearn.metrics import make_scorer
+
+    u = _check_utility(utility)
+    # Checked now, so that a wrong width fails at once rather than inside every fold.
+    _resolve_labels(u, labels, decisions)
+    return make_scorer(utility_score, greater_is_better=True, utility=u, labels=labels, decisions=decisions)
+
+
+def __getattr__(name):
+    # UtilityClassifier subclasses scikit-learn's base classes, so it can only be defined once
+    # scikit-learn is imported: it is built on first use, and `import mcrank.sklearn` needs
+    # only NumPy.
+    if name == "UtilityClassifier":
+        cls = _utility_classifier_class()
+        globals()[name] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), "UtilityClassifier"})
+
+
+@functools.cache
+def _utility_classifier_class():
+    _import_sklearn()
+    from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+    from sklearn.utils import get_tags
+    from sklearn.utils.validation import check_is_fitted
+
+    class UtilityClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+        r"""Decide by maximal expected utility from a classifier's probabilities, eq. (20).
+
+        ``predict`` returns, for each item, the decision :math:`d` that maximises
+        :math:`\sum_c U_{dc}\, p(c \mid x)`, with :math:`p(c \mid x)` from the fitted
+        estimator's ``predict_proba`` (optionally corrected to other base rates, eq. 31). It
+        chooses what is optimal, not what is most probable: with the identity utility it
+        returns the most probable class, eq. (21).
+
+        Parameters
+        ----------
+        estimator : estimator instance
+            A classifier with ``predict_proba``. It is cloned in :meth:`fit`; the instance
+            passed is left unfitted.
+        utility : array_like of shape (n_decisions, n_classes) or "identity"
+            ``utility[i, j]`` = utility of decision ``i`` when class ``j`` is true (rows =
+            decisions, columns = true classes). May be rectangular, with ``decisions``
+            naming the rows. ``"identity"`` is the identity matrix of the classes seen in
+            :meth:`fit`, which chooses the most probable class.
+        labels : array_like of shape (n_classes,), default=None
+            The classes in the order of the utility's columns. If None, the estimator's
+            ``classes_`` (the sorted labels of ``y``). It may name classes absent from the
+            training data: their probability is 0.
+        decisions : array_like of shape (n_decisions,), default=None
+            The labels :meth:`predict` returns, in the order of the utility's rows. If None,
+            the utility must be square and the decisions are the classes.
+        priors : array_like of shape (n_classes,), default=None
+            Class frequencies in use (base rates), in the order of the classes. With
+            ``training_priors``, the probabilities are corrected by eq. (31) before deciding;
+            give both or neither.
+        training_priors : array_like of shape (n_classes,), default=None
+            Class frequencies the estimator learned under: positive, summing to 1.
+
+        Attributes
+        ----------
+        estimator_ : estimator instance
+            The fitted clone of ``estimator``.
+        classes_ : ndarray of shape (n_classes,)
+            The classes, in the order of the utility's columns and of :meth:`predict_proba`.
+        decisions_ : ndarray of shape (n_decisions,)
+            The labels :meth:`predict` returns, in the order of the utility's rows.
+        utility_ : ndarray of shape (n_decisions, n_classes)
+            The utility matrix used.
+        n_features_in_ : int
+            Number of features seen in :meth:`fit`, where the estimator records it.
+        feature_names_in_ : ndarray of shape (n_features_in_,)
+            Names of the features seen in :meth:`fit`, where the estimator records them.
+
+        See Also
+        --------
+        mcrank.decisions.optimal_decisions : the decisions, from probabilities.
+        utility_score : the utility yield that :meth:`score` returns.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn.pipeline import make_pipeline
+        >>> from sklearn.preprocessing import StandardScaler
+        >>> X, y = load_breast_cancer(return_X_y=True)      # 0 = malignant, 1 = benign
+        >>> utility = [[0.9, 0.7],                          # treat
+        ...            [0.0, 1.0],                          # dismiss
+        ...            [0.8, 0.8]]                          # order another test
+        >>> model = UtilityClassifier(
+        ...     make_pipeline(StandardScaler(), LogisticRegression()),
+        ...     utility, decisions=["treat", "dismiss", "test"]).fit(X, y)
+        >>> model.predict(X[:3]).tolist()
+        ['treat', 'treat', 'treat']
+        """
+
+        def __init__(self, estimator, utility, *, labels=None, decisions=None, priors=None, training_priors=None):
+            self.estimator = estimator
+            self.utility = utility
+            self.labels = labels
+            self.decisions = decisions
+            self.priors = priors
+            self.training_priors = training_priors
+
+        def _checked_utility(self, n_classes):
+            if isinstance(self.utility, str):
+                if self.utility != "identity":
+                    raise ValueError(f"utility must be a matrix or 'identity', got {self.utility!r}")
+                return np.eye(n_classes)
+            return _check_utility(self.utility)
+
+        def fit(self, X, y, **fit_params):
+            """Fit a clone of the estimator, and fix the classes and decisions.
+
+            Parameters
+            ----------
+            X : {array-like, sparse matrix} of shape (n_samples, n_features)
+                Training data, as the estimator takes it.
+            y : array-like of shape (n_samples,)
+                Class labels.
+            **fit_params : dict
+                Passed to the estimator's ``fit`` (for example ``sample_weight``).
+
+            Returns
+            -------
+            self : UtilityClassifier
+
+            Raises
+            ------
+            ValueError
+                If the estimator has no ``predict_proba``, ``y`` holds a class that
+                ``labels`` does not name, or the utility, decisions or priors do not fit the
+                classes.
+            """
+            if not hasattr(self.estimator, "fit") or not hasattr(self.estimator, "predict_proba"):
+                raise ValueError(
+                    f"estimator must be a classifier with predict_proba (eq. 20 weighs its probabilities), got {self.estimator!r}"
+                )
+            # Checked before the (possibly long) fit wherever y is not needed.
+            if self.labels is not None:
+                classes = _as_labels(self.labels, "labels")
+                _check_unique(classes, "labels")
+                self._check_parameters(classes)
+            estimator = clone(self.estimator).fit(X, y, **fit_params)
+            learned = getattr(estimator, "classes_", None)
+            if learned is None:
+                raise ValueError(f"estimator {self.estimator!r} sets no classes_ when fitted: is it a classifier?")
+            learned = np.asarray(learned)
+            classes = learned if self.labels is None else _as_labels(self.labels, "labels")
+            columns = _indices(learned, classes, "y", "labels")
+            self.utility_, self.decisions_ = self._check_parameters(classes)
+            self.estimator_ = estimator
+            self.classes_ = classes
+            self._columns = columns
+            for attribute in ("n_features_in_", "feature_names_in_"):
+                if hasattr(estimator, attribute):
+                    setattr(self, attribute, getattr(estimator, attribute))
+            return self
+
+        def _check_parameters(self, classes):
+            utility = self._checked_utility(classes.shape[0])
+            _, decisions = _resolve_labels(utility, classes, self.decisions)
+            if self.priors is not None or self.training_priors is not None:
+                if self.priors is None or self.training_priors is None:
+                    raise ValueError(
+                        "give both priors and training_priors (the class frequencies in use and in training), or neither"
+                    )
+                _check_prior(self.priors, classes.shape[0], "priors", positive=False)
+                _check_prior(self.training_priors, classes.shape[0], "training_priors", positive=True)
+            return utility, decisions
+
+        def predict_proba(self, X):
+            """Class probabilities from the fitted estimator, in the order of ``classes_``.
+
+            Parameters
+            ----------
+            X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+            Returns
+            -------
+            ndarray of shape (n_samples, n_classes)
+                The estimator's ``predict_proba``, uncorrected by the priors; a class of
+                ``labels`` the estimator never saw has probability 0.
+            """
+            check_is_fitted(self)
+            learned = self.estimator_.predict_proba(X)
+            if np.array_equal(self._columns, np.arange(self.classes_.shape[0])):
+                return learned  # as it is, when labels is None or says the estimator's order
+            probabilities = np.zeros((learned.shape[0], self.classes_.shape[0]))
+            probabilities[:, self._columns] = learned
+            return probabilities
+
+        def predict(self, X):
+            """The decision of maximal expected utility for each item, eq. (20).
+
+            Parameters
+            ----------
+            X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+            Returns
+            -------
+            ndarray of shape (n_samples,)
+                Labels from ``decisions_``; a tie goes to the first decision of the utility.
+            """
+            probabilities = self.predict_proba(X)
+            chosen = optimal_decisions(
+                probabilities, self.utility_, priors=self.priors, training_priors=self.training_priors
+            )
+            return self.decisions_[chosen]
+
+        def score(self, X, y, sample_weight=None):
+            """Utility yield of the decisions on ``X``: :func:`utility_score`, eq. (9).
+
+            Parameters
+            ----------
+            X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            y : array-like of shape (n_samples,)
+                True class labels.
+            sample_weight : array-like of shape (n_samples,), default=None
+
+            Returns
+            -------
+            float
+                The mean utility per item; higher is better.
+            """
+            return utility_score(
+                y,
+                self.predict(X),
+                utility=self.utility_,
+                labels=self.classes_,
+                decisions=self.decisions_,
+                sample_weight=sample_weight,
+            )
+
+        def __sklearn_tags__(self):
+            tags = super().__sklearn_tags__()
+            inner = get_tags(self.estimator)
+            tags.input_tags.sparse = inner.input_tags.sparse
+            tags.input_tags.allow_nan = inner.input_tags.allow_nan
+            return tags
+
+    UtilityClassifier.__qualname__ = "UtilityClassifier"  # pickle finds it as mcrank.sklearn.UtilityClassifier
+    return UtilityClassifier
