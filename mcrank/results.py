@@ -33,8 +33,10 @@ __all__ = [
     "check_out_file",
     "check_writable",
     "closed_descriptors",
+    "MAX_INPUT_BYTES",
     "is_complete",
     "provenance",
+    "read_text",
     "read_study",
     "rows_to_csv",
     "source_revision",
@@ -224,6 +226,33 @@ def check_writable(directory) -> None:
         raise OSError(error.errno, error.strerror, str(existing)) from None
     os.close(handle)
     os.unlink(probe)
+
+
+#: Largest input file read, in bytes: ``--config /dev/zero`` is refused, not read until the
+#: memory runs out.
+MAX_INPUT_BYTES = 16 << 20
+
+
+def read_text(path, *, limit: int = MAX_INPUT_BYTES, what: str = "file") -> str:
+    """The text of the UTF-8 file ``path`` (a byte-order mark skipped), reading at most
+    ``limit + 1`` bytes.
+
+    Raises
+    ------
+    ValueError
+        Naming the file: larger than ``limit`` bytes, or not UTF-8. ``what`` says what
+        kind of file it is ("experiment file"): "<path>: the <what> is larger than ...".
+    OSError
+        If the file cannot be read (the error names it).
+    """
+    with open(path, "rb") as file:
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{path}: the {what} is larger than the limit of {limit:,} bytes")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not a text file (not UTF-8 at byte {error.start})") from None
 
 
 def atomic_write_text(path, text: str) -> Path:
