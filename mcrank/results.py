@@ -27,17 +27,16 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 __all__ = [
+    "MAX_INPUT_BYTES",
     "ROW_FIELDS",
     "atomic_write_bytes",
     "atomic_write_text",
     "check_out_file",
     "check_writable",
-    "closed_descriptors",
-    "MAX_INPUT_BYTES",
     "is_complete",
     "provenance",
-    "read_text",
     "read_study",
+    "read_text",
     "rows_to_csv",
     "source_revision",
     "study_csv",
@@ -60,154 +59,57 @@ def _file_mode() -> int:
     return 0o666 & ~umask
 
 
-#: The real path of this process's directory of descriptors, or of one of its threads':
-#: /proc/<pid>/fd, /proc/<pid>/task/<tid>/fd.
-_DESCRIPTOR_DIRECTORY = re.compile(r"^/proc/([0-9]+)(?:/task/[0-9]+)?/fd$")
-
-#: Descriptors to treat as closed although they are open: see :func:`closed_descriptors`.
-_CLOSED_DESCRIPTORS: set[int] = set()
-
-
 @contextlib.contextmanager
-def closed_descriptors(descriptors):
-    """Within the block, a path naming one of ``descriptors`` (``/dev/stdout`` for 1) is a
-    closed descriptor to :func:`atomic_write_bytes` and :func:`check_out_file`.
-
-    For the command line, which puts /dev/null on a standard descriptor the process was
-    started without: ``--out /dev/stdout`` must then fail as it would have, not write to
-    /dev/null.
-    """
-    added = set(descriptors) - _CLOSED_DESCRIPTORS
-    _CLOSED_DESCRIPTORS.update(added)
+def _naming(path):
+    """Within the block, an OSError names ``path`` (not a temporary file, not nothing)."""
     try:
         yield
-    finally:
-        _CLOSED_DESCRIPTORS.difference_update(added)
-
-
-def _descriptor_named(path: Path) -> int | None:
-    """N if ``path`` is, or links through, a name of this process's descriptor N
-    (``/dev/stdout`` -> ``/proc/self/fd/1``; ``/dev/fd/3``), else None.
-
-    Read from the links themselves: resolving them would give the file the descriptor has
-    open, and replacing that file would lose what a shell's ``>>`` had kept.
-    """
-    name = str(path)
-    for _ in range(40):
-        directory, leaf = os.path.split(name)
-        if leaf.isdigit() and leaf.isascii():
-            # /dev/fd, /proc/self/fd, /proc/thread-self/fd, //dev/fd...: the directory's real
-            # path says whose descriptors these are.
-            match = _DESCRIPTOR_DIRECTORY.match(os.path.realpath(directory or "."))
-            if match and int(match.group(1)) == os.getpid():
-                return int(leaf)
-        if not os.path.islink(name):
-            return None
-        link = os.readlink(name)
-        name = link if os.path.isabs(link) else os.path.join(os.path.dirname(name), link)
-    return None
-
-
-def _standard_descriptor(target: os.stat_result) -> int | None:
-    """1 or 2 if ``target`` is the file open as this process's stdout or stderr, else None."""
-    for descriptor in (1, 2):
-        if descriptor in _CLOSED_DESCRIPTORS:
-            continue
-        try:
-            if os.path.samestat(os.fstat(descriptor), target):
-                return descriptor
-        except OSError:  # closed
-            continue
-    return None
-
-
-def _stat_out(path: Path) -> os.stat_result | None:
-    """``os.stat(path)``, following links; None if nothing is there. A closed descriptor
-    (``/dev/stdout`` with stdout closed, or one of :func:`closed_descriptors`) is an error,
-    not a missing file: writing a regular file in its place would replace the link."""
-    try:
-        target = os.stat(path)
-    except FileNotFoundError:
-        if _descriptor_named(path) is not None:
-            raise OSError(errno.EBADF, "not an open file descriptor", str(path)) from None
-        return None
-    except OSError as error:
+    except OSError as error:  # OSError(EPIPE, ...) is still a BrokenPipeError
         raise OSError(error.errno, error.strerror, str(path)) from None
-    if _CLOSED_DESCRIPTORS and _descriptor_named(path) in _CLOSED_DESCRIPTORS:
-        raise OSError(errno.EBADF, "not an open file descriptor", str(path))
-    return target
 
 
-def _descriptor(path: Path, target: os.stat_result) -> int | None:
-    """The descriptor ``path`` writes to, if it is one of this process's (see above)."""
-    named = _descriptor_named(path)
-    return named if named is not None else _standard_descriptor(target)
+def _descriptor(path: Path) -> int | None:
+    """The descriptor that ``path`` names as typed, else None: 1 for ``/dev/stdout``, 2 for
+    ``/dev/stderr``, N for ``/dev/fd/N`` and ``/proc/self/fd/N`` (or ``thread-self``).
+
+    Such a path is written through the descriptor itself: replacing the file it has open
+    would lose what a shell's ``>>`` had kept (``mcrank run --out /dev/stdout >> log``).
+    """
+    name = os.fspath(path)
+    match = re.fullmatch(r"/+(?:dev|proc/(?:thread-)?self)/fd/([0-9]+)", name)
+    return int(match[1]) if match else {"/dev/stdout": 1, "/dev/stderr": 2}.get(name)
+
+
+def _existing(path: Path) -> os.stat_result | None:
+    """``os.stat(path)``, following links; None if nothing is there (or a link to nothing)."""
+    with _naming(path):
+        try:
+            return os.stat(path)
+        except FileNotFoundError:
+            return None
+
+
+def _refuse_read_only(path: Path, target: os.stat_result) -> None:
+    """A file its owner made read-only is not replaced (a rename would ignore its mode). The
+    mode bits are read too: to root, ``os.access`` says every file is writable."""
+    if not target.st_mode & 0o222 or not os.access(path, os.W_OK):
+        raise OSError(errno.EACCES, "a read-only file, which mcrank does not replace", str(path))
 
 
 def check_out_file(path) -> None:
     """Raise OSError unless ``path`` can be written by :func:`atomic_write_bytes`, before a
-    long computation: a link loop or a closed descriptor; a regular file (or the place of a
-    new one) in a directory where no file can be created. Devices, pipes and this process's
-    open descriptors need no check."""
+    long computation: a link loop; a read-only file; a regular file (or the place of a new
+    one) in a directory where no file can be created. Devices, pipes and descriptors
+    (``/dev/stdout``) need no check."""
     path = Path(path)
-    target = _stat_out(path)
+    if _descriptor(path) is not None:
+        return
+    target = _existing(path)
     if target is None:
         check_writable(path.parent)
-    elif stat.S_ISREG(target.st_mode) and _descriptor(path, target) is None:
+    elif stat.S_ISREG(target.st_mode):
+        _refuse_read_only(path, target)
         check_writable(Path(os.path.realpath(path)).parent)
-
-
-def atomic_write_bytes(path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
-
-    Readers see the old file or the new one, never half of one. Missing parent directories
-    are created. Errors name ``path``, not the temporary file. A symbolic link to an existing
-    file is followed: its target is replaced and the link kept (a dangling link is replaced).
-    A device or a pipe (``/dev/null``, a FIFO) is written to directly, since there is no file
-    to replace; so is a descriptor of this process (``--out /dev/stdout``, ``/dev/fd/3``),
-    through the descriptor itself, which keeps a shell's ``>>`` appending.
-    """
-    path = Path(path)
-    target = _stat_out(path)
-    if target is not None:
-        descriptor = _descriptor(path, target)
-        if descriptor is not None:
-            for stream in (sys.stdout, sys.stderr):  # what Python buffered goes first
-                try:
-                    stream.flush()
-                except (AttributeError, OSError, ValueError):
-                    pass
-            view = memoryview(data)
-            while view:
-                view = view[os.write(descriptor, view) :]
-            return path
-        if not stat.S_ISREG(target.st_mode) and not stat.S_ISDIR(target.st_mode):
-            try:
-                with open(path, "wb") as device:
-                    device.write(data)
-            except OSError as error:
-                raise OSError(error.errno, error.strerror, str(path)) from None
-            return path
-        if path.is_symlink():
-            path = Path(os.path.realpath(path))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as error:
-        raise OSError(error.errno, error.strerror, str(path)) from None
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, _file_mode())
-        os.replace(temporary, path)
-    except BaseException as error:
-        Path(temporary).unlink(missing_ok=True)
-        if isinstance(error, OSError):
-            raise OSError(error.errno, error.strerror, str(path)) from None
-        raise
-    return path
 
 
 def check_writable(directory) -> None:
@@ -220,39 +122,55 @@ def check_writable(directory) -> None:
     """
     directory = Path(directory)
     existing = next((p for p in (directory, *directory.parents) if p.exists()), Path("."))
-    try:
+    with _naming(existing):
         handle, probe = tempfile.mkstemp(dir=existing, prefix=".mcrank-write-check.", suffix=".tmp")
-    except OSError as error:
-        raise OSError(error.errno, error.strerror, str(existing)) from None
     os.close(handle)
     os.unlink(probe)
 
 
-#: Largest input file read, in bytes: ``--config /dev/zero`` is refused, not read until the
-#: memory runs out.
-MAX_INPUT_BYTES = 16 << 20
+def atomic_write_bytes(path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
 
-
-def read_text(path, *, limit: int = MAX_INPUT_BYTES, what: str = "file") -> str:
-    """The text of the UTF-8 file ``path`` (a byte-order mark skipped), reading at most
-    ``limit + 1`` bytes.
-
-    Raises
-    ------
-    ValueError
-        Naming the file: larger than ``limit`` bytes, or not UTF-8. ``what`` says what
-        kind of file it is ("experiment file"): "<path>: the <what> is larger than ...".
-    OSError
-        If the file cannot be read (the error names it).
+    Readers see the old file or the new one, never half of one. Missing parent directories
+    are created. Errors name ``path``, not the temporary file. A symbolic link to an existing
+    file is followed: its target is replaced and the link kept (a link to nothing is
+    replaced). A read-only file is refused. A device or a pipe (``/dev/null``, a FIFO) is
+    written to directly, since there is no file to replace; so is a descriptor named as one
+    (``/dev/stdout``, ``/dev/fd/3``), through the descriptor itself.
     """
-    with open(path, "rb") as file:
-        data = file.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"{path}: the {what} is larger than the limit of {limit:,} bytes")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{path}: not a text file (not UTF-8 at byte {error.start})") from None
+    path = Path(path)
+    descriptor = _descriptor(path)
+    if descriptor is not None:
+        for stream in filter(None, (sys.stdout, sys.stderr)):  # what Python buffered goes first
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        view = memoryview(data)
+        with _naming(path):
+            while view:
+                view = view[os.write(descriptor, view) :]
+        return path
+    target = _existing(path)
+    if target is not None and not stat.S_ISREG(target.st_mode) and not stat.S_ISDIR(target.st_mode):
+        with _naming(path), open(path, "wb") as device:
+            device.write(data)
+        return path
+    if target is not None and stat.S_ISREG(target.st_mode):
+        _refuse_read_only(path, target)
+        path = Path(os.path.realpath(path))
+    with _naming(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.chmod(temporary, _file_mode())
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    return path
 
 
 def atomic_write_text(path, text: str) -> Path:
@@ -311,7 +229,7 @@ def rows_to_csv(rows: list[dict], *, comments: dict | None = None) -> str:
     Parameters
     ----------
     rows : list of dict
-        The rows (see :meth:`mcrank.engine.StudyResult.rows`).
+        The rows (see :meth:`mcrank.study.StudyResult.rows`).
     comments : dict, optional
         Written before the header as one ``# key: value`` line each, the value as JSON (so
         ``# seed: 7``, ``# error: "gaussian"``). pandas (``comment="#"``), numpy's ``loadtxt``
@@ -333,7 +251,7 @@ def study_document(result, **labels) -> dict:
     Parameters
     ----------
     result : StudyResult
-        See :class:`mcrank.engine.StudyResult`.
+        See :class:`mcrank.study.StudyResult`.
     **labels
         Keys that come first (``experiment``, ``description``, ``source`` for a study of
         ``experiments/``).
@@ -365,7 +283,7 @@ def study_csv(document: dict) -> str:
 
 
 def write_study(result, directory, name: str, *, description: str = "", source: str | None = None) -> tuple[Path, Path]:
-    """Write a :class:`~mcrank.engine.StudyResult` as ``<name>.csv`` then ``<name>.json``.
+    """Write a :class:`~mcrank.study.StudyResult` as ``<name>.csv`` then ``<name>.json``.
 
     Returns
     -------
@@ -378,11 +296,39 @@ def write_study(result, directory, name: str, *, description: str = "", source: 
     return csv_path, json_path
 
 
+#: Largest input file read, in bytes: ``--config /dev/zero`` is refused, not read until the
+#: memory runs out.
+MAX_INPUT_BYTES = 16 << 20
+
+
+def read_text(path, *, limit: int = MAX_INPUT_BYTES, what: str = "file") -> str:
+    """The text of the UTF-8 file ``path`` (a byte-order mark skipped), reading at most
+    ``limit + 1`` bytes.
+
+    Raises
+    ------
+    ValueError
+        Naming the file: larger than ``limit`` bytes, or not UTF-8. ``what`` says what
+        kind of file it is ("experiment file"): "<path>: the <what> is larger than ...".
+    OSError
+        If the file cannot be read (the error names it).
+    """
+    with open(path, "rb") as file:
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{path}: the {what} is larger than the limit of {limit:,} bytes")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (not UTF-8)") from None
+
+
 def read_study(path) -> dict:
-    """Read a study's JSON file; ValueError if it is not valid JSON with config and rows."""
+    """Read a study's JSON file; ValueError if it is not valid JSON with config and rows (or
+    larger than :data:`MAX_INPUT_BYTES`)."""
     path = Path(path)
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(read_text(path, what="results file"))
     except json.JSONDecodeError as error:
         raise ValueError(f"{path}: not valid JSON: {error}") from None
     if not isinstance(document, dict) or "config" not in document or "rows" not in document:
@@ -393,7 +339,7 @@ def read_study(path) -> dict:
 def is_complete(directory, name: str, config) -> bool:
     """Whether ``<name>.json`` and ``.csv`` exist and were made with exactly ``config``.
 
-    ``config`` is a :class:`~mcrank.engine.StudyConfig` with a fixed seed; the comparison
+    ``config`` is a :class:`~mcrank.study.StudyConfig` with a fixed seed; the comparison
     covers every parameter, the seed and the number of samples.
     """
     directory = Path(directory)

@@ -65,10 +65,10 @@ def _closing(fd):
 
 
 def test_a_closed_stdout_is_one_line_and_exit_code_2():
-    # `mcrank story >&-`: Python starts with sys.stdout = None.
+    # `mcrank story >&-`: Python starts with sys.stdout = None; before, an AttributeError.
     finished = subprocess.run([*ENTRY_POINT, "story"], preexec_fn=_closing(1), stderr=subprocess.PIPE, text=True, timeout=120)
     assert finished.returncode == 2
-    assert finished.stderr == "mcrank story: error: standard output: Bad file descriptor (it was closed when mcrank started)\n"
+    assert finished.stderr == "mcrank story: error: standard output: Bad file descriptor\n"
 
 
 def test_a_closed_stdout_does_not_matter_when_the_results_go_to_out(tmp_path):
@@ -80,43 +80,10 @@ def test_a_closed_stdout_does_not_matter_when_the_results_go_to_out(tmp_path):
     assert '"rows"' in out.read_text()
 
 
-@pytest.mark.parametrize("argv, code", [(["story"], 0), (["run", "--sd", "x"], 2)], ids=["ok", "bad-input"])
-def test_a_closed_stderr_keeps_the_exit_code_and_stdout_clean(argv, code):
-    finished = subprocess.run([*ENTRY_POINT, *argv], preexec_fn=_closing(2), stdout=subprocess.PIPE, text=True, timeout=120)
-    assert finished.returncode == code
-    assert "error" not in finished.stdout and "Traceback" not in finished.stdout
-
-
-@pytest.mark.parametrize(
-    "closed, out", [(1, "/dev/stdout"), (2, "/dev/stderr"), (1, "/dev/fd/1"), (1, "//dev/fd/1"), (1, "/proc/thread-self/fd/1")]
-)
-def test_out_to_a_descriptor_closed_at_start_is_still_an_error(closed, out):
-    # /dev/null is put on the closed descriptor while the command runs; writing the results
-    # there would lose them silently.
-    argv = ["run", "--samples", "1000", "--seed", "1", "--out", out]
-    streams = {"stdout": subprocess.PIPE} if closed == 2 else {"stderr": subprocess.PIPE}
-    finished = subprocess.run([*ENTRY_POINT, *argv], preexec_fn=_closing(closed), text=True, timeout=120, **streams)
-    assert finished.returncode == 2
-    if closed == 1:
-        assert finished.stderr == f"mcrank run: error: {out}: not an open file descriptor\n"
-    else:
-        assert finished.stdout == ""
-
-
-def test_process_workers_start_with_the_closed_stderr_open(tmp_path):
-    # loky's workers inherit the descriptors: without one on 2 they failed with
-    # "sys.stderr is None", and the command with a traceback.
-    out = tmp_path / "r.json"
-    argv = ["run", "--samples", "200000", "--seed", "1", "--backend", "loky", "--jobs", "2", "--out", str(out)]
-    finished = subprocess.run([*ENTRY_POINT, *argv], preexec_fn=_closing(2), stdout=subprocess.PIPE, text=True, timeout=300)
-    assert finished.returncode == 0 and finished.stdout == ""
-    assert json.loads(out.read_text())["config"]["samples"] == 200000
-
-
-def test_main_puts_the_streams_back(monkeypatch, capsys):
+def test_no_stdout_in_process_is_exit_code_2(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdout", None)
     assert main(["story"]) == 2  # nowhere to print
-    assert sys.stdout is None
+    assert capsys.readouterr().err == "mcrank story: error: standard output: Bad file descriptor\n"
 
 
 @pytest.mark.parametrize("command", ["story", "run", "reproduce", "evaluate"])
@@ -143,3 +110,78 @@ def test_no_command_is_one_line_and_exit_code_2(capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert exit.value.code == 2 and len(err) == 1
     assert err[0] == "mcrank: error: a command is required: story, run, reproduce, evaluate (see 'mcrank --help')"
+
+
+def test_out_dash_is_standard_output(tmp_path, monkeypatch, capsys):
+    # Before, `--out -` wrote a file named "-".
+    from mcrank.cli._common import check_output, write_output
+
+    monkeypatch.chdir(tmp_path)
+    check_output("-")
+    assert write_output("one\n", "-") is None and write_output("two\n", None) is None
+    assert capsys.readouterr().out == "one\ntwo\n" and list(tmp_path.iterdir()) == []
+    write_output("three\n", "r.txt")
+    assert (tmp_path / "r.txt").read_text() == "three\n" and capsys.readouterr().out == ""
+
+
+def test_out_onto_a_read_only_file_is_refused_before_the_run(tmp_path, monkeypatch, capsys):
+    # Before, the read-only (0444) file was replaced by a writable one.
+    import stat
+
+    import mcrank.engine
+
+    target = tmp_path / "r.csv"
+    target.write_text("kept\n")
+    target.chmod(0o444)
+    monkeypatch.setattr(mcrank.engine, "run_study", lambda *a, **k: pytest.fail("the study ran"))
+    code = main(["run", "--samples", "100", "--quiet", "--out", str(target)])
+    assert code == 2
+    assert capsys.readouterr().err == f"mcrank run: error: {target}: a read-only file, which mcrank does not replace\n"
+    assert target.read_text() == "kept\n" and stat.S_IMODE(target.stat().st_mode) == 0o444
+
+
+@pytest.fixture
+def committed_results(tmp_path):
+    """A checkout's results/ beside its experiments/, holding 10^6-pair results."""
+    results = tmp_path / "repo" / "results"
+    results.mkdir(parents=True)
+    (results / "fig6_uniform.json").write_text(json.dumps({"config": {"samples": 10**6, "seed": 1}, "rows": []}))
+    (results / "other.json").write_text('{"not": "a study"}')  # skipped, not an error
+    return results
+
+
+@pytest.fixture
+def reproduced(monkeypatch):
+    """The numbers of samples reproduce was called with (nothing is run)."""
+    import mcrank.reproduce
+
+    calls = []
+    monkeypatch.setattr(mcrank.reproduce, "reproduce", lambda *args, **kwargs: calls.append(kwargs["samples"]))
+    return calls
+
+
+def test_samples_never_replace_results_made_with_another_number(committed_results, reproduced, tmp_path, monkeypatch, capsys):
+    # Run from another directory, `--out /repo/results --experiments /repo/experiments`
+    # overwrote the committed results: the guard compared --out with ./results.
+    committed = committed_results / "fig6_uniform.json"
+    before = committed.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    experiments = str(committed_results.parent / "experiments")
+    for out in (str(committed_results), "repo/results", "repo/./results/"):
+        code = main(["reproduce", "--samples", "1e4", "--out", out, "--experiments", experiments, "--quiet"])
+        err = capsys.readouterr().err
+        assert code == 2 and err == (
+            f"mcrank reproduce: error: --samples changes the studies: {Path(out) / 'fig6_uniform.json'} was made with "
+            "1,000,000 samples; give another --out DIR\n"
+        )
+    # From the checkout itself, with the default --out.
+    monkeypatch.chdir(committed_results.parent)
+    assert main(["reproduce", "--samples", "1e4", "--quiet"]) == 2
+    assert reproduced == [] and committed.read_bytes() == before
+
+
+def test_samples_may_go_where_no_results_or_the_same_number_are(committed_results, reproduced, tmp_path, capsys):
+    assert main(["reproduce", "--samples", "1e6", "--out", str(committed_results), "--quiet"]) == 0
+    assert main(["reproduce", "--samples", "1e4", "--out", str(tmp_path / "quick"), "--quiet"]) == 0
+    assert main(["reproduce", "--out", str(committed_results), "--quiet"]) == 0  # the experiments' own numbers
+    assert reproduced == [10**6, 10**4, None] and capsys.readouterr().err == ""

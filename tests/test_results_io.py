@@ -1,8 +1,12 @@
 """mcrank.results on disk: reading inputs within a limit, atomic writes, the study files."""
 
+import json
+import os
+import stat
+
 import pytest
 
-from mcrank.results import MAX_INPUT_BYTES, read_text
+from mcrank.results import MAX_INPUT_BYTES, atomic_write_bytes, check_out_file, read_study, read_text
 
 
 def test_read_text_skips_a_byte_order_mark(tmp_path):
@@ -30,7 +34,7 @@ def test_a_file_at_the_limit_is_read(tmp_path):
 def test_a_file_that_is_not_utf8_is_named(tmp_path):
     path = tmp_path / "latin1.csv"
     path.write_bytes("caf\xe9\n".encode("latin-1"))
-    with pytest.raises(ValueError, match=f"^{path}: not a text file \\(not UTF-8 at byte 3\\)$"):
+    with pytest.raises(ValueError, match=f"^{path}: not a text file \\(not UTF-8\\)$"):
         read_text(path)
 
 
@@ -38,3 +42,42 @@ def test_a_missing_file_is_an_os_error_naming_it(tmp_path):
     with pytest.raises(FileNotFoundError) as error:
         read_text(tmp_path / "missing.toml")
     assert error.value.filename == str(tmp_path / "missing.toml")
+
+
+def test_a_read_only_file_is_neither_replaced_nor_accepted_before_a_run(tmp_path):
+    # A rename ignores the file's mode: `--out` onto a 0444 file replaced it with a writable one.
+    path = tmp_path / "r.json"
+    path.write_text("kept\n")
+    path.chmod(0o444)
+    for call in (lambda: check_out_file(path), lambda: atomic_write_bytes(path, b"new\n")):
+        with pytest.raises(PermissionError) as error:
+            call()
+        assert error.value.filename == str(path) and "read-only" in error.value.strerror
+    assert path.read_text() == "kept\n" and stat.S_IMODE(path.stat().st_mode) == 0o444
+    assert os.listdir(tmp_path) == ["r.json"]
+
+
+def test_a_write_replaces_the_file_whole_and_leaves_no_temporary_file(tmp_path):
+    path = tmp_path / "deep" / "r.csv"
+    atomic_write_bytes(path, b"old\n")
+    atomic_write_bytes(path, b"new\n")
+    assert path.read_bytes() == b"new\n" and os.listdir(path.parent) == ["r.csv"]
+    directory = tmp_path / "deep" / "d"
+    (directory / "x").mkdir(parents=True)
+    with pytest.raises(OSError) as error:  # a rename cannot replace a directory
+        atomic_write_bytes(directory, b"x")
+    assert error.value.filename == str(directory) and sorted(os.listdir(path.parent)) == ["d", "r.csv"]
+
+
+def test_a_device_is_written_to_not_replaced():
+    assert atomic_write_bytes("/dev/null", b"x") is not None and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_a_results_file_that_is_not_one_is_named(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text("{")
+    with pytest.raises(ValueError, match=f"^{path}: not valid JSON"):
+        read_study(path)
+    path.write_text(json.dumps({"rows": []}))
+    with pytest.raises(ValueError, match=f"^{path}: not an mcrank results file"):
+        read_study(path)

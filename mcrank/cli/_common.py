@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
+from pathlib import Path
 
-__all__ = ["OneLineParser", "SubcommandParser", "UsageError", "fail", "metric_ids", "path_argument", "write_stdout"]
+__all__ = [
+    "OneLineParser",
+    "SubcommandParser",
+    "UsageError",
+    "check_output",
+    "fail",
+    "metric_ids",
+    "path_argument",
+    "write_output",
+    "write_stdout",
+]
 
 
 class UsageError(Exception):
@@ -58,6 +71,8 @@ _STDOUT_SLICE = 1 << 16
 def write_stdout(text: str) -> None:
     """Write ``text`` to standard output and flush it, so that an error (a full disk) names
     the standard output, as an error writing ``--out`` names the file."""
+    if sys.stdout is None:  # started with stdout closed (``mcrank story >&-``)
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF), "standard output")
     try:
         # In slices: CPython's buffered writer takes a write that the reader of a pipe left
         # part-way for complete, so one large write would hide a broken pipe (exit 0, not 141).
@@ -70,6 +85,39 @@ def write_stdout(text: str) -> None:
         if error.filename is None:
             raise OSError(error.errno, error.strerror, "standard output") from None
         raise
+
+
+#: The ``--out`` values that mean standard output: none given, or ``-`` by convention.
+STDOUT = (None, "-")
+
+
+def check_output(out: str | None) -> None:
+    """Check ``--out`` before a long computation, so that it does not end on a path it cannot
+    write: a UsageError for a directory or a missing directory, an OSError for a read-only
+    file or a directory where no file can be created (see
+    :func:`mcrank.results.check_out_file`). Nothing to check for standard output."""
+    from mcrank.results import check_out_file
+
+    if out in STDOUT:
+        return
+    path = Path(out)
+    if path.is_dir():
+        raise UsageError(f"--out {out}: is a directory; give a file name")
+    if not path.parent.is_dir():
+        raise UsageError(f"--out {out}: directory {path.parent} does not exist")
+    check_out_file(path)
+
+
+def write_output(text: str, out: str | None) -> Path | None:
+    """Write ``text`` where ``--out`` says: standard output for None or ``-``, else the file,
+    atomically (:func:`mcrank.results.atomic_write_text`). Returns the file written, or None
+    for standard output."""
+    from mcrank.results import atomic_write_text
+
+    if out in STDOUT:
+        write_stdout(text)
+        return None
+    return atomic_write_text(out, text)
 
 
 def fail(command: str, error: BaseException) -> int:

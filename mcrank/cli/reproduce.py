@@ -5,9 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mcrank.cli._common import path_argument
-
-DEFAULT_OUT = "results"
+from mcrank.cli._common import UsageError, path_argument
 
 
 def add_parser(subparsers):
@@ -21,8 +19,12 @@ def add_parser(subparsers):
         ),
     )
     parser.add_argument("--experiments", type=path_argument, default="experiments", metavar="DIR", help="experiment files (default: experiments)")
-    parser.add_argument("--out", type=path_argument, default=DEFAULT_OUT, metavar="DIR", help="output directory (default: results)")
-    parser.add_argument("--samples", metavar="N", help="override every study's number of samples, e.g. 1e4 for a quick check (needs --out)")
+    parser.add_argument("--out", type=path_argument, default="results", metavar="DIR", help="output directory (default: results)")
+    parser.add_argument(
+        "--samples",
+        metavar="N",
+        help="override every study's number of samples, e.g. 1e4 for a quick check (needs an --out other than results/, holding no results made with another number)",
+    )
     parser.add_argument("--force", action="store_true", help="recompute studies that are already complete")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel jobs per study, -1 for all cores (default -1)")
     parser.add_argument("--no-figures", action="store_true", help="skip the figures")
@@ -32,15 +34,17 @@ def add_parser(subparsers):
 
 
 def handler(args) -> int:
-    from mcrank.cli._common import UsageError
-    from mcrank.study import parse_count as parse_samples
     from mcrank.reproduce import reproduce
+    from mcrank.study import parse_count
 
     if args.jobs == 0:
         raise UsageError("--jobs must be a non-zero integer (-1 for all cores)")
-    samples = None if args.samples is None else parse_samples(args.samples)
-    if samples is not None and Path(args.out).resolve() == Path(DEFAULT_OUT).resolve():
+    samples = None if args.samples is None else parse_count(args.samples)
+    if samples is not None and Path(args.out).resolve() == Path("results").resolve():
         raise UsageError("--samples changes the studies: give --out DIR so that results/ keeps the paper's settings")
+    if samples is not None and (made := _made_with_other_samples(Path(args.out), samples)):
+        # Whatever the directory is called: reached from elsewhere, results/ is just a path.
+        raise UsageError(f"--samples changes the studies: {made[0]} was made with {made[1]:,} samples; give another --out DIR")
     reproduce(
         args.experiments,
         args.out,
@@ -52,3 +56,22 @@ def handler(args) -> int:
         progress=not args.quiet and sys.stderr.isatty(),
     )
     return 0
+
+
+def _made_with_other_samples(out: Path, samples: int) -> tuple[Path, int] | None:
+    """A study's results file in ``out`` made with another number of samples than
+    ``samples``, and that number; None if there is none.
+
+    What ``--samples`` must not replace: the committed 10^6-pair results, wherever the
+    command runs from and however ``--out`` spells the directory.
+    """
+    from mcrank.results import read_study
+
+    for path in sorted(out.glob("*.json")):
+        try:
+            recorded = read_study(path)["config"].get("samples")
+        except (OSError, ValueError, AttributeError):  # not a study's results file
+            continue
+        if isinstance(recorded, int) and recorded != samples:
+            return path, recorded
+    return None
