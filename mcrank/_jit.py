@@ -5,18 +5,19 @@ makes 0/0 a NaN instead of an exception (the metrics' documented undefined value
 ``nogil=True`` lets joblib's threading backend run kernels on all cores at once.
 
 numba invalidates a cached kernel only when the file that defines it changes, not when a
-function it calls from another module does: the engine kernel would keep running an old
-sampler. So the cache lives in a directory named after a hash of the sources of every
-module that compiles kernels, and any edit to one of them starts a fresh cache. ``NUMBA_CACHE_DIR`` still takes precedence.
+function it calls from another module does, nor a constant it reads from one (the engine's
+kernel reads ``mcrank.metrics.ORDER_MIN_CELL``): it would keep running the old code. So the
+cache lives in a directory named after a digest of every source file of the package, and any
+edit starts a fresh cache. Process workers (loky, dask) import mcrank and compute the same
+directory. It sits in ``$NUMBA_CACHE_DIR`` if set, else in the user's cache directory
+(``~/.cache/mcrank/numba/<digest>``); the directories of older sources can be deleted at will.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import tempfile
-import time
 from pathlib import Path
 
 import numba
@@ -27,19 +28,19 @@ _OPTIONS = dict(cache=True, error_model="numpy", nogil=True)
 
 
 def _source_digest() -> str:
-    """Hash of the modules that compile kernels (this one and those that import it)."""
+    """A digest of every source file of the package, with their paths."""
+    package = Path(__file__).parent
     digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.rglob("*.py")):
-        source = path.read_bytes()
-        if path.name == "_jit.py" or b"mcrank._jit" in source:
-            digest.update(path.name.encode() + source)
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
 
-def _cache_dir() -> str | None:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    for root in (base, tempfile.gettempdir()):
-        path = os.path.join(root, "mcrank", "numba", _source_digest())
+def _cache_directory() -> str | None:
+    """A writable directory for this version of the sources, or None (then no cache)."""
+    user = numba.config.CACHE_DIR or os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    for base in (user, tempfile.gettempdir()):
+        path = os.path.join(base, "mcrank", "numba", _source_digest())
         try:
             os.makedirs(path, exist_ok=True)
         except OSError:
@@ -49,26 +50,12 @@ def _cache_dir() -> str | None:
     return None
 
 
-def _prune_siblings(directory: str, *, older_than: float = 86400.0) -> None:
-    """Remove caches of other source versions not used for ``older_than`` seconds."""
-    parent = Path(directory).parent
-    now = time.time()
-    for sibling in parent.iterdir():
-        try:
-            if sibling.name != Path(directory).name and now - sibling.stat().st_mtime > older_than:
-                shutil.rmtree(sibling, ignore_errors=True)
-        except OSError:
-            continue
-
-
-if not os.environ.get("NUMBA_CACHE_DIR"):
-    _directory = _cache_dir()
-    if _directory is not None:
-        _prune_siblings(_directory)
-        # Both: numba re-reads its configuration from the environment whenever a NUMBA_*
-        # variable changes, and process workers (loky) inherit the environment.
-        os.environ["NUMBA_CACHE_DIR"] = _directory
-        numba.config.CACHE_DIR = _directory
+# numba's configuration, not the environment, which every program started from this one
+# would inherit. Without a writable directory the cache is off: numba would fall back to
+# __pycache__ beside the sources, where an edit of another module goes unnoticed.
+numba.config.CACHE_DIR = _cache_directory() or ""
+if not numba.config.CACHE_DIR:
+    _OPTIONS["cache"] = False
 
 
 def jit(func=None, **overrides):
