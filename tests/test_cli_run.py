@@ -473,23 +473,6 @@ def test_dev_stdout_is_descriptor_1_even_when_sys_stdout_is_replaced(capfd):
     assert "through descriptor 1" in capfd.readouterr().out
 
 
-def test_a_link_to_a_closed_descriptor_is_an_error_and_stays_a_link(tmp_path):
-    import errno
-    import os
-
-    from mcrank.results import atomic_write_bytes
-
-    if not Path("/proc/self/fd").exists():
-        pytest.skip("needs /proc/self/fd")
-    # A high number no file will get meanwhile (the lowest free one is always taken).
-    descriptor = next(n for n in range(900, 1000) if not Path(f"/proc/self/fd/{n}").exists())
-    link = tmp_path / "out"
-    link.symlink_to(f"/proc/self/fd/{descriptor}")
-    with pytest.raises(OSError) as error:
-        atomic_write_bytes(link, b"x")
-    assert error.value.errno == errno.EBADF and link.is_symlink()
-
-
 def test_out_through_a_link_loop_fails_before_the_run(tmp_path, monkeypatch, capsys):
     import mcrank.engine
 
@@ -510,3 +493,10 @@ def test_numbers_and_lists_parse_alike_on_the_command_line(capsys):
     assert rows(by_exponent) == rows(by_digits) and len(rows(by_digits)) == 4
     code, _, err = run(capsys, *common, "--seed", "1.5")
     assert code == 2 and err.startswith("mcrank run: error: seed must be a whole number")
+
+
+def test_out_dash_is_standard_output_and_writes_no_file(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "--samples", "1000", "--metrics", "accuracy", "--seed", "1", "--jobs", "1", "--quiet", "--out", "-")
+    assert code == 0 and err == "" and "accuracy" in out and "% incorrect" in out
+    assert list(tmp_path.iterdir()) == []

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 __all__ = [
+    "STDOUT",
     "OneLineParser",
     "SubcommandParser",
     "UsageError",

@@ -25,7 +25,7 @@ def add_parser(subparsers):
         metavar="N",
         help="override every study's number of samples, e.g. 1e4 for a quick check (needs an --out other than results/, holding no results made with another number)",
     )
-    parser.add_argument("--force", action="store_true", help="recompute studies that are already complete")
+    parser.add_argument("--force", action="store_true", help="recompute every study, sample and figure, even those already up to date")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel jobs per study, -1 for all cores (default -1)")
     parser.add_argument("--no-figures", action="store_true", help="skip the figures")
     parser.add_argument("--quiet", action="store_true", help="no log lines or progress bars")

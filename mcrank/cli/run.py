@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from mcrank.cli._common import UsageError, metric_ids, path_argument, write_stdout
+from mcrank.cli._common import STDOUT, UsageError, check_output, metric_ids, path_argument, write_output
 
 FORMATS = ("table", "json", "csv")
 
@@ -46,7 +46,7 @@ def add_parser(subparsers):
     execution.add_argument(
         "--format", choices=FORMATS, help="output format (default: from the --out file's extension, .json or .csv, else table)"
     )
-    execution.add_argument("--out", type=path_argument, metavar="PATH", help="write the output to PATH (atomically) instead of stdout")
+    execution.add_argument("--out", type=path_argument, metavar="PATH", help="write the output to PATH (atomically); - or none: stdout")
     execution.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=handler)
     return parser
@@ -75,12 +75,11 @@ FORMAT_BY_SUFFIX = {".json": "json", ".csv": "csv"}
 
 def output_format(out: str | None) -> str:
     """The format of ``--out PATH`` without ``--format``: by its extension, else ``table``."""
-    return "table" if out is None else FORMAT_BY_SUFFIX.get(Path(out).suffix.lower(), "table")
+    return "table" if out in STDOUT else FORMAT_BY_SUFFIX.get(Path(out).suffix.lower(), "table")
 
 
 def handler(args) -> int:
     from mcrank.engine import run_study
-    from mcrank.results import atomic_write_text, check_out_file
     from mcrank.study import StudyConfig, load_experiment, parse_values
 
     overrides = study_overrides(args)
@@ -90,14 +89,7 @@ def handler(args) -> int:
         config = StudyConfig(**parse_values(overrides))
     if args.scheduler is not None and args.backend != "dask":
         raise UsageError("--scheduler goes with --backend dask")
-    if args.out is not None:
-        # Checked before the run, so that a long run does not end on an unwritable path.
-        out = Path(args.out)
-        if out.is_dir():
-            raise UsageError(f"--out {args.out}: is a directory; give a file name")
-        if not out.parent.is_dir():
-            raise UsageError(f"--out {args.out}: directory {out.parent} does not exist")
-        check_out_file(out)
+    check_output(args.out)  # before the run, so that a long run does not end on an unwritable path
     chosen_format = args.format or output_format(args.out)
     progress = not args.quiet and sys.stderr.isatty()
     result = run_study(config, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=progress)
@@ -105,12 +97,8 @@ def handler(args) -> int:
     # (flags may have overridden some; the config holds every value used).
     labels = {} if args.config is None else {"source": str(args.config)}
     text = render(result, chosen_format, **labels)
-    if args.out is None:
-        write_stdout(text)
-    else:
-        atomic_write_text(args.out, text)
-        if not args.quiet:
-            print(f"mcrank run: wrote {args.out}", file=sys.stderr)
+    if write_output(text, args.out) is not None and not args.quiet:
+        print(f"mcrank run: wrote {args.out}", file=sys.stderr)
     return 0
 
 
