@@ -435,4 +435,5 @@ def test_readme_shows_the_real_output(capsys):
     shown = section[section.index("```text\n") + len("```text\n") :]
     shown = shown[: shown.index("```")]
     code, out, _ = run(capsys, EXAMPLES / "triage_3class.json")
-    assert code == 0 and out == shown
+    # An excerpt of whole lines: every number shown is the real output's.
+    assert code == 0 and shown.count("\n") >= 10 and ("\n" + shown) in out
