@@ -24,6 +24,11 @@ transpose of scikit-learn's confusion_matrix). In a CSV, output and true are cla
 indices 0..n-1; with names, --utility must give their order, {"utility": [[...]], "classes":
 [...]}, as JSON text or a file (the rows of a CSV come in any order).
 
+--labels FILE.csv reads labels instead, one row per test item: a column 'true' (or the one
+named by --truth) and one column of outputs per classifier, each cell a class name. It needs
+--utility; the class order is that of the utility's 'classes', else of the sorted labels
+(numerically if all are integers), and the report says which.
+
 The utility matrix (in the file, or --utility, which overrides it) is one matrix [[...]];
 {"matrices": [...], "probabilities": [...]}, a distribution ranked by its expected matrix
 (eq. 17); or {"matrix": [[...]], "sd": S, "error": "gaussian"}, a matrix with an error
@@ -48,7 +53,16 @@ def add_parser(subparsers):
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", type=path_argument, metavar="FILE", help="confusion matrices: a .json or .csv file")
+    parser.add_argument(
+        "file", type=path_argument, metavar="FILE", nargs="?", help="confusion matrices: a .json or .csv file"
+    )
+    parser.add_argument(
+        "--labels",
+        type=path_argument,
+        metavar="FILE.csv",
+        help="instead of FILE, labels: one row per test item, a column 'true' and one per classifier; needs --utility",
+    )
+    parser.add_argument("--truth", metavar="NAME", help="with --labels, the column of true classes (default: true)")
     parser.add_argument(
         "--utility",
         type=path_argument,
@@ -85,10 +99,16 @@ def handler(args) -> int:
     sd = None if args.sd is None else check_positive(args.sd, "--sd")
     samples = DEFAULT_SAMPLES if args.samples is None else check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
     metrics = None if args.metrics is None else metric_ids([args.metrics])
+    if (args.file is None) == (args.labels is None):
+        raise UsageError("give one input: FILE (confusion matrices) or --labels FILE.csv (labels, one row per item)")
+    if args.truth is not None and args.labels is None:
+        raise UsageError("--truth names the column of true classes in a --labels file")
     try:
         result = evaluate_file(
-            args.file,
+            args.file if args.labels is None else args.labels,
             utility=args.utility,
+            labels=args.labels is not None,
+            truth="true" if args.truth is None else args.truth,
             sd=sd,
             error=args.error,
             samples=samples,
@@ -124,12 +144,14 @@ def _made(args, result, *, csv: bool = False) -> dict:
     A CSV, whose rows hold no utility matrix, also gets the classes and the matrix used."""
     from mcrank.results import provenance
 
-    made = {"input": str(args.file)}
+    made = {"input": str(args.file if args.labels is None else args.labels)}
     if args.utility is not None:
         made["utility_input"] = args.utility  # a file, or the JSON text itself
     if csv:
         if result.description is not None:
             made["description"] = result.description
+        if result.class_order is not None:
+            made["class_order"] = result.class_order
         made.update(classes=list(result.classes), utility=result.utility.matrix.tolist(), utility_form=result.utility.describe())
     made.update(provenance())
     return made
@@ -151,6 +173,12 @@ def render_table(result) -> str:
     classes, totals = result.classes, result.class_totals
     class_list = ", ".join(f"{name} {int(t)}" for name, t in zip(classes, totals))
     lines.append(f"Test set: {int(totals.sum())} items; true classes: {class_list}")
+    if result.class_order is not None:
+        lines.append(
+            "Class order: the utility's classes."
+            if result.class_order == "utility"
+            else "Class order: the sorted labels (the utility names no classes)."
+        )
     if len(classes) == 2:
         lines.append(f"Binary metrics take class 0, {classes[0]!r}, as positive.")
     u = result.utility

@@ -24,7 +24,8 @@ The utility matrix is given in one of three forms:
 Two modules:
 
 - :mod:`mcrank.evaluate.input` reads and checks the inputs: a JSON file, a long-form CSV
-  file (:func:`load_input`), the utility matrix (:func:`parse_utility`,
+  file (:func:`load_input`), a CSV file of labels, one row per test item
+  (:func:`load_labels`), the utility matrix (:func:`parse_utility`,
   :func:`read_utility`) or, in Python, label arrays as scikit-learn's ``confusion_matrix``
   takes them (:func:`confusions_from_labels`). Every bad input raises a ValueError (or
   OSError) whose one-line message says what is wrong and where.
@@ -52,9 +53,11 @@ from mcrank.evaluate.input import (
     ERROR_MODELS,
     MAX_INPUT_BYTES,
     EvaluationInput,
+    TestLabels,
     UtilityAssessment,
     confusions_from_labels,
     load_input,
+    load_labels,
     parse_utility,
     read_utility,
 )
@@ -82,11 +85,13 @@ __all__ = [
     "Evaluation",
     "EvaluationInput",
     "PairFlip",
+    "TestLabels",
     "UtilityAssessment",
     "confusions_from_labels",
     "evaluate",
     "evaluate_file",
     "load_input",
+    "load_labels",
     "metrics_for",
     "parse_utility",
     "read_utility",

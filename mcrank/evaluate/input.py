@@ -2,7 +2,8 @@
 
 Confusion matrices hold counts in the paper's layout (rows = output, columns = true class),
 one per classifier, all on the same test set: from a JSON or long-form CSV file
-(:func:`load_input`), or from label arrays (:func:`confusions_from_labels`). The utility
+(:func:`load_input`), from a CSV file of labels, one row per test item (:func:`load_labels`),
+or from label arrays (:func:`confusions_from_labels`). The utility
 matrix is one matrix, a distribution over matrices (eq. 17) or a matrix with an error sd on
 its normalised form (eq. 11): :func:`parse_utility`, :func:`read_utility`; see
 ``docs/method.md``.
@@ -33,8 +34,8 @@ from mcrank.confusion import from_sklearn
 from mcrank.samplers import ERROR_MODELS as _SAMPLER_ERROR_MODELS
 from mcrank.utility_space import expected_um
 
-__all__ = ["ERROR_MODELS", "MAX_INPUT_BYTES", "EvaluationInput", "UtilityAssessment", "confusions_from_labels",
-           "load_input", "parse_utility", "read_utility"]  # fmt: skip
+__all__ = ["ERROR_MODELS", "MAX_INPUT_BYTES", "EvaluationInput", "TestLabels", "UtilityAssessment",
+           "confusions_from_labels", "load_input", "load_labels", "parse_utility", "read_utility"]  # fmt: skip
 
 #: The error models of the utility matrix, those of :func:`mcrank.samplers.perturb_um`.
 ERROR_MODELS = tuple(_SAMPLER_ERROR_MODELS)
@@ -82,15 +83,35 @@ class UtilityAssessment:
 
 
 @dataclass(frozen=True)
+class TestLabels:
+    """The labels of a test set, item by item, as class indices.
+
+    Attributes
+    ----------
+    truth : ndarray of shape (items,), int64
+        The true class of each test item.
+    outputs : dict of str to ndarray of shape (items,), int64
+        Each classifier's output for the same items, in the same order.
+    """
+
+    truth: np.ndarray
+    outputs: dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
 class EvaluationInput:
     """What an input file holds: counts per classifier in the file's order, the utility (or
-    None), the class names (or None) and the description, read from ``source``."""
+    None), the class names (or None) and the description, read from ``source``. A file of
+    labels also gives them item by item (``labels``), and says where the class order came
+    from (``class_order``: ``"utility"`` or ``"sorted labels"``)."""
 
     confusions: dict[str, np.ndarray]
     utility: UtilityAssessment | None
     classes: tuple[str, ...] | None
     description: str | None
     source: str
+    labels: TestLabels | None = None
+    class_order: str | None = None
 
 
 def _at(source: str, message: str) -> str:
@@ -480,3 +501,104 @@ def confusions_from_labels(predictions, *, classes=None) -> tuple[dict[str, np.n
         np.add.at(sklearn_layout, tuple(np.array([position[label] for label in y.tolist()], dtype=np.int64) for y in pair), 1)
         confusions[name] = from_sklearn(sklearn_layout)
     return confusions, classes
+
+
+# --- labels, one row per test item ---------------------------------------------------------
+
+
+def _sorted_labels(labels) -> tuple[str, ...]:
+    """Distinct labels in order: numerically if every one is an integer, else as text."""
+    if all(re.fullmatch(r"[+-]?[0-9]+", label) for label in labels):
+        return tuple(sorted(labels, key=lambda label: (int(label), label)))
+    return tuple(sorted(labels))
+
+
+def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "true") -> EvaluationInput:
+    """Read a test set's labels, one row per item, and tabulate each classifier's confusion matrix.
+
+    The CSV file has a header naming its columns: ``truth`` (the true class) and one column
+    per classifier (its output)::
+
+        true,A,B
+        long,long,short
+        short,short,short
+
+    Parameters
+    ----------
+    path : str or Path
+        A CSV file of at most :data:`MAX_INPUT_BYTES`.
+    classes : tuple of str, optional
+        The class names in order, from the utility matrix. Every label must be one of them.
+        Without them the class order is that of the sorted labels (numerically if every
+        label is an integer), and ``class_order`` says so.
+    truth : str, default "true"
+        The column of true classes.
+
+    Returns
+    -------
+    EvaluationInput
+        The confusion matrices (rows = output, columns = true class), the labels as class
+        indices (``labels``), the classes and where their order came from (``class_order``).
+
+    Raises
+    ------
+    ValueError
+        Naming the line and column: no truth column, a column named twice, a row with too
+        few or too many fields, an empty label, a label that is not one of ``classes``,
+        fewer than 2 classes.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be the path of a file (str or Path), got {path!r}")
+    source = os.fspath(path)
+    reader = csv.reader(io.StringIO(_read_text(source), newline=""))
+    columns: list[list[str]] = []
+    lines: list[int] = []  # the line of each row, to name it
+    try:
+        header, end = [h.strip() for h in next(reader)], reader.line_num
+        for name in header:
+            _check_name(name, "column", f"{source}, line 1")
+        if twice := [name for name in header if header.count(name) > 1]:
+            raise ValueError(f"{source}, line 1: column {twice[0]!r} appears twice")
+        if truth not in header:
+            raise ValueError(f"{source}, line 1: no column {truth!r} of true classes (the columns are {', '.join(map(repr, header))}); name it with --truth")
+        if len(header) < 2:
+            raise ValueError(f"{source}, line 1: no classifier columns: give one column of outputs per classifier beside {truth!r}")
+        columns = [[] for _ in header]
+        for row in reader:
+            line, end = end + 1, reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                raise ValueError(f"{source}, line {line}: expected {len(header)} fields, got {len(row)}")
+            for k, cell in enumerate(row):
+                if not (label := cell.strip()):
+                    raise ValueError(f"{source}, line {line}, column {header[k]!r}: empty label")
+                columns[k].append(label)
+            lines.append(line)
+    except csv.Error as error:
+        raise ValueError(f"{source}, line {reader.line_num}: not valid CSV: {error}") from None
+    if not columns[0]:
+        raise ValueError(f"{source}: no data rows below the header")
+    # Each column's distinct labels once (np.unique), not every cell through Python.
+    found = [np.unique(np.array(column), return_inverse=True) for column in columns]
+    if classes is None:
+        class_order, classes = "sorted labels", _sorted_labels({label for values, _ in found for label in values.tolist()})
+        for name in classes:
+            _check_name(name, "class", source)
+    else:
+        class_order = "utility"
+        for k, (values, _) in enumerate(found):
+            if unknown := [label for label in values.tolist() if label not in classes]:
+                line = lines[columns[k].index(unknown[0])]
+                raise ValueError(f"{source}, line {line}, column {header[k]!r}: label {unknown[0]!r} is not one of the "
+                                 f"utility's classes {', '.join(map(repr, classes))}")
+    if len(classes) < 2:
+        raise ValueError(f"{source}: only one class ({classes[0]!r}) found: a classification needs at least 2")
+    position = {label: k for k, label in enumerate(classes)}
+    codes = {name: np.array([position[v] for v in values.tolist()], dtype=np.int64)[inverse.ravel()]
+             for name, (values, inverse) in zip(header, found)}
+    y, n = codes.pop(truth), len(classes)
+    # rows = output, columns = true class: cell (i, j) counts the items with output i and truth j.
+    confusions = {name: np.bincount(out * n + y, minlength=n * n).reshape(n, n) for name, out in codes.items()}
+    return EvaluationInput(_check_confusions(confusions, classes, source)[0], None, classes, None, source,
+                           TestLabels(y, codes), class_order)

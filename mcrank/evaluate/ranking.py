@@ -10,6 +10,7 @@ by Monte Carlo how likely each pair's ranking is to flip (paper §4.2).
 from __future__ import annotations
 
 import math
+import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -21,7 +22,15 @@ from tqdm import tqdm
 from mcrank._jit import jit
 from mcrank._rng import resolve_rng, root_seed_sequence
 from mcrank._validation import check_choice, check_count, check_positive
-from mcrank.evaluate.input import ERROR_MODELS, UtilityAssessment, _check_confusions, load_input, parse_utility, read_utility
+from mcrank.evaluate.input import (
+    ERROR_MODELS,
+    UtilityAssessment,
+    _check_confusions,
+    load_input,
+    load_labels,
+    parse_utility,
+    read_utility,
+)
 from mcrank.metrics import METRICS, get_metric
 from mcrank.samplers import perturb_um
 from mcrank.utility_space import normalise_um, utility_yield
@@ -232,6 +241,11 @@ class Evaluation:
         Monte Carlo samples, with an error sd.
     seed : int or None
         Root seed of the Monte Carlo run (None if a Generator was passed).
+    description : str or None
+        The input file's description.
+    class_order : {"utility", "sorted labels"} or None
+        For labels read item by item (:func:`evaluate_file` with ``labels=True``): whether
+        the class order is that of the utility's ``classes`` or of the sorted labels.
     """
 
     classifiers: tuple[ClassifierResult, ...]
@@ -245,6 +259,7 @@ class Evaluation:
     samples: int | None = None
     seed: int | None = None
     description: str | None = None
+    class_order: str | None = None
 
     def to_dict(self) -> dict:
         """A JSON-ready dict: ``classifiers`` in rank order, ``disagreements``, and ``pairs``
@@ -258,6 +273,7 @@ class Evaluation:
         result = {
             "description": self.description,
             "classes": list(self.classes),
+            **({} if self.class_order is None else {"class_order": self.class_order}),
             "test_set": {
                 "items": int(self.class_totals.sum()),
                 "class_totals": {name: int(t) for name, t in zip(self.classes, self.class_totals)},
@@ -604,6 +620,8 @@ def evaluate_file(
     path,
     *,
     utility=None,
+    labels: bool = False,
+    truth: str = "true",
     sd: float | None = None,
     error: str | None = None,
     samples: int = DEFAULT_SAMPLES,
@@ -611,18 +629,26 @@ def evaluate_file(
     metrics=None,
     progress: bool = False,
 ) -> Evaluation:
-    """Evaluate the classifiers of an input file: :func:`load_input`, then :func:`evaluate`.
+    """Evaluate the classifiers of an input file: :func:`load_input` (or :func:`load_labels`),
+    then :func:`evaluate`.
 
     Parameters
     ----------
     path : str or Path
-        A JSON or CSV file (see :func:`load_input`).
+        A JSON or CSV file of confusion matrices (see :func:`load_input`), or with
+        ``labels=True`` a CSV file of labels, one row per test item (see :func:`load_labels`).
     utility : str or Path, optional
         JSON text or a JSON file with the utility matrix (see :func:`read_utility`); it
         overrides the file's. Its class names, if any, give the class order of a CSV file
         and must match those of a JSON file. A CSV file that names its classes (rather than
         numbering them 0..n-1) needs them: ValueError otherwise, since the order in which the
-        names first appear is no order the user chose.
+        names first appear is no order the user chose. A file of labels needs a utility;
+        without its class names, the class order is that of the sorted labels, and the
+        result's ``class_order`` says so.
+    labels : bool, default False
+        Read ``path`` as labels, one row per test item.
+    truth : str, default "true"
+        With ``labels``, the column of true classes.
     sd, error, samples, rng, metrics, progress
         As for :func:`evaluate`; ``sd`` and ``error`` override those of the utility.
 
@@ -639,6 +665,18 @@ def evaluate_file(
     assessment = None
     if utility is not None:
         assessment, utility_classes = read_utility(utility)
+    if labels:
+        if assessment is None:
+            raise ValueError(f"{os.fspath(path)}: labels need a utility matrix: give one with --utility (and its 'classes' to fix their order)")
+        data = load_labels(path, classes=utility_classes, truth=truth)
+        if (m := len(assessment.matrix)) != len(data.classes) and utility_classes is None:
+            raise ValueError(
+                f"{data.source}: the labels name {len(data.classes)} classes ({', '.join(map(repr, data.classes))}) but the "
+                f"utility matrix is {m}x{m}: give the utility with its classes, {{\"utility\": ..., \"classes\": [...]}}"
+            )
+        result = evaluate(data.confusions, assessment, classes=data.classes, sd=sd, error=error, samples=samples,
+                          rng=rng, metrics=metrics, source=data.source, progress=progress)
+        return replace(result, class_order=data.class_order)
     data = load_input(path, classes=utility_classes)
     csv_input = Path(data.source).suffix.lower() == ".csv"  # a CSV holds no utility matrix
     if assessment is None:
