@@ -274,7 +274,7 @@ def test_gaussian_flip_probability_matches_the_normal_cdf():
     confusions = _three_classifiers()
     utility = np.array([[4.0, -1.0, -3.0], [0.0, 3.0, -2.0], [-1.0, 1.0, 5.0]])
     sd, samples = 0.3, 100_000
-    result = ev.evaluate(confusions, utility, sd=sd, error="gaussian", samples=samples, rng=12345)
+    result = ev.evaluate(confusions, utility, sd=sd, error="gaussian", samples=samples, rng=12345, method="monte carlo")
     normalised = (utility - utility.min()) / (utility.max() - utility.min())
     assert len(result.pairs) == 3
     for pair in result.pairs:
@@ -287,6 +287,14 @@ def test_gaussian_flip_probability_matches_the_normal_cdf():
         assert 0.01 < expected < 0.5  # a non-trivial check
         assert abs(pair.flip_probability - expected) < 4 * se, (pair, expected)
         assert pair.standard_error == pytest.approx(se, rel=0.05)
+    # ... and the default, the closed form, is that probability exactly.
+    exact = ev.evaluate(confusions, utility, sd=sd)
+    assert exact.method == "closed form" and exact.samples is None and exact.seed is None
+    for pair in exact.pairs:
+        delta = (confusions[pair.better] - confusions[pair.worse]) / 600
+        expected = norm.cdf(-np.sum(normalised * delta) / (sd * np.linalg.norm(delta)))
+        assert pair.flip_probability == pytest.approx(expected, rel=1e-12, abs=1e-300)
+        assert pair.standard_error is None and pair.flips is None
 
 
 def test_truncated_flip_probability_matches_plain_rejection():
@@ -314,22 +322,22 @@ def test_truncated_flip_probability_matches_plain_rejection():
 def test_monte_carlo_is_reproducible_and_records_its_seed():
     confusions = _three_classifiers()
     utility = np.eye(3)
-    first = ev.evaluate(confusions, utility, sd=0.2, samples=5000, rng=42)
-    again = ev.evaluate(confusions, utility, sd=0.2, samples=5000, rng=42)
+    first = ev.evaluate(confusions, utility, sd=0.2, samples=5000, rng=42, method="monte carlo")
+    again = ev.evaluate(confusions, utility, sd=0.2, samples=5000, rng=42, method="monte carlo")
     assert first.seed == 42 and [p.flips for p in first.pairs] == [p.flips for p in again.pairs]
-    fresh = ev.evaluate(confusions, utility, sd=0.2, samples=5000, rng=None)
-    replay = ev.evaluate(confusions, utility, sd=0.2, samples=5000, rng=fresh.seed)
+    fresh = ev.evaluate(confusions, utility, sd=0.2, samples=5000, rng=None, method="monte carlo")
+    replay = ev.evaluate(confusions, utility, sd=0.2, samples=5000, rng=fresh.seed, method="monte carlo")
     assert [p.flips for p in fresh.pairs] == [p.flips for p in replay.pairs]
-    given = ev.evaluate(confusions, utility, sd=0.2, samples=5000, rng=np.random.default_rng(0))
+    given = ev.evaluate(confusions, utility, sd=0.2, samples=5000, rng=np.random.default_rng(0), method="monte carlo")
     assert given.seed is None
 
 
 @pytest.mark.parametrize("error", ["gaussian", "truncated"])
 def test_chunks_give_the_same_numbers(monkeypatch, error):
     confusions = _three_classifiers()
-    whole = ev.evaluate(confusions, np.eye(3), sd=0.3, error=error, samples=3001, rng=8)
+    whole = ev.evaluate(confusions, np.eye(3), sd=0.3, error=error, samples=3001, rng=8, method="monte carlo")
     monkeypatch.setattr(ranking, "_CHUNK_ELEMENTS", 9 * 250)  # 187 matrices (and 3 yields each) per chunk
-    chunked = ev.evaluate(confusions, np.eye(3), sd=0.3, error=error, samples=3001, rng=8)
+    chunked = ev.evaluate(confusions, np.eye(3), sd=0.3, error=error, samples=3001, rng=8, method="monte carlo")
     assert [p.flips for p in whole.pairs] == [p.flips for p in chunked.pairs]
 
 
@@ -343,7 +351,7 @@ def _many_classifiers(count, seed=3):
 def test_many_classifiers_match_all_pairs_compared_at_once(monkeypatch):
     confusions = _many_classifiers(40)
     monkeypatch.setattr(ranking, "_CHUNK_ELEMENTS", 100)  # 2 samples per chunk
-    result = ev.evaluate(confusions, EQ4, sd=0.3, samples=2001, rng=8, metrics=["accuracy"])
+    result = ev.evaluate(confusions, EQ4, sd=0.3, samples=2001, rng=8, metrics=["accuracy"], method="monte carlo")
     # The same perturbed matrices (same seed), every pair compared over every sample at once.
     perturbed = perturb_um(result.normalised_utility, 0.3, size=2001, rng=8).reshape(2001, -1)
     yields = {name: perturbed @ (np.ravel(c) / 100) for name, c in confusions.items()}
@@ -433,7 +441,7 @@ def test_huge_sd_gives_coin_flips_without_overflow():
     confusions = _three_classifiers()
     flips = {}
     for sd in (1e20, 1e300, 1e308, np.finfo(float).max):
-        result = ev.evaluate(confusions, np.eye(3), sd=sd, samples=20_000, rng=5)
+        result = ev.evaluate(confusions, np.eye(3), sd=sd, samples=20_000, rng=5, method="monte carlo")
         flips[sd] = [p.flips for p in result.pairs]
         assert result.utility.sd == sd
     assert len({tuple(f) for f in flips.values()}) == 1
@@ -443,9 +451,11 @@ def test_huge_sd_gives_coin_flips_without_overflow():
 
 def test_sd_refers_to_the_normalised_matrix():
     confusions = _three_classifiers()
-    small = ev.evaluate(confusions, np.eye(3), sd=0.2, samples=4000, rng=1)
-    scaled = ev.evaluate(confusions, 1000 * np.eye(3) - 7, sd=0.2, samples=4000, rng=1)
+    small = ev.evaluate(confusions, np.eye(3), sd=0.2, samples=4000, rng=1, method="monte carlo")
+    scaled = ev.evaluate(confusions, 1000 * np.eye(3) - 7, sd=0.2, samples=4000, rng=1, method="monte carlo")
     assert [p.flips for p in small.pairs] == [p.flips for p in scaled.pairs]
+    exact, exact_scaled = (ev.evaluate(confusions, u, sd=0.2) for u in (np.eye(3), 1000 * np.eye(3) - 7))
+    assert [p.flip_probability for p in exact.pairs] == pytest.approx([p.flip_probability for p in exact_scaled.pairs], rel=1e-12)
 
 
 # --- bad input through the API (the CLI tests cover every case) ------------------------------
@@ -551,9 +561,9 @@ def test_whole_utilities_compare_exactly_even_one_item_apart_in_2_to_the_40():
 
 
 def test_progress_bar_of_the_monte_carlo_samples(capsys):
-    ev.evaluate(FACTORY, EQ4, sd=0.1, samples=3000, rng=1, progress=True)
+    ev.evaluate(FACTORY, EQ4, sd=0.1, samples=3000, rng=1, progress=True, method="monte carlo")
     assert "/3.00k [" in capsys.readouterr().err
-    ev.evaluate(FACTORY, EQ4, sd=0.1, samples=3000, rng=1)
+    ev.evaluate(FACTORY, EQ4, sd=0.1, samples=3000, rng=1, method="monte carlo")
     assert capsys.readouterr().err == ""
 
 
@@ -584,3 +594,38 @@ def test_a_tie_tolerance_beyond_the_largest_float_warns_nothing():
     # max|U| * N overflows although every yield is finite (pytest turns warnings into errors).
     result = ev.evaluate({"A": [[27, 0], [23, 50]], "B": [[43, 0], [7, 50]]}, [[1.0, 1e307], [0.0, 0.0]])
     assert sorted(c.name for c in result.classifiers) == ["A", "B"] and all(c.rank in (1, 2) for c in result.classifiers)
+
+
+@pytest.mark.parametrize("name", ["factory.json", "medical.json", "triage_3class.json", "factory_uncertain.json"])
+def test_the_closed_form_agrees_with_a_numpy_monte_carlo_on_the_examples(name):
+    # An independent plain-NumPy Monte Carlo of gaussian errors on the normalised matrix.
+    result = ev.evaluate_file(EXAMPLES / name, sd=0.1)
+    data = json.loads((EXAMPLES / name).read_text())
+    u = result.utility.matrix  # the expected matrix of eq. (17) for the uncertain example
+    normalised = (u - u.min()) / (u.max() - u.min())
+    samples = 200_000
+    perturbed = normalised + 0.1 * np.random.default_rng(2026).standard_normal((samples, *u.shape))
+    fractions = {k: np.array(c, dtype=float) / np.sum(c) for k, c in data["classifiers"].items()}
+    for pair in result.pairs:
+        estimate = np.mean(np.sum(perturbed * (fractions[pair.better] - fractions[pair.worse]), axis=(1, 2)) <= 0)
+        se = np.sqrt(max(pair.flip_probability * (1 - pair.flip_probability), 1 / samples) / samples)
+        assert abs(estimate - pair.flip_probability) < 4 * se, (pair, estimate)
+
+
+def test_the_factory_example_flips_with_the_probability_of_the_normal_cdf():
+    # Computed here from the example's numbers: A - B = [[-16, -3], [16, 3]] / 100.
+    u = np.array([[15, -335], [-35, 165]])
+    normalised = (u + 335) / 500
+    delta = np.array([[-16, -3], [16, 3]]) / 100
+    expected = norm.cdf(-np.sum(normalised * delta) / (0.1 * np.sqrt(np.sum(delta**2))))
+    pair = ev.evaluate_file(EXAMPLES / "factory.json", sd=0.1).pairs[0]
+    assert (pair.better, pair.worse) == ("A", "B") and round(expected, 4) == 0.2716
+    assert pair.flip_probability == pytest.approx(expected, rel=1e-12)
+
+
+def test_the_method_is_checked():
+    with pytest.raises(ValueError, match="the truncated error model has no closed form"):
+        ev.evaluate(FACTORY, EQ4, sd=0.1, error="truncated", method="closed form")
+    with pytest.raises(ValueError, match="method"):
+        ev.evaluate(FACTORY, EQ4, sd=0.1, method="exact")
+    assert ev.evaluate(FACTORY, EQ4, sd=0.1, error="truncated", samples=100, rng=1).method == "monte carlo"

@@ -61,22 +61,41 @@ def test_json_output(capsys):
 
 
 def test_json_with_sd_has_pairs_and_seed(capsys):
-    argv = (EXAMPLES / "factory.json", "--sd", "0.1", "--samples", "2000", "--seed", "5", "--format", "json")
+    argv = (EXAMPLES / "factory.json", "--sd", "0.1", "--error", "truncated", "--samples", "2000", "--seed", "5", "--format", "json")
     code, out, _ = run(capsys, *argv)
     assert code == 0
     result = json.loads(out)
-    assert result["monte_carlo"] == {"sd": 0.1, "error": "gaussian", "samples": 2000, "seed": 5}
+    assert result["monte_carlo"] == {"sd": 0.1, "error": "truncated", "samples": 2000, "seed": 5}
     (pair,) = result["pairs"]
     assert (pair["better"], pair["worse"]) == ("A", "B")
     assert 0 <= pair["flip_probability"] <= 1 and pair["standard_error"] >= 0
     assert run(capsys, *argv)[1] == out  # same seed, same numbers
 
 
+def test_json_with_a_gaussian_sd_is_exact(capsys):
+    code, out, _ = run(capsys, EXAMPLES / "triage_3class.json", "--sd", "0.1", "--format", "json")
+    result = json.loads(out)
+    assert code == 0 and "monte_carlo" not in result
+    assert result["closed_form"] == {"sd": 0.1, "error": "gaussian", "formula": "Phi(-d / (sd * ||C_A - C_B||_F))", "exact": True}
+    assert len(result["pairs"]) == 3
+    for pair in result["pairs"]:
+        assert 0 < pair["flip_probability"] < 0.5 and pair["standard_error"] is None and pair["flips"] is None
+    code, out, _ = run(capsys, EXAMPLES / "triage_3class.json", "--sd", "0.1", "--format", "csv")
+    _, rows = csv_parts(out)
+    by_name = {r["classifier"]: r for r in rows}
+    assert code == 0 and not any(key.startswith(("monte_carlo", "standard_error")) for key in rows[0])
+    assert {(r["closed_form_sd"], r["closed_form_error"]) for r in rows} == {("0.1", "gaussian")}
+    for pair in result["pairs"]:
+        assert float(by_name[pair["better"]][f"flip_probability_vs_{pair['worse']}"]) == pair["flip_probability"]
+
+
 def test_table_with_sd(capsys):
-    code, out, _ = run(capsys, EXAMPLES / "factory_uncertain.json", "--samples", "1000", "--seed", "1")
+    code, out, _ = run(capsys, EXAMPLES / "factory_uncertain.json", "--error", "truncated", "--samples", "1000", "--seed", "1")
     assert code == 0
     assert "expected over 2 matrices, eq. (17)" in out
-    assert "1000 samples, seed 1" in out and "P(flip)" in out
+    assert "1000 samples, seed 1" in out and "P(flip)" in out and " ± " in out
+    code, out, _ = run(capsys, EXAMPLES / "factory_uncertain.json")  # gaussian errors: exact
+    assert code == 0 and "exact (closed form, no sampling)" in out and "seed" not in out and " ± " not in out
 
 
 def test_csv_output(capsys):
@@ -106,7 +125,7 @@ def test_json_output_says_how_it_was_made(capsys):
 
 
 def test_csv_with_sd_has_the_flip_probabilities_and_the_seed(capsys, tmp_path):
-    argv = (EXAMPLES / "triage_3class.json", "--sd", "0.1", "--samples", "2000", "--seed", "5")
+    argv = (EXAMPLES / "triage_3class.json", "--sd", "0.1", "--error", "truncated", "--samples", "2000", "--seed", "5")
     code, out, _ = run(capsys, *argv, "--format", "csv", "--metrics", "accuracy")
     assert code == 0
     _, rows = csv_parts(out)
@@ -114,7 +133,7 @@ def test_csv_with_sd_has_the_flip_probabilities_and_the_seed(capsys, tmp_path):
     assert [r["classifier"] for r in rows] == [c["name"] for c in result["classifiers"]]
     for row in rows:
         settings = (row["monte_carlo_sd"], row["monte_carlo_error"], row["monte_carlo_samples"], row["monte_carlo_seed"])
-        assert settings == ("0.1", "gaussian", "2000", "5")
+        assert settings == ("0.1", "truncated", "2000", "5")
         assert row[f"flip_probability_vs_{row['classifier']}"] == row[f"standard_error_vs_{row['classifier']}"] == ""
     by_name = {r["classifier"]: r for r in rows}
     assert len(result["pairs"]) == 3
@@ -124,7 +143,7 @@ def test_csv_with_sd_has_the_flip_probabilities_and_the_seed(capsys, tmp_path):
             assert float(by_name[first][f"standard_error_vs_{second}"]) == pair["standard_error"]
     # A pair tied under the utility matrix has no ranking to flip: empty cells, as null in JSON.
     tied = write(tmp_path, "tied.json", _with(classifiers={"A": [[27, 15], [23, 35]], "B": [[27, 15], [23, 35]]}))
-    code, out, _ = run(capsys, tied, "--sd", "0.1", "--samples", "100", "--seed", "1", "--format", "csv")
+    code, out, _ = run(capsys, tied, "--sd", "0.1", "--error", "truncated", "--samples", "100", "--seed", "1", "--format", "csv")
     _, rows = csv_parts(out)
     assert code == 0 and rows[0]["flip_probability_vs_B"] == rows[1]["flip_probability_vs_A"] == ""
 
@@ -269,6 +288,7 @@ BAD_OPTIONS = [
     (["--seed", "-3"], "seed must be a non-negative integer, got -3"),
     (["--seed", "5"], "--seed sets the Monte Carlo estimate of the flip probabilities, which needs an error sd"),
     (["--samples", "1e4", "--seed", "5"], "--samples and --seed set the Monte Carlo estimate"),
+    (["--sd", "0.1", "--seed", "5"], "--seed sets the Monte Carlo estimate of the flip probabilities, but under gaussian errors they are exact"),
 ]
 
 
@@ -284,17 +304,17 @@ def test_bad_option_gives_one_line_and_exit_2(capsys, tmp_path, options, message
 def test_huge_sd_runs_without_warnings(capsys):
     # Any finite sd, as `mcrank run` takes it; 1e308 printed "RuntimeWarning: invalid value
     # encountered in matmul" (an error under this test suite's warning filter).
-    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "1e308", "--samples", "2000", "--seed", "1")
+    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "1e308")
     assert code == 0 and err == ""
-    assert "errors of sd 1e+308" in out and "P(flip) = 0.4920 ± 0.0112" in out  # 1/2, within 1 SE
+    assert "errors of sd 1e+308" in out and "P(flip) = 0.5000" in out
 
 
 def test_monte_carlo_samples_are_capped(capsys):
     # Without the cap this would run for years; with it, one line and exit code 2 at once.
-    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--samples", "99999999999999999")
+    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--error", "truncated", "--samples", "99999999999999999")
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "--samples must be a whole number from 1 to 1,000,000,000, got '99999999999999999'" in err
-    code, out, _ = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--samples", "1e3", "--seed", "0")
+    code, out, _ = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--error", "truncated", "--samples", "1e3", "--seed", "0")
     assert code == 0 and "1000 samples" in out
 
 
@@ -325,7 +345,7 @@ def test_the_size_limit_is_the_last_byte_allowed(capsys, tmp_path, monkeypatch):
 def test_progress_bar_on_a_terminal_unless_quiet(capsys, monkeypatch):
     # A long Monte Carlo run (--sd on many classes) showed nothing for minutes.
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    argv = (EXAMPLES / "factory.json", "--sd", "0.1", "--samples", "2000", "--seed", "1", "--format", "json")
+    argv = (EXAMPLES / "factory.json", "--sd", "0.1", "--error", "truncated", "--samples", "2000", "--seed", "1", "--format", "json")
     code, out, err = run(capsys, *argv)
     assert code == 0 and "/2.00k [" in err and "sample/s" in err, err
     code, quiet_out, err = run(capsys, *argv, "--quiet")
@@ -355,7 +375,7 @@ def test_out_of_memory_is_one_line_and_exit_2(capsys, monkeypatch):
         raise MemoryError("Unable to allocate 372 GiB for an array with shape (499500, 100000) and data type float64")
 
     monkeypatch.setattr(ranking, "_count_flips", exhausted)
-    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--format", "json")
+    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--error", "truncated", "--format", "json")
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert err.startswith("mcrank evaluate: error: not enough memory (Unable to allocate 372 GiB"), err
 

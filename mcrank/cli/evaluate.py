@@ -32,11 +32,13 @@ named by --truth) and one column of outputs per classifier, each cell a class na
 The utility matrix (in the file, or --utility, which overrides it) is one matrix [[...]];
 {"matrices": [...], "probabilities": [...]}, a distribution ranked by its expected matrix
 (eq. 17); or {"matrix": [[...]], "sd": S, "error": "gaussian"}, a matrix with an error
-standard deviation. With an sd (from the utility or --sd), the probability that each pair's
-ranking flips under such errors is estimated by Monte Carlo. The sd is in units of the
-utility matrix normalised by eq. (11) to minimum 0 and maximum 1: the matrix is normalised
-before it is perturbed. A pair counts as flipped when a perturbed matrix does not put the
-better classifier strictly ahead. The truncated model keeps utilities within [0, 1], which
+standard deviation. With an sd (from the utility or --sd), each pair gets the probability
+that its ranking flips under such errors: a perturbed matrix does not put the better
+classifier strictly ahead. The sd is in units of the utility matrix normalised by eq. (11)
+to minimum 0 and maximum 1: the matrix is normalised before it is perturbed. Under gaussian
+errors the probability is exact, Phi(-d / (sd ||C_A - C_B||_F)), with d the pair's yield
+difference and C its confusion matrices as fractions of the test set, all normalised; under
+truncated ones it is estimated by Monte Carlo (--samples, --seed). The truncated model keeps utilities within [0, 1], which
 pushes elements at 0 or 1 inwards: its perturbed matrices are not centred on the given one.
 
 Ties: with whole-number utilities (and max|U| times the number of test items at most 2**53)
@@ -80,8 +82,8 @@ def add_parser(subparsers):
         help="error model for --sd: gaussian (default), or truncated to 0 <= U' <= 1 with correct "
         "classification best in each column",
     )
-    parser.add_argument("--samples", metavar="N", help="Monte Carlo samples, e.g. 1e6 (default: 100000); needs an error sd")
-    parser.add_argument("--seed", type=int, help="seed of the Monte Carlo estimate (default: fresh, and printed); needs an error sd")
+    parser.add_argument("--samples", metavar="N", help="Monte Carlo samples, e.g. 1e6 (default: 100000); with --error truncated")
+    parser.add_argument("--seed", type=int, help="seed of the Monte Carlo estimate (default: fresh, and printed); with --error truncated")
     parser.add_argument("--metrics", metavar="LIST", help="comma-separated metric ids to report (default: all)")
     parser.add_argument(
         "--format", choices=("table", "json", "csv"), default="table", help="output format (default: table)"
@@ -117,11 +119,11 @@ def handler(args) -> int:
             progress=not args.quiet and sys.stderr.isatty(),
         )
         given = [option for option, value in (("--samples", args.samples), ("--seed", args.seed)) if value is not None]
+        sets = f"{' and '.join(given)} set{'s' if len(given) == 1 else ''} the Monte Carlo estimate of the flip probabilities"
         if given and result.utility.sd is None:  # as --error without an sd: not silently ignored
-            raise UsageError(
-                f"{' and '.join(given)} set{'s' if len(given) == 1 else ''} the Monte Carlo estimate of the flip "
-                "probabilities, which needs an error sd: --sd, or an 'sd' in the utility"
-            )
+            raise UsageError(f"{sets}, which needs an error sd: --sd, or an 'sd' in the utility")
+        if given and result.samples is None:
+            raise UsageError(f"{sets}, but under gaussian errors they are exact (closed form); Monte Carlo is for --error truncated")
         if args.format == "json":
             text = json.dumps({**result.to_dict(), **_made(args, result)}, indent=2) + "\n"
         elif args.format == "csv":
@@ -225,10 +227,15 @@ def render_table(result) -> str:
         lines.append(f"  {d.metric}{picks}: ranks " + "; ".join(parts))
 
     if result.pairs is not None:
+        from mcrank.evaluate.ranking import CLOSED_FORM, FLIP_FORMULA
+
+        exact = result.method == CLOSED_FORM
+        how = (f"exact (closed form, no sampling): {FLIP_FORMULA}" if exact
+               else f"Monte Carlo, {result.samples} samples, seed {result.seed}")
         lines += [
             "",
             f"Probability that the utility ranking of a pair flips under errors of sd {u.sd:g} ({u.error}) on the",
-            f"normalised utility matrix (eq. 11); Monte Carlo, {result.samples} samples, seed {result.seed}",
+            f"normalised utility matrix (eq. 11); {how}",
         ]
         if not result.pairs:
             lines.append("  no pairs: one classifier only")
@@ -238,6 +245,9 @@ def render_table(result) -> str:
         for label, p in zip(labels, result.pairs):
             if p.flip_probability is None:
                 verdict = "tied under the utility matrix: no ranking to flip"
+            elif exact:
+                f = p.flip_probability
+                verdict = f"P(flip) = {f:.4f}" if f >= 1e-4 or f == 0 else f"P(flip) = {f:.2g}"
             elif p.flips == 0:
                 verdict = f"P(flip) = 0 (none of {result.samples}; below {3 / result.samples:.1g} at 95%)"
             else:
@@ -256,8 +266,12 @@ def render_csv(result, *, comments: dict | None = None) -> str:
     ``_error``, ``_samples``, ``_seed``, the same on every row), then for every classifier
     ``B``, ``flip_probability_vs_B`` and ``standard_error_vs_B``: the probability that the
     utility ranking of the pair (this row's classifier, ``B``) flips, and its standard error;
-    empty against itself and for pairs tied under the utility matrix.
+    empty against itself and for pairs tied under the utility matrix. Exact flip
+    probabilities (gaussian errors) have ``closed_form_sd`` and ``closed_form_error`` instead
+    of the Monte Carlo settings, and no standard errors.
     """
+    from mcrank.evaluate.ranking import CLOSED_FORM
+
     import csv
     import io
 
@@ -270,10 +284,14 @@ def render_csv(result, *, comments: dict | None = None) -> str:
     header = ["rank", "classifier", "utility_yield", *metric_ids, *(f"{mid}_rank" for mid in metric_ids)]
     names = [c.name for c in result.classifiers]
     flips = {}
+    exact = result.method == CLOSED_FORM
     if result.pairs is not None:
-        header += ["monte_carlo_sd", "monte_carlo_error", "monte_carlo_samples", "monte_carlo_seed"]
-        for name in names:
-            header += [f"flip_probability_vs_{name}", f"standard_error_vs_{name}"]
+        if exact:
+            header += ["closed_form_sd", "closed_form_error", *(f"flip_probability_vs_{name}" for name in names)]
+        else:
+            header += ["monte_carlo_sd", "monte_carlo_error", "monte_carlo_samples", "monte_carlo_seed"]
+            for name in names:
+                header += [f"flip_probability_vs_{name}", f"standard_error_vs_{name}"]
         for p in result.pairs:
             flips[p.better, p.worse] = flips[p.worse, p.better] = p
     writer.writerow(header)
@@ -283,12 +301,15 @@ def render_csv(result, *, comments: dict | None = None) -> str:
         row = [c.rank, c.name, repr(c.utility_yield), *scores, *ranks]
         if result.pairs is not None:
             u = result.utility
-            row += [repr(u.sd), u.error, result.samples, "" if result.seed is None else result.seed]
+            if exact:
+                row += [repr(u.sd), u.error]
+            else:
+                row += [repr(u.sd), u.error, result.samples, "" if result.seed is None else result.seed]
             for name in names:
                 pair = flips.get((c.name, name))
-                if pair is None or pair.flip_probability is None:
-                    row += ["", ""]
-                else:
-                    row += [repr(pair.flip_probability), repr(pair.standard_error)]
+                known = pair is not None and pair.flip_probability is not None
+                row += [repr(pair.flip_probability) if known else ""]
+                if not exact:
+                    row += [repr(pair.standard_error) if known else ""]
         writer.writerow(row)
     return buffer.getvalue()

@@ -2,8 +2,9 @@
 
 :func:`evaluate` ranks classifiers by their utility yield per test item, eq. (9) of
 ``docs/method.md``, scores them with the popular metrics (:func:`metrics_for`), and lists
-every metric whose ranking disagrees; with an error sd on the utility matrix, it estimates
-by Monte Carlo how likely each pair's ranking is to flip (paper §4.2).
+every metric whose ranking disagrees; with an error sd on the utility matrix, it gives how
+likely each pair's ranking is to flip (paper §4.2): exactly under gaussian errors, by Monte
+Carlo under truncated ones.
 :func:`evaluate_file` does the same for an input file (:mod:`mcrank.evaluate.input`).
 """
 
@@ -53,6 +54,13 @@ DEFAULT_SAMPLES = 100_000
 #: At most this many: minutes of work for a few classifiers, and a standard error below 2e-5;
 #: more is a typo, not a wish.
 MAX_SAMPLES = 10**9
+#: How flip probabilities are obtained: exactly under gaussian errors, else by Monte Carlo.
+CLOSED_FORM, MONTE_CARLO = "closed form", "monte carlo"
+METHODS = (CLOSED_FORM, MONTE_CARLO)
+#: The flip probability of a pair under gaussian errors of sd ``sd`` on the normalised
+#: utility matrix: ``d`` is the pair's yield difference and ``C_A``, ``C_B`` its confusion
+#: matrices as fractions of the test set, all under eq. (11).
+FLIP_FORMULA = "Phi(-d / (sd * ||C_A - C_B||_F))"
 #: Binary metrics left out by default: F-beta with beta = 1 is F1.
 _BINARY_SKIPPED = ("fbeta",)
 # Work space of the flip counts, in float64 elements per array (16 MiB): a chunk of samples
@@ -193,13 +201,15 @@ class PairFlip:
     utility_difference : float
         ``yield(better) - yield(worse)`` per test item, in the units of the utility matrix.
     flip_probability : float or None
-        Fraction of perturbed utility matrices under which ``better`` does not come out
-        strictly ahead (ties count as flips, as in the paper's §4.2); None when the two are
-        tied under the utility matrix itself (no ranking to flip).
+        Probability that a perturbed utility matrix does not put ``better`` strictly ahead
+        (ties count as flips, as in the paper's §4.2): exact under gaussian errors, else the
+        fraction of Monte Carlo samples. None when the two are tied under the utility matrix
+        itself (no ranking to flip).
     standard_error : float or None
-        Monte Carlo standard error of ``flip_probability``, ``sqrt(f (1 - f) / samples)``.
+        Monte Carlo standard error of ``flip_probability``, ``sqrt(f (1 - f) / samples)``;
+        None when it is exact.
     flips : int or None
-        Number of perturbed matrices under which the ranking flips.
+        Number of perturbed matrices under which the ranking flips (Monte Carlo only).
     """
 
     better: str
@@ -238,9 +248,11 @@ class Evaluation:
     metrics : tuple of (str, str)
         The (id, name) of every metric reported.
     samples : int or None
-        Monte Carlo samples, with an error sd.
+        Monte Carlo samples, with an error sd and the Monte Carlo method.
     seed : int or None
-        Root seed of the Monte Carlo run (None if a Generator was passed).
+        Root seed of the Monte Carlo run (None if a Generator was passed, or no Monte Carlo).
+    method : {"closed form", "monte carlo"} or None
+        How the flip probabilities were obtained, with an error sd.
     description : str or None
         The input file's description.
     class_order : {"utility", "sorted labels"} or None
@@ -258,6 +270,7 @@ class Evaluation:
     metrics: tuple[tuple[str, str], ...]
     samples: int | None = None
     seed: int | None = None
+    method: str | None = None
     description: str | None = None
     class_order: str | None = None
 
@@ -306,7 +319,10 @@ class Evaluation:
         if self.pairs is not None:
             utility["sd"] = u.sd
             utility["error"] = u.error
-            result["monte_carlo"] = {"sd": u.sd, "error": u.error, "samples": self.samples, "seed": self.seed}
+            if self.method == CLOSED_FORM:
+                result["closed_form"] = {"sd": u.sd, "error": u.error, "formula": FLIP_FORMULA, "exact": True}
+            else:
+                result["monte_carlo"] = {"sd": u.sd, "error": u.error, "samples": self.samples, "seed": self.seed}
             result["pairs"] = [
                 {
                     "better": p.better,
@@ -372,6 +388,7 @@ def evaluate(
     error: str | None = None,
     samples: int = DEFAULT_SAMPLES,
     rng=None,
+    method: str | None = None,
     metrics=None,
     source: str = "",
     progress: bool = False,
@@ -398,6 +415,12 @@ def evaluate(
         Monte Carlo samples of perturbed utility matrices, at most :data:`MAX_SAMPLES`.
     rng : int, SeedSequence, Generator or None
         Randomness of the Monte Carlo estimate.
+    method : {"closed form", "monte carlo"}, optional
+        How the flip probabilities are obtained. By default exactly (``"closed form"``)
+        under gaussian errors, where the perturbed yield difference of a pair is normal:
+        ``P(flip) = Phi(-d / (sd ||C_A - C_B||_F))`` (:data:`FLIP_FORMULA`), with no
+        ``samples`` and no ``rng``. The truncated model has no closed form: Monte Carlo.
+        ``"monte carlo"`` under gaussian errors gives the estimate, as a check.
     metrics : sequence of str, optional
         Metric ids to report (see :func:`metrics_for`): a list, even of one id.
     source : str, optional
@@ -442,6 +465,10 @@ def evaluate(
         if utility.sd is None:
             raise ValueError(f"an error model ({error!r}) needs an error sd")
     samples = check_count(samples, "samples", maximum=MAX_SAMPLES)
+    if method is None:
+        method = CLOSED_FORM if utility.error == "gaussian" else MONTE_CARLO
+    elif check_choice(method, METHODS, "method") == CLOSED_FORM and utility.error != "gaussian":
+        raise ValueError(f"the {utility.error} error model has no closed form: its flip probabilities take method 'monte carlo'")
     if not isinstance(rng, np.random.Generator):
         rng = root_seed_sequence(rng)  # a bad seed fails here, sd or not
     chosen = metrics_for(n, metrics)
@@ -504,21 +531,31 @@ def evaluate(
     if utility.sd is not None:
         if utility.error == "truncated":
             _check_truncated(normalised, classes, utility.source)
-        if isinstance(rng, np.random.SeedSequence) and rng.spawn_key == ():
-            seed = int(rng.entropy)
-        flip_counts = _count_flips(normalised, counts / total, order, utility.sd, utility.error, samples, rng, progress)
-        flips = iter(flip_counts.tolist())
+        if method == CLOSED_FORM:
+            # The yield differences from the totals that ranked, so that their signs agree;
+            # under eq. (11) they are divided by the range of U.
+            scale = float(np.max(utility.matrix)) - float(np.min(utility.matrix))
+            with np.errstate(over="ignore"):
+                ranked = yields[order] / scale
+            flip_probabilities = iter(_closed_form_flips(ranked, counts[order] / total, utility.sd).tolist())
+        else:
+            if isinstance(rng, np.random.SeedSequence) and rng.spawn_key == ():
+                seed = int(rng.entropy)
+            flip_counts = _count_flips(normalised, counts / total, order, utility.sd, utility.error, samples, rng, progress)
+            flip_probabilities = iter((flip_counts / samples).tolist())
+            flips = iter(flip_counts.tolist())
         pairs = []
         for (a, seconds), by_utility in zip(rows, utility_signs):
             for b, sign in zip(seconds.tolist(), by_utility.tolist()):
                 difference = float((totals[a] - totals[b]) / total)
-                count = next(flips)
+                f = next(flip_probabilities)
+                count = None if method == CLOSED_FORM else int(next(flips))
                 if sign == 0:
                     pairs.append(PairFlip(names[a], names[b], difference, None, None, None))
-                    continue
-                f = count / samples
-                standard_error = math.sqrt(f * (1 - f) / samples)
-                pairs.append(PairFlip(names[a], names[b], difference, float(f), standard_error, int(count)))
+                elif method == CLOSED_FORM:
+                    pairs.append(PairFlip(names[a], names[b], difference, f, None, None))
+                else:
+                    pairs.append(PairFlip(names[a], names[b], difference, f, math.sqrt(f * (1 - f) / samples), count))
         pairs = tuple(pairs)
     return Evaluation(
         classifiers=results,
@@ -529,8 +566,9 @@ def evaluate(
         utility=utility,
         normalised_utility=normalised,
         metrics=tuple((m.id, m.name) for m in chosen),
-        samples=samples if pairs is not None else None,
+        samples=samples if pairs is not None and method == MONTE_CARLO else None,
         seed=seed,
+        method=method if pairs is not None else None,
     )
 
 
@@ -542,6 +580,31 @@ def _check_truncated(normalised: np.ndarray, classes, where: str) -> None:
             f"{where}: the truncated error model keeps correct classification best in each column, "
             f"but in column {j} (true {classes[j]!r}) row {i} has a higher utility than row {j}"
         )
+
+
+def _closed_form_flips(ranked_yields, ranked_confusions, sd) -> np.ndarray:
+    """Exactly, for each pair ``(a, b)`` of classifiers in rank order, ``a < b``, in the order
+    (0, 1), (0, 2), ..., (1, 2), ...: the probability that gaussian errors of sd ``sd`` on the
+    normalised utility matrix do not put ``a`` strictly ahead. ``ranked_yields`` are the
+    yields under the normalised matrix (or differ from them by a constant), and
+    ``ranked_confusions`` the confusion matrices as fractions of the test set.
+
+    The perturbed yield difference ``sum((U + sd Z) * (C_a - C_b))`` is normal, with mean
+    the difference ``d`` under ``U`` and sd ``sd ||C_a - C_b||_F``: the flip probability is
+    ``Phi(-d / (sd ||C_a - C_b||_F))``. A pair with equal matrices (``d = 0``) gets 1/2; its
+    ranking is a tie and reported as such by the caller.
+    """
+    flat = ranked_confusions.reshape(len(ranked_confusions), -1)
+    yields = ranked_yields
+    probabilities = []
+    for a in range(len(flat) - 1):
+        difference = flat[a] - flat[a + 1 :]
+        spread = np.sqrt(np.sum(difference * difference, axis=1))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            # Divided in turn, not by the product, which overflows for sds near 1e308.
+            z = np.where(spread > 0, (yields[a] - yields[a + 1 :]) / sd / spread, 0.0)
+        probabilities.append([0.5 * math.erfc(v / math.sqrt(2)) for v in z.tolist()])
+    return np.array([p for row in probabilities for p in row], dtype=float)
 
 
 def _count_flips(normalised, confusions, order, sd, error, samples, rng, progress=False):
