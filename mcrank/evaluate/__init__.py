@@ -15,8 +15,8 @@ The utility matrix is given in one of three forms:
 - a matrix with an error standard deviation ``sd``, to express how unsure one is of it. The
   ranking is the one under ``U``; in addition, for every pair of classifiers, the probability
   that the ranking flips when ``U`` is off by errors of that size: exact (in closed form)
-  under gaussian errors, estimated by Monte Carlo under truncated ones. ``sd`` is in units of the *normalised* utility matrix, eq. (11) (minimum 0,
-  maximum 1), as in the paper's §4.2: ``U`` is normalised before it is perturbed. The
+  under gaussian errors, estimated by Monte Carlo under truncated ones. ``sd`` is in units
+  of the *normalised* utility matrix, eq. (11) (minimum 0, maximum 1), as in the paper's §4.2: ``U`` is normalised before it is perturbed. The
   ``gaussian`` error model is centred on ``U``; the ``truncated`` one keeps every element in
   [0, 1] and correct classification best in each column, so it pushes elements at 0 or 1
   inwards and is *not* centred on ``U``: flip probabilities above 1/2 can occur.
