@@ -238,10 +238,12 @@ def rows_to_csv(rows: list[dict], *, comments: dict | None = None) -> str:
     """
     buffer = io.StringIO()
     buffer.write(csv_comments(comments or {}))
-    writer = csv.DictWriter(buffer, fieldnames=ROW_FIELDS, extrasaction="ignore", lineterminator="\n")
+    # A finite test set's rows have tied_pct too.
+    fields = ROW_FIELDS + tuple(k for k in ("tied_pct",) if rows and k in rows[0])
+    writer = csv.DictWriter(buffer, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: "" if row.get(k) is None else row[k] for k in ROW_FIELDS})
+        writer.writerow({k: "" if row.get(k) is None else row[k] for k in fields})
     return buffer.getvalue()
 
 

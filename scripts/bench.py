@@ -63,7 +63,7 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank.engine import run_study
-from mcrank.engine.binary import BinaryCounts, _count_chunk, study_arguments
+from mcrank.engine.binary import _count_chunk, new_counts, study_arguments
 from mcrank.study import StudyConfig
 from mcrank.metrics import PAPER_METRICS
 
@@ -222,10 +222,9 @@ def variates_per_pair(config: StudyConfig, pairs: int, per_normal: float) -> tup
     """(uniforms, normals) the engine draws per pair for ``config``, counted on one chunk."""
     def consumed(sds):
         study = study_arguments(config)._replace(sds=np.array(sds, dtype=float))
-        sd_count = study.sds.size
-        counts = BinaryCounts(np.zeros(study.metric_codes.size, dtype=np.int64), np.zeros(sd_count, dtype=np.int64), np.zeros(sd_count), np.zeros(sd_count))
+        counts = new_counts(study)
         return outputs_consumed(
-            lambda rng: _count_chunk(rng, rng, pairs, study, counts),
+            lambda rng: _count_chunk(rng, rng, rng, pairs, study, counts),
             np.random.default_rng(2),
         )
 

@@ -437,14 +437,14 @@ EXACT_GRIDS = {
 def _count_and_record(config: StudyConfig, size: int):
     """The counting kernel and the recording kernel fed the same streams: assert that they
     count the same pairs, and return the counts, d_true and d_utility."""
-    from mcrank.engine.binary import BinaryCounts, _count_chunk, _record_pairs, study_arguments
+    from mcrank.engine.binary import _count_chunk, _record_pairs, new_counts, study_arguments
 
     study = study_arguments(config)
     codes, sds = study.metric_codes, study.sds
-    counts = BinaryCounts(np.zeros(codes.size, dtype=np.int64), np.zeros(sds.size, dtype=np.int64), np.zeros(sds.size), np.zeros(sds.size))
-    _count_chunk(np.random.default_rng(5), np.random.default_rng(6), size, study, counts)
+    counts = new_counts(study)
+    _count_chunk(np.random.default_rng(5), np.random.default_rng(6), np.random.default_rng(7), size, study, counts)
     d_true, d_metric, d_utility = np.empty(size), np.empty((codes.size, size)), np.empty((sds.size, size))
-    _record_pairs(np.random.default_rng(5), np.random.default_rng(6), study, d_true, d_metric, d_utility)
+    _record_pairs(np.random.default_rng(5), np.random.default_rng(6), np.random.default_rng(7), study, d_true, d_metric, d_utility)
     assert counts[0].tolist() == [int(np.sum(~ranked_correctly(d_true, d))) for d in d_metric]
     assert counts[1].tolist() == [int(np.sum(~ranked_correctly(d_true, d))) for d in d_utility]
     return counts, d_true, d_utility

@@ -16,7 +16,7 @@ import pytest
 import sklearn
 from sklearn import metrics as skm
 
-from mcrank.confusion import confusion_from_pab
+from mcrank.confusion import confusion_from_pab, from_sklearn
 from mcrank.metrics import (
     METRICS,
     ORDER_MIN_CELL,
@@ -483,8 +483,9 @@ def test_all_zero_matrix_is_undefined_not_a_crash(metric_id):
         assert score(metric_id, np.zeros((2, 2)), zero_division=0.0) == 0.0
 
 
-# p = 0: class 0 absent from the test set, so TPR (and all built on it) is 0/0.
-UNDEFINED_WITHOUT_CLASS_0 = {"tpr", "balanced_accuracy", "mcc", "fowlkes_mallows", "gmean", "informedness"}
+# p = 0: class 0 absent from the test set, so TPR (and all built on it) is 0/0; balanced
+# accuracy leaves the absent class out, as scikit-learn does (SPEC.md, "Finite test sets").
+UNDEFINED_WITHOUT_CLASS_0 = {"tpr", "mcc", "fowlkes_mallows", "gmean", "informedness"}
 
 
 @pytest.mark.parametrize("metric_id", BINARY)
@@ -495,6 +496,16 @@ def test_from_pab_without_class_0(metric_id):
         replaced = METRICS[metric_id].from_pab(0.0, 0.5, 0.5, zero_division=0.0)
     assert np.isnan(value) == (metric_id in UNDEFINED_WITHOUT_CLASS_0)
     assert np.isfinite(replaced)
+    if metric_id == "balanced_accuracy":
+        assert value == 0.5  # the recall of class 1, the one present
+
+
+def test_balanced_accuracy_without_a_class_is_scikit_learns():
+    for y_true, y_pred in (([1, 1, 1], [0, 1, 1]), ([0, 0], [0, 1]), ([0, 0, 0], [0, 0, 0])):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "y_pred contains classes not in y_true"
+            expected = skm.balanced_accuracy_score(y_true, y_pred)
+        assert score("balanced_accuracy", from_sklearn(skm.confusion_matrix(y_true, y_pred, labels=[0, 1]))) == pytest.approx(expected)
 
 
 # --- the registry -----------------------------------------------------------------------------

@@ -38,6 +38,9 @@ def add_parser(subparsers):
     study.add_argument("--rate-beta", nargs=2, type=float, metavar=("ALPHA", "BETA"), help="Beta parameters of TPR and TNR (default 2 1)")
     study.add_argument("--rate-range", nargs=2, type=float, metavar=("LOW", "HIGH"), help="TPR, TNR = LOW + (HIGH-LOW)*Beta (default 0.5 1)")
     study.add_argument("--fbeta-beta", type=float, metavar="BETA", help="beta of the fbeta metric (default 1)")
+    study.add_argument(
+        "--test-size", metavar="N", help="items in each pair's test set, e.g. 100 or 1e4 (default: none, the population)"
+    )
     study.add_argument("--seed", metavar="N", help="root seed (default: fresh entropy, printed with the results)")
     execution = parser.add_argument_group("execution and output")
     execution.add_argument("--jobs", type=int, default=-1, help="parallel jobs, -1 for all cores (default -1); counts do not depend on it")
@@ -66,6 +69,7 @@ def study_overrides(args) -> dict:
         "rate_range": None if args.rate_range is None else tuple(args.rate_range),
         "fbeta_beta": args.fbeta_beta,
         "seed": args.seed,
+        "test_size": args.test_size,
     }
 
 
@@ -129,13 +133,16 @@ def _fixed(value: float, decimals: int) -> str:
 def render_table(document: dict) -> str:
     """A results document (``{"config", "rows"}``) as an aligned text table."""
     config = document["config"]
+    finite = config.get("test_size") is not None
+    test_set = f"; test sets of {config['test_size']:,} items" if finite else ""
     lines = [
-        f"{config['samples']:,} pairs; true U {config['true_um']}; errors {config['error']}; seed {config['seed']}",
+        f"{config['samples']:,} pairs; true U {config['true_um']}; errors {config['error']}{test_set}; seed {config['seed']}",
         "",
-        f"{'name':<18} {'sd':>6} {'realised sd':>12} {'% incorrect':>12} {'SE':>7}",
+        f"{'name':<18} {'sd':>6} {'realised sd':>12} {'% incorrect':>12} {'SE':>7}" + (f" {'% tied':>8}" if finite else ""),
     ]
     for row in document["rows"]:
         sd = "" if row["sd"] is None else _fixed(row["sd"], 3)
         realised = "" if row["realised_sd"] is None else _fixed(row["realised_sd"], 4)
-        lines.append(f"{row['name']:<18} {sd:>6} {realised:>12} {row['incorrect_pct']:>12.2f} {row['se_pct']:>7.3f}")
+        tied = f" {row['tied_pct']:>8.2f}" if finite else ""
+        lines.append(f"{row['name']:<18} {sd:>6} {realised:>12} {row['incorrect_pct']:>12.2f} {row['se_pct']:>7.3f}{tied}")
     return "\n".join(lines) + "\n"

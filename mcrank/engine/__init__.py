@@ -114,6 +114,8 @@ def run_study(
     )
     incorrect = totals.batch_incorrect.sum(axis=0)
     metrics = len(config.metrics)
+    # The tied counts follow the deviation sums (see binary.count_chunk); whole numbers.
+    tied = None if config.test_size is None else totals.sums[2 * len(config.sds) :].astype(np.int64)
     return StudyResult(
         config=config,
         metric_incorrect=dict(zip(config.metrics, (int(c) for c in incorrect[:metrics]))),
@@ -121,6 +123,7 @@ def run_study(
         realised_sd=binary.realised_sd(config, totals.sums),
         batch_samples=totals.batch_samples,
         batch_incorrect=totals.batch_incorrect,
+        tied=tied,
         wall_time=totals.wall_time,
     )
 

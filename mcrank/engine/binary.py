@@ -31,11 +31,20 @@ sd ``s`` by construction, which is what ``realised_sd`` reports. Under ``truncat
 elements are drawn, for many pairs and sds at once, by the exact sampler
 :func:`mcrank.samplers._fill_truncated_columns`, and the realised sd is measured.
 
+On a finite test set of N items (``docs/method.md``, "Finite test sets"), each pair's counts
+are drawn after step 3 with numba's exact binomial sampler: the positives of the test set
+``K ~ Binomial(N, p)``, then each classifier's true positives ``~ Binomial(K, TPR)`` and true
+negatives ``~ Binomial(N - K, TNR)``. The metrics are scored on those counts (by their
+definitions: a count may be 0, and 0/0 is NaN, which step 6 counts as incorrect), and the
+yields of the true and perturbed utility matrices on the observed fractions, while
+``d_true`` stays the population's. Ties and NaN differences are also counted apart.
+
 The kernels' parameters travel as named tuples: :class:`BinaryStudy` in, :class:`BinaryCounts`
 out. :func:`count_chunk` is the chunk function :func:`mcrank.engine.runner.run_chunks` runs:
-chunk ``k`` draws steps 1-3 from child ``(k, 0)`` of the root seed and step 4 from child
-``(k, 1)``, so the metric counts of one seed are the same whatever the sd grid or the error
-model.
+chunk ``k`` draws steps 1-3 from child ``(k, 0)`` of the root seed, step 4 from child
+``(k, 1)`` and the test set's counts from child ``(k, 2)``, so the metric counts of one seed
+are the same whatever the sd grid or the error model, and the population and every test-set
+size share their base samples (common random numbers).
 """
 
 from __future__ import annotations
@@ -61,7 +70,7 @@ from mcrank.samplers import (
 from mcrank.study import StudyConfig
 from mcrank.utility_space import _um_from_xy, _yield_pab
 
-__all__ = ["BinaryCounts", "BinaryStudy", "count_chunk", "realised_sd", "record_pairs", "study_arguments"]
+__all__ = ["BinaryCounts", "BinaryStudy", "count_chunk", "new_counts", "realised_sd", "record_pairs", "study_arguments"]
 
 
 class BinaryStudy(NamedTuple):
@@ -79,6 +88,7 @@ class BinaryStudy(NamedTuple):
     fbeta_beta: float
     metric_codes: np.ndarray  # int64, codes in mcrank.metrics.METRICS
     sds: np.ndarray  # float64
+    test_size: int  # items in the test set; 0 for the population
 
 
 class BinaryCounts(NamedTuple):
@@ -88,6 +98,8 @@ class BinaryCounts(NamedTuple):
     utility_incorrect: np.ndarray  # int64, per sd
     deviation_sum: np.ndarray  # per sd: sum of the elements of U' - U (truncated errors)
     deviation_squares: np.ndarray  # per sd: sum of their squares
+    metric_tied: np.ndarray  # int64, per metric: ties and NaN differences (finite test sets)
+    utility_tied: np.ndarray  # int64, per sd: the same
 
 
 class TruncatedWork(NamedTuple):
@@ -233,6 +245,41 @@ def _draw_block(rng, study, m, utility, rates, cells, d_true):
 
 
 @jit
+def _observe_block(rng, size, m, utility, rates, observed, cells, d_observed):
+    """A finite test set of ``size`` items for each of the first ``m`` pairs of a block.
+
+    Draws the counts (exact binomials): the positives ``K ~ Binomial(size, p)``, then for
+    each classifier TP ``~ Binomial(K, a)`` and TN ``~ Binomial(size - K, b)``. Writes the
+    counts into ``cells`` (TP, FP, FN, TN of C1, then of C2), the observed fractions as
+    (p, a1, b1, a2, b2) into ``observed`` (a rate of an absent class is 0: it multiplies
+    p = 0 or 1 - p = 0), and the yield difference on them into ``d_observed``.
+    """
+    total = float(size)
+    for i in range(m):
+        positives = rng.binomial(size, rates[0, i])
+        negatives = size - positives
+        observed[0, i] = positives / total
+        for k in range(2):
+            tp = rng.binomial(positives, rates[1 + 2 * k, i])
+            tn = rng.binomial(negatives, rates[2 + 2 * k, i])
+            cells[4 * k, i], cells[4 * k + 1, i] = tp, negatives - tn
+            cells[4 * k + 2, i], cells[4 * k + 3, i] = positives - tp, tn
+            observed[1 + 2 * k, i] = tp / positives if positives > 0 else 0.0
+            observed[2 + 2 * k, i] = tn / negatives if negatives > 0 else 0.0
+    for i in range(m):
+        d_observed[i] = _yield_difference(
+            utility[0, i], utility[1, i], utility[2, i], utility[3, i],
+            observed[0, i], observed[1, i], observed[2, i], observed[3, i], observed[4, i],
+        )  # fmt: skip
+
+
+@jit(inline="always")
+def _tied(d):
+    """A difference that ranks neither way: 0, or NaN (an undefined score)."""
+    return not (d > 0.0 or d < 0.0)
+
+
+@jit
 def _metric_differences(code, fbeta_beta, cells, out):
     """Step 5 for one metric over a whole block: ``out = m(C2) - m(C1)``, in one pass.
 
@@ -357,33 +404,50 @@ def _truncated_differences(rng, work, utility, rates, d_true, first, count, devi
 
 
 @jit
-def _count_chunk(rng, rng_error, n, study, counts):
+def _count_chunk(rng, rng_error, rng_counts, n, study, counts):
     """Run ``n`` samples of ``study`` (a :class:`BinaryStudy`) and add their incorrect-ranking
     counts into ``counts`` (a :class:`BinaryCounts`).
 
-    Steps 1-3 draw from ``rng``, step 4 from ``rng_error``: the base samples, and so the
-    metric counts, do not depend on the sd grid or the error model.
+    Steps 1-3 draw from ``rng``, step 4 from ``rng_error``, a finite test set's counts from
+    ``rng_counts``: the base samples, and so the metric counts, do not depend on the sd grid
+    or the error model.
     """
     metric_codes, fbeta_beta, sds = study.metric_codes, study.fbeta_beta, study.sds
     metric_incorrect, utility_incorrect = counts.metric_incorrect, counts.utility_incorrect
     deviation_sum, deviation_squares = counts.deviation_sum, counts.deviation_squares
+    metric_tied, utility_tied = counts.metric_tied, counts.utility_tied
     utility, rates, cells, d_true, d_metric = _block_buffers()
     direction, spread, normals = np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK)
+    # A finite test set: the yields of steps 4-5 are taken on the observed fractions.
+    finite = study.test_size > 0
+    observed, d_observed = np.empty((5, _BLOCK)), np.empty(_BLOCK)
+    scored_rates = observed if finite else rates
+    d_scored = d_observed if finite else d_true
     work = _truncated_workspace(sds)
     order, pairs, d_perturbed = work.order, work.pairs, work.d_perturbed
     # Under ``truncated``: counts and deviation sums in the workspace's order of the sds.
-    incorrect_sd = np.zeros(sds.size, dtype=np.int64)
+    incorrect_sd, tied_sd = np.zeros(sds.size, dtype=np.int64), np.zeros(sds.size, dtype=np.int64)
     sum_sd, squares_sd = np.zeros(sds.size), np.zeros(sds.size)
     for start in range(0, n, _BLOCK):
         m = min(_BLOCK, n - start)
         _draw_block(rng, study, m, utility, rates, cells, d_true)
         for i in range(m):
             direction[i] = np.sign(d_true[i])
+        if finite:
+            _observe_block(rng_counts, study.test_size, m, utility, rates, observed, cells, d_observed)
+            for k in range(metric_codes.size):
+                _metric_differences(metric_codes[k], fbeta_beta, cells, d_metric)
+                incorrect = tied = 0
+                for i in range(m):
+                    incorrect += not _ranked_correctly(direction[i], d_metric[i])
+                    tied += _tied(d_metric[i])
+                metric_incorrect[k] += incorrect
+                metric_tied[k] += tied
         # Only the signs are counted: by the order forms where every cell allows them (at
         # the paper's settings, all but about one block in 4 x 10^12: a cell is 0 only when
         # p or 1 - rate rounds to 0), by the definitions themselves where some cell is tiny.
         orderable = _cells_orderable(cells, m)
-        for k in range(metric_codes.size):
+        for k in range(0 if finite else metric_codes.size):
             if orderable:
                 _metric_orders(metric_codes[k], fbeta_beta, cells, d_metric)
             else:
@@ -393,36 +457,48 @@ def _count_chunk(rng, rng_error, n, study, counts):
                 incorrect += not _ranked_correctly(direction[i], d_metric[i])
             metric_incorrect[k] += incorrect
         if study.error == 0:
-            _gaussian_spreads(rates, m, spread)
+            _gaussian_spreads(scored_rates, m, spread)
             for k in range(sds.size):
                 # A block of normals per sd, drawn first: the comparison loop then vectorises.
                 for i in range(m):
                     normals[i] = rng_error.standard_normal()
                 incorrect = 0
                 for i in range(m):
-                    incorrect += not _ranked_correctly(direction[i], d_true[i] + sds[k] * spread[i] * normals[i])
+                    incorrect += not _ranked_correctly(direction[i], d_scored[i] + sds[k] * spread[i] * normals[i])
                 utility_incorrect[k] += incorrect
+                if finite:
+                    tied = 0
+                    for i in range(m):
+                        tied += _tied(d_scored[i] + sds[k] * spread[i] * normals[i])
+                    utility_tied[k] += tied
         else:
             for first in range(0, m, pairs):
                 count = min(pairs, m - first)
-                _truncated_differences(rng_error, work, utility, rates, d_true, first, count, sum_sd, squares_sd)
+                _truncated_differences(rng_error, work, utility, scored_rates, d_scored, first, count, sum_sd, squares_sd)
                 for q in range(count):
                     d = d_perturbed[q]
                     for k in range(sds.size):
                         incorrect_sd[k] += not _ranked_correctly(direction[first + q], d[k])
+                        tied_sd[k] += _tied(d[k])
     for k in range(sds.size):
         utility_incorrect[order[k]] += incorrect_sd[k]
+        if finite:
+            utility_tied[order[k]] += tied_sd[k]
         deviation_sum[order[k]] += sum_sd[k]
         deviation_squares[order[k]] += squares_sd[k]
 
 
 @jit
-def _record_pairs(rng, rng_error, study, d_true_out, d_metric_out, d_utility_out):
+def _record_pairs(rng, rng_error, rng_counts, study, d_true_out, d_metric_out, d_utility_out):
     """Run ``d_true_out.size`` samples of the same procedure, keeping every difference."""
     metric_codes, fbeta_beta, sds = study.metric_codes, study.fbeta_beta, study.sds
     n = d_true_out.size
     utility, rates, cells, d_true, d_metric = _block_buffers()
     spread = np.empty(_BLOCK)
+    finite = study.test_size > 0
+    observed, d_observed = np.empty((5, _BLOCK)), np.empty(_BLOCK)
+    scored_rates = observed if finite else rates
+    d_scored = d_observed if finite else d_true
     work = _truncated_workspace(sds)
     order, pairs, d_perturbed = work.order, work.pairs, work.d_perturbed
     deviation_sum, deviation_squares = np.zeros(sds.size), np.zeros(sds.size)
@@ -430,18 +506,20 @@ def _record_pairs(rng, rng_error, study, d_true_out, d_metric_out, d_utility_out
         m = min(_BLOCK, n - start)
         _draw_block(rng, study, m, utility, rates, cells, d_true)
         d_true_out[start : start + m] = d_true[:m]
+        if finite:
+            _observe_block(rng_counts, study.test_size, m, utility, rates, observed, cells, d_observed)
         for k in range(metric_codes.size):
             _metric_differences(metric_codes[k], fbeta_beta, cells, d_metric)
             d_metric_out[k, start : start + m] = d_metric[:m]
         if study.error == 0:
-            _gaussian_spreads(rates, m, spread)
+            _gaussian_spreads(scored_rates, m, spread)
             for k in range(sds.size):
                 for i in range(m):
-                    d_utility_out[k, start + i] = d_true[i] + sds[k] * spread[i] * rng_error.standard_normal()
+                    d_utility_out[k, start + i] = d_scored[i] + sds[k] * spread[i] * rng_error.standard_normal()
         else:
             for first in range(0, m, pairs):
                 count = min(pairs, m - first)
-                _truncated_differences(rng_error, work, utility, rates, d_true, first, count, deviation_sum, deviation_squares)
+                _truncated_differences(rng_error, work, utility, scored_rates, d_scored, first, count, deviation_sum, deviation_squares)
                 for q in range(count):
                     for k in range(sds.size):
                         d_utility_out[order[k], start + first + q] = d_perturbed[q, k]
@@ -468,22 +546,33 @@ def study_arguments(config: StudyConfig) -> BinaryStudy:
         fbeta_beta=float(config.fbeta_beta),
         metric_codes=np.array([get_metric(m).code for m in config.metrics], dtype=np.int64),
         sds=np.array(config.sds, dtype=np.float64),
+        test_size=0 if config.test_size is None else int(config.test_size),
     )
 
 
+def new_counts(study: BinaryStudy) -> BinaryCounts:
+    """Zeroed output buffers of the kernels for ``study``."""
+    metrics, sds = study.metric_codes.size, study.sds.size
+    return BinaryCounts(
+        np.zeros(metrics, dtype=np.int64), np.zeros(sds, dtype=np.int64), np.zeros(sds), np.zeros(sds),
+        np.zeros(metrics, dtype=np.int64), np.zeros(sds, dtype=np.int64),
+    )  # fmt: skip
+
+
 def count_chunk(root: np.random.SeedSequence, chunk: int, size: int, study: BinaryStudy) -> ChunkCounts:
-    """Counts of chunk number ``chunk``: steps 1-3 from child (chunk, 0), step 4 from (chunk, 1).
+    """Counts of chunk number ``chunk``: steps 1-3 from child (chunk, 0), step 4 from (chunk, 1),
+    a finite test set's counts from (chunk, 2).
 
     ``incorrect`` holds the metrics' counts then the sds'; ``sums`` the deviation sums then
-    the sums of squares, per sd.
+    the sums of squares, per sd, then the tied counts of the metrics and of the sds (whole
+    numbers, exact as floats).
     """
-    sds = study.sds.size
-    counts = BinaryCounts(np.zeros(study.metric_codes.size, dtype=np.int64), np.zeros(sds, dtype=np.int64), np.zeros(sds), np.zeros(sds))
-    rng, rng_error = chunk_generators(root, chunk, 2)
-    _count_chunk(rng, rng_error, size, study, counts)
+    counts = new_counts(study)
+    rng, rng_error, rng_counts = chunk_generators(root, chunk, 3)
+    _count_chunk(rng, rng_error, rng_counts, size, study, counts)
     return ChunkCounts(
         np.concatenate((counts.metric_incorrect, counts.utility_incorrect)),
-        np.concatenate((counts.deviation_sum, counts.deviation_squares)),
+        np.concatenate((counts.deviation_sum, counts.deviation_squares, counts.metric_tied, counts.utility_tied)),
     )
 
 
@@ -493,7 +582,7 @@ def realised_sd(config: StudyConfig, sums: np.ndarray) -> np.ndarray:
     sds = np.array(config.sds, dtype=float)
     if config.error == "gaussian":
         return sds  # U' - U is N(0, s^2) element by element, by construction
-    deviation_sum, deviation_squares = sums[: sds.size], sums[sds.size :]
+    deviation_sum, deviation_squares = sums[: sds.size], sums[sds.size : 2 * sds.size]
     count = 4.0 * config.samples
     mean = deviation_sum / count
     return np.sqrt(np.maximum(deviation_squares / count - mean**2, 0.0))
@@ -505,5 +594,5 @@ def record_pairs(study: BinaryStudy, size: int, rng: np.random.Generator) -> tup
     d_true = np.empty(size)
     d_metric = np.empty((study.metric_codes.size, size))
     d_utility = np.empty((study.sds.size, size))
-    _record_pairs(rng, rng, study, d_true, d_metric, d_utility)
+    _record_pairs(rng, rng, rng, study, d_true, d_metric, d_utility)
     return d_true, d_metric, d_utility

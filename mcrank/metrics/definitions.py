@@ -137,8 +137,13 @@ register("npv", "Negative predictive value", binary=_npv, order=_npv_order)
 @jit
 def _balanced_accuracy(c00, c01, c10, c11, beta):
     # (TPR + TNR) / 2 over one denominator: one division instead of two, the costly part
-    # of the engine's metrics.
+    # of the engine's metrics. A class absent from the test set (possible only on counts)
+    # has no recall and is left out, as scikit-learn and the n-class form do.
     positives, negatives = c00 + c10, c11 + c01
+    if positives == 0.0:
+        return c11 / negatives
+    if negatives == 0.0:
+        return c00 / positives
     return (c00 * negatives + c11 * positives) / (2.0 * positives * negatives)
 
 

@@ -28,12 +28,15 @@ from mcrank._validation import (
 from mcrank.metrics import METRICS, PAPER_METRICS, get_metric
 from mcrank.samplers import ERROR_MODELS, TRUE_UM_DISTRIBUTIONS, _check_true_um_sd
 
-__all__ = ["MAX_SAMPLES", "MAX_SDS", "StudyConfig", "parse_count", "parse_metrics", "parse_sds", "parse_values"]
+__all__ = ["MAX_SAMPLES", "MAX_SDS", "MAX_TEST_SIZE", "StudyConfig", "parse_count", "parse_metrics", "parse_sds", "parse_values"]
 
 #: Maximum number of samples a study accepts (the counts are int64; this keeps runs finite).
 MAX_SAMPLES = 10**12
 #: Maximum number of error sds in one study.
 MAX_SDS = 10_000
+#: Largest finite test set: beyond it the counts are the population's to 1e-6 (and above
+#: 2**53 they would no longer be exact in floating point).
+MAX_TEST_SIZE = 10**12
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,10 @@ class StudyConfig:
         Root seed; ``None`` draws fresh entropy, recorded in the result.
     chunk_size : int
         Samples per chunk; part of what makes a run reproducible.
+    test_size : int or None
+        Items in each pair's test set (``docs/method.md``, "Finite test sets"): the class
+        counts and each classifier's counts are drawn, and every metric and yield is scored
+        on them. None (the default) compares the population confusion matrices, as the paper.
     """
 
     samples: int = 1_000_000
@@ -85,6 +92,7 @@ class StudyConfig:
     fbeta_beta: float = 1.0
     seed: int | None = None
     chunk_size: int = 2**16
+    test_size: int | None = None
 
     def __post_init__(self):
         for name, value in _checked(self).items():
@@ -106,7 +114,7 @@ class StudyConfig:
 
 def _checked(config: StudyConfig) -> dict:
     """Every field of ``config`` in canonical form, or a ValueError naming the bad one."""
-    for name in ("samples", "chunk_size", "true_um_sd", "fbeta_beta"):
+    for name in ("samples", "chunk_size", "true_um_sd", "fbeta_beta", "test_size"):
         if isinstance(getattr(config, name), (str, bytes)):
             raise ValueError(f"{name} must be a number, not a string, got {getattr(config, name)!r}")
     for name in ("sds", "class_proportion", "rate_beta", "rate_range"):  # a bare string is refused below
@@ -144,6 +152,7 @@ def _checked(config: StudyConfig) -> dict:
         rate_range=check_range(config.rate_range, "rate_range"),
         fbeta_beta=check_positive(config.fbeta_beta, "fbeta_beta"),
         seed=None if config.seed is None else int(root_seed_sequence(config.seed).entropy),  # raises for a bad seed
+        test_size=None if config.test_size is None else check_count(config.test_size, "test_size", maximum=MAX_TEST_SIZE),
     )
 
 
@@ -246,6 +255,7 @@ _PARSERS = {
     "samples": parse_count,
     "chunk_size": lambda text: parse_count(text, "chunk_size", maximum=2**31 - 1),
     "seed": lambda text: parse_count(text, "seed", minimum=0, maximum=2**128 - 1),
+    "test_size": lambda text: parse_count(text, "test_size", maximum=MAX_TEST_SIZE),
     "sds": parse_sds,
     "metrics": parse_metrics,
 }

@@ -44,6 +44,10 @@ class StudyResult:
     batch_incorrect : ndarray of int, shape (b, len(rows))
         Incorrect counts per batch, in the order of :meth:`rows`: independent replicates
         for jackknife standard errors of quantities derived from several rows.
+    tied : ndarray of int, shape (len(rows),), or None
+        On a finite test set, the pairs of each row whose difference is 0 or NaN (an
+        undefined score): counted incorrect, and reported apart as ``tied_pct``. None for
+        the population.
     wall_time : float
         Seconds for the whole run: chunks, scheduling and any cluster start-up, and the
         compilation or cache load of the kernels in a process's first run (20-35 s measured
@@ -56,6 +60,7 @@ class StudyResult:
     realised_sd: np.ndarray
     batch_samples: np.ndarray
     batch_incorrect: np.ndarray
+    tied: np.ndarray | None = None
     wall_time: float = field(default=0.0, compare=False)
 
     @property
@@ -66,7 +71,9 @@ class StudyResult:
         """One row per metric, then one per sd: ``name``, ``sd``, ``realised_sd``,
         ``incorrect``, ``samples``, ``incorrect_pct`` and ``se_pct`` (its Monte Carlo standard
         error, ``100 * sqrt(f (1 - f) / n)``). ``sd`` and ``realised_sd`` are None for metrics;
-        the perturbed utility matrix is named ``utility``."""
+        the perturbed utility matrix is named ``utility``. On a finite test set each row also
+        has ``tied_pct``: the percentage of pairs it ties (difference 0 or NaN), which are
+        counted incorrect too."""
         n = self.samples
         rows = []
         for name, count in self.metric_incorrect.items():
@@ -75,6 +82,9 @@ class StudyResult:
         for s, realised, count in zip(self.config.sds, self.realised_sd, self.utility_incorrect):
             pct, se = _percent_and_se(int(count), n)
             rows.append(dict(name="utility", sd=s, realised_sd=float(realised), incorrect=int(count), samples=n, incorrect_pct=pct, se_pct=se))
+        if self.tied is not None:
+            for row, tied in zip(rows, self.tied.tolist()):
+                row["tied_pct"] = 100.0 * tied / n
         return rows
 
     def to_dict(self) -> dict:
