@@ -152,12 +152,13 @@ def reproduce(
 
 
 def _sweeps(documents: dict) -> dict:
-    """The studies with a grid of sds (two or more), as ``{(true_um, error): (name, document)}``;
-    one each, as :func:`load_experiments` checked."""
+    """The paper's sweeps: the population studies (no finite test set) with a grid of sds (two
+    or more), as ``{(true_um, error): (name, document)}``; one each, as
+    :func:`load_experiments` checked."""
     return {
         (document["config"]["true_um"], document["config"]["error"]): (name, document)
         for name, document in documents.items()
-        if len(document["config"]["sds"]) >= 2
+        if len(document["config"]["sds"]) >= 2 and document["config"].get("test_size") is None
     }
 
 
@@ -291,7 +292,33 @@ def _figure_jobs(documents: dict, records: dict, samples_directory: Path) -> lis
         rows = {key: document["rows"] for key, (_, document) in sweeps.items()}
         data = {f"{true_um}/{error}": r for (true_um, error), r in sorted(rows.items())}
         jobs.append(_FigureJob("fig7_sweep", "fig7_sweep", data, lambda figures: figures.fig7_sweep(rows)))
+    if panels := _test_size_panels(documents):
+        data = {title: {"studies": {str(n): r for n, r in studies.items()}, "population": population} for title, (studies, population) in panels.items()}
+        jobs.append(_FigureJob("fig9_test_size", "fig9_test_size", data, lambda figures: figures.fig9_test_size(panels)))
     return jobs
+
+
+def _test_size_panels(documents: dict) -> dict:
+    """The finite-test-set studies, one panel per setting (classes, true U, error model):
+    ``{title: ({N: rows}, population rows or None)}``. The population is the study of the
+    same setting without a test set, of the same seed if there is one."""
+    def setting(config):
+        return config.get("classes", 2), config["true_um"], config["error"]
+
+    groups: dict = {}
+    for document in documents.values():
+        config = document["config"]
+        if config.get("test_size") is not None:
+            groups.setdefault(setting(config), {})[config["test_size"]] = document
+    panels = {}
+    for key, studies in sorted(groups.items()):
+        seeds = {d["config"]["seed"] for d in studies.values()}
+        candidates = [d for d in documents.values() if d["config"].get("test_size") is None and setting(d["config"]) == key]
+        population = next((d for d in candidates if d["config"]["seed"] in seeds), candidates[0] if candidates else None)
+        classes, true_um, error = key
+        title = f"{classes} classes, {true_um} true utility matrices, {error} errors ({studies[min(studies)]['config']['samples']:,} pairs per point)"
+        panels[title] = ({n: d["rows"] for n, d in sorted(studies.items())}, None if population is None else population["rows"])
+    return panels
 
 
 def _draw_sample(directory: Path, name: str, data: dict, figures):

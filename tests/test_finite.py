@@ -66,3 +66,66 @@ def test_the_count_scores_of_the_oracle_are_scikit_learns():
         # ... and so are mcrank's, which the engine scores.
         for m in PAPER:
             np.testing.assert_allclose(get_metric(m)(np.array([[tp, fp], [fn, tn]])), score[m], equal_nan=True, rtol=1e-12)
+
+
+def test_the_population_is_the_limit_of_large_test_sets():
+    # Same seed: the same pairs, so the differences are small, and each row is within 4 SE.
+    sds = (0.0, 0.1, 0.3)
+    population = run_study(StudyConfig(samples=100_000, sds=sds, seed=5), jobs=1).rows()
+    large = run_study(StudyConfig(samples=100_000, sds=sds, seed=5, test_size=10**7), jobs=1).rows()
+    for finite, limit in zip(large[:-3] + large[-2:], population[:-3] + population[-2:], strict=True):
+        se = np.hypot(finite["se_pct"], limit["se_pct"])
+        assert abs(finite["incorrect_pct"] - limit["incorrect_pct"]) < 4 * se, (finite, limit)
+    # The exact utility matrix misranks no pair of the population (0 %, with no SE); on a test
+    # set it misranks those whose yield difference is within the test set's noise, a
+    # fraction that shrinks as 1 / sqrt(N): 100 times the items, 10 times fewer.
+    exact = {n: run_study(StudyConfig(samples=400_000, sds=(0.0,), metrics=(), seed=5, test_size=n), jobs=1).rows()[0]
+             for n in (10**5, 10**7)}  # fmt: skip
+    assert population[-3]["incorrect"] == 0
+    ratio = exact[10**5]["incorrect"] / exact[10**7]["incorrect"]
+    relative_se = np.sqrt(1 / exact[10**5]["incorrect"] + 1 / exact[10**7]["incorrect"])
+    assert abs(np.log(ratio / 10)) < 4 * relative_se, (ratio, exact)
+
+
+@pytest.mark.parametrize(("trials", "p"), [(30, 0.37), (1000, 0.9), (10**6, 0.5)])
+def test_numbas_binomial_sampler_matches_scipy(trials, p):
+    # The sampler of the counts (numba's Generator.binomial, BTPE or inversion: exact), by a
+    # chi-square test on bins of equal probability under scipy's binomial.
+    from mcrank._jit import jit
+
+    @jit
+    def draw(rng, n, p, size):
+        out = np.empty(size, dtype=np.int64)
+        for i in range(size):
+            out[i] = rng.binomial(n, p)
+        return out
+
+    draws = draw(np.random.default_rng(8), trials, p, 200_000)
+    distribution = stats.binom(trials, p)
+    edges = np.unique(distribution.ppf(np.linspace(0, 1, 21)[1:-1]))  # upper bounds of the bins
+    observed = np.bincount(np.searchsorted(edges, draws, side="left"), minlength=edges.size + 1)
+    expected = np.diff(np.concatenate(([0.0], distribution.cdf(edges), [1.0]))) * draws.size
+    assert stats.chisquare(observed, expected).pvalue > 1e-4
+
+
+BAD_TEST_SIZES = [("0", "test_size must be a whole number from 1 to 1,000,000,000,000, got '0'"),
+                  ("2.5", "test_size must be a whole number, got '2.5'"),
+                  ("1e13", "test_size must be a whole number from 1 to 1,000,000,000,000, got '1e13'"),
+                  ("ten", "test_size must be a whole number such as 1e6, got 'ten'")]  # fmt: skip
+
+
+@pytest.mark.parametrize(("value", "message"), BAD_TEST_SIZES)
+def test_a_bad_test_size_is_one_line_and_exit_2(capsys, value, message):
+    code = main(["run", "--test-size", value, "--samples", "100"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+
+
+def test_the_results_record_the_test_size_and_the_ties(capsys, tmp_path):
+    out = tmp_path / "r.csv"
+    assert main(["run", "--test-size", "100", "--sd", "0", "0.1", "--samples", "1e4", "--seed", "1", "--out", str(out), "--quiet"]) == 0
+    text = out.read_text()
+    assert "# test_size: 100" in text and "incorrect_pct,se_pct,tied_pct" in text
+    assert main(["run", "--test-size", "100", "--sd", "0", "0.1", "--samples", "1e4", "--seed", "1"]) == 0
+    table = capsys.readouterr().out
+    assert "test sets of 100 items" in table and "% tied" in table

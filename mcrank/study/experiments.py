@@ -95,7 +95,8 @@ def load_experiments(directory, *, samples: int | None = None) -> list[Experimen
     """Every study file of ``directory`` (all but :data:`FIGURE_SETTINGS`), checked before anything runs.
 
     Each needs a seed, and two sweeps (two or more sds) of the same true-utility distribution
-    and error model are refused: the crossover tables and fig. 7 take one of each.
+    and error model (and test-set size) are refused: the crossover tables and fig. 7 take one
+    of each.
     """
     directory = Path(directory)
     if not directory.is_dir():
@@ -109,10 +110,11 @@ def load_experiments(directory, *, samples: int | None = None) -> list[Experimen
         config = experiment.config
         if config.seed is None:
             raise ValueError(f"{experiment.path}: key 'seed' is missing; a reproducible study needs one")
-        key = (config.true_um, config.error)
+        key = (config.true_um, config.error, config.test_size)
         if len(config.sds) >= 2 and sweeps.setdefault(key, experiment.name) != experiment.name:
+            test_sets = "" if key[2] is None else f" on test sets of {key[2]:,} items"
             raise ValueError(
                 f"{sweeps[key]} and {experiment.name} are both sweeps of {key[0]} true utility matrices "
-                f"with {key[1]} errors: keep one"
+                f"with {key[1]} errors{test_sets}: keep one"
             )
     return experiments
