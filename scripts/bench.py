@@ -245,6 +245,55 @@ def draw_floor(counts: list[tuple[int, float, float]]) -> None:
         _random_number_floor(np.random.default_rng(3), round(pairs * uniforms), round(pairs * normals))
 
 
+@jit
+def _test_set_floor(rng, pairs, size, sds):
+    """Only draw what the two-class study on test sets of ``size`` items draws per pair: the
+    hexagon point (2 uniforms), p and four Beta(2, 1) rates (5 uniforms), the five binomial
+    counts with the engine's parameters, and one normal per sd above 0."""
+    buffer = np.empty(256)
+    for i in range(pairs):
+        x, y, p = rng.random(), rng.random(), rng.random()
+        positives = rng.binomial(size, p)
+        total = x + y + positives
+        for _ in range(2):
+            a, b = 0.5 + 0.5 * math.sqrt(rng.random()), 0.5 + 0.5 * math.sqrt(rng.random())
+            total += rng.binomial(positives, a) + rng.binomial(size - positives, b)
+        for s in sds:
+            if s > 0.0:
+                total += rng.standard_normal()
+        buffer[i & 255] = total
+    return buffer[0]
+
+
+#: Test-set sizes whose cost per pair the benchmark reports (issue: N = 100 and 10,000).
+TEST_SIZES = (100, 10_000)
+
+
+def measure_test_sets(samples: int, repeat: int) -> dict:
+    """Finite test sets, the paper's two-class setting with one sd (0.1): seconds per 10^6
+    pairs on one core, against the random-number floor of the same draws (median of paired
+    rounds)."""
+    sds = np.array([0.1])
+    results = {}
+    for size in TEST_SIZES:
+        config = StudyConfig(samples=samples, seed=12345, sds=(0.1,), test_size=size)
+        run_study(config, jobs=1)  # warm-up
+        engine, floor = round_times(
+            [lambda: run_study(config, jobs=1), lambda: _test_set_floor(np.random.default_rng(3), samples, size, sds)], repeat
+        )
+        results[size] = {"engine": min(engine), "floor": min(floor), "ratio": paired_ratio(engine, floor)}
+    return results
+
+
+def print_test_sets(results: dict, samples: int, out=sys.stdout) -> None:
+    print("", file=out)
+    print(f"finite test sets (two classes, one sd, {samples:.0e} pairs, 1 job; target engine/floor <= 2x):", file=out)
+    for size, entry in results.items():
+        per_pair = 1e9 * entry["engine"] / samples
+        print(f"  N = {size:>6,}  engine {entry['engine']:.3f} s ({per_pair:.0f} ns a pair)  floor {entry['floor']:.3f} s  "
+              f"engine / floor {entry['ratio']:.2f}x", file=out)
+
+
 # --- the measurements --------------------------------------------------------------------------
 
 
@@ -463,8 +512,10 @@ def main(argv=None) -> int:
     info = machine()
     load_before = load_average()
     results = measure(samples, args.jobs, repeat, oracle_samples, count_samples)
+    results["test_sets"] = measure_test_sets(samples, repeat)
     load_after = load_average()
     print_report(info, results, load_before, load_after)
+    print_test_sets(results["test_sets"], samples)
     if args.json is not None:
         payload = {
             "machine": info,
