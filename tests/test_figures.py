@@ -348,3 +348,29 @@ def test_save_figure_failing_midway_keeps_the_old_file_and_no_partial_one(tmp_pa
 def test_save_figure_rejects_a_name_with_a_path(tmp_path, name):
     with pytest.raises(ValueError, match="plain file stem"):
         figures.save_figure(_small_figure(), tmp_path, name)
+
+
+# --- fig. 9: finite test sets ------------------------------------------------------------------
+
+
+def _test_set_rows(level: float) -> list[dict]:
+    rows = [dict(name=m, sd=None, incorrect_pct=level + k, se_pct=0.1) for k, m in enumerate(("accuracy", "f1"))]
+    return rows + [dict(name="utility", sd=s, incorrect_pct=level - 5 + 10 * s, se_pct=0.1) for s in (0.0, 0.1, 0.2)]
+
+
+def test_fig9_draws_a_line_per_metric_and_sd_and_the_population_marks():
+    studies = {n: _test_set_rows(10 + 100 / n) for n in (20, 100, 1000)}
+    fig = figures.fig9_test_size({"2 classes": (studies, _test_set_rows(10.0))})
+    (ax,) = fig.axes
+    assert ax.get_xscale() == "log" and ax.get_title() == "2 classes"
+    curves = [line for line in ax.get_lines() if len(line.get_xdata()) == 3]
+    is_mark = lambda line: len(line.get_xdata()) == 2 and line.get_xdata()[0] != line.get_xdata()[1]  # noqa: E731 (not the divider)
+    marks = [line for line in ax.get_lines() if is_mark(line)]
+    assert len(curves) == 5 and len(marks) == 5  # 2 metrics and 3 sds, each with its population mark
+    accuracy = next(line for line in curves if line.get_label() != "" and np.allclose(line.get_ydata(), [15, 11, 10.1]))
+    assert accuracy is not None
+    assert len(fig.legends[0].get_texts()) == 5
+    without = figures.fig9_test_size({"2 classes": (studies, None)})
+    assert not [line for line in without.axes[0].get_lines() if is_mark(line)]
+    with pytest.raises(ValueError, match="empty"):
+        figures.fig9_test_size({})

@@ -26,6 +26,7 @@ from mcrank.study.samples import load_figure_settings, plan_samples, read_pairs,
 
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 STUDIES = ["fig6_uniform", "fig7_gaussian_gaussian", "fig7_gaussian_truncated", "fig7_uniform_gaussian", "fig7_uniform_truncated"]
+STUDIES += [f"testset_2class_{n:05d}" for n in (20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)]
 #: The samples of figs 2-6, in results/samples/.
 SAMPLES = ["fig2_yield_vs_metric_p50", "fig3_yield_vs_metric_p90", "fig4_true_um_gaussian", "fig5_perturbation_cloud", "fig6_uniform"]
 FIGURES = [
@@ -36,6 +37,7 @@ FIGURES = [
     "fig5_perturbation_cloud",
     "fig6_uniform",
     "fig7_sweep",
+    "fig9_test_size",
 ]
 
 #: The names of the paper's seven metrics in the crossover tables.
