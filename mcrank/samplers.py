@@ -16,6 +16,8 @@ measured against the cost of the draws alone.
 - Perturbed utility matrices ``U'`` with error sd ``s``: the ``gaussian`` model adds
   N(0, s^2) to every element; the ``truncated`` model conditions that on
   ``0 <= U'_ij <= 1`` and ``U'_jj >= U'_ij`` (correct classification stays better).
+- The counts of a finite test set (``docs/method.md``, "Finite test sets"): multinomial, by
+  conditional binomials, each drawn exactly by numba's binomial sampler.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ __all__ = [
     "TRUE_UM_DISTRIBUTIONS",
     "perturb_um",
     "sample_class_proportion",
+    "sample_multinomial",
     "sample_rates",
     "sample_true_um_xy",
 ]
@@ -494,4 +497,59 @@ def perturb_um(utility, sd: float, *, error: str = "gaussian", size: int = 1, rn
         raise ValueError("the truncated error model needs each diagonal utility to be the largest of its column")
     out = np.empty((check_count(size, "size", minimum=0), *u.shape))
     _fill_perturbed(resolve_rng(rng), np.ascontiguousarray(u), sd, code, out)
+    return out
+
+
+@jit
+def _draw_multinomial(rng, trials, probabilities, out):
+    """One Multinomial(trials, probabilities) draw into ``out`` (int64, as long as the
+    probabilities), by conditional binomials: count k ~ Binomial(what is left, p_k / the
+    probability left), the last class takes the rest. Exact: numba's binomial sampler
+    (inversion or BTPE, as numpy's) is, and so is the chain rule."""
+    remaining, left = trials, 1.0
+    last = probabilities.size - 1
+    for k in range(last):
+        p = probabilities[k]
+        if remaining == 0 or p <= 0.0:
+            out[k] = 0
+        elif p >= left:  # all that is left (rounding of ``left`` aside)
+            out[k] = remaining
+        else:
+            out[k] = rng.binomial(remaining, p / left)
+        remaining -= out[k]
+        left -= p
+    out[last] = remaining
+
+
+@jit
+def _fill_multinomial(rng, trials, probabilities, out):
+    for i in range(out.shape[0]):
+        _draw_multinomial(rng, trials, probabilities, out[i])
+
+
+def sample_multinomial(trials: int, probabilities, *, size: int = 1, rng=None) -> np.ndarray:
+    """Draw the counts of a finite test set: Multinomial(trials, probabilities), exactly.
+
+    The sampler of the engine's finite test sets: the class counts of a test set, and each
+    classifier's outputs within a class.
+
+    Parameters
+    ----------
+    trials : int
+        Items, 0 to 10^12.
+    probabilities : array_like of shape (n,)
+        Non-negative, summing to 1 within 1e-9.
+    size : int, default 1
+    rng : int, SeedSequence, Generator or None
+
+    Returns
+    -------
+    ndarray of shape (size, n), int64
+    """
+    p = np.asarray(probabilities, dtype=float)
+    if p.ndim != 1 or p.size < 1 or not np.all(np.isfinite(p) & (p >= 0)) or abs(p.sum() - 1.0) > 1e-9:
+        raise ValueError(f"probabilities must be non-negative and sum to 1, got {probabilities!r}")
+    trials = check_count(trials, "trials", minimum=0, maximum=10**12)
+    out = np.empty((check_count(size, "size", minimum=0), p.size), dtype=np.int64)
+    _fill_multinomial(resolve_rng(rng), trials, np.ascontiguousarray(p), out)
     return out

@@ -429,3 +429,52 @@ def test_perturbation_arguments_are_checked():
         perturb_um(np.eye(3)[:2], 0.1)
     with pytest.raises(ValueError, match="diagonal"):
         perturb_um([[0.0, 1.0], [1.0, 0.0]], 0.1, error="truncated")
+
+
+# --- the counts of a finite test set ---------------------------------------------------------------
+
+
+def test_multinomial_counts_match_scipy_exactly_on_every_outcome():
+    # Few trials: every outcome has a probability; a chi-square test over all of them.
+    from itertools import product
+
+    from scipy import stats
+
+    from mcrank.samplers import sample_multinomial
+
+    p, trials = np.array([0.5, 0.3, 0.15, 0.05]), 4
+    draws = sample_multinomial(trials, p, size=100_000, rng=21)
+    assert draws.dtype == np.int64 and np.all(draws.sum(axis=1) == trials)
+    outcomes = [c for c in product(range(trials + 1), repeat=p.size) if sum(c) == trials]
+    index = {c: k for k, c in enumerate(outcomes)}
+    observed = np.bincount([index[tuple(d)] for d in draws.tolist()], minlength=len(outcomes))
+    expected = stats.multinomial(trials, p).pmf(np.array(outcomes)) * draws.shape[0]
+    assert stats.chisquare(observed, expected).pvalue > 1e-4
+
+
+@pytest.mark.parametrize("trials", [1000, 10**9])
+def test_multinomial_marginals_are_scipys_binomials(trials):
+    from scipy import stats
+
+    from mcrank.samplers import sample_multinomial
+
+    p = np.array([0.2, 0.05, 0.6, 0.15])
+    draws = sample_multinomial(trials, p, size=50_000, rng=22)
+    for k in range(p.size):  # each count is Binomial(trials, p_k): chi-square on 10 equiprobable bins
+        distribution = stats.binom(trials, p[k])
+        edges = np.unique(distribution.ppf(np.linspace(0, 1, 11)[1:-1]))
+        observed = np.bincount(np.searchsorted(edges, draws[:, k], side="left"), minlength=edges.size + 1)
+        expected = np.diff(np.concatenate(([0.0], distribution.cdf(edges), [1.0]))) * draws.shape[0]
+        assert stats.chisquare(observed, expected).pvalue > 1e-4, k
+
+
+def test_multinomial_edge_cases_and_bad_input():
+    from mcrank.samplers import sample_multinomial
+
+    assert sample_multinomial(0, [0.5, 0.5], size=3).tolist() == [[0, 0]] * 3
+    assert sample_multinomial(7, [0.0, 1.0, 0.0], size=2).tolist() == [[0, 7, 0]] * 2
+    for bad in ([0.5, 0.6], [-0.1, 1.1], [np.nan, 1.0], []):
+        with pytest.raises(ValueError, match="probabilities"):
+            sample_multinomial(5, bad)
+    with pytest.raises(ValueError, match="trials"):
+        sample_multinomial(-1, [1.0])
