@@ -56,6 +56,7 @@ import os
 import platform
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numba
@@ -265,6 +266,46 @@ def _test_set_floor(rng, pairs, size, sds):
     return buffer[0]
 
 
+#: The sds at which the variance of the two estimators is compared (issue #15).
+ESTIMATOR_SDS = (0.05, 0.1, 0.2, 0.3)
+
+
+def measure_estimators(samples: int, jobs: int, repeat: int) -> dict:
+    """(e) The conditional estimator against the sample one on the paper's gaussian sweep
+    (51 sds, uniform true utility matrices, all cores): the time of each, the ratio of their
+    variances (squared standard errors) at :data:`ESTIMATOR_SDS`, and the product, how much
+    less time the conditional estimator takes to the same standard error."""
+    configs = {e: StudyConfig(samples=samples, seed=12345, sds=SWEEP_SDS, estimator=e) for e in ("sample", "conditional")}
+    for config in configs.values():
+        run_study(replace(config, samples=2000), jobs=1)  # warm-up
+    times = round_times([lambda c=c: run_study(c, jobs=jobs) for c in configs.values()], repeat)
+    rows = {e: run_study(c, jobs=jobs).rows() for e, c in configs.items()}
+    se = {e: {r["sd"]: r["se_pct"] for r in rows[e] if r["name"] == "utility"} for e in rows}
+    time_ratio = paired_ratio(times[0], times[1])  # sample / conditional
+    variance = {}
+    for sd in ESTIMATOR_SDS:
+        key = min(se["sample"], key=lambda s: abs(s - sd))
+        variance[sd] = (se["sample"][key] / se["conditional"][key]) ** 2
+    return {
+        "time": {"sample": min(times[0]), "conditional": min(times[1])},
+        "time_ratio": time_ratio,
+        "variance_ratio": variance,
+        "time_to_se_gain": {sd: ratio * time_ratio for sd, ratio in variance.items()},
+    }
+
+
+def print_estimators(results: dict, samples: int, out=sys.stdout) -> None:
+    print("", file=out)
+    target = " (target: >= 2x less time to the same SE, 4x the goal)" if samples == TARGET_PAIRS else ""
+    print(f"(e) conditional against sample estimator, gaussian sweep of 51 sds, {samples:.0e} pairs, all cores{target}:", file=out)
+    t = results["time"]
+    print(f"  time: sample {t['sample']:.3f} s, conditional {t['conditional']:.3f} s; sample / conditional "
+          f"{results['time_ratio']:.2f}x (median of paired rounds)", file=out)
+    for sd, ratio in results["variance_ratio"].items():
+        print(f"  sd {sd:<4g}  variance sample / conditional {ratio:5.2f}x   time to the same SE: "
+              f"{results['time_to_se_gain'][sd]:5.2f}x less", file=out)
+
+
 #: Test-set sizes whose cost per pair the benchmark reports (issue: N = 100 and 10,000).
 TEST_SIZES = (100, 10_000)
 
@@ -299,7 +340,9 @@ def print_test_sets(results: dict, samples: int, out=sys.stdout) -> None:
 
 
 def study(samples: int, *, jobs: int, **settings) -> None:
-    run_study(StudyConfig(samples=samples, seed=12345, **settings), jobs=jobs)
+    """A study of the paper's procedure taken literally (the ``sample`` estimator, which draws
+    the errors), unless ``settings`` say otherwise: what (a)-(d) measure."""
+    run_study(StudyConfig(samples=samples, seed=12345, **{"estimator": "sample", **settings}), jobs=jobs)
 
 
 def measure(samples: int, jobs: int, repeat: int, oracle_samples: int, count_samples: int) -> dict:
@@ -329,7 +372,7 @@ def measure(samples: int, jobs: int, repeat: int, oracle_samples: int, count_sam
     for true_um in TRUE_UMS:
         for error in ERRORS:
             for name, sds in (("single", (0.1,)), ("sweep", SWEEP_SDS)):
-                config = StudyConfig(true_um=true_um, error=error, sds=sds)
+                config = StudyConfig(true_um=true_um, error=error, sds=sds, estimator="sample")
                 counts[f"{name}/{true_um}/{error}"] = variates_per_pair(config, count_samples, per_normal)
     results["variates_per_pair"] = {key: {"uniforms": u, "normals": z} for key, (u, z) in counts.items()}
 
@@ -514,9 +557,11 @@ def main(argv=None) -> int:
     load_before = load_average()
     results = measure(samples, args.jobs, repeat, oracle_samples, count_samples)
     results["test_sets"] = measure_test_sets(samples, repeat)
+    results["estimators"] = measure_estimators(samples, args.jobs, repeat)
     load_after = load_average()
     print_report(info, results, load_before, load_after)
     print_test_sets(results["test_sets"], samples)
+    print_estimators(results["estimators"], samples)
     if args.json is not None:
         payload = {
             "machine": info,

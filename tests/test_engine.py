@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import tracemalloc
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -324,8 +325,11 @@ def test_config_from_dict_rejects_an_unknown_key_by_name():
 
 
 def test_config_round_trips_through_a_dict():
-    config = StudyConfig(samples=1234, sds=(0.0, 0.2), error="truncated", seed=3)
+    config = StudyConfig(samples=1234, sds=(0.0, 0.2), error="truncated", seed=3, estimator="sample")
     assert StudyConfig.from_dict(config.to_dict()) == config
+    # The default estimator is recorded as the one used: read back, it is given, and the same.
+    for default in (StudyConfig(samples=1234, seed=3), StudyConfig(error="truncated")):
+        assert StudyConfig.from_dict(default.to_dict()).to_dict() == default.to_dict()
 
 
 def test_bad_jobs_and_backend_raise_value_error():
@@ -365,7 +369,8 @@ def test_a_study_that_measures_nothing_is_refused():
 
 
 def test_rows_have_the_documented_fields_and_standard_errors():
-    result = run_study(samples=20_000, sds=(0.1, 0.2), seed=9, jobs=1)
+    # The sample estimator: binomial standard errors (the conditional one's: test_conditional.py).
+    result = run_study(samples=20_000, sds=(0.1, 0.2), seed=9, jobs=1, estimator="sample")
     rows = result.rows()
     assert [row["name"] for row in rows] == [*PAPER_METRICS, "utility", "utility"]
     for row in rows:
@@ -439,7 +444,8 @@ def _count_and_record(config: StudyConfig, size: int):
     count the same pairs, and return the counts, d_true and d_utility."""
     from mcrank.engine.binary import _count_chunk, _record_pairs, new_counts, study_arguments
 
-    study = study_arguments(config)
+    # The recording kernel draws the errors: the counting kernel must too (the sample estimator).
+    study = study_arguments(replace(config, estimator="sample" if config.error == "gaussian" else None))
     codes, sds = study.metric_codes, study.sds
     counts = new_counts(study)
     _count_chunk(np.random.default_rng(5), np.random.default_rng(6), np.random.default_rng(7), size, study, counts)

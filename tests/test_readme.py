@@ -127,3 +127,11 @@ def test_the_readme_test_set_numbers_are_the_committed_ones():
     accuracy = next(row for row in population if row["name"] == "accuracy")["incorrect_pct"]
     assert f"against {accuracy:.2f} % for accuracy" in readme
     assert rows[200]["utility", 0.0]["incorrect_pct"] < accuracy < rows[100]["utility", 0.0]["incorrect_pct"]
+
+
+def test_the_readme_sentence_on_fig6_is_the_committed_result():
+    readme = (ROOT / "README.md").read_text()
+    rows = {row["name"]: row for row in json.loads((ROOT / "results" / "fig6_uniform.json").read_text())["rows"]}
+    accuracy, utility = rows["accuracy"], rows["utility"]
+    assert (f"mcrank gets {accuracy['incorrect_pct']:.2f} ± {accuracy['se_pct']:.2f} and "
+            f"{utility['incorrect_pct']:.2f} ± {utility['se_pct']:.2f}") in " ".join(readme.split())  # fmt: skip

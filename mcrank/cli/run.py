@@ -29,6 +29,12 @@ def add_parser(subparsers):
     study.add_argument("--true-um", choices=("uniform", "gaussian"), help="distribution of true utility matrices (default uniform)")
     study.add_argument("--true-um-sd", type=float, metavar="SD", help="sd of each hexagon coordinate for --true-um gaussian (default 1/3)")
     study.add_argument("--error", choices=("gaussian", "truncated"), help="error model of perturbed utility matrices (default gaussian)")
+    study.add_argument(
+        "--estimator",
+        choices=("conditional", "sample"),
+        help="how the perturbed utility matrix's %% is estimated: conditional (the closed-form probability; "
+        "default for gaussian errors) or sample (draw the errors, as the paper; the only one for truncated)",
+    )
     study.add_argument("--sd", nargs="+", metavar="SD", help="error sds: values and/or grids start:stop:step, separated by spaces or commas (default 0.1)")
     study.add_argument("--samples", metavar="N", help="number of pairs, e.g. 1e6 (default 1e6)")
     study.add_argument(
@@ -61,6 +67,7 @@ def study_overrides(args) -> dict:
         "true_um": args.true_um,
         "true_um_sd": args.true_um_sd,
         "error": args.error,
+        "estimator": args.estimator,
         "sds": args.sd,
         "samples": args.samples,
         "metrics": None if args.metrics is None else metric_ids(args.metrics),

@@ -112,18 +112,20 @@ def run_study(
         scheduler=scheduler,
         progress=progress,
     )
+    arguments = binary.study_arguments(config)
     incorrect = totals.batch_incorrect.sum(axis=0)
     metrics = len(config.metrics)
-    # The tied counts follow the deviation sums (see binary.count_chunk); whole numbers.
-    tied = None if config.test_size is None else totals.sums[2 * len(config.sds) :].astype(np.int64)
+    sums = binary.split_sums(arguments, totals.sums)
+    conditional = config.estimator_used == "conditional"
     return StudyResult(
         config=config,
         metric_incorrect=dict(zip(config.metrics, (int(c) for c in incorrect[:metrics]))),
         utility_incorrect=incorrect[metrics:],
-        realised_sd=binary.realised_sd(config, totals.sums),
+        realised_sd=binary.realised_sd(config, sums),
         batch_samples=totals.batch_samples,
         batch_incorrect=totals.batch_incorrect,
-        tied=tied,
+        tied=None if config.test_size is None else sums.tied.astype(np.int64),
+        utility_squares=sums.probability_squares if conditional else None,
         wall_time=totals.wall_time,
     )
 

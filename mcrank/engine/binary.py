@@ -26,7 +26,9 @@ definitions.
 
 Under the ``gaussian`` error model, ``d_s = d_true + sum_ij E_ij (C2 - C1)_ij`` with the
 ``E_ij`` independent N(0, s^2), which is exactly ``d_true + s * ||C2 - C1||_F * Z`` with one
-standard normal ``Z``: the kernel draws that one variate instead of four. ``U' - U`` then has
+standard normal ``Z``: the ``sample`` estimator draws that one variate instead of four, and
+the ``conditional`` one (the default) draws none and adds the probability that ``Z`` ranks
+the pair incorrectly (:mod:`mcrank.engine.conditional`). ``U' - U`` then has
 sd ``s`` by construction, which is what ``realised_sd`` reports. Under ``truncated``, the four
 elements are drawn, for many pairs and sds at once, by the exact sampler
 :func:`mcrank.samplers._fill_truncated_columns`, and the realised sd is measured.
@@ -56,6 +58,7 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank.confusion import _cells_from_pab
+from mcrank.engine.conditional import _incorrect_probabilities, _sum_and_squares
 from mcrank.engine.runner import ChunkCounts, chunk_generators
 from mcrank.metrics import ORDER_MIN_CELL, _order_into, _score_into, get_metric
 from mcrank.samplers import (
@@ -70,7 +73,7 @@ from mcrank.samplers import (
 from mcrank.study import StudyConfig
 from mcrank.utility_space import _um_from_xy, _yield_pab
 
-__all__ = ["BinaryCounts", "BinaryStudy", "count_chunk", "new_counts", "realised_sd", "record_pairs", "study_arguments"]
+__all__ = ["BinaryCounts", "BinaryStudy", "ChunkSums", "count_chunk", "new_counts", "realised_sd", "record_pairs", "split_sums", "study_arguments"]
 
 
 class BinaryStudy(NamedTuple):
@@ -89,6 +92,7 @@ class BinaryStudy(NamedTuple):
     metric_codes: np.ndarray  # int64, codes in mcrank.metrics.METRICS
     sds: np.ndarray  # float64
     test_size: int  # items in the test set; 0 for the population
+    conditional: bool  # the conditional estimator (gaussian errors), else the sample one
 
 
 class BinaryCounts(NamedTuple):
@@ -100,6 +104,8 @@ class BinaryCounts(NamedTuple):
     deviation_squares: np.ndarray  # per sd: sum of their squares
     metric_tied: np.ndarray  # int64, per metric: ties and NaN differences (finite test sets)
     utility_tied: np.ndarray  # int64, per sd: the same
+    probability_sum: np.ndarray  # per sd: the conditional estimator's probabilities, summed
+    probability_squares: np.ndarray  # per sd: the sum of their squares
 
 
 class TruncatedWork(NamedTuple):
@@ -418,6 +424,8 @@ def _count_chunk(rng, rng_error, rng_counts, n, study, counts):
     metric_tied, utility_tied = counts.metric_tied, counts.utility_tied
     utility, rates, cells, d_true, d_metric = _block_buffers()
     direction, spread, normals = np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK)
+    probability_sum, probability_squares = counts.probability_sum, counts.probability_squares
+    probabilities = np.empty(_BLOCK)
     # A finite test set: the yields of steps 4-5 are taken on the observed fractions.
     finite = study.test_size > 0
     observed, d_observed = np.empty((5, _BLOCK)), np.empty(_BLOCK)
@@ -456,7 +464,20 @@ def _count_chunk(rng, rng_error, rng_counts, n, study, counts):
             for i in range(m):
                 incorrect += not _ranked_correctly(direction[i], d_metric[i])
             metric_incorrect[k] += incorrect
-        if study.error == 0:
+        if study.error == 0 and study.conditional:
+            _gaussian_spreads(scored_rates, m, spread)
+            for k in range(sds.size):
+                _incorrect_probabilities(direction, d_scored, spread, sds[k], m, probabilities)
+                total, squares = _sum_and_squares(probabilities, m)
+                probability_sum[k] += total
+                probability_squares[k] += squares
+            if finite:  # identical counts tie under every utility matrix, whatever the sd
+                tied = 0
+                for i in range(m):
+                    tied += (spread[i] == 0.0) & (d_scored[i] == 0.0)
+                for k in range(sds.size):
+                    utility_tied[k] += tied
+        elif study.error == 0:
             _gaussian_spreads(scored_rates, m, spread)
             for k in range(sds.size):
                 # A block of normals per sd, drawn first: the comparison loop then vectorises.
@@ -547,6 +568,7 @@ def study_arguments(config: StudyConfig) -> BinaryStudy:
         metric_codes=np.array([get_metric(m).code for m in config.metrics], dtype=np.int64),
         sds=np.array(config.sds, dtype=np.float64),
         test_size=0 if config.test_size is None else int(config.test_size),
+        conditional=config.estimator_used == "conditional",
     )
 
 
@@ -555,7 +577,7 @@ def new_counts(study: BinaryStudy) -> BinaryCounts:
     metrics, sds = study.metric_codes.size, study.sds.size
     return BinaryCounts(
         np.zeros(metrics, dtype=np.int64), np.zeros(sds, dtype=np.int64), np.zeros(sds), np.zeros(sds),
-        np.zeros(metrics, dtype=np.int64), np.zeros(sds, dtype=np.int64),
+        np.zeros(metrics, dtype=np.int64), np.zeros(sds, dtype=np.int64), np.zeros(sds), np.zeros(sds),
     )  # fmt: skip
 
 
@@ -563,26 +585,47 @@ def count_chunk(root: np.random.SeedSequence, chunk: int, size: int, study: Bina
     """Counts of chunk number ``chunk``: steps 1-3 from child (chunk, 0), step 4 from (chunk, 1),
     a finite test set's counts from (chunk, 2).
 
-    ``incorrect`` holds the metrics' counts then the sds'; ``sums`` the deviation sums then
-    the sums of squares, per sd, then the tied counts of the metrics and of the sds (whole
-    numbers, exact as floats).
+    ``incorrect`` holds the metrics' counts then the sds' (with the conditional estimator,
+    the sums of the sds' probabilities: floats, the metrics' counts exact among them);
+    ``sums`` is laid out as :func:`split_sums` reads it.
     """
     counts = new_counts(study)
     rng, rng_error, rng_counts = chunk_generators(root, chunk, 3)
     _count_chunk(rng, rng_error, rng_counts, size, study, counts)
+    if study.conditional:
+        incorrect = np.concatenate((counts.metric_incorrect.astype(float), counts.probability_sum))
+    else:
+        incorrect = np.concatenate((counts.metric_incorrect, counts.utility_incorrect))
     return ChunkCounts(
-        np.concatenate((counts.metric_incorrect, counts.utility_incorrect)),
-        np.concatenate((counts.deviation_sum, counts.deviation_squares, counts.metric_tied, counts.utility_tied)),
+        incorrect,
+        np.concatenate((counts.deviation_sum, counts.deviation_squares, counts.metric_tied, counts.utility_tied, counts.probability_squares)),
     )
 
 
-def realised_sd(config: StudyConfig, sums: np.ndarray) -> np.ndarray:
+class ChunkSums(NamedTuple):
+    """The float sums of a run, by name (see :func:`split_sums`)."""
+
+    deviation_sum: np.ndarray  # per sd
+    deviation_squares: np.ndarray  # per sd
+    tied: np.ndarray  # per row (metrics, then sds): whole numbers
+    probability_squares: np.ndarray  # per sd: the conditional estimator's
+
+
+def split_sums(study: BinaryStudy, sums: np.ndarray) -> ChunkSums:
+    """The run's ``sums`` (what :func:`count_chunk` returns, added up), by name."""
+    metrics, sds = study.metric_codes.size, study.sds.size
+    ends = np.cumsum([sds, sds, metrics + sds, sds])
+    deviation_sum, deviation_squares, tied, squares, _ = np.split(sums, ends)
+    return ChunkSums(deviation_sum, deviation_squares, tied, squares)
+
+
+def realised_sd(config: StudyConfig, sums: ChunkSums) -> np.ndarray:
     """Standard deviation of ``U' - U`` over all elements and samples, per sd, from the sums
-    that :func:`count_chunk` returns."""
+    of the run (:func:`split_sums`)."""
     sds = np.array(config.sds, dtype=float)
     if config.error == "gaussian":
         return sds  # U' - U is N(0, s^2) element by element, by construction
-    deviation_sum, deviation_squares = sums[: sds.size], sums[sds.size : 2 * sds.size]
+    deviation_sum, deviation_squares = sums.deviation_sum, sums.deviation_squares
     count = 4.0 * config.samples
     mean = deviation_sum / count
     return np.sqrt(np.maximum(deviation_squares / count - mean**2, 0.0))

@@ -32,7 +32,8 @@ BACKENDS = ("threading", "loky", "dask")
 
 
 class ChunkCounts(NamedTuple):
-    """What one chunk returns: integer counts and float sums, each a 1-d array."""
+    """What one chunk returns, each a 1-d array: what is added per batch (counts of incorrectly
+    ranked pairs, or sums of probabilities, floats), and what is added over the run (sums)."""
 
     incorrect: np.ndarray
     sums: np.ndarray
@@ -44,7 +45,7 @@ class RunTotals(NamedTuple):
     Attributes
     ----------
     batch_samples : ndarray of int, shape (b,)
-    batch_incorrect : ndarray of int, shape (b, k)
+    batch_incorrect : ndarray of int or float, shape (b, k)
     sums : ndarray of float
         The chunks' sums, added in chunk order.
     wall_time : float
@@ -142,8 +143,8 @@ def run_chunks(
             results = joblib.Parallel(n_jobs=jobs, return_as="generator")(tasks)
         # Results come back in chunk order, so the float sums are added in a fixed order too.
         for chunk, size, counts in results:
-            if batch_incorrect is None:
-                batch_incorrect = np.zeros((batches, counts.incorrect.size), dtype=np.int64)
+            if batch_incorrect is None:  # counts, or sums of probabilities (floats)
+                batch_incorrect = np.zeros((batches, counts.incorrect.size), dtype=counts.incorrect.dtype)
                 sums = np.zeros(counts.sums.size)
             batch_samples[chunk % batches] += size
             batch_incorrect[chunk % batches] += counts.incorrect

@@ -28,10 +28,13 @@ from mcrank._validation import (
 from mcrank.metrics import METRICS, PAPER_METRICS, get_metric
 from mcrank.samplers import ERROR_MODELS, TRUE_UM_DISTRIBUTIONS, _check_true_um_sd
 
-__all__ = ["MAX_SAMPLES", "MAX_SDS", "MAX_TEST_SIZE", "StudyConfig", "parse_count", "parse_metrics", "parse_sds", "parse_values"]
+__all__ = ["ESTIMATORS", "MAX_SAMPLES", "MAX_SDS", "MAX_TEST_SIZE", "StudyConfig", "parse_count", "parse_metrics", "parse_sds", "parse_values"]
 
 #: Maximum number of samples a study accepts (the counts are int64; this keeps runs finite).
 MAX_SAMPLES = 10**12
+#: How the perturbed utility matrix's percentage is estimated: by drawing the errors, or by
+#: averaging each pair's probability of being ranked incorrectly (gaussian errors only).
+ESTIMATORS = ("sample", "conditional")
 #: Maximum number of error sds in one study.
 MAX_SDS = 10_000
 #: Largest finite test set: beyond it the counts are the population's to 1e-6 (and above
@@ -74,6 +77,14 @@ class StudyConfig:
         Root seed; ``None`` draws fresh entropy, recorded in the result.
     chunk_size : int
         Samples per chunk; part of what makes a run reproducible.
+    estimator : {"conditional", "sample"} or None
+        How the perturbed utility matrix's percentage is estimated (``docs/method.md``, "The
+        conditional estimator"). ``sample`` draws the errors, as the paper; ``conditional``
+        averages each pair's probability of being ranked incorrectly, known in closed form
+        under ``gaussian`` errors: the same percentage with about 4 times less variance.
+        None (the default) takes ``conditional`` for ``gaussian`` errors and ``sample`` for
+        ``truncated`` ones, which have no closed form (:attr:`estimator_used`), and so follows
+        the error model when ``dataclasses.replace`` changes it; results record the one taken.
     test_size : int or None
         Items in each pair's test set (``docs/method.md``, "Finite test sets"): the class
         counts and each classifier's counts are drawn, and every metric and yield is scored
@@ -92,15 +103,25 @@ class StudyConfig:
     fbeta_beta: float = 1.0
     seed: int | None = None
     chunk_size: int = 2**16
+    estimator: str | None = None
     test_size: int | None = None
 
     def __post_init__(self):
         for name, value in _checked(self).items():
             object.__setattr__(self, name, value)
 
+    @property
+    def estimator_used(self) -> str:
+        """The estimator of the perturbed utility rows: ``estimator``, or by default
+        ``conditional`` under gaussian errors and ``sample`` under truncated ones."""
+        if self.estimator is not None:
+            return self.estimator
+        return "conditional" if self.error == "gaussian" else "sample"
+
     def to_dict(self) -> dict:
-        """A JSON-ready dictionary of every parameter."""
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+        """A JSON-ready dictionary of every parameter (the estimator the one used)."""
+        values = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+        return {**values, "estimator": self.estimator_used}
 
     @classmethod
     def from_dict(cls, values: Mapping, *, source: str = "config") -> StudyConfig:
@@ -126,6 +147,10 @@ def _checked(config: StudyConfig) -> dict:
     true_um_sd = check_sd(config.true_um_sd, "true_um_sd")
     check_choice(config.true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution (true_um)")
     check_choice(config.error, ERROR_MODELS, "error model")
+    if config.estimator is not None:
+        check_choice(config.estimator, ESTIMATORS, "estimator")
+    if config.estimator == "conditional" and config.error != "gaussian":
+        raise ValueError(f"the conditional estimator needs gaussian errors; with {config.error} errors the estimator is 'sample'")
     if config.true_um == "gaussian":
         _check_true_um_sd(true_um_sd, "true_um_sd", 'true_um = "uniform" or --true-um uniform')
     if isinstance(config.sds, (str, bytes)) or not isinstance(config.sds, (list, tuple, np.ndarray)):

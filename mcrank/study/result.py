@@ -25,6 +25,14 @@ def _percent_and_se(count: int, n: int) -> tuple[float, float]:
     return 100.0 * fraction, 100.0 * math.sqrt(fraction * (1.0 - fraction) / n)
 
 
+def _mean_and_se(total: float, squares: float, n: int) -> tuple[float, float]:
+    """The mean of ``n`` probabilities (in %) and its standard error, from their sum and the
+    sum of their squares: the sample sd (n - 1 in the denominator) over sqrt(n)."""
+    mean = total / n
+    variance = max(squares - n * mean * mean, 0.0) / (n - 1) if n > 1 else 0.0
+    return 100.0 * mean, 100.0 * math.sqrt(variance / n)
+
+
 @dataclass(frozen=True)
 class StudyResult:
     """Counts of incorrectly ranked pairs from one study, and how they were obtained.
@@ -35,8 +43,9 @@ class StudyResult:
         The validated configuration; ``config.seed`` holds the root seed actually used.
     metric_incorrect : dict of str to int
         Incorrectly ranked pairs per metric id.
-    utility_incorrect : ndarray of int, shape (len(config.sds),)
-        Incorrectly ranked pairs by the perturbed utility matrix, per sd.
+    utility_incorrect : ndarray of int or float, shape (len(config.sds),)
+        Incorrectly ranked pairs by the perturbed utility matrix, per sd: counted, or with
+        the conditional estimator expected (the sum of the pairs' probabilities, a float).
     realised_sd : ndarray of float, shape (len(config.sds),)
         Standard deviation of ``U' - U`` over all elements and samples, per sd.
     batch_samples : ndarray of int, shape (b,)
@@ -48,6 +57,9 @@ class StudyResult:
         On a finite test set, the pairs of each row whose difference is 0 or NaN (an
         undefined score): counted incorrect, and reported apart as ``tied_pct``. None for
         the population.
+    utility_squares : ndarray of float, shape (len(config.sds),), or None
+        With the conditional estimator, the sum of the squared probabilities per sd, for
+        the standard error; None with the sample estimator.
     wall_time : float
         Seconds for the whole run: chunks, scheduling and any cluster start-up, and the
         compilation or cache load of the kernels in a process's first run (20-35 s measured
@@ -61,6 +73,7 @@ class StudyResult:
     batch_samples: np.ndarray
     batch_incorrect: np.ndarray
     tied: np.ndarray | None = None
+    utility_squares: np.ndarray | None = None
     wall_time: float = field(default=0.0, compare=False)
 
     @property
@@ -70,7 +83,9 @@ class StudyResult:
     def rows(self) -> list[dict]:
         """One row per metric, then one per sd: ``name``, ``sd``, ``realised_sd``,
         ``incorrect``, ``samples``, ``incorrect_pct`` and ``se_pct`` (its Monte Carlo standard
-        error, ``100 * sqrt(f (1 - f) / n)``). ``sd`` and ``realised_sd`` are None for metrics;
+        error, ``100 * sqrt(f (1 - f) / n)``; with the conditional estimator, the expected
+        count and the sample sd of the pairs' probabilities over ``sqrt(n)``). ``sd`` and
+        ``realised_sd`` are None for metrics;
         the perturbed utility matrix is named ``utility``. On a finite test set each row also
         has ``tied_pct``: the percentage of pairs it ties (difference 0 or NaN), which are
         counted incorrect too."""
@@ -79,20 +94,30 @@ class StudyResult:
         for name, count in self.metric_incorrect.items():
             pct, se = _percent_and_se(count, n)
             rows.append(dict(name=name, sd=None, realised_sd=None, incorrect=int(count), samples=n, incorrect_pct=pct, se_pct=se))
-        for s, realised, count in zip(self.config.sds, self.realised_sd, self.utility_incorrect):
-            pct, se = _percent_and_se(int(count), n)
-            rows.append(dict(name="utility", sd=s, realised_sd=float(realised), incorrect=int(count), samples=n, incorrect_pct=pct, se_pct=se))
+        for k, (s, realised, count) in enumerate(zip(self.config.sds, self.realised_sd, self.utility_incorrect)):
+            if self.utility_squares is None:
+                count = int(count)
+                pct, se = _percent_and_se(count, n)
+            else:  # the conditional estimator: an expected count
+                count = float(count)
+                pct, se = _mean_and_se(count, float(self.utility_squares[k]), n)
+            rows.append(dict(name="utility", sd=s, realised_sd=float(realised), incorrect=count, samples=n, incorrect_pct=pct, se_pct=se))
         if self.tied is not None:
             for row, tied in zip(rows, self.tied.tolist()):
                 row["tied_pct"] = 100.0 * tied / n
         return rows
+
+    def _batch_rows(self) -> list[list]:
+        """The batch counts as lists, the metrics' as integers (conditional sums are floats)."""
+        metrics = len(self.metric_incorrect)
+        return [[int(v) if k < metrics else v for k, v in enumerate(row)] for row in self.batch_incorrect.tolist()]
 
     def to_dict(self) -> dict:
         """``{"config": {...every parameter, seed, version}, "rows": [...], "batches": {...}, "wall_time"}``."""
         return {
             "config": {**self.config.to_dict(), "version": __version__},
             "rows": self.rows(),
-            "batches": {"samples": self.batch_samples.tolist(), "incorrect": self.batch_incorrect.tolist()},
+            "batches": {"samples": self.batch_samples.tolist(), "incorrect": self._batch_rows()},
             "wall_time": self.wall_time,
         }
 
