@@ -91,7 +91,7 @@ def test_three_class_example_accuracy_picks_the_wrong_classifier():
     for metric_id in ("accuracy", "micro_f1", "mcc"):
         assert len(flagged[metric_id].flipped) == 3
     assert "balanced_accuracy" not in flagged
-    assert set(result.classifiers[0].scores) == {"accuracy", "balanced_accuracy", "macro_f1", "micro_f1", "mcc", "cohen_kappa"}
+    assert set(result.classifiers[0].scores) == {"accuracy", "balanced_accuracy", "macro_f1", "micro_f1", "mcc", "cohen_kappa", "macro_precision"}
 
 
 def test_uncertain_example_ranks_by_the_expected_matrix():

@@ -54,7 +54,7 @@ def test_json_output(capsys):
     yields = [c["utility_yield"] for c in result["classifiers"]]
     assert yields == sorted(yields, reverse=True) and names[0] == "cautious"
     assert set(result["classifiers"][0]["scores"]) == {
-        "accuracy", "balanced_accuracy", "macro_f1", "micro_f1", "mcc", "cohen_kappa",
+        "accuracy", "balanced_accuracy", "macro_f1", "micro_f1", "mcc", "cohen_kappa", "macro_precision",
     }  # fmt: skip
     assert {d["metric"] for d in result["disagreements"]} >= {"accuracy", "mcc"}
     assert "pairs" not in result

@@ -529,6 +529,7 @@ def test_registry_ids_and_codes():
         "informedness",
         "markedness",
         "cohen_kappa",
+        "macro_precision",
     ]
     for position, (metric_id, metric) in enumerate(METRICS.items()):
         assert isinstance(metric, Metric)

@@ -29,7 +29,8 @@ import numpy as np
 from mcrank._validation import check_zero_division
 from mcrank.confusion import _cells_from_pab
 from mcrank.metrics import definitions as _definitions  # noqa: F401 - registers every metric
-from mcrank.metrics._registry import REGISTRY, Metric, dispatch
+from mcrank._jit import jit
+from mcrank.metrics._registry import REGISTRY, Metric, dispatch, dispatch_matrix
 
 __all__ = ["METRICS", "ORDER_MIN_CELL", "PAPER_METRICS", "Metric", "get_metric", "score"]
 
@@ -73,6 +74,20 @@ _score_into = dispatch(
     difference the engine compares with the difference in utility yield. The length of
     ``cells`` is known when compiling, so the difference costs no branch, and one pass.""",
 )
+
+_score_matrix = dispatch_matrix(
+    "_score_matrix",
+    """Metric number ``code`` of one n x n matrix ``c``: its n-class form, or the two-class
+    form on the four cells for a two-class metric (n = 2). The n-class kernel's scorer.""",
+)
+
+
+@jit
+def _score_matrices(code, stack, beta, out):
+    """:func:`_score_matrix` of every matrix of ``stack`` (m, n, n) into ``out`` (m,)."""
+    for i in range(stack.shape[0]):
+        out[i] = _score_matrix(code, stack[i], beta)
+
 
 _order_into = dispatch(
     "_order_into",
@@ -138,8 +153,11 @@ def score(metric: str | Metric, confusion, *, beta: float = 1.0, zero_division: 
         raise ValueError(f"beta must be positive, got {beta!r}")
     if c.shape[-1] != 2 or metric.binary is None:
         zero_division = check_zero_division(zero_division)
-        out = np.asarray(metric.general(c), dtype=float)
+        stack = np.ascontiguousarray(c.reshape(-1, *c.shape[-2:]))
+        out = np.empty(stack.shape[0])
+        _score_matrices(metric.code, stack, float(beta), out)
         out[np.isnan(out)] = zero_division
+        out = out.reshape(c.shape[:-2])
         return float(out) if out.ndim == 0 else out
     # Counts of ordinary size are scored as given, exactly as scikit-learn does; matrices
     # whose largest cell is huge or tiny are scaled to a largest cell of 1 first.

@@ -11,14 +11,16 @@ A metric's entry holds whichever of three forms it has, side by side:
   accuracy, F-beta and kappa are N/D; informedness is 2 N/D - 1 (balanced accuracy's ratio),
   markedness N/D - 1, Fowlkes-Mallows and G-mean sqrt(N/D), MCC sign(N) sqrt(|N|/D) (N its
   numerator times its absolute value);
-- its **n-class form**, on a float array of shape (..., n, n), rows = output, columns = true
-  class, with
+- its **n-class form**, a numba function of one n x n float matrix (any n >= 2), rows =
+  output, columns = true class, with
 
   .. math::
       N = \sum_{ij} C_{ij}, \qquad r_i = \sum_j C_{ij} \ \text{(output totals)}, \qquad
       t_j = \sum_i C_{ij} \ \text{(true-class totals)}.
 
-  At n = 2 it agrees with the two-class form (tested), which the two-class scores use.
+  At n = 2 it agrees with the two-class form (tested), which the two-class scores use. The
+  n-class kernel of the engine calls it pair by pair; :func:`mcrank.metrics.score` applies it
+  to stacks of matrices.
 
 Every metric is invariant under scaling of the matrix, so one function serves counts and
 normalised matrices. Undefined values (0/0) are NaN; :func:`mcrank.metrics.score` replaces
@@ -36,21 +38,53 @@ from mcrank.utility_space import IDENTITY_UM, TNR_UM, TPR_UM
 # --- n-class helpers ---------------------------------------------------------------------------
 
 
-def _totals(c):
-    """Diagonal, output totals r_i, true-class totals t_j and grand total N of (..., n, n)."""
-    # numpy adds along axes in an order that depends on the memory layout: in C order, a
-    # matrix sums alike alone and in any stack.
-    c = np.ascontiguousarray(c)
-    return np.diagonal(c, axis1=-2, axis2=-1), c.sum(axis=-1), c.sum(axis=-2), c.sum(axis=(-2, -1))
+@jit(inline="always")
+def _trace(c):
+    total = 0.0
+    for k in range(c.shape[0]):
+        total += c[k, k]
+    return total
 
 
-def _mean_where_defined(numerator, denominator):
-    """Mean over the last axis of the per-class ratios, leaving out the 0/0 ones (as
-    scikit-learn does); NaN when none is defined."""
-    defined = denominator > 0
-    ratio = np.divide(numerator, denominator, out=np.zeros_like(numerator), where=defined)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return ratio.sum(axis=-1) / defined.sum(axis=-1)
+@jit(inline="always")
+def _grand_total(c):
+    total = 0.0
+    for i in range(c.shape[0]):
+        for j in range(c.shape[1]):
+            total += c[i, j]
+    return total
+
+
+@jit(inline="always")
+def _output_total(c, k):
+    """r_k: the items the classifier put in class k (row k)."""
+    total = 0.0
+    for j in range(c.shape[1]):
+        total += c[k, j]
+    return total
+
+
+@jit(inline="always")
+def _true_total(c, k):
+    """t_k: the items of true class k (column k)."""
+    total = 0.0
+    for i in range(c.shape[0]):
+        total += c[i, k]
+    return total
+
+
+@jit(inline="always")
+def _agreement_terms(c):
+    """(N, sum_k C_kk, sum_k r_k t_k, sum_k r_k^2, sum_k t_k^2): what MCC and kappa need."""
+    total, trace, products, outputs, trues = 0.0, 0.0, 0.0, 0.0, 0.0
+    for k in range(c.shape[0]):
+        r, t = _output_total(c, k), _true_total(c, k)
+        total += r
+        trace += c[k, k]
+        products += r * t
+        outputs += r * r
+        trues += t * t
+    return total, trace, products, outputs, trues
 
 
 # --- accuracy: the utility yield of the identity (compliant) -------------------------------------
@@ -66,11 +100,10 @@ def _accuracy_order(c00, c01, c10, c11, beta):
     return c00 + c11, c00 + c01 + c10 + c11
 
 
+@jit
 def _accuracy_n(c):
     r""":math:`\frac{1}{N} \sum_k C_{kk}`: the utility yield, eq. (9), of the identity."""
-    diagonal, _, _, total = _totals(c)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return diagonal.sum(axis=-1) / total
+    return _trace(c) / _grand_total(c)
 
 
 register("accuracy", "Accuracy", binary=_accuracy, order=_accuracy_order, general=_accuracy_n, compliant=True, equivalent_um=IDENTITY_UM)
@@ -153,11 +186,18 @@ def _balanced_accuracy_order(c00, c01, c10, c11, beta):
     return c00 * negatives + c11 * positives, 2.0 * positives * negatives
 
 
+@jit
 def _balanced_accuracy_n(c):
     r""":math:`\frac{1}{|K|} \sum_{k \in K} C_{kk} / t_k`, :math:`K = \{k : t_k > 0\}`: a class
-    absent from the test set has no recall and is left out, as in scikit-learn."""
-    diagonal, _, true_totals, _ = _totals(c)
-    return _mean_where_defined(diagonal, true_totals)
+    absent from the test set has no recall and is left out, as in scikit-learn (NaN when
+    none is defined)."""
+    total, defined = 0.0, 0
+    for k in range(c.shape[0]):
+        t = _true_total(c, k)
+        if t > 0.0:
+            total += c[k, k] / t
+            defined += 1
+    return total / defined if defined > 0 else np.nan
 
 
 register("balanced_accuracy", "Balanced accuracy", binary=_balanced_accuracy, order=_balanced_accuracy_order, general=_balanced_accuracy_n)
@@ -166,27 +206,31 @@ register("balanced_accuracy", "Balanced accuracy", binary=_balanced_accuracy, or
 # --- macro and micro means over the classes (any n) --------------------------------------------
 
 
+@jit
 def _macro_f1_n(c):
     r""":math:`\frac{1}{|K|} \sum_{k \in K} \frac{2 C_{kk}}{r_k + t_k}`, :math:`K = \{k : r_k + t_k > 0\}`:
     a class neither in the test set nor ever output has no F1 and is left out, as
     scikit-learn's ``f1_score(average="macro")`` over the labels found."""
-    diagonal, output_totals, true_totals, _ = _totals(c)
-    return _mean_where_defined(2.0 * diagonal, output_totals + true_totals)
+    total, defined = 0.0, 0
+    for k in range(c.shape[0]):
+        both = _output_total(c, k) + _true_total(c, k)
+        if both > 0.0:
+            total += 2.0 * c[k, k] / both
+            defined += 1
+    return total / defined if defined > 0 else np.nan
 
 
 register("macro_f1", "Macro F1", general=_macro_f1_n)
 
 
+@jit
 def _micro_f1_n(c):
     r"""F1 of the true positives, false positives and false negatives pooled over the classes.
     For single-label classification every error is one of each, so this equals accuracy; it
     is kept because it is reported as a metric of its own."""
-    diagonal, output_totals, true_totals, _ = _totals(c)
-    true_positives = diagonal.sum(axis=-1)
-    false_positives = (output_totals - diagonal).sum(axis=-1)
-    false_negatives = (true_totals - diagonal).sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return 2.0 * true_positives / (2.0 * true_positives + false_positives + false_negatives)
+    true_positives = _trace(c)
+    errors = _grand_total(c) - true_positives  # each a false positive and a false negative
+    return 2.0 * true_positives / (2.0 * true_positives + errors + errors)
 
 
 register("micro_f1", "Micro F1", general=_micro_f1_n, compliant=True, equivalent_um=IDENTITY_UM)
@@ -254,19 +298,16 @@ def _mcc_order(c00, c01, c10, c11, beta):
     return numerator * abs(numerator), ((c00 + c01) * (c10 + c11)) * ((c00 + c10) * (c01 + c11))
 
 
+@jit
 def _mcc_n(c):
     r"""Gorodkin's :math:`R_K`,
     :math:`\frac{N \sum_k C_{kk} - \sum_k r_k t_k}{\sqrt{(N^2 - \sum_k r_k^2)(N^2 - \sum_k t_k^2)}}`;
     NaN where the test set holds one class only or the classifier always outputs the same
     class (scikit-learn's ``matthews_corrcoef`` returns 0 there)."""
-    diagonal, output_totals, true_totals, total = _totals(c)
-    covariance = total * diagonal.sum(axis=-1) - np.sum(output_totals * true_totals, axis=-1)
-    # Products, not powers: a numpy scalar's ** 2 can round differently from x * x (and from
-    # an array's ** 2), and one matrix must score exactly as it does in a stack.
-    output_variance = total * total - np.sum(output_totals * output_totals, axis=-1)
-    true_variance = total * total - np.sum(true_totals * true_totals, axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return covariance / np.sqrt(output_variance * true_variance)
+    total, trace, products, outputs, trues = _agreement_terms(c)
+    covariance = total * trace - products
+    # Two square roots: the product of the two variances overflows for counts near 1e77.
+    return covariance / (np.sqrt(total * total - outputs) * np.sqrt(total * total - trues))
 
 
 register("mcc", "Matthews correlation coefficient", binary=_mcc, order=_mcc_order, general=_mcc_n)
@@ -338,14 +379,34 @@ def _cohen_kappa_order(c00, c01, c10, c11, beta):
     return 2.0 * (c00 * c11 - c01 * c10), (c00 + c01) * (c01 + c11) + (c00 + c10) * (c10 + c11)
 
 
+@jit
 def _cohen_kappa_n(c):
     r""":math:`(p_o - p_e) / (1 - p_e)` with :math:`p_o = \sum_k C_{kk} / N` and
     :math:`p_e = \sum_k r_k t_k / N^2`; NaN where :math:`p_e = 1`, as scikit-learn."""
-    diagonal, output_totals, true_totals, total = _totals(c)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        observed = diagonal.sum(axis=-1) / total
-        chance = np.sum(output_totals * true_totals, axis=-1) / (total * total)
-        return (observed - chance) / (1.0 - chance)
+    total, trace, products, _, _ = _agreement_terms(c)
+    observed = trace / total
+    chance = products / (total * total)
+    return (observed - chance) / (1.0 - chance)
 
 
 register("cohen_kappa", "Cohen's kappa", binary=_cohen_kappa, order=_cohen_kappa_order, general=_cohen_kappa_n)
+
+
+# --- macro precision (n classes) --------------------------------------------------------------
+
+
+@jit
+def _macro_precision_n(c):
+    r""":math:`\frac{1}{|K|} \sum_{k \in K} C_{kk} / r_k`, :math:`K = \{k : r_k > 0\}`: a class
+    the classifier never outputs has no precision and is left out (SPEC.md), as balanced
+    accuracy leaves out an absent class; NaN when none is defined."""
+    total, defined = 0.0, 0
+    for k in range(c.shape[0]):
+        r = _output_total(c, k)
+        if r > 0.0:
+            total += c[k, k] / r
+            defined += 1
+    return total / defined if defined > 0 else np.nan
+
+
+register("macro_precision", "Macro precision", general=_macro_precision_n)
