@@ -28,22 +28,30 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank._rng import resolve_rng
-from mcrank._validation import check_beta_parameters, check_choice, check_count, check_range, check_sd
-from mcrank.utility_space import _in_hexagon, normalise_um
+from mcrank._validation import check_beta_parameters, check_choice, check_count, check_positive, check_range, check_sd
+from mcrank.utility_space import _in_hexagon, _um_from_xy, normalise_um
 
 __all__ = [
     "ERROR_MODELS",
+    "HEXAGON_DISTRIBUTIONS",
     "MAX_TRUE_UM_SD",
     "TRUE_UM_DISTRIBUTIONS",
     "perturb_um",
     "sample_class_proportion",
+    "sample_class_proportions",
+    "sample_conditional_rates",
     "sample_multinomial",
     "sample_rates",
     "sample_true_um_xy",
+    "sample_utility_elements",
 ]
 
-#: The distributions of true utility matrices, by name; the value is the kernels' code.
-TRUE_UM_DISTRIBUTIONS = {"uniform": 0, "gaussian": 1}
+#: The distributions of true utility matrices, by name; the value is the kernels' code. The
+#: first two are the paper's, on the hexagon of two-class matrices (eq. 12); the ``-elements``
+#: ones draw every element, for any number of classes (``docs/method.md``, "The n-class study").
+TRUE_UM_DISTRIBUTIONS = {"uniform": 0, "gaussian": 1, "uniform-elements": 2, "gaussian-elements": 3}
+#: The two-class distributions on the hexagon.
+HEXAGON_DISTRIBUTIONS = ("uniform", "gaussian")
 #: The error models of perturbed utility matrices, by name; the value is the kernels' code.
 ERROR_MODELS = {"gaussian": 0, "truncated": 1}
 #: Largest sd of the gaussian true-utility distribution: see :func:`_check_true_um_sd`.
@@ -553,3 +561,169 @@ def sample_multinomial(trials: int, probabilities, *, size: int = 1, rng=None) -
     out = np.empty((check_count(size, "size", minimum=0), p.size), dtype=np.int64)
     _fill_multinomial(resolve_rng(rng), trials, np.ascontiguousarray(p), out)
     return out
+
+
+# --- the n-class study (docs/method.md, "The n-class study") -----------------------------------
+
+
+@jit(inline="always")
+def _draw_utility(rng, distribution, sd, identity, xy, u, normalise=True):
+    """Step 1 into ``u`` (n, n), in the standard form of eq. (11) (unless not ``normalise``);
+    ``xy`` (2, 1) is work space for a hexagon point."""
+    n = u.shape[0]
+    if distribution <= 1:  # the hexagon (n = 2): eq. (12) is in standard form already
+        _fill_hexagon(rng, distribution, sd, 1, xy[0], xy[1])
+        u[0, 0], u[0, 1], u[1, 0], u[1, 1] = _um_from_xy(xy[0, 0], xy[1, 0])
+        return
+    low, high = 1.0, 0.0
+    if distribution == 2:  # uniform-elements: the largest of each column on the diagonal
+        for j in range(n):
+            best = 0
+            for i in range(n):
+                x = rng.random()
+                u[i, j] = x
+                low, high = min(low, x), max(high, x)
+                if x > u[best, j]:
+                    best = i
+            u[j, j], u[best, j] = u[best, j], u[j, j]
+    else:  # gaussian-elements: the identity perturbed, truncated, each diagonal the largest
+        _perturb_into(rng, identity, sd, 1, u)
+        low, high = u.min(), u.max()
+    if not normalise:
+        return
+    # Tracked as drawn: numba's min() and max() of a small matrix cost more than the draws.
+    width = high - low
+    for i in range(n):
+        for j in range(n):
+            u[i, j] = (u[i, j] - low) / width
+
+
+@jit(inline="always")
+def _draw_proportions(rng, distribution, p_low, p_high, concentration, p):
+    """Step 2 into ``p`` (n,): Dirichlet(alpha), or the paper's uniform ``p`` on the hexagon."""
+    n = p.size
+    if distribution <= 1:
+        p[0] = p_low + (p_high - p_low) * rng.random()
+        p[1] = 1.0 - p[0]
+        return
+    total = 0.0
+    for j in range(n):
+        p[j] = rng.standard_exponential() if concentration == 1.0 else rng.standard_gamma(concentration)
+        total += p[j]
+    for j in range(n):
+        p[j] /= total
+
+
+@jit(inline="always")
+def _draw_columns(rng, alpha, beta, low, high, given):
+    """Step 3 for one classifier into ``given`` (n, n): row j is P(. | j), the distribution
+    of the outputs given true class j (column j of the confusion matrix, stored as a row so
+    that it is contiguous)."""
+    n = given.shape[0]
+    for j in range(n):
+        recall = _draw_rate(rng, alpha, beta, low, high)
+        given[j, j] = recall
+        if n == 2:  # the other output takes the rest: no split to draw
+            given[j, 1 - j] = 1.0 - recall
+            continue
+        total = 0.0
+        for i in range(n):
+            if i != j:
+                given[j, i] = rng.standard_exponential()
+                total += given[j, i]
+        for i in range(n):
+            if i != j:
+                given[j, i] *= (1.0 - recall) / total
+
+
+@jit
+def _fill_utility(rng, distribution, sd, normalise, out):
+    n = out.shape[1]
+    identity, xy = np.eye(n), np.empty((2, 1))
+    for k in range(out.shape[0]):
+        _draw_utility(rng, distribution, sd, identity, xy, out[k], normalise)
+
+
+@jit
+def _fill_proportions(rng, concentration, out):
+    for k in range(out.shape[0]):
+        _draw_proportions(rng, 2, 0.0, 1.0, concentration, out[k])
+
+
+@jit
+def _fill_columns(rng, alpha, beta, low, high, out):
+    for k in range(out.shape[0]):
+        _draw_columns(rng, alpha, beta, low, high, out[k])
+
+
+def _check_classes(classes) -> int:
+    return check_count(classes, "classes", minimum=2, maximum=50)
+
+
+def sample_utility_elements(size: int, *, classes: int, distribution: str = "uniform-elements", sd: float = 1 / 3,
+                            normalise: bool = True, rng=None) -> np.ndarray:  # fmt: skip
+    """Draw true utility matrices of ``classes`` classes element by element (step 1).
+
+    Parameters
+    ----------
+    size : int
+    classes : int
+        n, 2 to 50.
+    distribution : {"uniform-elements", "gaussian-elements"}
+        ``uniform-elements``: in each column n iid Uniform(0, 1) values, the largest moved to
+        the diagonal. ``gaussian-elements``: each column N(I_.j, sd^2) conditioned on all its
+        elements in [0, 1] and its diagonal element the largest.
+    sd : float, default 1/3
+        For ``gaussian-elements``.
+    normalise : bool, default True
+        Bring each matrix to the standard form of eq. (11) (min 0, max 1), as the study
+        does; False gives the columns as drawn.
+    rng : int, SeedSequence, Generator or None
+
+    Returns
+    -------
+    ndarray of shape (size, classes, classes)
+        Rows = output, columns = true class.
+    """
+    code = check_choice(distribution, {k: v for k, v in TRUE_UM_DISTRIBUTIONS.items() if k.endswith("-elements")}, "element distribution")
+    sd = check_sd(sd)
+    if code == 3 and sd == 0:
+        raise ValueError("sd must be positive for the gaussian-elements distribution")
+    n = _check_classes(classes)
+    out = np.empty((check_count(size, "size", minimum=0), n, n))
+    _fill_utility(resolve_rng(rng), code, sd, bool(normalise), out)
+    return out
+
+
+def sample_class_proportions(size: int, *, classes: int, concentration: float = 1.0, rng=None) -> np.ndarray:
+    """Draw class proportions ``p ~ Dirichlet(concentration, ..., concentration)`` (step 2).
+
+    Returns
+    -------
+    ndarray of shape (size, classes)
+    """
+    n = _check_classes(classes)
+    concentration = check_positive(concentration, "concentration")
+    out = np.empty((check_count(size, "size", minimum=0), n))
+    _fill_proportions(resolve_rng(rng), concentration, out)
+    return out
+
+
+def sample_conditional_rates(size: int, *, classes: int, rate_beta=(2.0, 1.0), rate_range=None, rng=None) -> np.ndarray:
+    """Draw one classifier's conditional output distributions (step 3).
+
+    Column j is ``P(. | j)``: the recall ``r_j = low + (high - low) * Beta(alpha, beta)`` on
+    the diagonal, ``1 - r_j`` split over the other outputs by Dirichlet(1, ..., 1).
+    ``rate_range`` defaults to ``(1/classes, 1)``.
+
+    Returns
+    -------
+    ndarray of shape (size, classes, classes)
+        Rows = output, columns = true class; each column sums to 1.
+    """
+    n = _check_classes(classes)
+    alpha, beta = check_beta_parameters(rate_beta, "rate Beta parameters")
+    low, high = check_range((1.0 / n, 1.0) if rate_range is None else rate_range, "rate range")
+    out = np.empty((check_count(size, "size", minimum=0), n, n))
+    _fill_columns(resolve_rng(rng), alpha, beta, low, high, out)
+    return np.ascontiguousarray(out.transpose(0, 2, 1))  # drawn with P(. | j) as row j

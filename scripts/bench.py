@@ -64,7 +64,8 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank.engine import run_study
-from mcrank.engine.binary import _count_chunk, new_counts, study_arguments
+from mcrank.engine.binary import _count_chunk, study_arguments
+from mcrank.engine.counts import new_counts
 from mcrank.study import StudyConfig
 from mcrank.metrics import PAPER_METRICS
 

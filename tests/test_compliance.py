@@ -30,6 +30,7 @@ NON_COMPLIANT = (
     "markedness",
     "cohen_kappa",
     "macro_f1",
+    "macro_precision",
 )
 
 #: A handful of utility matrices: identity, TPR's, TNR's, and one off the axes.

@@ -442,7 +442,8 @@ EXACT_GRIDS = {
 def _count_and_record(config: StudyConfig, size: int):
     """The counting kernel and the recording kernel fed the same streams: assert that they
     count the same pairs, and return the counts, d_true and d_utility."""
-    from mcrank.engine.binary import _count_chunk, _record_pairs, new_counts, study_arguments
+    from mcrank.engine.binary import _count_chunk, _record_pairs, study_arguments
+    from mcrank.engine.counts import new_counts
 
     # The recording kernel draws the errors: the counting kernel must too (the sample estimator).
     study = study_arguments(replace(config, estimator="sample" if config.error == "gaussian" else None))

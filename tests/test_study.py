@@ -27,9 +27,25 @@ def test_values_take_their_canonical_types_once():
     assert config.metrics == ("tpr",)  # the alias, as its id
 
 
-def test_n_class_metrics_without_a_two_class_form_are_refused_by_name():
-    with pytest.raises(ValueError, match="metric 'macro_f1' has no two-class form for the two-class study"):
-        StudyConfig(metrics=("accuracy", "macro_f1"))
+def test_two_class_metrics_are_refused_by_name_for_more_classes():
+    with pytest.raises(ValueError, match="metric 'tpr' is defined for two classes only, not 3"):
+        StudyConfig(classes=3, metrics=("accuracy", "tpr"))
+    # At two classes an n-class metric is counted too, by the n-class kernel.
+    config = StudyConfig(metrics=("accuracy", "macro_f1"))
+    assert config.classes == 2 and not config.binary and StudyConfig().binary
+
+
+def test_the_defaults_follow_the_number_of_classes():
+    two, five = StudyConfig(), StudyConfig(classes=5)
+    assert (two.true_um, two.rate_range, two.metrics[:2]) == ("uniform", (0.5, 1.0), ("accuracy", "tpr"))
+    assert (five.true_um, five.rate_range) == ("uniform-elements", (0.2, 1.0))
+    assert five.metrics == ("accuracy", "balanced_accuracy", "macro_precision", "macro_f1", "mcc", "cohen_kappa")
+    with pytest.raises(ValueError, match="hexagon of two-class matrices; for 3 classes choose"):
+        StudyConfig(classes=3, true_um="gaussian")
+    for bad, message in (({"classes": 1}, "classes must be a whole number from 2 to 50"), ({"classes": 51}, "from 2 to 50"),
+                         ({"class_concentration": 0}, "class_concentration must be positive")):  # fmt: skip
+        with pytest.raises(ValueError, match=message):
+            StudyConfig(**bad)
 
 
 def test_text_parses_alike_for_every_parameter():

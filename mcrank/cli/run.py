@@ -26,8 +26,19 @@ def add_parser(subparsers):
     )
     study = parser.add_argument_group("the study (defaults: the paper's)")
     study.add_argument("--config", type=path_argument, metavar="FILE", help="experiment TOML file (see experiments/); flags override it")
-    study.add_argument("--true-um", choices=("uniform", "gaussian"), help="distribution of true utility matrices (default uniform)")
-    study.add_argument("--true-um-sd", type=float, metavar="SD", help="sd of each hexagon coordinate for --true-um gaussian (default 1/3)")
+    study.add_argument("--classes", metavar="N", help="number of classes, 2 to 50 (default 2); sets the defaults of --true-um, --metrics and --rate-range")
+    study.add_argument(
+        "--true-um",
+        choices=("uniform", "gaussian", "uniform-elements", "gaussian-elements"),
+        help="distribution of true utility matrices: uniform or gaussian on the paper's hexagon (2 classes; default uniform), "
+        "or uniform-elements or gaussian-elements for any number (default uniform-elements from 3 classes)",
+    )
+    study.add_argument(
+        "--true-um-sd", type=float, metavar="SD", help="sd for --true-um gaussian (each hexagon coordinate) or gaussian-elements (each element) (default 1/3)"
+    )
+    study.add_argument(
+        "--class-concentration", type=float, metavar="ALPHA", help="Dirichlet parameter of the class proportions with the -elements distributions (default 1: uniform)"
+    )
     study.add_argument("--error", choices=("gaussian", "truncated"), help="error model of perturbed utility matrices (default gaussian)")
     study.add_argument(
         "--estimator",
@@ -38,11 +49,15 @@ def add_parser(subparsers):
     study.add_argument("--sd", nargs="+", metavar="SD", help="error sds: values and/or grids start:stop:step, separated by spaces or commas (default 0.1)")
     study.add_argument("--samples", metavar="N", help="number of pairs, e.g. 1e6 (default 1e6)")
     study.add_argument(
-        "--metrics", nargs="+", metavar="ID", help="metric ids, separated by spaces or commas (default: the paper's seven)"
+        "--metrics",
+        nargs="+",
+        metavar="ID",
+        help="metric ids, separated by spaces or commas (default: the paper's seven for 2 classes; accuracy, "
+        "balanced_accuracy, macro_precision, macro_f1, mcc, cohen_kappa for more)",
     )
     study.add_argument("--class-proportion", nargs=2, type=float, metavar=("LOW", "HIGH"), help="range of the class-0 fraction p (default 0 1)")
-    study.add_argument("--rate-beta", nargs=2, type=float, metavar=("ALPHA", "BETA"), help="Beta parameters of TPR and TNR (default 2 1)")
-    study.add_argument("--rate-range", nargs=2, type=float, metavar=("LOW", "HIGH"), help="TPR, TNR = LOW + (HIGH-LOW)*Beta (default 0.5 1)")
+    study.add_argument("--rate-beta", nargs=2, type=float, metavar=("ALPHA", "BETA"), help="Beta parameters of the recalls, TPR and TNR for two classes (default 2 1)")
+    study.add_argument("--rate-range", nargs=2, type=float, metavar=("LOW", "HIGH"), help="recall (TPR, TNR) = LOW + (HIGH-LOW)*Beta (default 1/n 1: 0.5 1 for two classes)")
     study.add_argument("--fbeta-beta", type=float, metavar="BETA", help="beta of the fbeta metric (default 1)")
     study.add_argument(
         "--test-size", metavar="N", help="items in each pair's test set, e.g. 100 or 1e4 (default: none, the population)"
@@ -64,6 +79,8 @@ def add_parser(subparsers):
 def study_overrides(args) -> dict:
     """The study parameters given on the command line, as text (None where not given)."""
     return {
+        "classes": args.classes,
+        "class_concentration": args.class_concentration,
         "true_um": args.true_um,
         "true_um_sd": args.true_um_sd,
         "error": args.error,
@@ -142,8 +159,9 @@ def render_table(document: dict) -> str:
     config = document["config"]
     finite = config.get("test_size") is not None
     test_set = f"; test sets of {config['test_size']:,} items" if finite else ""
+    classes = f"{config['classes']} classes; " if config.get("classes", 2) != 2 else ""
     lines = [
-        f"{config['samples']:,} pairs; true U {config['true_um']}; errors {config['error']}{test_set}; seed {config['seed']}",
+        f"{config['samples']:,} pairs; {classes}true U {config['true_um']}; errors {config['error']}{test_set}; seed {config['seed']}",
         "",
         f"{'name':<18} {'sd':>6} {'realised sd':>12} {'% incorrect':>12} {'SE':>7}" + (f" {'% tied':>8}" if finite else ""),
     ]

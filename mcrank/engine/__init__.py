@@ -3,7 +3,11 @@
 - :mod:`mcrank.engine.runner` owns seeds, chunks, joblib backends, dask and progress, and
   runs any chunk function it is given;
 - :mod:`mcrank.engine.binary` holds the two-class kernels of the paper's study (§4.2;
-  ``docs/method.md``, "The Monte Carlo study").
+  ``docs/method.md``, "The Monte Carlo study");
+- :mod:`mcrank.engine.nclass` the kernel of every other setting: any number of classes, the
+  ``-elements`` distributions, n-class metrics (``docs/method.md``, "The n-class study");
+- :mod:`mcrank.engine.conditional` the conditional estimator both use, and
+  :mod:`mcrank.engine.counts` what they count.
 
 :func:`run_study` takes a :class:`~mcrank.study.StudyConfig`, which checked itself when it was
 built, and returns a :class:`~mcrank.study.StudyResult`; :func:`sample_pairs` keeps every
@@ -18,7 +22,7 @@ import numpy as np
 
 from mcrank._rng import resolve_rng, root_seed_sequence
 from mcrank._validation import check_count
-from mcrank.engine import binary
+from mcrank.engine import binary, counts, nclass
 from mcrank.engine.binary import _ranked_correctly
 from mcrank.engine.runner import BACKENDS, check_execution, run_chunks
 from mcrank.study import StudyConfig, StudyResult
@@ -46,7 +50,8 @@ def _study_config(config, overrides: dict, caller: str) -> StudyConfig:
     unknown = sorted(set(overrides) - known)
     if unknown:
         raise TypeError(f"{caller} got an unknown study parameter {unknown[0]!r}; known parameters: {', '.join(sorted(known))}")
-    config = config or StudyConfig()
+    if config is None:  # built from the overrides, so that the defaults follow ``classes``
+        return StudyConfig(**overrides)
     return replace(config, **overrides) if overrides else config
 
 
@@ -101,9 +106,11 @@ def run_study(
     root = root_seed_sequence(config.seed)
     if config.seed is None:
         config = replace(config, seed=int(root.entropy))
+    # The paper's two-class study on its own kernels; every other setting on the n-class one.
+    kernel = binary if config.binary else nclass
     totals = run_chunks(
-        binary.count_chunk,
-        binary.study_arguments(config),
+        kernel.count_chunk,
+        kernel.study_arguments(config),
         root=root,
         samples=config.samples,
         chunk_size=config.chunk_size,
@@ -112,16 +119,15 @@ def run_study(
         scheduler=scheduler,
         progress=progress,
     )
-    arguments = binary.study_arguments(config)
     incorrect = totals.batch_incorrect.sum(axis=0)
     metrics = len(config.metrics)
-    sums = binary.split_sums(arguments, totals.sums)
+    sums = counts.split_sums(len(config.metrics), len(config.sds), totals.sums)
     conditional = config.estimator_used == "conditional"
     return StudyResult(
         config=config,
         metric_incorrect=dict(zip(config.metrics, (int(c) for c in incorrect[:metrics]))),
         utility_incorrect=incorrect[metrics:],
-        realised_sd=binary.realised_sd(config, sums),
+        realised_sd=counts.realised_sd(config, sums),
         batch_samples=totals.batch_samples,
         batch_incorrect=totals.batch_incorrect,
         tied=None if config.test_size is None else sums.tied.astype(np.int64),
@@ -156,6 +162,8 @@ def sample_pairs(size: int, config: StudyConfig | None = None, *, rng=None, **ov
     from which Generator.
     """
     config = _study_config(config, overrides, "sample_pairs")
+    if not config.binary:
+        raise ValueError("sample_pairs draws the paper's two-class study: two classes, a hexagon distribution, two-class metrics")
     size = check_count(size, "size", maximum=10**8)
     d_true, d_metric, d_utility = binary.record_pairs(binary.study_arguments(config), size, resolve_rng(rng))
     return PairSample(d_true=d_true, d_metric=dict(zip(config.metrics, d_metric)), d_utility=dict(zip(config.sds, d_utility)))

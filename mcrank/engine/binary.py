@@ -41,8 +41,8 @@ definitions: a count may be 0, and 0/0 is NaN, which step 6 counts as incorrect)
 yields of the true and perturbed utility matrices on the observed fractions, while
 ``d_true`` stays the population's. Ties and NaN differences are also counted apart.
 
-The kernels' parameters travel as named tuples: :class:`BinaryStudy` in, :class:`BinaryCounts`
-out. :func:`count_chunk` is the chunk function :func:`mcrank.engine.runner.run_chunks` runs:
+The kernels' parameters travel as named tuples: :class:`BinaryStudy` in,
+:class:`mcrank.engine.counts.StudyCounts` out. :func:`count_chunk` is the chunk function :func:`mcrank.engine.runner.run_chunks` runs:
 chunk ``k`` draws steps 1-3 from child ``(k, 0)`` of the root seed, step 4 from child
 ``(k, 1)`` and the test set's counts from child ``(k, 2)``, so the metric counts of one seed
 are the same whatever the sd grid or the error model, and the population and every test-set
@@ -59,6 +59,7 @@ import numpy as np
 from mcrank._jit import jit
 from mcrank.confusion import _cells_from_pab
 from mcrank.engine.conditional import _incorrect_probabilities, _sum_and_squares
+from mcrank.engine.counts import chunk_counts, new_counts
 from mcrank.engine.runner import ChunkCounts, chunk_generators
 from mcrank.metrics import ORDER_MIN_CELL, _order_into, _score_into, get_metric
 from mcrank.samplers import (
@@ -73,7 +74,7 @@ from mcrank.samplers import (
 from mcrank.study import StudyConfig
 from mcrank.utility_space import _um_from_xy, _yield_pab
 
-__all__ = ["BinaryCounts", "BinaryStudy", "ChunkSums", "count_chunk", "new_counts", "realised_sd", "record_pairs", "split_sums", "study_arguments"]
+__all__ = ["BinaryStudy", "count_chunk", "record_pairs", "study_arguments"]
 
 
 class BinaryStudy(NamedTuple):
@@ -93,19 +94,6 @@ class BinaryStudy(NamedTuple):
     sds: np.ndarray  # float64
     test_size: int  # items in the test set; 0 for the population
     conditional: bool  # the conditional estimator (gaussian errors), else the sample one
-
-
-class BinaryCounts(NamedTuple):
-    """The output buffers of :func:`_count_chunk`, added into."""
-
-    metric_incorrect: np.ndarray  # int64, per metric
-    utility_incorrect: np.ndarray  # int64, per sd
-    deviation_sum: np.ndarray  # per sd: sum of the elements of U' - U (truncated errors)
-    deviation_squares: np.ndarray  # per sd: sum of their squares
-    metric_tied: np.ndarray  # int64, per metric: ties and NaN differences (finite test sets)
-    utility_tied: np.ndarray  # int64, per sd: the same
-    probability_sum: np.ndarray  # per sd: the conditional estimator's probabilities, summed
-    probability_squares: np.ndarray  # per sd: the sum of their squares
 
 
 class TruncatedWork(NamedTuple):
@@ -412,7 +400,7 @@ def _truncated_differences(rng, work, utility, rates, d_true, first, count, devi
 @jit
 def _count_chunk(rng, rng_error, rng_counts, n, study, counts):
     """Run ``n`` samples of ``study`` (a :class:`BinaryStudy`) and add their incorrect-ranking
-    counts into ``counts`` (a :class:`BinaryCounts`).
+    counts into ``counts`` (a :class:`~mcrank.engine.counts.StudyCounts`).
 
     Steps 1-3 draw from ``rng``, step 4 from ``rng_error``, a finite test set's counts from
     ``rng_counts``: the base samples, and so the metric counts, do not depend on the sd grid
@@ -572,63 +560,16 @@ def study_arguments(config: StudyConfig) -> BinaryStudy:
     )
 
 
-def new_counts(study: BinaryStudy) -> BinaryCounts:
-    """Zeroed output buffers of the kernels for ``study``."""
-    metrics, sds = study.metric_codes.size, study.sds.size
-    return BinaryCounts(
-        np.zeros(metrics, dtype=np.int64), np.zeros(sds, dtype=np.int64), np.zeros(sds), np.zeros(sds),
-        np.zeros(metrics, dtype=np.int64), np.zeros(sds, dtype=np.int64), np.zeros(sds), np.zeros(sds),
-    )  # fmt: skip
-
-
 def count_chunk(root: np.random.SeedSequence, chunk: int, size: int, study: BinaryStudy) -> ChunkCounts:
     """Counts of chunk number ``chunk``: steps 1-3 from child (chunk, 0), step 4 from (chunk, 1),
     a finite test set's counts from (chunk, 2).
 
-    ``incorrect`` holds the metrics' counts then the sds' (with the conditional estimator,
-    the sums of the sds' probabilities: floats, the metrics' counts exact among them);
-    ``sums`` is laid out as :func:`split_sums` reads it.
+    See :func:`mcrank.engine.counts.chunk_counts` for what it returns.
     """
     counts = new_counts(study)
     rng, rng_error, rng_counts = chunk_generators(root, chunk, 3)
     _count_chunk(rng, rng_error, rng_counts, size, study, counts)
-    if study.conditional:
-        incorrect = np.concatenate((counts.metric_incorrect.astype(float), counts.probability_sum))
-    else:
-        incorrect = np.concatenate((counts.metric_incorrect, counts.utility_incorrect))
-    return ChunkCounts(
-        incorrect,
-        np.concatenate((counts.deviation_sum, counts.deviation_squares, counts.metric_tied, counts.utility_tied, counts.probability_squares)),
-    )
-
-
-class ChunkSums(NamedTuple):
-    """The float sums of a run, by name (see :func:`split_sums`)."""
-
-    deviation_sum: np.ndarray  # per sd
-    deviation_squares: np.ndarray  # per sd
-    tied: np.ndarray  # per row (metrics, then sds): whole numbers
-    probability_squares: np.ndarray  # per sd: the conditional estimator's
-
-
-def split_sums(study: BinaryStudy, sums: np.ndarray) -> ChunkSums:
-    """The run's ``sums`` (what :func:`count_chunk` returns, added up), by name."""
-    metrics, sds = study.metric_codes.size, study.sds.size
-    ends = np.cumsum([sds, sds, metrics + sds, sds])
-    deviation_sum, deviation_squares, tied, squares, _ = np.split(sums, ends)
-    return ChunkSums(deviation_sum, deviation_squares, tied, squares)
-
-
-def realised_sd(config: StudyConfig, sums: ChunkSums) -> np.ndarray:
-    """Standard deviation of ``U' - U`` over all elements and samples, per sd, from the sums
-    of the run (:func:`split_sums`)."""
-    sds = np.array(config.sds, dtype=float)
-    if config.error == "gaussian":
-        return sds  # U' - U is N(0, s^2) element by element, by construction
-    deviation_sum, deviation_squares = sums.deviation_sum, sums.deviation_squares
-    count = 4.0 * config.samples
-    mean = deviation_sum / count
-    return np.sqrt(np.maximum(deviation_squares / count - mean**2, 0.0))
+    return chunk_counts(counts, study.conditional)
 
 
 def record_pairs(study: BinaryStudy, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -26,15 +26,19 @@ from mcrank._validation import (
     check_sd,
 )
 from mcrank.metrics import METRICS, PAPER_METRICS, get_metric
-from mcrank.samplers import ERROR_MODELS, TRUE_UM_DISTRIBUTIONS, _check_true_um_sd
+from mcrank.samplers import ERROR_MODELS, HEXAGON_DISTRIBUTIONS, TRUE_UM_DISTRIBUTIONS, _check_true_um_sd
 
-__all__ = ["ESTIMATORS", "MAX_SAMPLES", "MAX_SDS", "MAX_TEST_SIZE", "StudyConfig", "parse_count", "parse_metrics", "parse_sds", "parse_values"]
+__all__ = ["ESTIMATORS", "MAX_CLASSES", "MAX_SAMPLES", "MAX_SDS", "MAX_TEST_SIZE", "NCLASS_METRICS", "StudyConfig", "parse_count", "parse_metrics", "parse_sds", "parse_values"]
 
 #: Maximum number of samples a study accepts (the counts are int64; this keeps runs finite).
 MAX_SAMPLES = 10**12
 #: How the perturbed utility matrix's percentage is estimated: by drawing the errors, or by
 #: averaging each pair's probability of being ranked incorrectly (gaussian errors only).
 ESTIMATORS = ("sample", "conditional")
+#: Most classes a study takes (a pair draws about 3 n^2 variates).
+MAX_CLASSES = 50
+#: The metrics counted by default with three classes or more.
+NCLASS_METRICS: tuple[str, ...] = ("accuracy", "balanced_accuracy", "macro_precision", "macro_f1", "mcc", "cohen_kappa")
 #: Maximum number of error sds in one study.
 MAX_SDS = 10_000
 #: Largest finite test set: beyond it the counts are the population's to 1e-6 (and above
@@ -54,23 +58,34 @@ class StudyConfig:
     ----------
     samples : int
         Number of pairs of classifiers.
-    true_um : {"uniform", "gaussian"}
-        Distribution of true utility matrices on the hexagon (step 1).
+    classes : int
+        Number of classes n, 2 to :data:`MAX_CLASSES` (``docs/method.md``, "The n-class
+        study"). The defaults of ``true_um``, ``metrics`` and ``rate_range`` follow it.
+    true_um : {"uniform", "gaussian", "uniform-elements", "gaussian-elements"}
+        Distribution of true utility matrices (step 1): on the hexagon (the paper's, two
+        classes only; ``uniform`` is the default for two), or element by element for any n
+        (``uniform-elements`` is the default for three or more).
     true_um_sd : float
-        Standard deviation of each coordinate for ``true_um="gaussian"`` (paper: 1/3); at
-        most 10, above which that distribution is uniform within 1 %.
+        Standard deviation of each coordinate for ``true_um="gaussian"`` (paper: 1/3; at
+        most 10, above which that distribution is uniform within 1 %), and of each element
+        around the identity for ``gaussian-elements``.
     error : {"gaussian", "truncated"}
         Error model of the perturbed utility matrices (step 4).
     sds : tuple of float
         Error standard deviations ``s`` (step 4); may be empty if ``metrics`` is not.
     metrics : tuple of str
-        Metric ids to count (default: the paper's seven); may be empty if ``sds`` is not.
+        Metric ids to count (default: the paper's seven for two classes,
+        :data:`NCLASS_METRICS` for more); may be empty if ``sds`` is not. Each must be
+        defined for ``classes`` classes.
     class_proportion : (float, float)
-        Range of the uniform class-0 fraction ``p`` (step 2).
+        Range of the uniform class-0 fraction ``p`` (step 2), with the hexagon distributions.
+    class_concentration : float
+        The Dirichlet parameter alpha of the class proportions (step 2) with the
+        ``-elements`` distributions: 1 is uniform on the simplex.
     rate_beta : (float, float)
-        Beta parameters of TPR and TNR (step 3; paper: (2, 1)).
+        Beta parameters of the recalls, TPR and TNR for two classes (step 3; paper: (2, 1)).
     rate_range : (float, float)
-        TPR = low + (high - low) * Beta (paper: (0.5, 1)).
+        recall = low + (high - low) * Beta (default ``(1/n, 1)``; the paper's (0.5, 1)).
     fbeta_beta : float
         The beta of the ``fbeta`` metric.
     seed : int or None
@@ -92,14 +107,16 @@ class StudyConfig:
     """
 
     samples: int = 1_000_000
-    true_um: str = "uniform"
+    classes: int = 2
+    true_um: str | None = None
     true_um_sd: float = 1 / 3
     error: str = "gaussian"
     sds: tuple[float, ...] = (0.1,)
-    metrics: tuple[str, ...] = PAPER_METRICS
+    metrics: tuple[str, ...] | None = None
     class_proportion: tuple[float, float] = (0.0, 1.0)
+    class_concentration: float = 1.0
     rate_beta: tuple[float, float] = (2.0, 1.0)
-    rate_range: tuple[float, float] = (0.5, 1.0)
+    rate_range: tuple[float, float] | None = None
     fbeta_beta: float = 1.0
     seed: int | None = None
     chunk_size: int = 2**16
@@ -107,8 +124,16 @@ class StudyConfig:
     test_size: int | None = None
 
     def __post_init__(self):
+        # The defaults that depend on the number of classes are taken once, here, so that the
+        # config records them (and ``replace`` keeps them: give them anew with ``classes``).
         for name, value in _checked(self).items():
             object.__setattr__(self, name, value)
+
+    @property
+    def binary(self) -> bool:
+        """Whether the two-class kernels run the study: two classes, a hexagon distribution
+        and metrics with two-class forms (else the n-class kernels do)."""
+        return self.classes == 2 and self.true_um in HEXAGON_DISTRIBUTIONS and all(METRICS[m].binary is not None for m in self.metrics)
 
     @property
     def estimator_used(self) -> str:
@@ -135,7 +160,7 @@ class StudyConfig:
 
 def _checked(config: StudyConfig) -> dict:
     """Every field of ``config`` in canonical form, or a ValueError naming the bad one."""
-    for name in ("samples", "chunk_size", "true_um_sd", "fbeta_beta", "test_size"):
+    for name in ("samples", "chunk_size", "true_um_sd", "fbeta_beta", "test_size", "classes", "class_concentration"):
         if isinstance(getattr(config, name), (str, bytes)):
             raise ValueError(f"{name} must be a number, not a string, got {getattr(config, name)!r}")
     for name in ("sds", "class_proportion", "rate_beta", "rate_range"):  # a bare string is refused below
@@ -144,20 +169,30 @@ def _checked(config: StudyConfig) -> dict:
             if isinstance(item, (str, bytes)):
                 hint = ": parse a grid with mcrank.study.parse_sds" if name == "sds" and ":" in str(item) else ""
                 raise ValueError(f"{name} must be numbers, not strings, got {item!r}{hint}")
+    classes = check_count(config.classes, "classes", minimum=2, maximum=MAX_CLASSES)
     true_um_sd = check_sd(config.true_um_sd, "true_um_sd")
-    check_choice(config.true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution (true_um)")
+    true_um = config.true_um if config.true_um is not None else "uniform" if classes == 2 else "uniform-elements"
+    check_choice(true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution (true_um)")
+    if classes > 2 and true_um in HEXAGON_DISTRIBUTIONS:
+        raise ValueError(
+            f"the true-utility distribution {true_um!r} is the paper's hexagon of two-class matrices; "
+            f"for {classes} classes choose uniform-elements or gaussian-elements"
+        )
+    if true_um == "gaussian-elements" and true_um_sd == 0:
+        raise ValueError("true_um_sd must be positive for the gaussian-elements true-utility distribution")
+    class_concentration = check_positive(config.class_concentration, "class_concentration")
     check_choice(config.error, ERROR_MODELS, "error model")
     if config.estimator is not None:
         check_choice(config.estimator, ESTIMATORS, "estimator")
     if config.estimator == "conditional" and config.error != "gaussian":
         raise ValueError(f"the conditional estimator needs gaussian errors; with {config.error} errors the estimator is 'sample'")
-    if config.true_um == "gaussian":
+    if true_um == "gaussian":
         _check_true_um_sd(true_um_sd, "true_um_sd", 'true_um = "uniform" or --true-um uniform')
     if isinstance(config.sds, (str, bytes)) or not isinstance(config.sds, (list, tuple, np.ndarray)):
         raise ValueError(f"sds must be a list of numbers, got {config.sds!r}")
     if len(config.sds) > MAX_SDS:
         raise ValueError(f"sds has {len(config.sds):,} values; at most {MAX_SDS:,} are allowed")
-    metrics = _checked_metrics(config.metrics)
+    metrics = _checked_metrics((PAPER_METRICS if classes == 2 else NCLASS_METRICS) if config.metrics is None else config.metrics, classes)
     if not metrics and not len(config.sds):
         raise ValueError("nothing to measure: metrics and sds are both empty; give at least one metric or one error sd")
     sds = tuple(check_sd(s, "error sd") for s in config.sds)
@@ -168,20 +203,23 @@ def _checked(config: StudyConfig) -> dict:
         seen.add(s)
     return dict(
         samples=check_count(config.samples, "samples", maximum=MAX_SAMPLES),
+        classes=classes,
+        true_um=true_um,
+        class_concentration=class_concentration,
         chunk_size=check_count(config.chunk_size, "chunk_size", maximum=2**31 - 1),
         true_um_sd=true_um_sd,
         sds=sds,
         metrics=metrics,
         class_proportion=check_range(config.class_proportion, "class_proportion"),
         rate_beta=check_beta_parameters(config.rate_beta, "rate_beta"),
-        rate_range=check_range(config.rate_range, "rate_range"),
+        rate_range=check_range((1.0 / classes, 1.0) if config.rate_range is None else config.rate_range, "rate_range"),
         fbeta_beta=check_positive(config.fbeta_beta, "fbeta_beta"),
         seed=None if config.seed is None else int(root_seed_sequence(config.seed).entropy),  # raises for a bad seed
         test_size=None if config.test_size is None else check_count(config.test_size, "test_size", maximum=MAX_TEST_SIZE),
     )
 
 
-def _checked_metrics(names) -> tuple[str, ...]:
+def _checked_metrics(names, classes: int) -> tuple[str, ...]:
     if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)):
         raise ValueError(f"metrics must be a list of metric ids, got {names!r}")
     for name in names:
@@ -192,9 +230,9 @@ def _checked_metrics(names) -> tuple[str, ...]:
     except KeyError as error:  # get_metric's lookup error, as this schema's ValueError
         raise ValueError(error.args[0]) from None
     for metric in chosen:
-        if metric.binary is None:
-            counted = ", ".join(m.id for m in METRICS.values() if m.binary is not None)
-            raise ValueError(f"metric {metric.id!r} has no two-class form for the two-class study; choose from {counted}")
+        if not metric.defined_for(classes):
+            counted = ", ".join(m.id for m in METRICS.values() if m.defined_for(classes))
+            raise ValueError(f"metric {metric.id!r} is defined for two classes only, not {classes}; choose from {counted}")
     metrics = tuple(metric.id for metric in chosen)
     if len(set(metrics)) != len(metrics):
         raise ValueError(f"metrics are listed twice: {', '.join(metrics)}")
@@ -281,6 +319,7 @@ _PARSERS = {
     "chunk_size": lambda text: parse_count(text, "chunk_size", maximum=2**31 - 1),
     "seed": lambda text: parse_count(text, "seed", minimum=0, maximum=2**128 - 1),
     "test_size": lambda text: parse_count(text, "test_size", maximum=MAX_TEST_SIZE),
+    "classes": lambda text: parse_count(text, "classes", minimum=2, maximum=MAX_CLASSES),
     "sds": parse_sds,
     "metrics": parse_metrics,
 }
