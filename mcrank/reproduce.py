@@ -151,19 +151,40 @@ def reproduce(
     return report
 
 
-def _sweeps(documents: dict) -> dict:
-    """The paper's sweeps: the population studies (no finite test set) with a grid of sds (two
-    or more), as ``{(true_um, error): (name, document)}``; one each, as
-    :func:`load_experiments` checked."""
+#: The paper's distributions of two-class utility matrices, on the hexagon (fig. 7's panels).
+_HEXAGON = ("uniform", "gaussian")
+
+
+def _all_sweeps(documents: dict) -> dict:
+    """The population studies (no finite test set) with a grid of sds (two or more), as
+    ``{(classes, true_um, error): (name, document)}``; one each, as :func:`load_experiments`
+    checked."""
     return {
-        (document["config"]["true_um"], document["config"]["error"]): (name, document)
+        (document["config"].get("classes", 2), document["config"]["true_um"], document["config"]["error"]): (name, document)
         for name, document in documents.items()
         if len(document["config"]["sds"]) >= 2 and document["config"].get("test_size") is None
     }
 
 
+def _sweeps(documents: dict) -> dict:
+    """The paper's sweeps (two classes, the hexagon), as ``{(true_um, error): (name, document)}``."""
+    return {(true_um, error): value for (classes, true_um, error), value in _all_sweeps(documents).items() if classes == 2 and true_um in _HEXAGON}
+
+
+def _class_sweeps(documents: dict) -> dict:
+    """The sweeps of the n-class study, ``{(true_um, error): {classes: document}}``: every
+    distribution but the paper's, by the number of classes."""
+    sweeps: dict = {}
+    for (classes, true_um, error), (_, document) in _all_sweeps(documents).items():
+        if true_um not in _HEXAGON:
+            sweeps.setdefault((true_um, error), {})[classes] = document
+    return {key: dict(sorted(value.items())) for key, value in sorted(sweeps.items())}
+
+
 def write_crossovers(documents: dict, out) -> list[Path]:
-    """``crossover.csv`` and ``crossover.md``: one table per true-UM distribution and error model.
+    """``crossover.csv`` and ``crossover.md``: one table per sweep, the paper's first (per
+    true-UM distribution and error model), then the n-class study's (per error model and
+    number of classes).
 
     Both say where their numbers come from: each row of the CSV names its study, with its seed,
     samples, and the date and mcrank version of its run; the Markdown says the same, with the
@@ -177,10 +198,10 @@ def write_crossovers(documents: dict, out) -> list[Path]:
     from mcrank.crossover import crossover_markdown, crossover_table
     from mcrank.results import atomic_write_text
 
-    sweeps = _sweeps(documents)
+    sweeps = _all_sweeps(documents)
     if not sweeps:
         return []
-    fields = ("true_um", "error", "metric", "incorrect_pct", "se_pct", "crossover_sd", "crossover_se", "crossover_realised_sd", "status", "se_method")
+    fields = ("classes", "true_um", "error", "metric", "incorrect_pct", "se_pct", "crossover_sd", "crossover_se", "crossover_realised_sd", "status", "se_method")
     fields += ("experiment", "seed", "samples", "date", "version")  # the study the row comes from, and its run
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
@@ -193,20 +214,23 @@ def write_crossovers(documents: dict, out) -> list[Path]:
         "it was run.",
         "",
     ]
-    for (true_um, error), (name, document) in sorted(sweeps.items()):
+    order = sorted(sweeps, key=lambda key: (key[1] not in _HEXAGON, key[2], key[0], key[1]))
+    for classes, true_um, error in order:
+        name, document = sweeps[classes, true_um, error]
         config = document["config"]
         table = crossover_table(document["rows"], batches=document.get("batches"))
         versions = document.get("versions") or {}
         study = {"experiment": name, "seed": config["seed"], "samples": config["samples"], "date": document.get("date", ""), "version": config.get("version", "")}
         for row in table:
-            writer.writerow({"true_um": true_um, "error": error, **{k: "" if v is None else v for k, v in row.items()}, **study})
+            writer.writerow({"classes": classes, "true_um": true_um, "error": error, **{k: "" if v is None else v for k, v in row.items()}, **study})
         sds = config["sds"]
         note = (
             f"From `{name}.json`: seed {config['seed']}, {config['samples']:,} pairs, {len(sds)} sds from {min(sds):g} to "
             f"{max(sds):g}; run on {document.get('date', 'an unrecorded date')} by mcrank {config.get('version', '?')} "
             f"(numpy {versions.get('numpy', '?')}, numba {versions.get('numba', '?')})."
         )
-        markdown.append(crossover_markdown(table, title=f"{true_um} true utility matrices, {error} errors", note=note))
+        title = f"{true_um} true utility matrices, {error} errors"
+        markdown.append(crossover_markdown(table, title=title if true_um in _HEXAGON else f"{classes} classes, {title}", note=note))
     out = Path(out)
     return [atomic_write_text(out / "crossover.csv", buffer.getvalue()), atomic_write_text(out / "crossover.md", "\n".join(markdown))]
 
@@ -292,10 +316,29 @@ def _figure_jobs(documents: dict, records: dict, samples_directory: Path) -> lis
         rows = {key: document["rows"] for key, (_, document) in sweeps.items()}
         data = {f"{true_um}/{error}": r for (true_um, error), r in sorted(rows.items())}
         jobs.append(_FigureJob("fig7_sweep", "fig7_sweep", data, lambda figures: figures.fig7_sweep(rows)))
+    if class_sweeps := _class_sweeps(documents):
+        jobs.append(_class_figure_job(class_sweeps))
     if panels := _test_size_panels(documents):
         data = {title: {"studies": {str(n): r for n, r in studies.items()}, "population": population} for title, (studies, population) in panels.items()}
         jobs.append(_FigureJob("fig9_test_size", "fig9_test_size", data, lambda figures: figures.fig9_test_size(panels)))
     return jobs
+
+
+def _class_figure_job(class_sweeps: dict) -> _FigureJob:
+    """Fig. 8 from the n-class sweeps of the first element distribution: the rows and their
+    crossover tables (jackknife SEs from the batches), computed here so that the figure only
+    draws."""
+    from mcrank.crossover import crossover_table
+
+    true_um = next(iter(class_sweeps))[0]
+    sweeps = {error: {n: d["rows"] for n, d in by_n.items()} for (t, error), by_n in class_sweeps.items() if t == true_um}
+    crossovers = {
+        error: {n: crossover_table(d["rows"], batches=d.get("batches")) for n, d in by_n.items()}
+        for (t, error), by_n in class_sweeps.items()
+        if t == true_um
+    }
+    data = {"sweeps": {e: {str(n): r for n, r in v.items()} for e, v in sweeps.items()}, "crossovers": {e: {str(n): t for n, t in v.items()} for e, v in crossovers.items()}}
+    return _FigureJob("fig8_classes", "fig8_classes", data, lambda figures: figures.fig8_classes(sweeps, crossovers))
 
 
 def _test_size_panels(documents: dict) -> dict:

@@ -66,6 +66,7 @@ from mcrank._jit import jit
 from mcrank.engine import run_study
 from mcrank.engine.binary import _count_chunk, study_arguments
 from mcrank.engine.counts import new_counts
+from mcrank.samplers import _draw_multinomial
 from mcrank.study import StudyConfig
 from mcrank.metrics import PAPER_METRICS
 
@@ -307,34 +308,131 @@ def print_estimators(results: dict, samples: int, out=sys.stdout) -> None:
               f"{results['time_to_se_gain'][sd]:5.2f}x less", file=out)
 
 
+@jit
+def _class_floor(rng, pairs, n):
+    """Only draw what the n-class study (uniform-elements, Dirichlet(1), Beta(2, 1) recalls)
+    draws per pair with the conditional estimator: n^2 uniforms for U, n exponentials for p,
+    and per classifier n uniforms (recalls) and n (n - 1) exponentials (the splits; none for
+    n = 2)."""
+    buffer = np.empty(256)
+    for i in range(pairs):
+        total = 0.0
+        for _ in range(n * n):
+            total += rng.random()
+        for _ in range(n):
+            total += rng.standard_exponential()
+        for _ in range(2):
+            for _ in range(n):
+                total += rng.random()
+                if n > 2:
+                    for _ in range(n - 1):
+                        total += rng.standard_exponential()
+        buffer[i & 255] = total
+    return buffer[0]
+
+
+#: The numbers of classes the n-class benchmark measures (the floor target is for 3 and 5).
+CLASSES = (3, 5, 10)
+
+
+def measure_classes(samples: int, jobs: int, repeat: int) -> dict:
+    """The n-class study (its defaults, conditional estimator): one setting (sd 0.1) and the
+    51-sd sweep on one core against the floor of the same draws; the NumPy oracle against the
+    engine per pair (one core each, the oracle on a fiftieth of the pairs); 10^6 pairs (or
+    ``samples``) on all cores."""
+    from nclass_oracle import run_nclass_oracle
+
+    results = {}
+    for n in CLASSES:
+        single, sweep = (StudyConfig(classes=n, samples=samples, seed=12345, sds=sds) for sds in ((0.1,), SWEEP_SDS))
+        run_study(replace(single, samples=1000), jobs=1)  # warm-up
+        entry = {}
+        for name, config in (("single", single), ("sweep", sweep)):
+            engine, floor = round_times([lambda c=config: run_study(c, jobs=1), lambda: _class_floor(np.random.default_rng(3), samples, n)], repeat)
+            entry[name] = {"engine": min(engine), "floor": min(floor), "ratio": paired_ratio(engine, floor)}
+        oracle_pairs = max(samples // 50, 1000)
+        oracle = best_time(lambda: run_nclass_oracle(oracle_pairs, n, rng=np.random.default_rng(4), sds=(0.1,), conditional=True), repeat)
+        entry["oracle_per_pair"] = oracle / oracle_pairs
+        entry["engine_per_pair"] = entry["single"]["engine"] / samples
+        entry["all_cores"] = best_time(lambda: run_study(single, jobs=jobs), repeat)
+        results[n] = entry
+    return results
+
+
+def print_classes(results: dict, samples: int, out=sys.stdout) -> None:
+    print("", file=out)
+    target = " (targets: engine/floor <= 2x for n = 3 and 5; oracle/engine >= 20x)" if samples == TARGET_PAIRS else ""
+    print(f"(f) the n-class study, {samples:.0e} pairs{target}:", file=out)
+    for n, e in results.items():
+        print(f"  n = {n:2d}  one setting, 1 job {e['single']['engine']:.3f} s (floor {e['single']['floor']:.3f} s, "
+              f"{e['single']['ratio']:.2f}x)  sweep of 51 sds {e['sweep']['engine']:.3f} s ({e['sweep']['ratio']:.2f}x)  "
+              f"oracle / engine per pair {e['oracle_per_pair'] / e['engine_per_pair']:.1f}x  all cores {e['all_cores']:.3f} s", file=out)
+
+
 #: Test-set sizes whose cost per pair the benchmark reports (issue: N = 100 and 10,000).
 TEST_SIZES = (100, 10_000)
 
 
+@jit
+def _class_test_set_floor(rng, pairs, n, size):
+    """Only draw what the n-class study on test sets of ``size`` items draws per pair: the
+    draws of :func:`_class_floor`, then the class counts and each classifier's columns,
+    multinomials by conditional binomials with the engine's sampler and parameters."""
+    buffer, p, given = np.empty(256), np.empty(n), np.empty((n, n))
+    class_counts, column_counts = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    for i in range(pairs):
+        total = 0.0
+        for _ in range(n * n):
+            total += rng.random()
+        mass = 0.0
+        for j in range(n):
+            p[j] = rng.standard_exponential()
+            mass += p[j]
+        p /= mass
+        _draw_multinomial(rng, size, p, class_counts)
+        for _ in range(2):
+            for j in range(n):
+                recall = 1.0 / n + (1.0 - 1.0 / n) * math.sqrt(rng.random())
+                rest = 0.0
+                for k in range(n):
+                    given[j, k] = rng.standard_exponential() if k != j else 0.0
+                    rest += given[j, k]
+                for k in range(n):
+                    given[j, k] = recall if k == j else (1.0 - recall) * given[j, k] / rest
+                _draw_multinomial(rng, class_counts[j], given[j], column_counts)
+                total += column_counts[0]
+        buffer[i & 255] = total
+    return buffer[0]
+
+
 def measure_test_sets(samples: int, repeat: int) -> dict:
-    """Finite test sets, the paper's two-class setting with one sd (0.1): seconds per 10^6
-    pairs on one core, against the random-number floor of the same draws (median of paired
-    rounds)."""
+    """Finite test sets with one sd (0.1), two classes (the paper's setting) and three (the
+    n-class study's): seconds on one core, against the random-number floor of the same draws
+    (median of paired rounds)."""
     sds = np.array([0.1])
     results = {}
-    for size in TEST_SIZES:
-        config = StudyConfig(samples=samples, seed=12345, sds=(0.1,), test_size=size)
-        run_study(config, jobs=1)  # warm-up
-        engine, floor = round_times(
-            [lambda: run_study(config, jobs=1), lambda: _test_set_floor(np.random.default_rng(3), samples, size, sds)], repeat
-        )
-        results[size] = {"engine": min(engine), "floor": min(floor), "ratio": paired_ratio(engine, floor)}
+    for classes in (2, 3):
+        for size in TEST_SIZES:
+            config = StudyConfig(classes=classes, samples=samples, seed=12345, sds=(0.1,), test_size=size)
+            run_study(replace(config, samples=1000), jobs=1)  # warm-up
+            if classes == 2:
+                floor = lambda size=size: _test_set_floor(np.random.default_rng(3), samples, size, sds)  # noqa: E731
+            else:
+                floor = lambda size=size: _class_test_set_floor(np.random.default_rng(3), samples, 3, size)  # noqa: E731
+            engine, floor_times = round_times([lambda c=config: run_study(c, jobs=1), floor], repeat)
+            results[f"{classes}/{size}"] = {"classes": classes, "size": size, "engine": min(engine), "floor": min(floor_times),
+                                            "ratio": paired_ratio(engine, floor_times)}  # fmt: skip
     return results
 
 
 def print_test_sets(results: dict, samples: int, out=sys.stdout) -> None:
     print("", file=out)
     target = f"; target engine/floor <= {TARGETS['floor_ratio']:.0f}x" if samples == TARGET_PAIRS else ""
-    print(f"finite test sets (two classes, one sd, {samples:.0e} pairs, 1 job{target}):", file=out)
-    for size, entry in results.items():
+    print(f"finite test sets (one sd, {samples:.0e} pairs, 1 job{target}):", file=out)
+    for entry in results.values():
         per_pair = 1e9 * entry["engine"] / samples
-        print(f"  N = {size:>6,}  engine {entry['engine']:.3f} s ({per_pair:.0f} ns a pair)  floor {entry['floor']:.3f} s  "
-              f"engine / floor {entry['ratio']:.2f}x", file=out)
+        print(f"  n = {entry['classes']}  N = {entry['size']:>6,}  engine {entry['engine']:.3f} s ({per_pair:.0f} ns a pair)  "
+              f"floor {entry['floor']:.3f} s  engine / floor {entry['ratio']:.2f}x", file=out)
 
 
 # --- the measurements --------------------------------------------------------------------------
@@ -559,10 +657,12 @@ def main(argv=None) -> int:
     results = measure(samples, args.jobs, repeat, oracle_samples, count_samples)
     results["test_sets"] = measure_test_sets(samples, repeat)
     results["estimators"] = measure_estimators(samples, args.jobs, repeat)
+    results["classes"] = measure_classes(samples, args.jobs, repeat)
     load_after = load_average()
     print_report(info, results, load_before, load_after)
     print_test_sets(results["test_sets"], samples)
     print_estimators(results["estimators"], samples)
+    print_classes(results["classes"], samples)
     if args.json is not None:
         payload = {
             "machine": info,

@@ -240,17 +240,22 @@ def test_the_experiment_files_of_the_repository_load():
     directory = Path(__file__).resolve().parents[1] / "experiments"
     names = sorted(p.stem for p in directory.glob("*.toml") if p.name != "figures.toml")
     paper = ["fig6_uniform", "fig7_gaussian_gaussian", "fig7_gaussian_truncated", "fig7_uniform_gaussian", "fig7_uniform_truncated"]
-    test_sets = [f"testset_2class_{n:05d}" for n in (20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)]
-    assert names == paper + test_sets
+    sizes = (20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
+    test_sets = [f"testset_2class_{n:05d}" for n in sizes] + [f"testset_3class_{n:05d}" for n in sizes]
+    classes = [f"nclass_{error}_n{n:02d}" for error in ("gaussian", "truncated") for n in range(2, 11)]
+    assert names == paper + classes + test_sets
     for name in names:
         experiment = load_experiment(directory / f"{name}.toml")
-        assert experiment.config.seed is not None and experiment.config.samples == 10**6
+        truncated_classes = name.startswith("nclass_truncated")  # 10^5: see the file
+        assert experiment.config.seed is not None and experiment.config.samples == (10**5 if truncated_classes else 10**6)
         assert experiment.description
     sweep = load_experiment(directory / "fig7_uniform_gaussian.toml").config
     assert len(sweep.sds) == 51 and sweep.sds[0] == 0.0 and sweep.sds[-1] == 0.5
     # The test-set studies draw the pairs of the population sweep (same seed and settings).
     for name in test_sets:
         config = load_experiment(directory / f"{name}.toml").config
+        if config.classes == 3:
+            sweep = load_experiment(directory / "nclass_gaussian_n03.toml").config
         assert config.seed == sweep.seed and (config.true_um, config.error) == (sweep.true_um, sweep.error)
         assert config.test_size == int(name[-5:]) and set(config.sds) <= set(sweep.sds)
 

@@ -374,3 +374,30 @@ def test_fig9_draws_a_line_per_metric_and_sd_and_the_population_marks():
     assert not [line for line in without.axes[0].get_lines() if is_mark(line)]
     with pytest.raises(ValueError, match="empty"):
         figures.fig9_test_size({})
+
+
+# --- fig. 8: the n-class study -------------------------------------------------------------------
+
+
+def test_fig8_draws_the_metrics_the_utility_and_the_crossovers():
+    from mcrank.crossover import crossover_table
+
+    sds = np.round(np.linspace(0, 0.5, 11), 12)
+
+    def rows(n, shift):
+        metric_rows = [dict(name=m, sd=None, incorrect_pct=10.0 + k + n / 10, se_pct=0.05) for k, m in enumerate(("accuracy", "mcc"))]
+        return metric_rows + [dict(name="utility", sd=float(s), realised_sd=float(s), incorrect_pct=shift + 40 * s, se_pct=0.05) for s in sds]
+
+    sweeps = {e: {n: rows(n, 1.0 if e == "gaussian" else 0.5) for n in (2, 3, 4)} for e in ("gaussian", "truncated")}
+    crossovers = {e: {n: crossover_table(r) for n, r in by_n.items()} for e, by_n in sweeps.items()}
+    fig = figures.fig8_classes(sweeps, crossovers)
+    left, right = fig.axes
+    assert left.get_xlabel() == right.get_xlabel() == "classes n"
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels == ["Accuracy", "Matthews correlation coefficient", "utility matrix, gaussian errors of sd 0.1", "utility matrix, truncated errors of sd 0.1"]
+    # The utility at sd 0.1 is 1 + 4 = 5 % under gaussian errors, at every n.
+    gaussian = next(line for line in left.get_lines() if line.get_label().startswith("utility matrix, gaussian"))
+    np.testing.assert_allclose(gaussian.get_ydata(), [5.0, 5.0, 5.0])
+    assert len(right.containers) == 4  # an errorbar per metric and error model
+    with pytest.raises(ValueError, match="empty"):
+        figures.fig8_classes({}, {})

@@ -135,3 +135,27 @@ def test_the_readme_sentence_on_fig6_is_the_committed_result():
     accuracy, utility = rows["accuracy"], rows["utility"]
     assert (f"mcrank gets {accuracy['incorrect_pct']:.2f} ± {accuracy['se_pct']:.2f} and "
             f"{utility['incorrect_pct']:.2f} ± {utility['se_pct']:.2f}") in " ".join(readme.split())  # fmt: skip
+
+
+def test_the_readme_n_class_numbers_are_the_committed_ones():
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    shown = lambda row: f"{row['incorrect_pct']:.2f} ± {row['se_pct']:.2f} %"  # noqa: E731
+
+    def rows(name):
+        return {(r["name"], r["sd"]): r for r in json.loads((ROOT / "results" / f"{name}.json").read_text())["rows"]}
+
+    three = rows("nclass_gaussian_n03")
+    for key in (("utility", 0.1), ("accuracy", None), ("balanced_accuracy", None)):
+        assert shown(three[key]) in readme, key
+    metrics = {name: row["incorrect_pct"] for (name, sd), row in three.items() if sd is None}
+    assert min(metrics, key=metrics.get) == "accuracy" and max(metrics, key=metrics.get) == "balanced_accuracy"
+    # "up to n = 10 it stays near 6-7 % while the metrics stay at 10-24 %"
+    for n in range(3, 11):
+        by_n = rows(f"nclass_gaussian_n{n:02d}")
+        assert 6 <= by_n["utility", 0.1]["incorrect_pct"] < 7, n
+        assert all(10 <= row["incorrect_pct"] < 25 for (name, sd), row in by_n.items() if sd is None), n
+    finite = rows("testset_3class_00100")
+    for key in (("utility", 0.0), ("utility", 0.1), ("cohen_kappa", None)):
+        assert shown(finite[key]) in readme, key
+    metrics = {name: row["incorrect_pct"] for (name, sd), row in finite.items() if sd is None}
+    assert min(metrics, key=metrics.get) == "cohen_kappa"

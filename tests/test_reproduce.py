@@ -26,7 +26,8 @@ from mcrank.study.samples import load_figure_settings, plan_samples, read_pairs,
 
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 STUDIES = ["fig6_uniform", "fig7_gaussian_gaussian", "fig7_gaussian_truncated", "fig7_uniform_gaussian", "fig7_uniform_truncated"]
-STUDIES += [f"testset_2class_{n:05d}" for n in (20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)]
+STUDIES += [f"nclass_{error}_n{n:02d}" for error in ("gaussian", "truncated") for n in range(2, 11)]
+STUDIES += [f"testset_{c}class_{n:05d}" for c in (2, 3) for n in (20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)]
 #: The samples of figs 2-6, in results/samples/.
 SAMPLES = ["fig2_yield_vs_metric_p50", "fig3_yield_vs_metric_p90", "fig4_true_um_gaussian", "fig5_perturbation_cloud", "fig6_uniform"]
 FIGURES = [
@@ -37,6 +38,7 @@ FIGURES = [
     "fig5_perturbation_cloud",
     "fig6_uniform",
     "fig7_sweep",
+    "fig8_classes",
     "fig9_test_size",
 ]
 
@@ -81,9 +83,15 @@ def test_reproduce_writes_every_result_and_figure(experiments, tmp_path, capsys)
         assert {k: made[k] for k in document["config"]} == document["config"]
         assert made["versions"] == document["versions"] and made["date"] == document["date"]
     crossover = list(csv.DictReader(io.StringIO((out / "crossover.csv").read_text())))
-    assert {(r["true_um"], r["error"]) for r in crossover} == {(t, e) for t in ("uniform", "gaussian") for e in ("gaussian", "truncated")}
-    assert "### uniform true utility matrices, gaussian errors" in (out / "crossover.md").read_text()
-    _check_crossover_provenance(out, crossover)
+    paper = {(t, e) for t in ("uniform", "gaussian") for e in ("gaussian", "truncated")}
+    assert {(r["true_um"], r["error"]) for r in crossover if r["classes"] == "2"} == paper | {("uniform-elements", e) for e in ("gaussian", "truncated")}
+    # ... and one table per number of classes of the n-class study, 2 to 10, per error model.
+    n_class = {(int(r["classes"]), r["error"]) for r in crossover if r["true_um"] == "uniform-elements"}
+    assert n_class == {(n, e) for n in range(2, 11) for e in ("gaussian", "truncated")}
+    markdown = (out / "crossover.md").read_text()
+    assert "### uniform true utility matrices, gaussian errors" in markdown
+    assert "### 10 classes, uniform-elements true utility matrices, truncated errors" in markdown
+    _check_crossover_provenance(out, [r for r in crossover if r["true_um"] in ("uniform", "gaussian")])
     for name in FIGURES:
         png = out / "figures" / f"{name}.png"
         pdf = out / "figures" / f"{name}.pdf"

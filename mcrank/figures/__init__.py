@@ -12,6 +12,8 @@ disk and calls these functions.
 - :mod:`~mcrank.figures.fig5_perturbation`: fig. 5, perturbed utility matrices;
 - :mod:`~mcrank.figures.fig6_pairs`: fig. 6, pairs of classifiers;
 - :mod:`~mcrank.figures.fig7_sweep`: fig. 7, the sweep over the error sd;
+- :mod:`~mcrank.figures.fig8_classes`: beyond the paper, misranking against the number of
+  classes;
 - :mod:`~mcrank.figures.fig9_test_size`: beyond the paper, misranking against the size of
   the test set;
 - :mod:`~mcrank.figures._style`: the style, the hexagon and :func:`save_figure`, shared.
@@ -23,6 +25,7 @@ from mcrank.figures.fig4_true_um import fig4_true_um_gaussian
 from mcrank.figures.fig5_perturbation import fig5_perturbation_cloud
 from mcrank.figures.fig6_pairs import fig6_pairs
 from mcrank.figures.fig7_sweep import fig7_sweep
+from mcrank.figures.fig8_classes import fig8_classes
 from mcrank.figures.fig9_test_size import fig9_test_size
 from mcrank.figures.yield_vs_metric import fig_yield_vs_metric
 
@@ -36,6 +39,7 @@ __all__ = [
     "fig5_perturbation_cloud",
     "fig6_pairs",
     "fig7_sweep",
+    "fig8_classes",
     "fig9_test_size",
     "fig_yield_vs_metric",
     "paper_style",

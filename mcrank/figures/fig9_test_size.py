@@ -19,8 +19,9 @@ __all__ = ["fig9_test_size"]
 
 #: The perturbed utility matrices drawn, by sd, and their colours; sd 0 is the exact matrix.
 _UTILITY_SDS = {0.0: OKABE_ITO["blue"], 0.1: OKABE_ITO["bluish_green"], 0.2: OKABE_ITO["orange"]}
-_METRIC_COLOURS = ("0.1", "0.45", OKABE_ITO["yellow"], OKABE_ITO["reddish_purple"], OKABE_ITO["vermillion"], OKABE_ITO["sky_blue"], "0.7")
-_METRIC_STYLES = ("-", "--", "--", "-.", "-", "--", ":")
+_METRIC_COLOURS = ("0.1", "0.45", OKABE_ITO["yellow"], OKABE_ITO["reddish_purple"], OKABE_ITO["vermillion"], OKABE_ITO["sky_blue"], "0.7",
+                   OKABE_ITO["black"], OKABE_ITO["bluish_green"], "0.3")  # fmt: skip
+_METRIC_STYLES = ("-", "--", "--", "-.", "-", "--", ":", ":", "-.", "-.")
 
 
 def _row(rows: Sequence[Mapping], name: str, sd: float | None):
@@ -67,11 +68,17 @@ def fig9_test_size(panels: Mapping[str, tuple[Mapping[int, Sequence[Mapping]], S
         fig = new_figure(PAGE_WIDTH, 3.6 * len(panels) + 0.5)
         axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
         handles: dict[str, object] = {}
+        # One colour and style per metric across the panels, so that one legend serves all.
+        styles: dict[str, int] = {}
+        for studies, _ in panels.values():
+            for row in studies[min(studies)]:
+                if is_metric_row(row):
+                    styles.setdefault(row["name"], len(styles))
         for ax, (title, (studies, population)) in zip(axes, panels.items()):
             sizes = sorted(studies)
             metrics = [row["name"] for row in studies[sizes[0]] if is_metric_row(row)]
-            curves = [(m, None, get_metric(m).name, _METRIC_COLOURS[k % len(_METRIC_COLOURS)], _METRIC_STYLES[k % len(_METRIC_STYLES)], 1.0)
-                      for k, m in enumerate(metrics)]  # fmt: skip
+            curves = [(m, None, get_metric(m).name, _METRIC_COLOURS[styles[m] % len(_METRIC_COLOURS)], _METRIC_STYLES[styles[m] % len(_METRIC_STYLES)], 1.0)
+                      for m in metrics]  # fmt: skip
             curves += [("utility", sd, "exact utility matrix" if sd == 0 else f"utility matrix, error sd {sd:g}", colour, "-", 2.0)
                        for sd, colour in _UTILITY_SDS.items()]  # fmt: skip
             right = 1.6 * max(sizes)

@@ -110,11 +110,12 @@ def load_experiments(directory, *, samples: int | None = None) -> list[Experimen
         config = experiment.config
         if config.seed is None:
             raise ValueError(f"{experiment.path}: key 'seed' is missing; a reproducible study needs one")
-        key = (config.true_um, config.error, config.test_size)
+        key = (config.classes, config.true_um, config.error, config.test_size)
         if len(config.sds) >= 2 and sweeps.setdefault(key, experiment.name) != experiment.name:
-            test_sets = "" if key[2] is None else f" on test sets of {key[2]:,} items"
+            test_sets = "" if key[3] is None else f" on test sets of {key[3]:,} items"
+            classes = "" if key[0] == 2 else f" of {key[0]} classes"
             raise ValueError(
-                f"{sweeps[key]} and {experiment.name} are both sweeps of {key[0]} true utility matrices "
-                f"with {key[1]} errors{test_sets}: keep one"
+                f"{sweeps[key]} and {experiment.name} are both sweeps of {key[1]} true utility matrices{classes} "
+                f"with {key[2]} errors{test_sets}: keep one"
             )
     return experiments
