@@ -32,9 +32,9 @@ def _utility_rows(result):
 
 
 @pytest.mark.parametrize("test_size", [None, 200])
-@pytest.mark.parametrize("true_um", ["uniform", "gaussian"])
-def test_conditional_and_sample_agree_at_every_sd_of_the_sweep(true_um, test_size):
-    settings = dict(samples=200_000, true_um=true_um, sds=SWEEP, metrics=(), test_size=test_size)
+@pytest.mark.parametrize(("classes", "true_um"), [(2, "uniform"), (2, "gaussian"), (3, "uniform-elements"), (3, "gaussian-elements")])
+def test_conditional_and_sample_agree_at_every_sd_of_the_sweep(classes, true_um, test_size):
+    settings = dict(samples=200_000, classes=classes, true_um=true_um, sds=SWEEP, metrics=(), test_size=test_size)
     # Different seeds: independent estimates, so the combined SE is the right yardstick.
     conditional = _utility_rows(run_study(StudyConfig(**settings, estimator="conditional", seed=1), jobs=1))
     sample = _utility_rows(run_study(StudyConfig(**settings, estimator="sample", seed=2), jobs=1))
