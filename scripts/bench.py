@@ -369,6 +369,35 @@ def print_classes(results: dict, samples: int, out=sys.stdout) -> None:
               f"oracle / engine per pair {e['oracle_per_pair'] / e['engine_per_pair']:.1f}x  all cores {e['all_cores']:.3f} s", file=out)
 
 
+def measure_test_uncertainty(repeat: int) -> dict:
+    """(g) ``mcrank evaluate --test-uncertainty``: 10^4 posterior draws for 10 classifiers (45
+    pairs) on 10^4 labelled items of three classes, from the labels (joint tables) and from
+    the confusion matrices alone, without and with an error sd (target: a few seconds)."""
+    from mcrank.evaluate import ItemLabels, evaluate
+
+    rng = np.random.default_rng(1)
+    n, items = 3, 10_000
+    truth = rng.integers(0, n, items)
+    outputs = {f"c{k}": np.where(rng.random(items) < 0.7 + 0.02 * k, truth, rng.integers(0, n, items)) for k in range(10)}
+    confusions = {name: np.bincount(o * n + truth, minlength=n * n).reshape(n, n) for name, o in outputs.items()}
+    utility = rng.random((n, n)) + 2 * np.eye(n)
+    results = {}
+    for labels in (ItemLabels(truth, outputs), None):
+        for sd in (None, 0.1):
+            def run(labels=labels, sd=sd, samples=10_000):
+                evaluate(confusions, utility, sd=sd, test_uncertainty=True, samples=samples, rng=1, labels=labels)
+            run(samples=100)  # warm-up
+            results[f"{'labels' if labels is not None else 'matrices'}/{'sd' if sd else 'no sd'}"] = best_time(run, repeat)
+    return results
+
+
+def print_test_uncertainty(results: dict, out=sys.stdout) -> None:
+    print("", file=out)
+    print("(g) evaluate --test-uncertainty, 10^4 draws, 10 classifiers, 10^4 items, 3 classes, 1 process:", file=out)
+    for key, seconds in results.items():
+        print(f"  {key:18s} {seconds:.3f} s", file=out)
+
+
 #: Test-set sizes whose cost per pair the benchmark reports (issue: N = 100 and 10,000).
 TEST_SIZES = (100, 10_000)
 
@@ -658,11 +687,13 @@ def main(argv=None) -> int:
     results["test_sets"] = measure_test_sets(samples, repeat)
     results["estimators"] = measure_estimators(samples, args.jobs, repeat)
     results["classes"] = measure_classes(samples, args.jobs, repeat)
+    results["test_uncertainty"] = measure_test_uncertainty(repeat)
     load_after = load_average()
     print_report(info, results, load_before, load_after)
     print_test_sets(results["test_sets"], samples)
     print_estimators(results["estimators"], samples)
     print_classes(results["classes"], samples)
+    print_test_uncertainty(results["test_uncertainty"])
     if args.json is not None:
         payload = {
             "machine": info,

@@ -82,8 +82,15 @@ def add_parser(subparsers):
         help="error model for --sd: gaussian (default), or truncated to 0 <= U' <= 1 with correct "
         "classification best in each column",
     )
-    parser.add_argument("--samples", metavar="N", help="Monte Carlo samples, e.g. 1e6 (default: 100000); with --error truncated")
-    parser.add_argument("--seed", type=int, help="seed of the Monte Carlo estimate (default: fresh, and printed); with --error truncated")
+    parser.add_argument(
+        "--test-uncertainty",
+        action="store_true",
+        help="say how sure the ranking is given the finite test set: a 95%% posterior interval of each yield and, for each "
+        "pair, the probability that its population order differs (with --sd: under both uncertainties too)",
+    )
+    parser.add_argument("--prior-count", metavar="C", help="Dirichlet prior count on every cell for --test-uncertainty (default 1)")
+    parser.add_argument("--samples", metavar="N", help="Monte Carlo samples, e.g. 1e6 (default: 100000); with --error truncated or --test-uncertainty")
+    parser.add_argument("--seed", type=int, help="seed of the Monte Carlo estimate (default: fresh, and printed); with --error truncated or --test-uncertainty")
     parser.add_argument("--metrics", metavar="LIST", help="comma-separated metric ids to report (default: all)")
     parser.add_argument(
         "--format", choices=("table", "json", "csv"), default="table", help="output format (default: table)"
@@ -101,6 +108,11 @@ def handler(args) -> int:
     sd = None if args.sd is None else check_positive(args.sd, "--sd")
     samples = DEFAULT_SAMPLES if args.samples is None else check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
     metrics = None if args.metrics is None else metric_ids([args.metrics])
+    if args.prior_count is not None and not args.test_uncertainty:
+        raise UsageError("--prior-count is the prior of --test-uncertainty")
+    prior_count = 1.0 if args.prior_count is None else check_positive(args.prior_count, "--prior-count")
+    if prior_count == 0:
+        raise UsageError("--prior-count must be positive: with 0 an unseen cell has an improper posterior")
     if (args.file is None) == (args.labels is None):
         raise UsageError("give one input: FILE (confusion matrices) or --labels FILE.csv (labels, one row per item)")
     if args.truth is not None and args.labels is None:
@@ -111,6 +123,8 @@ def handler(args) -> int:
             utility=args.utility,
             labels=args.labels is not None,
             truth="true" if args.truth is None else args.truth,
+            test_uncertainty=args.test_uncertainty,
+            prior_count=prior_count,
             sd=sd,
             error=args.error,
             samples=samples,
@@ -120,10 +134,10 @@ def handler(args) -> int:
         )
         given = [option for option, value in (("--samples", args.samples), ("--seed", args.seed)) if value is not None]
         sets = f"{' and '.join(given)} set{'s' if len(given) == 1 else ''} the Monte Carlo estimate of the flip probabilities"
-        if given and result.utility.sd is None:  # as --error without an sd: not silently ignored
-            raise UsageError(f"{sets}, which needs an error sd: --sd, or an 'sd' in the utility")
+        if given and result.utility.sd is None and not args.test_uncertainty:  # as --error without an sd: not silently ignored
+            raise UsageError(f"{sets}, which needs an error sd: --sd, or an 'sd' in the utility (or --test-uncertainty)")
         if given and result.samples is None:
-            raise UsageError(f"{sets}, but under gaussian errors they are exact (closed form); Monte Carlo is for --error truncated")
+            raise UsageError(f"{sets}, but under gaussian errors they are exact (closed form); Monte Carlo is for --error truncated or --test-uncertainty")
         if args.format == "json":
             text = json.dumps({**result.to_dict(), **_made(args, result)}, indent=2) + "\n"
         elif args.format == "csv":
@@ -226,7 +240,9 @@ def render_table(result) -> str:
         picks = f" (picks {' and '.join(d.best)} as best)" if d.best and set(d.best) != best else ""
         lines.append(f"  {d.metric}{picks}: ranks " + "; ".join(parts))
 
-    if result.pairs is not None:
+    if result.test_uncertainty is not None:
+        lines += _render_test_uncertainty(result)
+    if result.pairs is not None and u.sd is not None:
         from mcrank.evaluate.ranking import CLOSED_FORM, FLIP_FORMULA
 
         exact = result.method == CLOSED_FORM
@@ -257,6 +273,54 @@ def render_table(result) -> str:
     return "\n".join(lines)
 
 
+def _probability(value, se, samples=None) -> str:
+    """A probability: exact (``se`` None) to 4 decimals or 2 significant digits below 1e-4;
+    estimated with its SE, or as a bound when no draw flipped."""
+    if value is None:
+        return "-"
+    if se is None:
+        return f"{value:.4f}" if value >= 1e-4 or value == 0 else f"{value:.2g}"
+    if value == 0:
+        return f"0 (none of {samples}; below {3 / samples:.1g} at 95%)"
+    return f"{value:.4f} ± {se:.4f}"
+
+
+def _render_test_uncertainty(result) -> list[str]:
+    """The intervals and the pair table of the test-set uncertainty."""
+    t = result.test_uncertainty
+    model = ("labels item by item: each pair's joint counts, the pairing of the items kept" if t["model"] == "labels" else
+             "confusion matrices only: the classifiers' columns drawn independently, which ignores that they saw the same "
+             "items and so overstates the doubt (conservative)")  # fmt: skip
+    names = [c.name for c in result.classifiers]
+    width = max(len("classifier"), *(len(n) for n in names))
+    lines = [""] + textwrap.wrap(
+        f"How sure the ranking is, given the test set of {int(result.class_totals.sum())} items: Bayesian, Dirichlet "
+        f"posterior with prior count {t['prior_count']:g} on every cell; {t['samples']} draws, seed {t['seed']}; from {model}.",
+        width=100,
+    )
+    lines.append(f"  {'classifier':<{width}}  utility yield  95% interval")
+    for c in result.classifiers:
+        low, high = c.utility_yield_interval
+        lines.append(f"  {c.name:<{width}}  {c.utility_yield:+13.6g}  [{low:+.6g}, {high:+.6g}]")
+    with_sd = result.utility.sd is not None
+    under = "the test set's uncertainty" + (f", the utility errors (sd {result.utility.sd:g}) and both" if with_sd else "")
+    lines += ["", f"Pairs: probability that the population order differs from the observed one, under {under}"]
+    if not result.pairs:
+        lines.append("  no pairs: one classifier only")
+    labels = [f"{p.better} {'vs' if p.flip_probability_test is None else 'over'} {p.worse}" for p in result.pairs]
+    pair_width = max(map(len, labels), default=0)
+    for label, p in zip(labels, result.pairs):
+        if p.flip_probability_test is None:
+            lines.append(f"  {label:<{pair_width}}  tied: equal observed yields, no order to doubt")
+            continue
+        text = f"test set {_probability(p.flip_probability_test, p.flip_probability_test_se, t['samples'])}"
+        if with_sd:
+            text += (f"; utility errors {_probability(p.flip_probability, p.standard_error, result.samples)}"
+                     f"; both {_probability(p.flip_probability_both, p.flip_probability_both_se, t['samples'])}")  # fmt: skip
+        lines.append(f"  {label:<{pair_width}}  {text}")
+    return lines
+
+
 def render_csv(result, *, comments: dict | None = None) -> str:
     """One row per classifier, in rank order: rank, name, utility yield, then each metric's
     score and rank, after ``# key: value`` lines for ``comments``. Disagreements are in the
@@ -269,6 +333,11 @@ def render_csv(result, *, comments: dict | None = None) -> str:
     empty against itself and for pairs tied under the utility matrix. Exact flip
     probabilities (gaussian errors) have ``closed_form_sd`` and ``closed_form_error`` instead
     of the Monte Carlo settings, and no standard errors.
+
+    With the test-set uncertainty, the rows end with its settings (``test_prior_count``,
+    ``test_samples``, ``test_seed``), the yield's 95 % interval (``utility_yield_low``,
+    ``_high``), and for every classifier ``B`` ``flip_probability_test_vs_B`` and its SE
+    ``flip_probability_test_se_vs_B`` (with an sd, ``flip_probability_both_vs_B`` and its SE too).
     """
     from mcrank.evaluate.ranking import CLOSED_FORM
 
@@ -285,21 +354,31 @@ def render_csv(result, *, comments: dict | None = None) -> str:
     names = [c.name for c in result.classifiers]
     flips = {}
     exact = result.method == CLOSED_FORM
-    if result.pairs is not None:
+    with_sd = result.pairs is not None and result.utility.sd is not None
+    if with_sd:
         if exact:
             header += ["closed_form_sd", "closed_form_error", *(f"flip_probability_vs_{name}" for name in names)]
         else:
             header += ["monte_carlo_sd", "monte_carlo_error", "monte_carlo_samples", "monte_carlo_seed"]
             for name in names:
                 header += [f"flip_probability_vs_{name}", f"standard_error_vs_{name}"]
+    if result.pairs is not None:
         for p in result.pairs:
             flips[p.better, p.worse] = flips[p.worse, p.better] = p
+    test = result.test_uncertainty
+    both = test is not None and result.utility.sd is not None
+    if test is not None:
+        header += ["test_prior_count", "test_samples", "test_seed", "utility_yield_low", "utility_yield_high"]
+        for name in names:
+            header += [f"flip_probability_test_vs_{name}", f"flip_probability_test_se_vs_{name}"]
+            if both:
+                header += [f"flip_probability_both_vs_{name}", f"flip_probability_both_se_vs_{name}"]
     writer.writerow(header)
     for c in result.classifiers:
         scores = ["" if math.isnan(c.scores[m]) else repr(c.scores[m]) for m in metric_ids]
         ranks = ["" if c.ranks[m] is None else c.ranks[m] for m in metric_ids]
         row = [c.rank, c.name, repr(c.utility_yield), *scores, *ranks]
-        if result.pairs is not None:
+        if with_sd:
             u = result.utility
             if exact:
                 row += [repr(u.sd), u.error]
@@ -311,5 +390,14 @@ def render_csv(result, *, comments: dict | None = None) -> str:
                 row += [repr(pair.flip_probability) if known else ""]
                 if not exact:
                     row += [repr(pair.standard_error) if known else ""]
+        if test is not None:
+            row += [repr(test["prior_count"]), test["samples"], "" if test["seed"] is None else test["seed"], *map(repr, c.utility_yield_interval)]
+            for name in names:
+                pair = flips.get((c.name, name))
+                known = pair is not None and pair.flip_probability_test is not None
+                values = [pair.flip_probability_test, pair.flip_probability_test_se] if known else [None, None]
+                if both:
+                    values += [pair.flip_probability_both, pair.flip_probability_both_se] if known else [None, None]
+                row += ["" if v is None else repr(v) for v in values]
         writer.writerow(row)
     return buffer.getvalue()

@@ -34,7 +34,7 @@ from mcrank.confusion import from_sklearn
 from mcrank.samplers import ERROR_MODELS as _SAMPLER_ERROR_MODELS
 from mcrank.utility_space import expected_um
 
-__all__ = ["ERROR_MODELS", "MAX_INPUT_BYTES", "EvaluationInput", "TestLabels", "UtilityAssessment",
+__all__ = ["ERROR_MODELS", "MAX_INPUT_BYTES", "EvaluationInput", "ItemLabels", "UtilityAssessment",
            "confusions_from_labels", "load_input", "load_labels", "parse_utility", "read_utility"]  # fmt: skip
 
 #: The error models of the utility matrix, those of :func:`mcrank.samplers.perturb_um`.
@@ -83,7 +83,7 @@ class UtilityAssessment:
 
 
 @dataclass(frozen=True)
-class TestLabels:
+class ItemLabels:
     """The labels of a test set, item by item, as class indices.
 
     Attributes
@@ -110,7 +110,7 @@ class EvaluationInput:
     classes: tuple[str, ...] | None
     description: str | None
     source: str
-    labels: TestLabels | None = None
+    labels: ItemLabels | None = None
     class_order: str | None = None
 
 
@@ -601,4 +601,4 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
     # rows = output, columns = true class: cell (i, j) counts the items with output i and truth j.
     confusions = {name: np.bincount(out * n + y, minlength=n * n).reshape(n, n) for name, out in codes.items()}
     return EvaluationInput(_check_confusions(confusions, classes, source)[0], None, classes, None, source,
-                           TestLabels(y, codes), class_order)
+                           ItemLabels(y, codes), class_order)

@@ -15,13 +15,14 @@ import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
 from mcrank._jit import jit
-from mcrank._rng import resolve_rng, root_seed_sequence
+from mcrank._rng import child_seed_sequence, resolve_rng, root_seed_sequence
 from mcrank._validation import check_choice, check_count, check_positive
 from mcrank.evaluate.input import (
     ERROR_MODELS,
@@ -32,6 +33,7 @@ from mcrank.evaluate.input import (
     parse_utility,
     read_utility,
 )
+from mcrank.evaluate.uncertainty import posterior_uncertainty
 from mcrank.metrics import METRICS, get_metric
 from mcrank.samplers import perturb_um
 from mcrank.utility_space import normalise_um, utility_yield
@@ -151,6 +153,9 @@ class ClassifierResult:
         Rank under each metric, 1 = best (None where the score is undefined).
     confusion : ndarray of shape (n, n)
         The counts.
+    utility_yield_interval : (float, float) or None
+        With the test-set uncertainty, the central 95 % posterior interval of the utility
+        yield per item (:mod:`mcrank.evaluate.uncertainty`).
     """
 
     name: str
@@ -159,6 +164,7 @@ class ClassifierResult:
     scores: dict[str, float]
     ranks: dict[str, int | None]
     confusion: np.ndarray = field(repr=False, compare=False)
+    utility_yield_interval: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -210,6 +216,11 @@ class PairFlip:
         None when it is exact.
     flips : int or None
         Number of perturbed matrices under which the ranking flips (Monte Carlo only).
+    flip_probability_test, flip_probability_test_se : float or None
+        With the test-set uncertainty: the posterior probability that the population order
+        of the pair differs from the observed one, and its Monte Carlo SE.
+    flip_probability_both, flip_probability_both_se : float or None
+        The same with the utility matrix perturbed too, given an error sd.
     """
 
     better: str
@@ -218,6 +229,10 @@ class PairFlip:
     flip_probability: float | None
     standard_error: float | None
     flips: int | None
+    flip_probability_test: float | None = None
+    flip_probability_test_se: float | None = None
+    flip_probability_both: float | None = None
+    flip_probability_both_se: float | None = None
 
 
 def _clean(value):
@@ -253,6 +268,9 @@ class Evaluation:
         Root seed of the Monte Carlo run (None if a Generator was passed, or no Monte Carlo).
     method : {"closed form", "monte carlo"} or None
         How the flip probabilities were obtained, with an error sd.
+    test_uncertainty : dict or None
+        With the test-set uncertainty: ``model`` ("labels" or "confusion matrices"),
+        ``prior_count``, ``samples`` and ``seed``.
     description : str or None
         The input file's description.
     class_order : {"utility", "sorted labels"} or None
@@ -271,6 +289,7 @@ class Evaluation:
     samples: int | None = None
     seed: int | None = None
     method: str | None = None
+    test_uncertainty: dict | None = None
     description: str | None = None
     class_order: str | None = None
 
@@ -301,6 +320,7 @@ class Evaluation:
                     "scores": {k: _clean(v) for k, v in c.scores.items()},
                     "ranks": dict(c.ranks),
                     "confusion": c.confusion.astype(int).tolist(),
+                    **({} if c.utility_yield_interval is None else {"utility_yield_interval": list(c.utility_yield_interval)}),
                 }
                 for c in self.classifiers
             ],
@@ -316,13 +336,16 @@ class Evaluation:
                 for d in self.disagreements
             ],
         }
-        if self.pairs is not None:
+        if self.test_uncertainty is not None:
+            result["test_uncertainty"] = dict(self.test_uncertainty)
+        if self.pairs is not None and u.sd is not None:
             utility["sd"] = u.sd
             utility["error"] = u.error
             if self.method == CLOSED_FORM:
                 result["closed_form"] = {"sd": u.sd, "error": u.error, "formula": FLIP_FORMULA, "exact": True}
             else:
                 result["monte_carlo"] = {"sd": u.sd, "error": u.error, "samples": self.samples, "seed": self.seed}
+        if self.pairs is not None:
             result["pairs"] = [
                 {
                     "better": p.better,
@@ -331,6 +354,16 @@ class Evaluation:
                     "flip_probability": p.flip_probability,
                     "standard_error": p.standard_error,
                     "flips": p.flips,
+                    **(
+                        {}
+                        if self.test_uncertainty is None
+                        else {
+                            "flip_probability_test": _clean(p.flip_probability_test),
+                            "flip_probability_test_se": _clean(p.flip_probability_test_se),
+                            "flip_probability_both": _clean(p.flip_probability_both),
+                            "flip_probability_both_se": _clean(p.flip_probability_both_se),
+                        }
+                    ),
                 }
                 for p in self.pairs
             ]
@@ -389,6 +422,9 @@ def evaluate(
     samples: int = DEFAULT_SAMPLES,
     rng=None,
     method: str | None = None,
+    test_uncertainty: bool = False,
+    prior_count: float = 1.0,
+    labels=None,
     metrics=None,
     source: str = "",
     progress: bool = False,
@@ -421,6 +457,19 @@ def evaluate(
         ``P(flip) = Phi(-d / (sd ||C_A - C_B||_F))`` (:data:`FLIP_FORMULA`), with no
         ``samples`` and no ``rng``. The truncated model has no closed form: Monte Carlo.
         ``"monte carlo"`` under gaussian errors gives the estimate, as a check.
+    test_uncertainty : bool, default False
+        Also say how sure the ranking is, given that the test set is finite
+        (:mod:`mcrank.evaluate.uncertainty`): a 95 % posterior interval of each yield, and
+        for each pair the probability that its population order differs from the observed
+        one, alone and, with an error sd, together with the utility errors. ``samples``
+        posterior draws from ``rng``.
+    prior_count : float, default 1
+        The Dirichlet prior count on every cell, > 0.
+    labels : ItemLabels, optional
+        The test set item by item (:func:`load_labels`), the classifiers named as in
+        ``confusions``: the pairs' joint tables then keep the pairing of the items.
+        Without them the posterior treats the classifiers' columns as independent
+        (conservative).
     metrics : sequence of str, optional
         Metric ids to report (see :func:`metrics_for`): a list, even of one id.
     source : str, optional
@@ -469,6 +518,10 @@ def evaluate(
         method = CLOSED_FORM if utility.error == "gaussian" else MONTE_CARLO
     elif check_choice(method, METHODS, "method") == CLOSED_FORM and utility.error != "gaussian":
         raise ValueError(f"the {utility.error} error model has no closed form: its flip probabilities take method 'monte carlo'")
+    if test_uncertainty:
+        prior_count = check_positive(prior_count, "prior_count")
+        if prior_count == 0:
+            raise ValueError("prior_count must be positive: with 0 the posterior of an unseen cell is improper")
     if not isinstance(rng, np.random.Generator):
         rng = root_seed_sequence(rng)  # a bad seed fails here, sd or not
     chosen = metrics_for(n, metrics)
@@ -527,11 +580,31 @@ def evaluate(
                 Disagreement(metric.id, metric.name, tuple(flipped), tuple(tied), tuple(undefined), best)
             )
     normalised = normalise_um(utility.matrix)
-    pairs, seed = None, None
-    if utility.sd is not None:
+    pairs, seed, posterior = None, None, None
+    if isinstance(rng, np.random.SeedSequence) and rng.spawn_key == ():
+        root_seed = int(rng.entropy)
+    else:
+        root_seed = None
+    if test_uncertainty and labels is not None:
+        _check_labels(labels, names, counts)
+    if test_uncertainty:
+        perturbed = None
+        if utility.sd is not None:
+            if utility.error == "truncated":
+                _check_truncated(normalised, classes, utility.source)
+            perturbed = partial(perturb_um, normalised, min(utility.sd, _MAX_DRAWN_SD), error=utility.error)
+        # Its own stream: the Monte Carlo of the truncated model keeps the root's.
+        stream = child_seed_sequence(rng, 1) if isinstance(rng, np.random.SeedSequence) else rng
+        posterior = posterior_uncertainty(utility.matrix, counts, names, order, np.concatenate(utility_signs) if rows else np.zeros(0),
+                                         labels=labels, samples=samples, prior_count=prior_count, perturbed=perturbed, rng=stream)  # fmt: skip
+        results = tuple(replace(c, utility_yield_interval=posterior.intervals[c.name]) for c in results)
+        seed = root_seed
+    if utility.sd is not None or test_uncertainty:
         if utility.error == "truncated":
             _check_truncated(normalised, classes, utility.source)
-        if method == CLOSED_FORM:
+        if utility.sd is None:
+            flip_probabilities = iter([None] * (len(names) * (len(names) - 1) // 2))
+        elif method == CLOSED_FORM:
             # The yield differences from the totals that ranked, so that their signs agree;
             # under eq. (11) they are divided by the range of U.
             scale = float(np.max(utility.matrix)) - float(np.min(utility.matrix))
@@ -539,23 +612,30 @@ def evaluate(
                 ranked = yields[order] / scale
             flip_probabilities = iter(_closed_form_flips(ranked, counts[order] / total, utility.sd).tolist())
         else:
-            if isinstance(rng, np.random.SeedSequence) and rng.spawn_key == ():
-                seed = int(rng.entropy)
+            seed = root_seed
             flip_counts = _count_flips(normalised, counts / total, order, utility.sd, utility.error, samples, rng, progress)
             flip_probabilities = iter((flip_counts / samples).tolist())
             flips = iter(flip_counts.tolist())
         pairs = []
+        index = 0
         for (a, seconds), by_utility in zip(rows, utility_signs):
             for b, sign in zip(seconds.tolist(), by_utility.tolist()):
                 difference = float((totals[a] - totals[b]) / total)
                 f = next(flip_probabilities)
-                count = None if method == CLOSED_FORM else int(next(flips))
-                if sign == 0:
-                    pairs.append(PairFlip(names[a], names[b], difference, None, None, None))
+                count = None if utility.sd is None or method == CLOSED_FORM else int(next(flips))
+                if sign == 0 or f is None:
+                    pair = PairFlip(names[a], names[b], difference, None, None, None)
                 elif method == CLOSED_FORM:
-                    pairs.append(PairFlip(names[a], names[b], difference, f, None, None))
+                    pair = PairFlip(names[a], names[b], difference, f, None, None)
                 else:
-                    pairs.append(PairFlip(names[a], names[b], difference, f, math.sqrt(f * (1 - f) / samples), count))
+                    pair = PairFlip(names[a], names[b], difference, f, math.sqrt(f * (1 - f) / samples), count)
+                if posterior is not None and sign != 0:
+                    both = (None, None) if posterior.flip_both is None else (float(posterior.flip_both[index]), float(posterior.flip_both_se[index]))
+                    pair = replace(pair, flip_probability_test=float(posterior.flip_test[index]),
+                                   flip_probability_test_se=float(posterior.flip_test_se[index]),
+                                   flip_probability_both=both[0], flip_probability_both_se=both[1])  # fmt: skip
+                index += 1
+                pairs.append(pair)
         pairs = tuple(pairs)
     return Evaluation(
         classifiers=results,
@@ -566,10 +646,29 @@ def evaluate(
         utility=utility,
         normalised_utility=normalised,
         metrics=tuple((m.id, m.name) for m in chosen),
-        samples=samples if pairs is not None and method == MONTE_CARLO else None,
+        samples=samples if (utility.sd is not None and method == MONTE_CARLO) or test_uncertainty else None,
         seed=seed,
-        method=method if pairs is not None else None,
+        method=method if utility.sd is not None else None,
+        test_uncertainty=None if posterior is None else {
+            "model": posterior.model, "prior_count": posterior.prior_count, "samples": samples, "seed": seed,
+            "interval": 0.95,
+        },  # fmt: skip
     )
+
+
+def _check_labels(labels, names, counts) -> None:
+    """Labels that are the test set of ``counts``: every classifier's, as many as the truths,
+    and tabulating to its confusion matrix."""
+    n = counts.shape[1]
+    for name, confusion in zip(names, counts):
+        if name not in labels.outputs:
+            raise ValueError(f"labels: no outputs of classifier {name!r}")
+        outputs = np.asarray(labels.outputs[name])
+        if outputs.shape != np.shape(labels.truth):
+            raise ValueError(f"labels: classifier {name!r} has {outputs.size} labels but the truth has {np.size(labels.truth)}")
+        table = np.bincount(outputs * n + labels.truth, minlength=n * n).reshape(n, n)
+        if not np.array_equal(table, confusion):
+            raise ValueError(f"labels: classifier {name!r}'s labels do not tabulate to its confusion matrix")
 
 
 def _check_truncated(normalised: np.ndarray, classes, where: str) -> None:
@@ -689,6 +788,8 @@ def evaluate_file(
     error: str | None = None,
     samples: int = DEFAULT_SAMPLES,
     rng=None,
+    test_uncertainty: bool = False,
+    prior_count: float = 1.0,
     metrics=None,
     progress: bool = False,
 ) -> Evaluation:
@@ -712,8 +813,9 @@ def evaluate_file(
         Read ``path`` as labels, one row per test item.
     truth : str, default "true"
         With ``labels``, the column of true classes.
-    sd, error, samples, rng, metrics, progress
-        As for :func:`evaluate`; ``sd`` and ``error`` override those of the utility.
+    sd, error, samples, rng, test_uncertainty, prior_count, metrics, progress
+        As for :func:`evaluate`; ``sd`` and ``error`` override those of the utility. With
+        ``labels``, the test-set uncertainty keeps the pairing of the items.
 
     Returns
     -------
@@ -737,8 +839,9 @@ def evaluate_file(
                 f"{data.source}: the labels name {len(data.classes)} classes ({', '.join(map(repr, data.classes))}) but the "
                 f"utility matrix is {m}x{m}: give the utility with its classes, {{\"utility\": ..., \"classes\": [...]}}"
             )
-        result = evaluate(data.confusions, assessment, classes=data.classes, sd=sd, error=error, samples=samples,
-                          rng=rng, metrics=metrics, source=data.source, progress=progress)
+        result = evaluate(data.confusions, assessment, classes=data.classes, sd=sd, error=error, samples=samples, rng=rng,
+                          test_uncertainty=test_uncertainty, prior_count=prior_count, labels=data.labels, metrics=metrics,
+                          source=data.source, progress=progress)  # fmt: skip
         return replace(result, class_order=data.class_order)
     data = load_input(path, classes=utility_classes)
     csv_input = Path(data.source).suffix.lower() == ".csv"  # a CSV holds no utility matrix
@@ -774,6 +877,8 @@ def evaluate_file(
         error=error,
         samples=samples,
         rng=rng,
+        test_uncertainty=test_uncertainty,
+        prior_count=prior_count,
         metrics=metrics,
         source=data.source,
         progress=progress,

@@ -1,0 +1,198 @@
+"""Test-set uncertainty in ``mcrank evaluate`` (:mod:`mcrank.evaluate.uncertainty`): against an
+independent NumPy posterior, calibrated exactly, and its edge cases."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mcrank.cli import main
+from mcrank.evaluate import ItemLabels, evaluate, evaluate_file, load_labels
+from mcrank.evaluate.uncertainty import posterior_uncertainty
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+TRIAGE = json.loads((EXAMPLES / "triage_3class.json").read_text())
+U = np.array(TRIAGE["utility"], dtype=float)
+CLASSES = tuple(TRIAGE["classes"])
+
+
+def _oracle_labels(labels, first, second, u, samples, rng):
+    """Plain NumPy: the full n^3 joint table of the pair, Dirichlet(counts + 1), no merging."""
+    n = u.shape[0]
+    table = np.zeros((n, n, n))
+    for j, a, b in zip(labels.truth, labels.outputs[first], labels.outputs[second]):
+        table[j, a, b] += 1
+    f = rng.dirichlet(table.ravel() + 1, samples).reshape(samples, n, n, n)
+    weights = np.array([[[u[a, j] - u[b, j] for b in range(n)] for a in range(n)] for j in range(n)])
+    return np.einsum("sjab,jab->s", f, weights)
+
+
+def test_the_labels_posterior_agrees_with_a_numpy_one():
+    data = load_labels(EXAMPLES / "triage_labels.csv", classes=CLASSES)
+    u = (U - U.min()) / (U.max() - U.min())
+    # A pair whose order is in real doubt: a small yield difference on 1,000 items, made by
+    # dropping most of the items.
+    keep = np.random.default_rng(0).random(data.labels.truth.size) < 0.08
+    labels = ItemLabels(data.labels.truth[keep], {k: v[keep] for k, v in data.labels.outputs.items()})
+    names = ["cautious", "in-between"]
+    n = len(CLASSES)
+    counts = np.array([np.bincount(labels.outputs[k] * n + labels.truth, minlength=n * n).reshape(n, n) for k in names])
+    totals = np.einsum("kij,ij->k", counts, u)
+    order = [0, 1] if totals[0] >= totals[1] else [1, 0]
+    sign = np.sign(totals[order[0]] - totals[order[1]])
+    result = posterior_uncertainty(U, counts, names, order, [sign], labels=labels, samples=40_000, rng=1)
+    d = _oracle_labels(labels, names[order[0]], names[order[1]], u, 40_000, np.random.default_rng(2))
+    reference = np.mean(np.where(d * sign > 0, 0.0, np.where(d == 0, 0.5, 1.0)))
+    se = np.hypot(result.flip_test_se[0], np.sqrt(reference * (1 - reference) / 40_000))
+    assert 0.02 < reference < 0.5 and abs(result.flip_test[0] - reference) < 4 * se, (result.flip_test, reference)
+
+
+def test_the_intervals_hold_95_percent_of_an_independent_posterior():
+    counts = np.array(TRIAGE["classifiers"]["cautious"], dtype=float)
+    result = posterior_uncertainty(U, counts[None], ["cautious"], [0], [], samples=40_000, rng=3)
+    low, high = result.intervals["cautious"]
+    rng = np.random.default_rng(4)  # confusion matrices only: proportions and columns
+    proportions = rng.dirichlet(counts.sum(axis=0) + 1, 40_000)
+    columns = np.stack([rng.dirichlet(counts[:, j] + 1, 40_000) for j in range(3)], axis=2)  # (s, output, true)
+    yields = np.einsum("sij,ij->s", columns * proportions[:, None, :], U)
+    for fraction, expected in ((np.mean(yields < low), 0.025), (np.mean(yields > high), 0.025)):
+        assert abs(fraction - expected) < 4 * np.sqrt(2 * expected * (1 - expected) / 40_000), (fraction, expected)
+
+
+def _calibration(test_size: int, trials: int, seed: int):
+    """Draw population joint frequencies of two classifiers (two classes) from the prior,
+    a test set from them, and the reported flip probability: (reported, truly flipped)."""
+    rng = np.random.default_rng(seed)
+    n, reported, flipped = 2, [], []
+    for _ in range(trials):
+        u = rng.random((n, n))
+        theta = rng.dirichlet(np.ones(n**3))  # (true, A, B)
+        cells = rng.multinomial(test_size, theta)
+        index = np.repeat(np.arange(n**3), cells)
+        truth, first, second = index // n**2, (index // n) % n, index % n
+        labels = ItemLabels(truth, {"A": first, "B": second})
+        counts = np.array([np.bincount(o * n + truth, minlength=n * n).reshape(n, n) for o in (first, second)], dtype=float)
+        normalised = (u - u.min()) / (u.max() - u.min())
+        totals = np.einsum("kij,ij->k", counts, normalised)
+        sign = np.sign(totals[0] - totals[1])
+        if sign == 0:
+            continue
+        result = posterior_uncertainty(u, counts, ["A", "B"], [0, 1], [sign], labels=labels, samples=2000, rng=rng)
+        weights = np.array([[[normalised[a, j] - normalised[b, j] for b in range(n)] for a in range(n)] for j in range(n)])
+        population = np.sum(theta.reshape(n, n, n) * weights)
+        reported.append(result.flip_test[0])
+        flipped.append(population * sign < 0)
+    return np.array(reported), np.array(flipped)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("test_size", [100, 1000])
+def test_the_flip_probability_is_calibrated(test_size):
+    reported, flipped = _calibration(test_size, 4000, seed=test_size)
+    table = []
+    for low, high in ((0.0, 0.01), (0.01, 0.1), (0.1, 0.2), (0.2, 0.3), (0.3, 0.4), (0.4, 0.5), (0.5, 1.0)):
+        inside = (reported >= low) & (reported < high)
+        if inside.sum() < 30:
+            continue
+        q, observed = reported[inside].mean(), flipped[inside].mean()
+        se = np.sqrt(max(q * (1 - q), 1e-4) / inside.sum())
+        table.append((low, high, int(inside.sum()), round(q, 4), round(observed, 4)))
+        assert abs(observed - q) < 4 * se, (test_size, low, high, q, observed, inside.sum())
+    assert len(table) >= 4, table  # the probabilities spread over the range: not an idle check
+    print(f"\ncalibration at N = {test_size} (bin, pairs, mean reported, fraction flipped):", *table, sep="\n  ")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("test_size", [100, 1000])
+def test_the_intervals_cover_95_percent(test_size):
+    rng = np.random.default_rng(test_size + 1)
+    covered, trials = 0, 3000
+    for _ in range(trials):
+        u = rng.random((2, 2))
+        theta = rng.dirichlet(np.ones(4))  # one classifier's own cells (output, true)
+        counts = rng.multinomial(test_size, theta).reshape(2, 2).astype(float)
+        index = np.repeat(np.arange(4), counts.ravel().astype(int))
+        labels = ItemLabels(index % 2, {"A": index // 2})
+        low, high = posterior_uncertainty(u, counts[None], ["A"], [0], [], labels=labels, samples=2000, rng=rng).intervals["A"]
+        covered += low <= np.sum(theta.reshape(2, 2) * u) <= high
+    assert abs(covered / trials - 0.95) < 4 * np.sqrt(0.95 * 0.05 / trials), covered / trials
+
+
+def test_identical_classifiers_are_tied_not_a_probability(capsys):
+    same = {"A": [[27, 15], [23, 35]], "B": [[27, 15], [23, 35]]}
+    result = evaluate(same, [[15, -335], [-35, 165]], test_uncertainty=True, samples=2000, rng=5)
+    (pair,) = result.pairs
+    assert pair.flip_probability_test is None and pair.flip_probability_both is None
+    assert main(["evaluate", str(EXAMPLES / "factory.json"), "--utility", "[[1, 0], [0, 1]]", "--test-uncertainty", "--seed", "1", "--samples", "1000"]) == 0
+    out = capsys.readouterr().out
+    assert "How sure the ranking is" in out and "95% interval" in out
+
+
+def test_clearly_different_classifiers_on_10000_items_are_sure():
+    good, poor = [[4500, 300], [500, 4700]], [[4000, 800], [1000, 4200]]
+    result = evaluate({"good": good, "poor": poor}, [[1, 0], [0, 1]], test_uncertainty=True, samples=20_000, rng=6)
+    assert result.pairs[0].flip_probability_test < 0.001
+
+
+def test_the_same_seed_gives_the_same_output(capsys):
+    argv = ["evaluate", "--labels", str(EXAMPLES / "triage_labels.csv"), "--utility", str(EXAMPLES / "triage_3class.json"),
+            "--test-uncertainty", "--sd", "0.1", "--samples", "3000", "--seed", "7", "--format", "json"]  # fmt: skip
+    assert main(argv) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert main(argv) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert first["pairs"] == second["pairs"] and first["classifiers"] == second["classifiers"]
+    assert first["test_uncertainty"] == {"model": "labels", "prior_count": 1.0, "samples": 3000, "seed": 7, "interval": 0.95}
+    assert all(p["flip_probability_test"] is not None and p["flip_probability_both"] is not None for p in first["pairs"])
+    assert all(len(c["utility_yield_interval"]) == 2 for c in first["classifiers"])
+
+
+def test_the_table_prints_the_intervals_and_the_three_probabilities(capsys):
+    argv = ["evaluate", "--labels", str(EXAMPLES / "triage_labels.csv"), "--utility", str(EXAMPLES / "triage_3class.json"),
+            "--test-uncertainty", "--sd", "0.1", "--samples", "3000", "--seed", "7"]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "95% interval" in out and "from labels item by item" in out
+    assert "cautious over in-between       test set " in out and "; utility errors 0.0352; both " in out
+
+
+BAD = [
+    (["--test-uncertainty", "--prior-count", "-1"], "--prior-count must be positive"),
+    (["--test-uncertainty", "--prior-count", "0"], "--prior-count must be positive"),
+    (["--prior-count", "2"], "--prior-count is the prior of --test-uncertainty"),
+]
+
+
+@pytest.mark.parametrize(("options", "message"), BAD, ids=[b[1][:30] for b in BAD])
+def test_bad_input_is_one_line_and_exit_2(capsys, options, message):
+    code = main(["evaluate", str(EXAMPLES / "factory.json"), *options])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+
+
+def test_labels_of_unequal_lengths_are_refused(tmp_path, capsys):
+    path = tmp_path / "labels.csv"
+    path.write_text("true,A,B\nx,x,y\ny,y\n")
+    code = main(["evaluate", "--labels", str(path), "--utility", "[[1, 0], [0, 1]]", "--test-uncertainty"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "line 3: expected 3 fields, got 2" in err
+    with pytest.raises(ValueError, match="labels"):
+        evaluate({"A": [[1, 0], [0, 1]]}, np.eye(2), test_uncertainty=True,
+                 labels=ItemLabels(np.array([0, 1]), {"A": np.array([0])}))  # fmt: skip
+
+
+def test_the_evaluate_guide_shows_the_real_output(capsys):
+    guide = (EXAMPLES.parent / "docs" / "evaluate.md").read_text()
+    assert main(["evaluate", str(EXAMPLES / "factory.json"), "--test-uncertainty", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    shown = out[out.index("How sure the ranking is") :]
+    assert shown in guide
+    argv = ["evaluate", "--labels", str(EXAMPLES / "triage_labels.csv"), "--utility", str(EXAMPLES / "triage_3class.json"),
+            "--test-uncertainty", "--sd", "0.1", "--seed", "1"]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    pairs = out[out.index("Pairs: probability") :].split("\n\n")[0]
+    assert pairs in guide
