@@ -100,7 +100,7 @@ def _accuracy_order(c00, c01, c10, c11, beta):
     return c00 + c11, c00 + c01 + c10 + c11
 
 
-@jit
+@jit(inline="always")
 def _accuracy_n(c):
     r""":math:`\frac{1}{N} \sum_k C_{kk}`: the utility yield, eq. (9), of the identity."""
     return _trace(c) / _grand_total(c)
@@ -186,7 +186,7 @@ def _balanced_accuracy_order(c00, c01, c10, c11, beta):
     return c00 * negatives + c11 * positives, 2.0 * positives * negatives
 
 
-@jit
+@jit(inline="always")
 def _balanced_accuracy_n(c):
     r""":math:`\frac{1}{|K|} \sum_{k \in K} C_{kk} / t_k`, :math:`K = \{k : t_k > 0\}`: a class
     absent from the test set has no recall and is left out, as in scikit-learn (NaN when
@@ -206,7 +206,7 @@ register("balanced_accuracy", "Balanced accuracy", binary=_balanced_accuracy, or
 # --- macro and micro means over the classes (any n) --------------------------------------------
 
 
-@jit
+@jit(inline="always")
 def _macro_f1_n(c):
     r""":math:`\frac{1}{|K|} \sum_{k \in K} \frac{2 C_{kk}}{r_k + t_k}`, :math:`K = \{k : r_k + t_k > 0\}`:
     a class neither in the test set nor ever output has no F1 and is left out, as
@@ -223,7 +223,7 @@ def _macro_f1_n(c):
 register("macro_f1", "Macro F1", general=_macro_f1_n)
 
 
-@jit
+@jit(inline="always")
 def _micro_f1_n(c):
     r"""F1 of the true positives, false positives and false negatives pooled over the classes.
     For single-label classification every error is one of each, so this equals accuracy; it
@@ -298,7 +298,7 @@ def _mcc_order(c00, c01, c10, c11, beta):
     return numerator * abs(numerator), ((c00 + c01) * (c10 + c11)) * ((c00 + c10) * (c01 + c11))
 
 
-@jit
+@jit(inline="always")
 def _mcc_n(c):
     r"""Gorodkin's :math:`R_K`,
     :math:`\frac{N \sum_k C_{kk} - \sum_k r_k t_k}{\sqrt{(N^2 - \sum_k r_k^2)(N^2 - \sum_k t_k^2)}}`;
@@ -379,7 +379,7 @@ def _cohen_kappa_order(c00, c01, c10, c11, beta):
     return 2.0 * (c00 * c11 - c01 * c10), (c00 + c01) * (c01 + c11) + (c00 + c10) * (c10 + c11)
 
 
-@jit
+@jit(inline="always")
 def _cohen_kappa_n(c):
     r""":math:`(p_o - p_e) / (1 - p_e)` with :math:`p_o = \sum_k C_{kk} / N` and
     :math:`p_e = \sum_k r_k t_k / N^2`; NaN where :math:`p_e = 1`, as scikit-learn."""
@@ -395,7 +395,7 @@ register("cohen_kappa", "Cohen's kappa", binary=_cohen_kappa, order=_cohen_kappa
 # --- macro precision (n classes) --------------------------------------------------------------
 
 
-@jit
+@jit(inline="always")
 def _macro_precision_n(c):
     r""":math:`\frac{1}{|K|} \sum_{k \in K} C_{kk} / r_k`, :math:`K = \{k : r_k > 0\}`: a class
     the classifier never outputs has no precision and is left out (SPEC.md), as balanced
