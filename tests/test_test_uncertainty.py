@@ -30,7 +30,8 @@ def _oracle_labels(labels, first, second, u, samples, rng):
     return np.einsum("sjab,jab->s", f, weights)
 
 
-def test_the_labels_posterior_agrees_with_a_numpy_one():
+def _doubtful_pair():
+    """A pair of the triage example whose order is in real doubt, and its oracle's flip probability."""
     data = load_labels(EXAMPLES / "triage_labels.csv", classes=CLASSES)
     u = (U - U.min()) / (U.max() - U.min())
     # A pair whose order is in real doubt: a small yield difference on 1,000 items, made by
@@ -43,11 +44,61 @@ def test_the_labels_posterior_agrees_with_a_numpy_one():
     totals = np.einsum("kij,ij->k", counts, u)
     order = [0, 1] if totals[0] >= totals[1] else [1, 0]
     sign = np.sign(totals[order[0]] - totals[order[1]])
-    result = posterior_uncertainty(U, counts, names, order, [sign], labels=labels, samples=40_000, rng=1)
-    d = _oracle_labels(labels, names[order[0]], names[order[1]], u, 40_000, np.random.default_rng(2))
+    d = _oracle_labels(labels, names[order[0]], names[order[1]], u, 200_000, np.random.default_rng(2))
     reference = np.mean(np.where(d * sign > 0, 0.0, np.where(d == 0, 0.5, 1.0)))
-    se = np.hypot(result.flip_test_se[0], np.sqrt(reference * (1 - reference) / 40_000))
-    assert 0.02 < reference < 0.5 and abs(result.flip_test[0] - reference) < 4 * se, (result.flip_test, reference)
+    assert 0.02 < reference < 0.5, reference
+    return (counts, names, order, [sign], labels), reference, np.sqrt(reference * (1 - reference) / 200_000)
+
+
+def test_the_exact_labels_flip_probability_agrees_with_a_numpy_posterior():
+    (counts, names, order, signs, labels), reference, se = _doubtful_pair()
+    result = posterior_uncertainty(U, counts, names, order, signs, labels=labels, samples=1000, rng=1)
+    assert result.flip_test_exact[0] and np.isnan(result.flip_test_se[0])
+    assert abs(result.flip_test[0] - reference) < 4 * se, (result.flip_test, reference)
+
+
+def test_the_monte_carlo_labels_flip_probability_agrees_with_a_numpy_posterior(monkeypatch):
+    # The fallback where the integral does not converge (prior counts far below 1).
+    monkeypatch.setattr("mcrank.evaluate.uncertainty._flip_exact", lambda weights, alpha: None)
+    (counts, names, order, signs, labels), reference, se = _doubtful_pair()
+    result = posterior_uncertainty(U, counts, names, order, signs, labels=labels, samples=40_000, rng=1)
+    assert not result.flip_test_exact[0]
+    assert abs(result.flip_test[0] - reference) < 4 * np.hypot(result.flip_test_se[0], se), (result.flip_test, reference)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_gil_pelaez_integral_is_exact_where_a_beta_cdf_is(seed):
+    """Weights of two values, +1 on some components and -c on the others: the sums of the
+    gammas of each group are gammas, so P(S < 0) = P(Beta(A+, A-) < c / (1 + c)), with scipy's
+    incomplete beta function as the reference; from a few items to 10^5 and c over 4 decades."""
+    from scipy import stats
+
+    from mcrank.evaluate.uncertainty import _flip_exact
+
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        plus, minus = rng.integers(1, 8, size=2)
+        c = 10 ** rng.uniform(-2, 2)
+        alpha = 1 + rng.integers(0, 10 ** rng.integers(0, 5), plus + minus) * rng.random() * 0.999
+        weights = np.concatenate((np.ones(plus), -c * np.ones(minus)))
+        permutation = rng.permutation(plus + minus)
+        exact = _flip_exact(weights[permutation] * 0.37, alpha[permutation])
+        reference = stats.beta.cdf(c / (1 + c), alpha[:plus].sum(), alpha[plus:].sum())
+        assert exact is not None and abs(exact - reference) < 1e-10, (exact, reference, alpha, c)
+
+
+def test_the_gil_pelaez_integral_agrees_with_gammas_for_any_weights():
+    """Weights over 3 decades, 2 to 18 components (n = 2 and 3): against 4 x 10^5 gamma draws."""
+    from mcrank.evaluate.uncertainty import _flip_exact
+
+    rng = np.random.default_rng(7)
+    for _ in range(12):
+        m = rng.integers(2, 19)
+        weights = rng.normal(size=m) * 10 ** rng.uniform(-3, 0, m)
+        alpha = 1 + rng.integers(0, 10 ** rng.integers(0, 4), m).astype(float)
+        exact = _flip_exact(weights, alpha)
+        q = np.mean(rng.standard_gamma(alpha, size=(400_000, m)) @ weights < 0)
+        assert abs(exact - q) < 4 * np.sqrt(max(q * (1 - q), 1 / 400_000) / 400_000), (exact, q)
 
 
 def test_the_intervals_hold_95_percent_of_an_independent_posterior():
@@ -145,8 +196,11 @@ def test_the_same_seed_gives_the_same_output(capsys):
     assert main(argv) == 0
     second = json.loads(capsys.readouterr().out)
     assert first["pairs"] == second["pairs"] and first["classifiers"] == second["classifiers"]
-    assert first["test_uncertainty"] == {"model": "labels", "prior_count": 1.0, "samples": 3000, "seed": 7, "interval": 0.95}
+    assert first["test_uncertainty"] == {"model": "labels", "prior_count": 1.0, "samples": 3000, "seed": 7, "interval": 0.95,
+                                         "exact_pairs": 3}
     assert all(p["flip_probability_test"] is not None and p["flip_probability_both"] is not None for p in first["pairs"])
+    # With labels the test-set probabilities are exact (no SE); under both, Monte Carlo.
+    assert all(p["flip_probability_test_se"] is None and p["flip_probability_both_se"] > 0 for p in first["pairs"])
     assert all(len(c["utility_yield_interval"]) == 2 for c in first["classifiers"])
 
 

@@ -273,11 +273,14 @@ def render_table(result) -> str:
     return "\n".join(lines)
 
 
-def _probability(value, se, samples=None) -> str:
-    """A probability: exact (``se`` None) to 4 decimals or 2 significant digits below 1e-4;
-    estimated with its SE, or as a bound when no draw flipped."""
+def _probability(value, se, samples=None, accuracy=None) -> str:
+    """A probability: exact (``se`` None) to 4 decimals or 2 significant digits below 1e-4
+    (as a bound below its absolute ``accuracy``, if given); estimated with its SE, or as a
+    bound when no draw flipped."""
     if value is None:
         return "-"
+    if se is None and accuracy is not None and 0 < value < 10 * accuracy:
+        return f"below {10 * accuracy:.0e}"
     if se is None:
         return f"{value:.4f}" if value >= 1e-4 or value == 0 else f"{value:.2g}"
     if value == 0:
@@ -285,8 +288,19 @@ def _probability(value, se, samples=None) -> str:
     return f"{value:.4f} ± {se:.4f}"
 
 
+def _exact_note(t: dict, pairs: int) -> str:
+    """Which of the ``pairs`` (untied) test-set flip probabilities are exact."""
+    exact = t.get("exact_pairs", 0)
+    if exact == 0:
+        return ""
+    if exact == pairs:
+        return " The test-set probabilities are exact: a one-dimensional integral, no sampling."
+    return f" {exact} of the {pairs} test-set probabilities are exact (a one-dimensional integral); those with ± are Monte Carlo."
+
+
 def _render_test_uncertainty(result) -> list[str]:
     """The intervals and the pair table of the test-set uncertainty."""
+    from mcrank.evaluate.uncertainty import EXACT_TOLERANCE
     t = result.test_uncertainty
     model = ("labels item by item: each pair's joint counts, the pairing of the items kept" if t["model"] == "labels" else
              "confusion matrices only: the classifiers' columns drawn independently, which ignores that they saw the same "
@@ -295,7 +309,8 @@ def _render_test_uncertainty(result) -> list[str]:
     width = max(len("classifier"), *(len(n) for n in names))
     lines = [""] + textwrap.wrap(
         f"How sure the ranking is, given the test set of {int(result.class_totals.sum())} items: Bayesian, Dirichlet "
-        f"posterior with prior count {t['prior_count']:g} on every cell; {t['samples']} draws, seed {t['seed']}; from {model}.",
+        f"posterior with prior count {t['prior_count']:g} on every cell; {t['samples']} draws, seed {t['seed']}; from {model}."
+        + _exact_note(t, sum(p.flip_probability_test is not None for p in result.pairs)),
         width=100,
     )
     lines.append(f"  {'classifier':<{width}}  utility yield  95% interval")
@@ -313,7 +328,7 @@ def _render_test_uncertainty(result) -> list[str]:
         if p.flip_probability_test is None:
             lines.append(f"  {label:<{pair_width}}  tied: equal observed yields, no order to doubt")
             continue
-        text = f"test set {_probability(p.flip_probability_test, p.flip_probability_test_se, t['samples'])}"
+        text = f"test set {_probability(p.flip_probability_test, p.flip_probability_test_se, t['samples'], EXACT_TOLERANCE)}"
         if with_sd:
             text += (f"; utility errors {_probability(p.flip_probability, p.standard_error, result.samples)}"
                      f"; both {_probability(p.flip_probability_both, p.flip_probability_both_se, t['samples'])}")  # fmt: skip

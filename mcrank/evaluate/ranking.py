@@ -218,7 +218,8 @@ class PairFlip:
         Number of perturbed matrices under which the ranking flips (Monte Carlo only).
     flip_probability_test, flip_probability_test_se : float or None
         With the test-set uncertainty: the posterior probability that the population order
-        of the pair differs from the observed one, and its Monte Carlo SE.
+        of the pair differs from the observed one, and its Monte Carlo SE (None where it is
+        exact: with labels, by a one-dimensional integral, to 1e-11).
     flip_probability_both, flip_probability_both_se : float or None
         The same with the utility matrix perturbed too, given an error sd.
     """
@@ -270,7 +271,9 @@ class Evaluation:
         How the flip probabilities were obtained, with an error sd.
     test_uncertainty : dict or None
         With the test-set uncertainty: ``model`` ("labels" or "confusion matrices"),
-        ``prior_count``, ``samples`` and ``seed``.
+        ``prior_count``, ``samples``, ``seed``, ``interval`` and ``exact_pairs`` (how many
+        pairs' test-set flip probabilities are exact, not Monte Carlo: with labels, all
+        unless a prior count far below 1 keeps the integral from converging).
     description : str or None
         The input file's description.
     class_order : {"utility", "sorted labels"} or None
@@ -632,7 +635,7 @@ def evaluate(
                 if posterior is not None and sign != 0:
                     both = (None, None) if posterior.flip_both is None else (float(posterior.flip_both[index]), float(posterior.flip_both_se[index]))
                     pair = replace(pair, flip_probability_test=float(posterior.flip_test[index]),
-                                   flip_probability_test_se=float(posterior.flip_test_se[index]),
+                                   flip_probability_test_se=None if posterior.flip_test_exact[index] else float(posterior.flip_test_se[index]),
                                    flip_probability_both=both[0], flip_probability_both_se=both[1])  # fmt: skip
                 index += 1
                 pairs.append(pair)
@@ -651,7 +654,7 @@ def evaluate(
         method=method if utility.sd is not None else None,
         test_uncertainty=None if posterior is None else {
             "model": posterior.model, "prior_count": posterior.prior_count, "samples": samples, "seed": seed,
-            "interval": 0.95,
+            "interval": 0.95, "exact_pairs": int(posterior.flip_test_exact.sum()),
         },  # fmt: skip
     )
 

@@ -8,7 +8,8 @@ of it (gamma variates, normalised), this module gives
 - for each classifier, a central 95 % interval of its utility yield per item, from its own
   n^2 cells (true class, output);
 - for each pair, the posterior probability that its population order differs from the
-  observed one (a posterior tie counts one half), with its Monte Carlo standard error; and,
+  observed one (a posterior tie counts one half), with its Monte Carlo standard error, or
+  exactly with labels (below); and,
   given an error sd on the utility matrix, the same probability when each draw also takes a
   perturbed utility matrix.
 
@@ -17,7 +18,11 @@ output, B's output), n^3 cells. The yield difference is the sum over cells of th
 frequency times ``U[A's output, true] - U[B's output, true]``. The cells where A and B agree
 add nothing, and by the aggregation property of the Dirichlet they are drawn as one
 component: n^2 (n - 1) + 1 components. The pairing of the items is kept: two classifiers that
-differ on 2 items of 1,000 get a real doubt.
+differ on 2 items of 1,000 get a real doubt. The flip probability needs no sampling here: a
+Dirichlet vector is independent gammas ``G_c`` divided by their sum, so the difference has the
+sign of ``S = sum_c w_c G_c``, whose characteristic function is a product, and
+``P(S < 0) = 1/2 - (1/pi) int_0^inf Im phi(t) / t dt`` (Gil-Pelaez), one integral for any n
+(:func:`_flip_exact`).
 
 **With confusion matrices only** the pairing is unknown. Each draw takes the class proportions
 from Dirichlet(class totals + prior), shared by all classifiers, and each classifier's columns
@@ -38,7 +43,7 @@ import numpy as np
 
 from mcrank._rng import resolve_rng
 
-__all__ = ["DEFAULT_PRIOR_COUNT", "RankingUncertainty", "posterior_uncertainty"]
+__all__ = ["DEFAULT_PRIOR_COUNT", "EXACT_TOLERANCE", "RankingUncertainty", "posterior_uncertainty"]
 
 #: The Dirichlet prior count on every cell: 1, uniform on the simplex of frequencies.
 DEFAULT_PRIOR_COUNT = 1.0
@@ -46,6 +51,10 @@ DEFAULT_PRIOR_COUNT = 1.0
 _BLOCK = 2048
 #: The central interval of the utility yield.
 INTERVAL = 0.95
+#: The absolute error the exact flip probabilities are computed to.
+EXACT_TOLERANCE = 1e-11
+#: Gauss-Legendre nodes of one panel of the composite rule of :func:`_flip_exact`.
+_NODES, _NODE_WEIGHTS = np.polynomial.legendre.leggauss(16)
 
 
 @dataclass(frozen=True)
@@ -60,7 +69,11 @@ class RankingUncertainty:
     flip_test, flip_test_se : ndarray of shape (pairs,)
         Per pair (``order[a]``, ``order[b]``), ``a < b``, in that order: the posterior
         probability that the population order differs from the observed one, and its Monte
-        Carlo SE. NaN for a pair tied in the observed yields (nothing to flip).
+        Carlo SE (NaN where it is exact). NaN for a pair tied in the observed yields (nothing
+        to flip).
+    flip_test_exact : ndarray of bool, shape (pairs,)
+        Where ``flip_test`` is the Gil-Pelaez integral (labels; absolute error below
+        :data:`EXACT_TOLERANCE`), not a Monte Carlo estimate.
     flip_both, flip_both_se : ndarray of shape (pairs,) or None
         The same with each draw's utility matrix perturbed (given an error sd).
     model : {"labels", "confusion matrices"}
@@ -71,6 +84,7 @@ class RankingUncertainty:
     intervals: dict
     flip_test: np.ndarray
     flip_test_se: np.ndarray
+    flip_test_exact: np.ndarray
     flip_both: np.ndarray | None
     flip_both_se: np.ndarray | None
     model: str
@@ -87,6 +101,58 @@ def _dirichlet(rng: np.random.Generator, alpha: np.ndarray, size: int) -> np.nda
 def _flip(differences: np.ndarray, sign: float) -> np.ndarray:
     """Per draw: 1 if the difference's sign is not ``sign``, 1/2 on a tie, else 0."""
     return np.where(differences * sign > 0, 0.0, np.where(differences == 0, 0.5, 1.0))
+
+
+def _gil_pelaez(w: np.ndarray, alpha: np.ndarray, low: float, high: float, panels: int) -> float:
+    """int_0^inf Im phi(t) / t dt for S = sum_c w_c G_c, G_c ~ Gamma(alpha_c), over
+    ``y = log t`` in [low, high], by composite Gauss-Legendre on ``panels`` panels:
+    ``phi(t) = prod_c (1 - i w_c t)^(-alpha_c)``, so ``Im phi = rho sin(theta)`` with
+    ``rho = prod_c (1 + w_c^2 t^2)^(-alpha_c / 2)`` and ``theta = sum_c alpha_c atan(w_c t)``."""
+    edges = np.linspace(low, high, panels + 1)
+    half = np.diff(edges)[:, None] / 2
+    t = np.exp(edges[:-1, None] + half * (1 + _NODES)).ravel()
+    wt = np.multiply.outer(t, w)
+    integrand = np.exp(-0.5 * (np.log1p(wt * wt) @ alpha)) * np.sin(np.arctan(wt) @ alpha)
+    return float(np.sum((half * _NODE_WEIGHTS).ravel() * integrand))
+
+
+def _flip_exact(weights: np.ndarray, alpha: np.ndarray) -> float | None:
+    """``P(sum_c w_c f_c < 0)`` for ``f ~ Dirichlet(alpha)``, to :data:`EXACT_TOLERANCE`, or
+    None where the integral does not converge within its budget (prior counts far below 1).
+
+    The sign of ``sum_c w_c f_c`` is that of ``S = sum_c w_c G_c`` with independent gammas,
+    and ``P(S < 0) = 1/2 - (1/pi) int Im phi(t) dt / t`` (Gil-Pelaez). Components of weight 0
+    drop out; S is scaled to unit variance. Below ``t = e^low`` the integrand is about
+    ``E[S] t``; above ``e^high`` every ``|w_c| t`` exceeds 10 and ``rho`` is below the
+    tolerance, so the tail adds less. The panels double until two rules agree.
+    """
+    keep = weights != 0
+    w, alpha = weights[keep], alpha[keep]
+    if not np.any(w < 0):
+        return 0.0
+    if not np.any(w > 0):
+        return 1.0
+    sigma = math.sqrt(alpha @ (w * w))
+    w = w / sigma
+    mean, smallest, total = float(alpha @ w), float(np.min(np.abs(w))), float(alpha.sum())
+    low = math.log(1e-3 * EXACT_TOLERANCE / max(1.0, abs(mean)))
+    # rho(t) with each factor within 1 % of its power law: the tail integral is below
+    # rho(t) 1.01^(A / 2) / A, A = sum alpha.
+    bound = math.log(EXACT_TOLERANCE * min(total, 1.0)) - 0.5 * total * math.log(1.01)
+    high = max(0.0, math.log(10.0 / smallest))
+    while -0.5 * (alpha @ np.log1p((w * math.exp(high)) ** 2)) > bound:
+        high += 1.0
+        if high > 60.0:
+            return None
+    panels, previous = 32, _gil_pelaez(w, alpha, low, high, 32)
+    while True:
+        panels *= 2
+        current = _gil_pelaez(w, alpha, low, high, panels)
+        if abs(current - previous) < EXACT_TOLERANCE:
+            return min(max(0.5 - current / math.pi, 0.0), 1.0)
+        if panels >= 2**14:
+            return None
+        previous = current
 
 
 def _mean_and_se(total: np.ndarray, squares: np.ndarray, samples: int) -> tuple[np.ndarray, np.ndarray]:
@@ -152,18 +218,23 @@ def posterior_uncertainty(
     both = perturbed is not None
     flip_test, flip_test_sq = np.zeros(len(pairs)), np.zeros(len(pairs))
     flip_both, flip_both_sq = np.zeros(len(pairs)), np.zeros(len(pairs))
+    exact_pairs = np.zeros(len(pairs), dtype=bool)
     yields = [[] for _ in range(k)]
 
     if labels is not None:
         truth, outputs = labels.truth, [labels.outputs[name] for name in names]
         joint = []  # per pair: the weights of the components under U (and their cells), counts
-        for first, second in pairs:
+        for p, (first, second) in enumerate(pairs):
             cells = (truth * n + outputs[first]) * n + outputs[second]
             table = np.bincount(cells, minlength=n**3).reshape(n, n, n)  # (true, A's output, B's output)
             j, a, b = np.nonzero(np.broadcast_to(~np.eye(n, dtype=bool), (n, n, n)))  # A and B differ
             agreeing = table.sum() - table[j, a, b].sum()
             alpha = np.concatenate((table[j, a, b] + prior_count, [agreeing + prior_count * n * n]))
             joint.append((j, a, b, alpha))
+            if signs[p] != 0:  # the merged component has weight 0 and drops out
+                exact = _flip_exact(signs[p] * (u[a, j] - u[b, j]), alpha[:-1])
+                if exact is not None:
+                    flip_test[p], exact_pairs[p] = exact, True
     else:
         class_alpha = counts[0].sum(axis=0) + prior_count  # (n,): the class totals
         column_alpha = counts.transpose(0, 2, 1) + prior_count  # (k, n true, n outputs)
@@ -175,12 +246,14 @@ def posterior_uncertainty(
         v = perturbed(size=size, rng=rng) if both else None  # (size, n, n)
         if labels is not None:
             for p, (first, second) in enumerate(pairs):
+                if exact_pairs[p] and not both:
+                    continue
                 j, a, b, alpha = joint[p]
                 f = _dirichlet(rng, alpha, size)[:, :-1]  # the merged component has weight 0
-                d = f @ (u[a, j] - u[b, j])
-                flips = _flip(d, signs[p])
-                flip_test[p] += flips.sum()
-                flip_test_sq[p] += (flips * flips).sum()
+                if not exact_pairs[p]:
+                    flips = _flip(f @ (u[a, j] - u[b, j]), signs[p])
+                    flip_test[p] += flips.sum()
+                    flip_test_sq[p] += (flips * flips).sum()
                 if both:
                     d_both = np.einsum("sc,sc->s", f, v[:, a, j] - v[:, b, j])
                     flips = _flip(d_both, signs[p])
@@ -214,11 +287,12 @@ def posterior_uncertainty(
         draws = lowest + scale * np.concatenate(yields[c])  # back in the units of the matrix (eq. 11 undone)
         intervals[name] = (float(np.quantile(draws, low)), float(np.quantile(draws, high)))
     test, test_se = _mean_and_se(flip_test, flip_test_sq, samples)
+    test[exact_pairs], test_se[exact_pairs] = flip_test[exact_pairs], np.nan
     tied = signs == 0
     test[tied], test_se[tied] = np.nan, np.nan
     both_mean = both_se = None
     if both:
         both_mean, both_se = _mean_and_se(flip_both, flip_both_sq, samples)
         both_mean[tied], both_se[tied] = np.nan, np.nan
-    return RankingUncertainty(intervals, test, test_se, both_mean, both_se, "labels" if labels is not None else "confusion matrices",
+    return RankingUncertainty(intervals, test, test_se, exact_pairs, both_mean, both_se, "labels" if labels is not None else "confusion matrices",
                               samples, float(prior_count))  # fmt: skip
