@@ -58,7 +58,7 @@ def test_the_exact_labels_flip_probability_agrees_with_a_numpy_posterior():
 
 
 def test_the_monte_carlo_labels_flip_probability_agrees_with_a_numpy_posterior(monkeypatch):
-    # The fallback where the integral does not converge (prior counts far below 1).
+    # The fallback where the integral does not converge within its budget.
     monkeypatch.setattr("mcrank.evaluate.uncertainty._flip_exact", lambda weights, alpha: None)
     (counts, names, order, signs, labels), reference, se = _doubtful_pair()
     result = posterior_uncertainty(U, counts, names, order, signs, labels=labels, samples=40_000, rng=1)

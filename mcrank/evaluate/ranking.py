@@ -273,7 +273,7 @@ class Evaluation:
         With the test-set uncertainty: ``model`` ("labels" or "confusion matrices"),
         ``prior_count``, ``samples``, ``seed``, ``interval`` and ``exact_pairs`` (how many
         pairs' test-set flip probabilities are exact, not Monte Carlo: with labels, all
-        unless a prior count far below 1 keeps the integral from converging).
+        unless the integral does not converge within its budget, not met in the tests).
     description : str or None
         The input file's description.
     class_order : {"utility", "sorted labels"} or None

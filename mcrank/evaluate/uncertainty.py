@@ -118,7 +118,8 @@ def _gil_pelaez(w: np.ndarray, alpha: np.ndarray, low: float, high: float, panel
 
 def _flip_exact(weights: np.ndarray, alpha: np.ndarray) -> float | None:
     """``P(sum_c w_c f_c < 0)`` for ``f ~ Dirichlet(alpha)``, to :data:`EXACT_TOLERANCE`, or
-    None where the integral does not converge within its budget (prior counts far below 1).
+    None where the integral does not converge within its budget (not met with prior counts
+    down to 0.001; then the pair is drawn).
 
     The sign of ``sum_c w_c f_c`` is that of ``S = sum_c w_c G_c`` with independent gammas,
     and ``P(S < 0) = 1/2 - (1/pi) int Im phi(t) dt / t`` (Gil-Pelaez). Components of weight 0
