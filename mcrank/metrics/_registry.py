@@ -157,7 +157,7 @@ def dispatch_matrix(name: str, doc: str):
     exec(compile(source, __file__, "exec"), namespace)
     function = namespace[name]
     function.__doc__ = doc
-    return jit(function)
+    return jit(function, inline="always")
 
 
 def dispatch(name: str, form: str, doc: str):
