@@ -111,9 +111,13 @@ def _gil_pelaez(w: np.ndarray, alpha: np.ndarray, low: float, high: float, panel
     edges = np.linspace(low, high, panels + 1)
     half = np.diff(edges)[:, None] / 2
     t = np.exp(edges[:-1, None] + half * (1 + _NODES)).ravel()
-    wt = np.multiply.outer(t, w)
-    integrand = np.exp(-0.5 * (np.log1p(wt * wt) @ alpha)) * np.sin(np.arctan(wt) @ alpha)
-    return float(np.sum((half * _NODE_WEIGHTS).ravel() * integrand))
+    weights = (half * _NODE_WEIGHTS).ravel()
+    total, step = 0.0, max(1, 2**20 // w.size)  # nodes at a time: work space of 8 MB
+    for start in range(0, t.size, step):
+        wt = np.multiply.outer(t[start : start + step], w)
+        integrand = np.exp(-0.5 * (np.log1p(wt * wt) @ alpha)) * np.sin(np.arctan(wt) @ alpha)
+        total += float(weights[start : start + step] @ integrand)
+    return total
 
 
 def _flip_exact(weights: np.ndarray, alpha: np.ndarray) -> float | None:
@@ -123,9 +127,10 @@ def _flip_exact(weights: np.ndarray, alpha: np.ndarray) -> float | None:
 
     The sign of ``sum_c w_c f_c`` is that of ``S = sum_c w_c G_c`` with independent gammas,
     and ``P(S < 0) = 1/2 - (1/pi) int Im phi(t) dt / t`` (Gil-Pelaez). Components of weight 0
-    drop out; S is scaled to unit variance. Below ``t = e^low`` the integrand is about
-    ``E[S] t``; above ``e^high`` every ``|w_c| t`` exceeds 10 and ``rho`` is below the
-    tolerance, so the tail adds less. The panels double until two rules agree.
+    drop out; S is scaled to unit variance. Below ``t = e^low`` the integrand is at most
+    ``sum_c alpha_c |w_c| t``; above ``e^high`` every ``|w_c| t`` exceeds 10 and ``rho`` is
+    below the tolerance: each tail adds less than the tolerance. The panels double until two
+    rules agree.
     """
     keep = weights != 0
     w, alpha = weights[keep], alpha[keep]
@@ -135,8 +140,8 @@ def _flip_exact(weights: np.ndarray, alpha: np.ndarray) -> float | None:
         return 1.0
     sigma = math.sqrt(alpha @ (w * w))
     w = w / sigma
-    mean, smallest, total = float(alpha @ w), float(np.min(np.abs(w))), float(alpha.sum())
-    low = math.log(1e-3 * EXACT_TOLERANCE / max(1.0, abs(mean)))
+    slope, smallest, total = float(alpha @ np.abs(w)), float(np.min(np.abs(w))), float(alpha.sum())
+    low = math.log(1e-3 * EXACT_TOLERANCE / max(1.0, slope))
     # rho(t) with each factor within 1 % of its power law: the tail integral is below
     # rho(t) 1.01^(A / 2) / A, A = sum alpha.
     bound = math.log(EXACT_TOLERANCE * min(total, 1.0)) - 0.5 * total * math.log(1.01)
