@@ -250,3 +250,17 @@ def test_the_evaluate_guide_shows_the_real_output(capsys):
     out = capsys.readouterr().out
     pairs = out[out.index("Pairs: probability") :].split("\n\n")[0]
     assert pairs in guide
+
+
+def test_the_csv_says_which_probabilities_are_exact(capsys):
+    argv = ["evaluate", "--labels", str(EXAMPLES / "triage_labels.csv"), "--utility", str(EXAMPLES / "triage_3class.json"),
+            "--test-uncertainty", "--samples", "2000", "--seed", "1", "--format", "csv"]  # fmt: skip
+    assert main(argv) == 0
+    rows = [line.split(",") for line in capsys.readouterr().out.splitlines() if not line.startswith("#")]
+    header, first = rows[0], dict(zip(rows[0], rows[1]))
+    assert first["test_exact_pairs"] == "3" and first["flip_probability_test_se_vs_in-between"] == ""
+    assert 0 < float(first["flip_probability_test_vs_in-between"]) < 0.01, first
+    assert main(["evaluate", str(EXAMPLES / "factory.json"), "--test-uncertainty", "--samples", "2000", "--seed", "1", "--format", "csv"]) == 0
+    rows = [line.split(",") for line in capsys.readouterr().out.splitlines() if not line.startswith("#")]
+    first = dict(zip(rows[0], rows[1]))
+    assert first["test_exact_pairs"] == "0" and float(first["flip_probability_test_se_vs_B"]) > 0, first

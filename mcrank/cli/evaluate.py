@@ -350,9 +350,10 @@ def render_csv(result, *, comments: dict | None = None) -> str:
     of the Monte Carlo settings, and no standard errors.
 
     With the test-set uncertainty, the rows end with its settings (``test_prior_count``,
-    ``test_samples``, ``test_seed``), the yield's 95 % interval (``utility_yield_low``,
-    ``_high``), and for every classifier ``B`` ``flip_probability_test_vs_B`` and its SE
-    ``flip_probability_test_se_vs_B`` (with an sd, ``flip_probability_both_vs_B`` and its SE too).
+    ``test_samples``, ``test_seed``, ``test_exact_pairs``: how many pairs' probabilities are
+    exact), the yield's 95 % interval (``utility_yield_low``, ``_high``), and for every
+    classifier ``B`` ``flip_probability_test_vs_B`` and its SE ``flip_probability_test_se_vs_B``
+    (empty where exact; with an sd, ``flip_probability_both_vs_B`` and its SE too).
     """
     from mcrank.evaluate.ranking import CLOSED_FORM
 
@@ -383,7 +384,7 @@ def render_csv(result, *, comments: dict | None = None) -> str:
     test = result.test_uncertainty
     both = test is not None and result.utility.sd is not None
     if test is not None:
-        header += ["test_prior_count", "test_samples", "test_seed", "utility_yield_low", "utility_yield_high"]
+        header += ["test_prior_count", "test_samples", "test_seed", "test_exact_pairs", "utility_yield_low", "utility_yield_high"]
         for name in names:
             header += [f"flip_probability_test_vs_{name}", f"flip_probability_test_se_vs_{name}"]
             if both:
@@ -406,7 +407,8 @@ def render_csv(result, *, comments: dict | None = None) -> str:
                 if not exact:
                     row += [repr(pair.standard_error) if known else ""]
         if test is not None:
-            row += [repr(test["prior_count"]), test["samples"], "" if test["seed"] is None else test["seed"], *map(repr, c.utility_yield_interval)]
+            row += [repr(test["prior_count"]), test["samples"], "" if test["seed"] is None else test["seed"], test["exact_pairs"],
+                    *map(repr, c.utility_yield_interval)]  # fmt: skip
             for name in names:
                 pair = flips.get((c.name, name))
                 known = pair is not None and pair.flip_probability_test is not None
