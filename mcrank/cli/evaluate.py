@@ -290,7 +290,7 @@ def _probability(value, se, samples=None, accuracy=None) -> str:
 
 def _exact_note(t: dict, pairs: int) -> str:
     """Which of the ``pairs`` (untied) test-set flip probabilities are exact."""
-    exact = t.get("exact_pairs", 0)
+    exact = t["exact_pairs"]
     if exact == 0:
         return ""
     if exact == pairs:

@@ -224,23 +224,23 @@ def posterior_uncertainty(
     both = perturbed is not None
     flip_test, flip_test_sq = np.zeros(len(pairs)), np.zeros(len(pairs))
     flip_both, flip_both_sq = np.zeros(len(pairs)), np.zeros(len(pairs))
-    exact_pairs = np.zeros(len(pairs), dtype=bool)
+    exact = np.full(len(pairs), np.nan)  # the exact flip probabilities, where there are
     yields = [[] for _ in range(k)]
 
     if labels is not None:
         truth, outputs = labels.truth, [labels.outputs[name] for name in names]
-        joint = []  # per pair: the weights of the components under U (and their cells), counts
+        j, a, b = np.nonzero(np.broadcast_to(~np.eye(n, dtype=bool), (n, n, n)))  # the cells where A and B differ
+        weights = u[a, j] - u[b, j]  # their weights in the yield difference under U
+        joint = []  # per pair: the Dirichlet parameters of those cells, then of the merged rest
         for p, (first, second) in enumerate(pairs):
             cells = (truth * n + outputs[first]) * n + outputs[second]
             table = np.bincount(cells, minlength=n**3).reshape(n, n, n)  # (true, A's output, B's output)
-            j, a, b = np.nonzero(np.broadcast_to(~np.eye(n, dtype=bool), (n, n, n)))  # A and B differ
             agreeing = table.sum() - table[j, a, b].sum()
             alpha = np.concatenate((table[j, a, b] + prior_count, [agreeing + prior_count * n * n]))
-            joint.append((j, a, b, alpha))
+            joint.append(alpha)
             if signs[p] != 0:  # the merged component has weight 0 and drops out
-                exact = _flip_exact(signs[p] * (u[a, j] - u[b, j]), alpha[:-1])
-                if exact is not None:
-                    flip_test[p], exact_pairs[p] = exact, True
+                value = _flip_exact(signs[p] * weights, alpha[:-1])
+                exact[p] = np.nan if value is None else value
     else:
         class_alpha = counts[0].sum(axis=0) + prior_count  # (n,): the class totals
         column_alpha = counts.transpose(0, 2, 1) + prior_count  # (k, n true, n outputs)
@@ -251,18 +251,18 @@ def posterior_uncertainty(
         done += size
         v = perturbed(size=size, rng=rng) if both else None  # (size, n, n)
         if labels is not None:
-            for p, (first, second) in enumerate(pairs):
-                if exact_pairs[p] and not both:
+            perturbed_weights = v[:, a, j] - v[:, b, j] if both else None  # (size, cells), shared by the pairs
+            for p, alpha in enumerate(joint):
+                drawn = math.isnan(exact[p])
+                if not (drawn or both):
                     continue
-                j, a, b, alpha = joint[p]
                 f = _dirichlet(rng, alpha, size)[:, :-1]  # the merged component has weight 0
-                if not exact_pairs[p]:
-                    flips = _flip(f @ (u[a, j] - u[b, j]), signs[p])
+                if drawn:
+                    flips = _flip(f @ weights, signs[p])
                     flip_test[p] += flips.sum()
                     flip_test_sq[p] += (flips * flips).sum()
                 if both:
-                    d_both = np.einsum("sc,sc->s", f, v[:, a, j] - v[:, b, j])
-                    flips = _flip(d_both, signs[p])
+                    flips = _flip(np.einsum("sc,sc->s", f, perturbed_weights), signs[p])
                     flip_both[p] += flips.sum()
                     flip_both_sq[p] += (flips * flips).sum()
             for c in range(k):  # each classifier's own n^2 cells
@@ -293,7 +293,8 @@ def posterior_uncertainty(
         draws = lowest + scale * np.concatenate(yields[c])  # back in the units of the matrix (eq. 11 undone)
         intervals[name] = (float(np.quantile(draws, low)), float(np.quantile(draws, high)))
     test, test_se = _mean_and_se(flip_test, flip_test_sq, samples)
-    test[exact_pairs], test_se[exact_pairs] = flip_test[exact_pairs], np.nan
+    exact_pairs = ~np.isnan(exact)
+    test[exact_pairs], test_se[exact_pairs] = exact[exact_pairs], np.nan
     tied = signs == 0
     test[tied], test_se[tied] = np.nan, np.nan
     both_mean = both_se = None
