@@ -35,3 +35,8 @@ def test_bench_quick_run_prints_the_table(tmp_path):
     assert abs(counts["normals"] - 51) < 1
     # The ceiling of oracle / engine: the oracle against drawing the same variates only.
     assert all(entry["floor"] > 0 for entry in payload["results"]["oracle"].values())
+    # The n-class floor loop draws what the engine draws: the same 64-bit outputs per pair.
+    for n, entry in payload["results"]["classes"].items():
+        used = entry["outputs_per_pair"]
+        assert used["engine"] == used["floor"] > 3 * int(n) ** 2, (n, used)
+    assert "the engine's samplers and matrices" in text
