@@ -15,7 +15,12 @@ After JIT warm-up (numba's on-disk cache on, as mcrank configures it), this scri
     variates could reach (times the number of cores, for the all-cores rows: perfect scaling);
 (d) the engine against the random-number floor, for (a) with either error model and for (b):
     a numba loop that only draws as many uniforms and standard normals from the same kind of
-    Generator (PCG64) as the engine does for that setting, single-threaded on both sides.
+    Generator (PCG64) as the engine does for that setting, single-threaded on both sides;
+
+and then: finite test sets against the floor of their draws; (e) the conditional estimator
+against the sample estimator; (f) the n-class study at n = 3, 5 and 10 against two floors,
+the variates it draws (their number checked by the same count) and its own samplers, and
+against the n-class NumPy oracle; (g) ``evaluate --test-uncertainty``.
 
 How the variates of (d) are counted: a PCG64 Generator is a 128-bit linear congruential
 generator, so the number of 64-bit outputs a kernel consumed is the LCG distance between the
