@@ -9,7 +9,7 @@ import pytest
 from sklearn import metrics as skm
 
 from mcrank.confusion import from_sklearn
-from mcrank.metrics import METRICS, get_metric, score
+from mcrank.metrics import METRICS, get_metric, margins, score
 
 #: The metrics with an n-class form, by id.
 N_CLASS = {m.id: m for m in METRICS.values() if m.general is not None}
@@ -70,7 +70,8 @@ def test_metrics_agree_with_sklearn_on_random_count_matrices():
         for metric_id, metric in N_CLASS.items():
             # The n-class form, at n = 2 too (score() takes the two-class form there, whose
             # undefined values are tested in test_metrics.py).
-            value = float(metric.general(np.asarray(confusion, dtype=float)))
+            c = np.asarray(confusion, dtype=float)
+            value = float(metric.general(c, margins(c)))
             reference = expected[metric_id]
             if metric_id == "mcc" and np.isnan(value):
                 # mcrank's 0/0 is NaN; scikit-learn returns 0 there.
@@ -120,7 +121,7 @@ def test_binary_case_agrees_with_the_binary_library(metric_id):
     counts = rng.integers(0, 50, size=(300, 2, 2)).astype(float)
     counts[counts.sum(axis=(1, 2)) == 0] = 1.0
     np.testing.assert_allclose(
-        [N_CLASS[metric_id].general(c) for c in counts], score(metric_id, counts), rtol=1e-12, equal_nan=True
+        [N_CLASS[metric_id].general(c, margins(c)) for c in counts], score(metric_id, counts), rtol=1e-12, equal_nan=True
     )
 
 

@@ -11,7 +11,8 @@ true class):
 3. each classifier's column ``P(. | j)``: recall ``r_j = low + (high - low) Beta(a, b)`` on the
    diagonal, ``1 - r_j`` split over the other outputs by Dirichlet(1, ..., 1); ``C_ij = p_j P(i | j)``;
 4. errors on all n^2 elements of ``U``, ``gaussian`` or ``truncated`` (:func:`mcrank.samplers._perturb_into`);
-5.-6. as for two classes, with the metrics' n-class forms (:func:`mcrank.metrics._score_matrix`).
+5.-6. as for two classes, with the metrics' n-class forms (:func:`mcrank.metrics._score_matrix`),
+   each matrix's margins computed once for all of them.
 
 On a finite test set, the class counts ``K ~ Multinomial(N, p)`` and each classifier's columns
 ``F_.j ~ Multinomial(K_j, P(. | j))`` are drawn exactly (:func:`mcrank.samplers._draw_multinomial`),
@@ -34,7 +35,7 @@ from mcrank._jit import jit
 from mcrank.engine.conditional import _incorrect_probabilities, _sum_and_squares
 from mcrank.engine.counts import chunk_counts, new_counts
 from mcrank.engine.runner import ChunkCounts, chunk_generators
-from mcrank.metrics import _score_matrix, get_metric
+from mcrank.metrics import _margins, _score_matrix, get_metric
 from mcrank.samplers import (
     ERROR_MODELS,
     TRUE_UM_DISTRIBUTIONS,
@@ -109,6 +110,7 @@ def _count_chunk(rng, rng_error, rng_counts, size, study, counts):
     population = (np.empty((n, n)), np.empty((n, n)))
     observed = (np.empty((n, n)), np.empty((n, n)))
     class_counts, column_counts = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    row_sums, column_sums = (np.empty(n), np.empty(n)), (np.empty(n), np.empty(n))  # of the scored matrices
     direction, d_scored, spread = np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK)
     d_metric, probabilities = np.empty((metric_codes.size, _BLOCK)), np.empty(_BLOCK)
     scale = float(study.test_size) if finite else 1.0
@@ -133,8 +135,11 @@ def _count_chunk(rng, rng_error, rng_counts, size, study, counts):
                 d_scored[q], spread[q] = _difference(u, observed[0], observed[1], scale)
             else:
                 d_scored[q], spread[q] = d_true, norm
+            # The margins once per matrix, for every metric.
+            first = _margins(scored[0], row_sums[0], column_sums[0])
+            second = _margins(scored[1], row_sums[1], column_sums[1])
             for k in range(metric_codes.size):
-                d_metric[k, q] = _score_matrix(metric_codes[k], scored[1], beta) - _score_matrix(metric_codes[k], scored[0], beta)
+                d_metric[k, q] = _score_matrix(metric_codes[k], scored[1], second, beta) - _score_matrix(metric_codes[k], scored[0], first, beta)
             if study.error == 0 and not study.conditional:
                 for k in range(sds.size):
                     d = d_scored[q] + sds[k] * spread[q] * rng_error.standard_normal()

@@ -29,10 +29,11 @@ import numpy as np
 from mcrank._validation import check_zero_division
 from mcrank.confusion import _cells_from_pab
 from mcrank.metrics import definitions as _definitions  # noqa: F401 - registers every metric
+from mcrank.metrics.definitions import Margins, _margins, margins
 from mcrank._jit import jit
 from mcrank.metrics._registry import REGISTRY, Metric, dispatch, dispatch_matrix
 
-__all__ = ["METRICS", "ORDER_MIN_CELL", "PAPER_METRICS", "Metric", "get_metric", "score"]
+__all__ = ["METRICS", "ORDER_MIN_CELL", "PAPER_METRICS", "Margins", "Metric", "get_metric", "margins", "score"]
 
 #: Every metric of the library, by id, in code order.
 METRICS: dict[str, Metric] = {metric.id: metric for metric in REGISTRY}
@@ -77,16 +78,18 @@ _score_into = dispatch(
 
 _score_matrix = dispatch_matrix(
     "_score_matrix",
-    """Metric number ``code`` of one n x n matrix ``c``: its n-class form, or the two-class
-    form on the four cells for a two-class metric (n = 2). The n-class kernel's scorer.""",
+    """Metric number ``code`` of one n x n matrix ``c`` with its :class:`Margins`: its n-class
+    form, or the two-class form on the four cells for a two-class metric (n = 2). The n-class
+    kernel's scorer.""",
 )
 
 
 @jit
 def _score_matrices(code, stack, beta, out):
     """:func:`_score_matrix` of every matrix of ``stack`` (m, n, n) into ``out`` (m,)."""
+    rows, columns = np.empty(stack.shape[1]), np.empty(stack.shape[1])
     for i in range(stack.shape[0]):
-        out[i] = _score_matrix(code, stack[i], beta)
+        out[i] = _score_matrix(code, stack[i], _margins(stack[i], rows, columns), beta)
 
 
 _order_into = dispatch(

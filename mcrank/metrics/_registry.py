@@ -41,8 +41,9 @@ class Metric:
         increasing function of ``N / D``: the sign of ``m(C2) - m(C1)`` is that of
         ``N2 D1 - N1 D2``, without a division or a root.
     general : numba function or None
-        ``general(c)`` on one float matrix of shape (n, n), any n >= 2; None for a metric
-        defined for two classes only. :func:`mcrank.metrics.score` applies it to stacks.
+        ``general(c, margins)`` on one float matrix of shape (n, n), any n >= 2, and its
+        :class:`~mcrank.metrics.definitions.Margins`; None for a metric defined for two
+        classes only. :func:`mcrank.metrics.score` applies it to stacks.
     equivalent_um : ndarray of shape (2, 2) or None
         For a compliant metric, the utility matrix whose yield ranks exactly as it does.
     aliases : tuple of str
@@ -135,7 +136,7 @@ _TAIL = """\
 _MATRIX_BRANCH = {
     "general": """\
     {keyword} code == {code}:
-        return f{code}(c)
+        return f{code}(c, margins)
 """,
     "binary": """\
     {keyword} code == {code}:
@@ -145,15 +146,16 @@ _MATRIX_BRANCH = {
 
 
 def dispatch_matrix(name: str, doc: str):
-    """The jitted switch ``name(code, c, beta) -> float``: metric number ``code`` of one
-    n x n matrix ``c``, by its n-class form, or for a two-class metric by its two-class form
-    (then n must be 2); generated from the registry as :func:`dispatch`."""
+    """The jitted switch ``name(code, c, margins, beta) -> float``: metric number ``code`` of
+    one n x n matrix ``c`` with its margins (:func:`mcrank.metrics.definitions._margins`), by
+    its n-class form, or for a two-class metric by its two-class form (then n must be 2);
+    generated from the registry as :func:`dispatch`."""
     branches, namespace = "", {"np": np, "__name__": __name__}
     for k, m in enumerate(m for m in REGISTRY if m.general is not None or m.binary is not None):
         form = "general" if m.general is not None else "binary"
         branches += _MATRIX_BRANCH[form].format(keyword="if" if k == 0 else "elif", code=m.code)
         namespace[f"f{m.code}"] = getattr(m, form)
-    source = f"def {name}(code, c, beta):\n" + branches + "    return np.nan\n"
+    source = f"def {name}(code, c, margins, beta):\n" + branches + "    return np.nan\n"
     exec(compile(source, __file__, "exec"), namespace)
     function = namespace[name]
     function.__doc__ = doc
