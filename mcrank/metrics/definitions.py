@@ -63,8 +63,8 @@ class Margins(NamedTuple):
 def _margins(c, rows, columns):
     """The :class:`Margins` of ``c`` (n, n); ``rows`` and ``columns`` (n,) receive r and t."""
     n = c.shape[0]
-    # Each sum in a local running total: accumulated in the arrays, every addition would wait
-    # on the store of the one before.
+    # Every sum from 0.0, an index at a time: the order each metric used when it summed its
+    # own, so that no value moved by a rounding.
     trace, cells = 0.0, 0.0
     for i in range(n):
         trace += c[i, i]
