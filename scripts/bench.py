@@ -341,18 +341,20 @@ def _class_floor(rng, pairs, n):
 
 
 @jit
-def _class_sampler_floor(rng, pairs, n):
-    """The engine's own samplers of steps 1-3 (:mod:`mcrank.samplers`), as the kernel calls
-    them, and the two confusion matrices built: the floor of any kernel that keeps them, as
+def _class_sampler_floor(rng, pairs, study):
+    """The engine's own samplers of steps 1-3 (:mod:`mcrank.samplers`), called as the kernel
+    calls them, with ``study``'s parameters (an :class:`~mcrank.engine.nclass.NClassStudy`),
+    and the two confusion matrices built: the floor of any kernel that keeps them, as
     bit-identical counts require (the recalls' square roots, the divisions of eq. 11 and of
     the Dirichlet splits). Nothing is scored."""
+    n = study.classes
     u, p, given = np.empty((n, n)), np.empty(n), np.empty((n, n))
     identity, xy, matrix, buffer = np.eye(n), np.empty((2, 1)), np.empty((n, n)), np.empty(256)
     for q in range(pairs):
-        _draw_utility(rng, 2, 1.0 / 3.0, identity, xy, u)
-        _draw_proportions(rng, 2, 0.0, 1.0, 1.0, p)
+        _draw_utility(rng, study.true_um, study.true_um_sd, identity, xy, u)
+        _draw_proportions(rng, study.true_um, study.p_low, study.p_high, study.concentration, p)
         for _ in range(2):
-            _draw_columns(rng, 2.0, 1.0, 1.0 / n, 1.0, given)
+            _draw_columns(rng, study.rate_alpha, study.rate_beta, study.rate_low, study.rate_high, given)
             for i in range(n):
                 for j in range(n):
                     matrix[i, j] = p[j] * given[j, i]
@@ -380,8 +382,8 @@ def measure_classes(samples: int, jobs: int, repeat: int) -> dict:
     for n in CLASSES:
         single, sweep = (StudyConfig(classes=n, samples=samples, seed=12345, sds=sds) for sds in ((0.1,), SWEEP_SDS))
         run_study(replace(single, samples=1000), jobs=1)  # warm-up
-        _class_sampler_floor(np.random.default_rng(3), 10, n)
         study, pairs = class_arguments(single), 10_000
+        _class_sampler_floor(np.random.default_rng(3), 10, study)
         consumed = {
             "engine": outputs_consumed(lambda rng: _class_chunk(rng, rng, rng, pairs, study, new_counts(study)), np.random.default_rng(2)) / pairs,
             "floor": outputs_consumed(lambda rng: _class_floor(rng, pairs, n), np.random.default_rng(2)) / pairs,
@@ -391,7 +393,7 @@ def measure_classes(samples: int, jobs: int, repeat: int) -> dict:
                 lambda: run_study(single, jobs=1),
                 lambda: run_study(sweep, jobs=1),
                 lambda: _class_floor(np.random.default_rng(3), samples, n),
-                lambda: _class_sampler_floor(np.random.default_rng(3), samples, n),
+                lambda: _class_sampler_floor(np.random.default_rng(3), samples, study),
             ],
             repeat,
         )
