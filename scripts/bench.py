@@ -753,7 +753,7 @@ def main(argv=None) -> int:
     print_report(info, results, load_before, load_after)
     print_test_sets(results["test_sets"], samples)
     print_estimators(results["estimators"], samples)
-    print_classes(results["classes"], samples, info["nproc"])
+    print_classes(results["classes"], samples, results["cores"])
     print_test_uncertainty(results["test_uncertainty"])
     if args.json is not None:
         payload = {

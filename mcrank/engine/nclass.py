@@ -135,11 +135,11 @@ def _count_chunk(rng, rng_error, rng_counts, size, study, counts):
                 d_scored[q], spread[q] = _difference(u, observed[0], observed[1], scale)
             else:
                 d_scored[q], spread[q] = d_true, norm
-            # The margins once per matrix, for every metric.
-            first = _margins(scored[0], row_sums[0], column_sums[0])
-            second = _margins(scored[1], row_sums[1], column_sums[1])
-            for k in range(metric_codes.size):
-                d_metric[k, q] = _score_matrix(metric_codes[k], scored[1], second, beta) - _score_matrix(metric_codes[k], scored[0], first, beta)
+            if metric_codes.size > 0:  # the margins once per matrix, for every metric
+                first = _margins(scored[0], row_sums[0], column_sums[0])
+                second = _margins(scored[1], row_sums[1], column_sums[1])
+                for k in range(metric_codes.size):
+                    d_metric[k, q] = _score_matrix(metric_codes[k], scored[1], second, beta) - _score_matrix(metric_codes[k], scored[0], first, beta)
             if study.error == 0 and not study.conditional:
                 for k in range(sds.size):
                     d = d_scored[q] + sds[k] * spread[q] * rng_error.standard_normal()
