@@ -1,0 +1,558 @@
+r"""Scoring classifiers with a binormal ROC curve, each at its best threshold (paper §5, eqs. 20-25).
+
+A scoring classifier outputs a score; it outputs class 0 ("positive") when the score exceeds a
+threshold. Its class-1 scores are N(0, 1) and its class-0 scores N(mu, sigma^2), so that with
+``x = Phi^-1(f)``, ``f`` the false-positive rate, its ROC curve (eq. 20) is
+
+.. math:: t(f) = \Phi\!\left(\frac{\mu + \Phi^{-1}(f)}{\sigma}\right), \qquad
+          \mathrm{AUC} = \Phi\!\left(\frac{\mu}{\sqrt{1 + \sigma^2}}\right).
+
+With ``B`` the fraction of class 0, the confusion matrix at false-positive rate ``f`` (eq. 21)
+has the cells ``(B t, (1 - B) f, B (1 - t), (1 - B)(1 - f))``, so that its utility yield under
+a utility matrix ``U`` (rows = output, columns = true class) is
+
+.. math:: Y(f) = B \,[U_{00} t + U_{10} (1 - t)] + (1 - B) \,[U_{01} f + U_{11} (1 - f)].
+
+The classifier's yield at its best threshold (eqs. 22-23) is ``Y*(U) = max Y(f)`` over ``f`` in
+[0, 1], the corners ``f = 0`` (always output 1) and ``f = 1`` (always output 0) included. With
+``a = (U00 - U10) B`` and ``d = (U11 - U01)(1 - B)``, ``Y(f) = Y(0) + a t - d f``; an interior
+stationary point has the ROC slope ``dt/df = d / a``, the slope of the iso-utility lines
+(eq. 25), and for a binormal curve taking logs gives the quadratic (eq. 24)
+
+.. math:: (\sigma^2 - 1) x^2 - 2 \mu x - \mu^2 + 2 \sigma^2 \log\frac{a}{\sigma d} = 0
+
+when ``a d > 0`` (otherwise ``Y`` is monotone in ``f`` and the best threshold is a corner).
+Which of its two roots is the local maximum is known from the signs alone (see
+:func:`_stationary_point`), so ``Y*`` is exact: the larger of the two corners and that root.
+
+The corner yields do not depend on the classifier, and every classifier's are computed by the
+same float expression, so two classifiers whose best thresholds both sit at one corner have
+yields that differ by exactly 0.0: the pair is tied in truth (``docs/method.md``, "The ROC/AUC
+study").
+
+The scores a scoring classifier is ranked by (each "higher is better") are one registry,
+:data:`ROC_SCORES`, as :mod:`mcrank.metrics` is for confusion matrices: AUC, and accuracy,
+Youden's J and F1 each at their own best threshold. F1 is not linear in the confusion matrix;
+its best threshold is found exactly by Dinkelbach's method, a linear best-threshold problem per
+step (:func:`_best_f1`). Adding a score (the H-measure, the area under the precision-recall
+curve) is one :func:`register` call; the kernels' switch :func:`_roc_score` is generated.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from statistics import NormalDist
+
+import numpy as np
+
+from mcrank._jit import jit
+
+__all__ = [
+    "DEFAULT_ROC_SCORES",
+    "ROC_SCORES",
+    "RocScore",
+    "best_accuracy",
+    "best_f1",
+    "best_threshold",
+    "best_youden",
+    "binormal_auc",
+    "binormal_tpr",
+    "get_roc_score",
+    "iso_utility_slope",
+]
+
+_SQRT_HALF = math.sqrt(0.5)
+#: Dinkelbach steps of :func:`_best_f1` at most (it converges superlinearly: a handful).
+_F1_STEPS = 50
+#: :func:`_best_f1` stops when a step raises F1 by less than this, relatively.
+_F1_TOLERANCE = 1e-15
+
+
+# --- kernels: the binormal curve ------------------------------------------------------------------
+
+
+@jit(inline="always")
+def _normal_cdf(z):
+    """Phi(z), accurate to a few ulps relative in both tails (erfc, not 1 - erf)."""
+    return 0.5 * math.erfc(-z * _SQRT_HALF)
+
+
+@jit(inline="always")
+def _auc(prevalence, mu, sigma):
+    """The area under the binormal ROC curve; ``prevalence`` is unused (a score's signature)."""
+    return _normal_cdf(mu / math.sqrt(1.0 + sigma * sigma))
+
+
+@jit(inline="always")
+def _stationary_point(a, d, mu, sigma):
+    """``x = Phi^-1(f)`` of the interior local maximum of ``a t(f) - d f``, or NaN or +-inf if
+    there is none (then the maximum over [0, 1] is at a corner).
+
+    Its stationary points are the roots of eq. (24), ``A x^2 - 2 mu x + C = 0`` with
+    ``A = sigma^2 - 1``, ``C = -mu^2 + 2 sigma^2 log(a / (sigma d))``, real when ``a d > 0``
+    and the discriminant ``mu^2 - A C`` is not negative. The derivative of ``a t - d f`` in
+    ``f`` is ``a`` times the ROC slope minus ``d``, and the log of the slope has the derivative
+    ``(A x - mu) / sigma^2`` in ``x``: it changes sign from + to - where
+    ``sign(a) (A x - mu) < 0``; at the two roots
+    ``A x - mu = +-sqrt(mu^2 - A C)``, so the maximum is the root ``(mu - sign(a) r) / A``,
+    ``r`` the square root of the discriminant. Written without cancellation as
+    ``C / (mu + sign(a) r)`` (the product of the roots is ``C / A``) when ``mu`` and
+    ``sign(a)`` agree; that form is also the linear case ``sigma = 1`` (``A = 0``, root
+    ``C / (2 mu)``) and its neighbourhood. Otherwise the root runs off to infinity as ``A``
+    goes to 0: then the maximum is at a corner, and the division gives +-inf.
+    """
+    if not (a * d > 0.0):
+        return math.nan
+    quadratic = (sigma - 1.0) * (sigma + 1.0)  # sigma^2 - 1 without cancellation near sigma = 1
+    constant = 2.0 * sigma * sigma * math.log(a / (sigma * d)) - mu * mu
+    discriminant = mu * mu - quadratic * constant
+    if not (discriminant >= 0.0):
+        return math.nan
+    root = math.sqrt(discriminant)
+    signed = root if a > 0.0 else -root
+    if (mu > 0.0 and a > 0.0) or (mu < 0.0 and a < 0.0):
+        return constant / (mu + signed)
+    return (mu - signed) / quadratic
+
+
+@jit(inline="always")
+def _linear_best(a, d, mu, sigma, corner_low, corner_high):
+    """``(f, Y*)``: the maximum of ``Y(f) = corner_low + a t(f) - d f`` over [0, 1], where
+    ``corner_low = Y(0)`` and ``corner_high = Y(1)`` (= ``corner_low + a - d``).
+
+    The interior value is written from the nearer corner: from ``Y(0)`` with the lower tails
+    ``t`` and ``f`` when ``x <= 0``, from ``Y(1)`` with the upper tails ``1 - t`` and
+    ``1 - f`` when ``x > 0``. A best threshold that runs into a corner then gives that
+    corner's float exactly (its tails underflow to 0), never one rounded differently.
+    A corner wins ties, the lower one first.
+    """
+    best, fpr = corner_low, 0.0
+    if corner_high > best:
+        best, fpr = corner_high, 1.0
+    x = _stationary_point(a, d, mu, sigma)
+    if math.isfinite(x):
+        z = (mu + x) / sigma
+        if x <= 0.0:
+            f = _normal_cdf(x)
+            value = corner_low + (a * _normal_cdf(z) - d * f)
+        else:
+            upper = _normal_cdf(-x)
+            f = 1.0 - upper
+            value = corner_high - (a * _normal_cdf(-z) - d * upper)
+        if value > best:
+            best, fpr = value, f
+    return fpr, best
+
+
+@jit(inline="always")
+def _corners(u00, u01, u10, u11, prevalence):
+    """The yields ``Y(0)`` and ``Y(1)`` of eq. (21) at the corners, and ``a``, ``d``: the
+    same floats for every classifier, whose best threshold does not enter them."""
+    complement = 1.0 - prevalence
+    corner_low = prevalence * u10 + complement * u11  # t = f = 0: always output 1
+    corner_high = prevalence * u00 + complement * u01  # t = f = 1: always output 0
+    return corner_low, corner_high, (u00 - u10) * prevalence, (u11 - u01) * complement
+
+
+@jit(inline="always")
+def _best_threshold(u00, u01, u10, u11, prevalence, mu, sigma):
+    """``(f, Y*)`` of eqs. (22)-(24): the best false-positive rate and the yield there."""
+    corner_low, corner_high, a, d = _corners(u00, u01, u10, u11, prevalence)
+    return _linear_best(a, d, mu, sigma, corner_low, corner_high)
+
+
+@jit(inline="always")
+def _best_accuracy(prevalence, mu, sigma):
+    """``(f, accuracy)``: :func:`_best_threshold` under the identity utility matrix."""
+    return _best_threshold(1.0, 0.0, 0.0, 1.0, prevalence, mu, sigma)
+
+
+@jit(inline="always")
+def _best_youden(mu, sigma):
+    """``(f, J)``: the largest ``t(f) - f``, the linear problem with ``a = d = 1`` (both
+    corners 0)."""
+    return _linear_best(1.0, 1.0, mu, sigma, 0.0, 0.0)
+
+
+@jit(inline="always")
+def _best_f1(prevalence, mu, sigma):
+    """``(f, F1)``: the largest ``F1(f) = 2 B t / (B + B t + (1 - B) f)``, by Dinkelbach's method.
+
+    ``F1 >= F`` somewhere exactly when ``max_f (2 - F) B t - F (1 - B) f - F B >= 0``, a linear
+    best-threshold problem. Starting from the corner ``f = 1`` (``F = 2B / (1 + B)``; the corner
+    ``f = 0`` has ``F1 = 0``), each step solves it for the current ``F`` and moves to the F1
+    of its maximiser; the F1 values increase to the maximum superlinearly (Dinkelbach's method
+    is Newton's method on the optimal value of the linear problem). The linear problem's
+    corners never beat the current ``F``, so only its interior maximum is evaluated.
+    """
+    complement = 1.0 - prevalence
+    best = 2.0 * prevalence / (1.0 + prevalence)
+    fpr = 1.0
+    for _ in range(_F1_STEPS):
+        x = _stationary_point((2.0 - best) * prevalence, best * complement, mu, sigma)
+        if not math.isfinite(x):
+            break
+        f, t = _normal_cdf(x), _normal_cdf((mu + x) / sigma)
+        value = 2.0 * prevalence * t / (prevalence + prevalence * t + complement * f)
+        if not (value > best * (1.0 + _F1_TOLERANCE)):
+            if value > best:
+                best, fpr = value, f
+            break
+        best, fpr = value, f
+    return fpr, best
+
+
+@jit(inline="always")
+def _best_accuracy_score(prevalence, mu, sigma):
+    return _best_accuracy(prevalence, mu, sigma)[1]
+
+
+@jit(inline="always")
+def _best_youden_score(prevalence, mu, sigma):
+    return _best_youden(mu, sigma)[1]
+
+
+@jit(inline="always")
+def _best_f1_score(prevalence, mu, sigma):
+    return _best_f1(prevalence, mu, sigma)[1]
+
+
+# --- the registry of scores ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RocScore:
+    """One score of a scoring classifier (higher is better).
+
+    Attributes
+    ----------
+    id : str
+        Stable identifier, used in study configurations and results files.
+    name : str
+        Display name.
+    code : int
+        Position in :data:`ROC_SCORES`: how the numba kernels name it.
+    score : numba function
+        ``score(prevalence, mu, sigma) -> float``: the score of the binormal classifier
+        ``(mu, sigma)`` on a population with class-0 fraction ``prevalence``.
+    doc : str
+        What it is, in a sentence.
+    """
+
+    id: str
+    name: str
+    code: int
+    score: Callable = field(repr=False, compare=False)
+    doc: str = ""
+
+    def __call__(self, prevalence, mu, sigma):
+        """The score of binormal classifiers, broadcast over the three arguments."""
+        shape, flat = _flat(_check_classifiers(prevalence, mu, sigma))
+        out = np.empty(flat[0].size)
+        _score_many(self.code, *flat, out)
+        return _shaped(out, shape)
+
+
+_REGISTRY: list[RocScore] = []
+
+
+def register(id: str, name: str, score, doc: str) -> RocScore:
+    """Add a score; its code is its position."""
+    entry = RocScore(id, name, len(_REGISTRY), score, doc)
+    _REGISTRY.append(entry)
+    return entry
+
+
+register("auc", "AUC", _auc, "The area under the ROC curve, Phi(mu / sqrt(1 + sigma^2)); independent of the prevalence.")
+register("best_accuracy", "Accuracy at its best threshold", _best_accuracy_score,
+         "The largest accuracy B t + (1 - B)(1 - f): Y* under the identity utility matrix.")  # fmt: skip
+register("best_youden", "Youden's J at its best threshold", _best_youden_score,
+         "The largest t - f (= 2 x the best balanced accuracy - 1); independent of the prevalence.")  # fmt: skip
+register("best_f1", "F1 at its best threshold", _best_f1_score,
+         "The largest F1 = 2 B t / (B + B t + (1 - B) f), found exactly by Dinkelbach's method.")  # fmt: skip
+
+#: Every score of a scoring classifier, by id, in code order.
+ROC_SCORES: dict[str, RocScore] = {entry.id: entry for entry in _REGISTRY}
+
+#: The scores of the ROC/AUC study (``docs/method.md``, "The ROC/AUC study").
+DEFAULT_ROC_SCORES: tuple[str, ...] = ("auc", "best_accuracy", "best_youden", "best_f1")
+
+
+def get_roc_score(id: str) -> RocScore:
+    """Look up a score of a scoring classifier by id.
+
+    Raises
+    ------
+    KeyError
+        With the list of known ids, if ``id`` is unknown.
+    """
+    try:
+        return ROC_SCORES[id]
+    except (KeyError, TypeError):
+        raise KeyError(f"unknown ROC score {id!r}; known scores: {', '.join(ROC_SCORES)}") from None
+
+
+def _dispatch(name: str, doc: str):
+    """The jitted switch ``name(code, prevalence, mu, sigma) -> float`` over every score,
+    generated from the registry as :func:`mcrank.metrics._registry.dispatch` is."""
+    branches = "".join(
+        f"    {'if' if k == 0 else 'elif'} code == {entry.code}:\n        return f{entry.code}(prevalence, mu, sigma)\n"
+        for k, entry in enumerate(_REGISTRY)
+    )
+    namespace = {"__name__": __name__, "math": math, **{f"f{entry.code}": entry.score for entry in _REGISTRY}}
+    # Compiled under this file's name: numba's on-disk cache needs a source file to key on.
+    source = f"def {name}(code, prevalence, mu, sigma):\n{branches}    return math.nan\n"
+    exec(compile(source, __file__, "exec"), namespace)
+    function = namespace[name]
+    function.__doc__ = doc
+    return jit(function, inline="always")
+
+
+_roc_score = _dispatch(
+    "_roc_score",
+    """Score number ``code`` of :data:`ROC_SCORES` of the binormal classifier ``(mu, sigma)``
+    at class-0 fraction ``prevalence``; NaN for an unknown code.""",
+)
+
+
+# --- loops over arrays, for the public functions -----------------------------------------------
+
+
+@jit
+def _score_many(code, prevalence, mu, sigma, out):
+    for i in range(out.size):
+        out[i] = _roc_score(code, prevalence[i], mu[i], sigma[i])
+
+
+@jit
+def _tpr_many(x, mu, sigma, out):
+    for i in range(out.size):
+        out[i] = _normal_cdf((mu[i] + x[i]) / sigma[i])
+
+
+@jit
+def _best_threshold_many(u00, u01, u10, u11, prevalence, mu, sigma, fpr, value):
+    for i in range(fpr.size):
+        fpr[i], value[i] = _best_threshold(u00[i], u01[i], u10[i], u11[i], prevalence[i], mu[i], sigma[i])
+
+
+@jit
+def _best_youden_many(mu, sigma, fpr, value):
+    for i in range(fpr.size):
+        fpr[i], value[i] = _best_youden(mu[i], sigma[i])
+
+
+@jit
+def _best_f1_many(prevalence, mu, sigma, fpr, value):
+    for i in range(fpr.size):
+        fpr[i], value[i] = _best_f1(prevalence[i], mu[i], sigma[i])
+
+
+# --- public functions ---------------------------------------------------------------------------
+
+
+def _finite(value, what: str) -> np.ndarray:
+    array = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{what} must be finite")
+    return array
+
+
+def _flat(arrays):
+    """The broadcast shape of ``arrays``, and each broadcast to it, as a fresh flat float array."""
+    shape = np.broadcast_shapes(*(np.shape(a) for a in arrays))
+    return shape, [np.array(np.broadcast_to(a, shape), dtype=float).ravel() for a in arrays]
+
+
+def _check_classifiers(prevalence, mu, sigma):
+    """``prevalence`` in [0, 1] (or None), ``mu`` finite, ``sigma`` positive."""
+    mu = _finite(mu, "mu")
+    sigma = _finite(sigma, "sigma")
+    if np.any(sigma <= 0):
+        raise ValueError("sigma must be positive")
+    if prevalence is not None:
+        prevalence = _finite(prevalence, "prevalence")
+        if np.any((prevalence < 0) | (prevalence > 1)):
+            raise ValueError("prevalence must be in [0, 1]")
+    return prevalence, mu, sigma
+
+
+def _shaped(out: np.ndarray, shape):
+    out = out.reshape(shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def binormal_tpr(fpr, mu, sigma):
+    r"""The true-positive rate of a binormal classifier at false-positive rate ``fpr``, eq. (20).
+
+    .. math:: t(f) = \Phi\!\left(\frac{\mu + \Phi^{-1}(f)}{\sigma}\right)
+
+    Parameters
+    ----------
+    fpr : array_like
+        False-positive rates in [0, 1].
+    mu : array_like
+        Mean of the class-0 (positive) scores; the class-1 scores are N(0, 1).
+    sigma : array_like
+        Standard deviation of the class-0 scores, positive.
+
+    Returns
+    -------
+    float or ndarray
+        Broadcast over the arguments; 0 at ``fpr = 0`` and 1 at ``fpr = 1``.
+    """
+    fpr = _finite(fpr, "fpr")
+    if np.any((fpr < 0) | (fpr > 1)):
+        raise ValueError("fpr must be in [0, 1]")
+    _, mu, sigma = _check_classifiers(None, mu, sigma)
+    shape, (fpr, mu, sigma) = _flat((fpr, mu, sigma))
+    inverse = NormalDist().inv_cdf  # Wichura's AS241, accurate to about 1e-16
+    x = np.array([-math.inf if f == 0 else math.inf if f == 1 else inverse(f) for f in fpr])
+    out = np.empty(x.size)
+    _tpr_many(x, mu, sigma, out)
+    return _shaped(out, shape)
+
+
+def binormal_auc(mu, sigma):
+    r"""The area under a binormal ROC curve.
+
+    .. math:: \mathrm{AUC} = \Phi\!\left(\frac{\mu}{\sqrt{1 + \sigma^2}}\right)
+
+    Parameters
+    ----------
+    mu, sigma : array_like
+        As in :func:`binormal_tpr`; broadcast together.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    return ROC_SCORES["auc"](0.5, mu, sigma)
+
+
+def best_threshold(utility, prevalence, mu, sigma):
+    r"""The best false-positive rate of a binormal classifier and its utility yield, eqs. (21)-(24).
+
+    .. math:: Y^*(U) = \max_{f \in [0, 1]} B \,[U_{00} t + U_{10} (1 - t)] + (1 - B) \,[U_{01} f + U_{11} (1 - f)]
+
+    exactly: the larger of the corners ``f = 0`` and ``f = 1`` and the interior maximum, a root
+    of the quadratic of eq. (24).
+
+    Parameters
+    ----------
+    utility : array_like of shape (..., 2, 2)
+        Utility matrices, rows = output, columns = true class, class 0 positive. Any finite
+        values: ``U00 < U10`` or ``U11 < U01`` (a perturbed matrix) is fine.
+    prevalence : array_like
+        ``B``, the fraction of class 0, in [0, 1].
+    mu, sigma : array_like
+        The classifier's binormal parameters, as in :func:`binormal_tpr`.
+
+    Returns
+    -------
+    fpr, yield : float or ndarray
+        Broadcast over ``utility``'s leading dimensions and the other arguments. A corner wins
+        a tie with the interior, ``f = 0`` a tie with ``f = 1``.
+    """
+    u = _finite(utility, "utility")
+    if u.ndim < 2 or u.shape[-2:] != (2, 2):
+        raise ValueError(f"utility must be a 2x2 matrix or a stack of them, got shape {u.shape}")
+    prevalence, mu, sigma = _check_classifiers(prevalence, mu, sigma)
+    shape, flat = _flat((u[..., 0, 0], u[..., 0, 1], u[..., 1, 0], u[..., 1, 1], prevalence, mu, sigma))
+    fpr, value = np.empty(flat[0].size), np.empty(flat[0].size)
+    _best_threshold_many(*flat, fpr, value)
+    return _shaped(fpr, shape), _shaped(value, shape)
+
+
+def best_accuracy(prevalence, mu, sigma):
+    """The largest accuracy ``B t + (1 - B)(1 - f)`` of a binormal classifier, and where.
+
+    :func:`best_threshold` under the identity utility matrix.
+
+    Parameters
+    ----------
+    prevalence, mu, sigma : array_like
+        As in :func:`best_threshold`.
+
+    Returns
+    -------
+    fpr, accuracy : float or ndarray
+    """
+    return best_threshold(np.eye(2), prevalence, mu, sigma)
+
+
+def best_youden(mu, sigma):
+    """The largest Youden's J ``t(f) - f`` of a binormal classifier, and where.
+
+    J at its best threshold is twice the best balanced accuracy minus 1; it does not depend on
+    the prevalence. The linear best-threshold problem with ``a = d = 1`` (eq. 24).
+
+    Parameters
+    ----------
+    mu, sigma : array_like
+        As in :func:`binormal_tpr`.
+
+    Returns
+    -------
+    fpr, j : float or ndarray
+        ``j >= 0``: the corners give 0.
+    """
+    shape, (mu, sigma) = _flat(_check_classifiers(None, mu, sigma)[1:])
+    fpr, value = np.empty(mu.size), np.empty(mu.size)
+    _best_youden_many(mu, sigma, fpr, value)
+    return _shaped(fpr, shape), _shaped(value, shape)
+
+
+def best_f1(prevalence, mu, sigma):
+    r"""The largest F1 of a binormal classifier, and where.
+
+    .. math:: F_1(f) = \frac{2 B t}{B + B t + (1 - B) f}
+
+    F1 is not linear in the confusion matrix: its maximum is found by Dinkelbach's method, a
+    linear best-threshold problem (eq. 24) per step, to the last bit or nearly.
+
+    Parameters
+    ----------
+    prevalence, mu, sigma : array_like
+        As in :func:`best_threshold`.
+
+    Returns
+    -------
+    fpr, f1 : float or ndarray
+        At least ``2B / (1 + B)``, the F1 of always outputting class 0 (``f = 1``).
+    """
+    shape, flat = _flat(_check_classifiers(prevalence, mu, sigma))
+    fpr, value = np.empty(flat[0].size), np.empty(flat[0].size)
+    _best_f1_many(*flat, fpr, value)
+    return _shaped(fpr, shape), _shaped(value, shape)
+
+
+def iso_utility_slope(utility, prevalence):
+    r"""The slope ``dt/df`` of the lines of equal utility yield in ROC space, eq. (25).
+
+    .. math:: \frac{(U_{11} - U_{01})(1 - B)}{(U_{00} - U_{10}) B}
+
+    A binormal classifier's best interior threshold is where its ROC curve has this slope.
+
+    Parameters
+    ----------
+    utility : array_like of shape (..., 2, 2)
+    prevalence : array_like
+        ``B`` in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        +-inf where the denominator is 0 and the numerator not, NaN where both are.
+    """
+    u = _finite(utility, "utility")
+    if u.ndim < 2 or u.shape[-2:] != (2, 2):
+        raise ValueError(f"utility must be a 2x2 matrix or a stack of them, got shape {u.shape}")
+    prevalence = _finite(prevalence, "prevalence")
+    if np.any((prevalence < 0) | (prevalence > 1)):
+        raise ValueError("prevalence must be in [0, 1]")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = (u[..., 1, 1] - u[..., 0, 1]) * (1.0 - prevalence) / ((u[..., 0, 0] - u[..., 1, 0]) * prevalence)
+    return float(slope) if np.ndim(slope) == 0 else slope
