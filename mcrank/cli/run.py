@@ -26,6 +26,12 @@ def add_parser(subparsers):
     )
     study = parser.add_argument_group("the study (defaults: the paper's)")
     study.add_argument("--config", type=path_argument, metavar="FILE", help="experiment TOML file (see experiments/); flags override it")
+    study.add_argument(
+        "--study",
+        choices=("confusion", "roc"),
+        help="what the classifiers are: confusion (given by confusion matrices, the paper's §4.2; default) "
+        "or roc (scoring classifiers with binormal ROC curves, each at its best threshold, §5)",
+    )
     study.add_argument("--classes", metavar="N", help="number of classes, 2 to 50 (default 2); sets the defaults of --true-um, --metrics and --rate-range")
     study.add_argument(
         "--true-um",
@@ -53,7 +59,8 @@ def add_parser(subparsers):
         nargs="+",
         metavar="ID",
         help="metric ids, separated by spaces or commas (default: the paper's seven for 2 classes; accuracy, "
-        "balanced_accuracy, macro_precision, macro_f1, mcc, cohen_kappa for more)",
+        "balanced_accuracy, macro_precision, macro_f1, mcc, cohen_kappa for more; with --study roc the scores "
+        "auc, best_accuracy, best_youden, best_f1)",
     )
     study.add_argument("--class-proportion", nargs=2, type=float, metavar=("LOW", "HIGH"), help="range of the class-0 fraction p (default 0 1)")
     study.add_argument("--rate-beta", nargs=2, type=float, metavar=("ALPHA", "BETA"), help="Beta parameters of the recalls, TPR and TNR for two classes (default 2 1)")
@@ -63,6 +70,12 @@ def add_parser(subparsers):
         "--test-size", metavar="N", help="items in each pair's test set, e.g. 100 or 1e4 (default: none, the population)"
     )
     study.add_argument("--seed", metavar="N", help="root seed (default: fresh entropy, printed with the results)")
+    roc = parser.add_argument_group("the roc study (--study roc; docs/method.md, \"The ROC/AUC study\")")
+    roc.add_argument("--prevalence", metavar="B", help="fraction of class 0, fixed in (0, 1) (default: B ~ Uniform(0, 1) per pair)")
+    roc.add_argument("--roc-mu-range", nargs=2, type=float, metavar=("LOW", "HIGH"), help="class-0 score mean mu ~ Uniform(LOW, HIGH) (default 0 3)")
+    roc.add_argument(
+        "--roc-sigma-range", nargs=2, type=float, metavar=("LOW", "HIGH"), help="class-0 score sd, log-uniform on [LOW, HIGH] (default 0.5 2; 1 1: equal variances)"
+    )
     execution = parser.add_argument_group("execution and output")
     execution.add_argument("--jobs", type=int, default=-1, help="parallel jobs, -1 for all cores (default -1); counts do not depend on it")
     execution.add_argument("--backend", choices=("threading", "loky", "dask"), default="threading", help="joblib backend (default threading)")
@@ -79,6 +92,7 @@ def add_parser(subparsers):
 def study_overrides(args) -> dict:
     """The study parameters given on the command line, as text (None where not given)."""
     return {
+        "kind": args.study,
         "classes": args.classes,
         "class_concentration": args.class_concentration,
         "true_um": args.true_um,
@@ -94,7 +108,35 @@ def study_overrides(args) -> dict:
         "fbeta_beta": args.fbeta_beta,
         "seed": args.seed,
         "test_size": args.test_size,
+        "prevalence": args.prevalence,
+        "roc_mu_range": None if args.roc_mu_range is None else tuple(args.roc_mu_range),
+        "roc_sigma_range": None if args.roc_sigma_range is None else tuple(args.roc_sigma_range),
     }
+
+
+#: The flags each study kind alone reads, by their study parameter.
+_KIND_FLAGS = {
+    "roc": {"prevalence": "--prevalence", "roc_mu_range": "--roc-mu-range", "roc_sigma_range": "--roc-sigma-range"},
+    "confusion": {
+        "classes": "--classes",
+        "class_concentration": "--class-concentration",
+        "class_proportion": "--class-proportion",
+        "rate_beta": "--rate-beta",
+        "rate_range": "--rate-range",
+        "fbeta_beta": "--fbeta-beta",
+        "test_size": "--test-size",
+    },
+}
+
+
+def _check_kind_flags(overrides: dict, kind: str) -> None:
+    """A UsageError for a flag of another study kind: it would change nothing."""
+    for owner, flags in _KIND_FLAGS.items():
+        if owner == kind:
+            continue
+        for name, flag in flags.items():
+            if overrides.get(name) is not None:
+                raise UsageError(f"{flag} is an option of --study {owner}, not of --study {kind}")
 
 
 #: The output format an --out file's extension implies, when --format is not given.
@@ -111,6 +153,10 @@ def handler(args) -> int:
     from mcrank.study import StudyConfig, load_experiment, parse_values
 
     overrides = study_overrides(args)
+    # The flags are checked against the study's kind before any value is: a flag of another
+    # kind is named as such, whatever its value.
+    kind = args.study or (load_experiment(args.config).config.kind if args.config is not None else "confusion")
+    _check_kind_flags(overrides, kind)
     if args.config is not None:
         config = load_experiment(args.config, **overrides).config
     else:
@@ -157,11 +203,24 @@ def _fixed(value: float, decimals: int) -> str:
 def render_table(document: dict) -> str:
     """A results document (``{"config", "rows"}``) as an aligned text table."""
     config = document["config"]
+    roc = config.get("kind") == "roc"
     finite = config.get("test_size") is not None
     test_set = f"; test sets of {config['test_size']:,} items" if finite else ""
     classes = f"{config['classes']} classes; " if config.get("classes", 2) != 2 else ""
+    header = f"{config['samples']:,} pairs; {classes}true U {config['true_um']}; errors {config['error']}{test_set}; seed {config['seed']}"
+    if roc:
+        rows = document["rows"]
+        tied = rows[0]["tied_pct"] if rows else float("nan")
+        prevalence = "B ~ Uniform(0, 1)" if config["prevalence"] is None else f"B = {config['prevalence']:g}"
+        (mu_low, mu_high), (sigma_low, sigma_high) = config["roc_mu_range"], config["roc_sigma_range"]
+        header = (
+            f"{config['samples']:,} pairs of scoring classifiers (binormal ROC, mu ~ U({mu_low:g}, {mu_high:g}), "
+            f"log sigma ~ U(log {sigma_low:g}, log {sigma_high:g})); {prevalence}; true U {config['true_um']}; "
+            f"errors {config['error']}; seed {config['seed']}\n"
+            f"{tied:.2f} % of pairs tied in truth (both best thresholds at the same corner), left out of every %"
+        )
     lines = [
-        f"{config['samples']:,} pairs; {classes}true U {config['true_um']}; errors {config['error']}{test_set}; seed {config['seed']}",
+        header,
         "",
         f"{'name':<18} {'sd':>6} {'realised sd':>12} {'% incorrect':>12} {'SE':>7}" + (f" {'% tied':>8}" if finite else ""),
     ]

@@ -6,6 +6,8 @@
   ``docs/method.md``, "The Monte Carlo study");
 - :mod:`mcrank.engine.nclass` the kernel of every other setting: any number of classes, the
   ``-elements`` distributions, n-class metrics (``docs/method.md``, "The n-class study");
+- :mod:`mcrank.engine.roc` the kernel of scoring classifiers, each at its best threshold
+  (``docs/method.md``, "The ROC/AUC study");
 - :mod:`mcrank.engine.conditional` the conditional estimator both use, and
   :mod:`mcrank.engine.counts` what they count.
 
@@ -106,8 +108,9 @@ def run_study(
     root = root_seed_sequence(config.seed)
     if config.seed is None:
         config = replace(config, seed=int(root.entropy))
-    # The paper's two-class study on its own kernels; every other setting on the n-class one.
-    kernel = binary if config.binary else nclass
+    # The paper's two-class study on its own kernels; scoring classifiers on theirs; every
+    # other setting on the n-class one.
+    kernel = _kernel(config)
     totals = run_chunks(
         kernel.count_chunk,
         kernel.study_arguments(config),
@@ -119,6 +122,8 @@ def run_study(
         scheduler=scheduler,
         progress=progress,
     )
+    if config.kind == "roc":
+        return _roc_result(config, totals)
     incorrect = totals.batch_incorrect.sum(axis=0)
     metrics = len(config.metrics)
     sums = counts.split_sums(len(config.metrics), len(config.sds), totals.sums)
@@ -132,6 +137,42 @@ def run_study(
         batch_incorrect=totals.batch_incorrect,
         tied=None if config.test_size is None else sums.tied.astype(np.int64),
         utility_squares=sums.probability_squares if conditional else None,
+        wall_time=totals.wall_time,
+    )
+
+
+def _kernel(config: StudyConfig):
+    """The engine module that runs ``config``: its ``count_chunk`` and ``study_arguments``."""
+    if config.kind == "roc":
+        from mcrank.engine import roc  # compiled only when a roc study runs
+
+        return roc
+    return binary if config.binary else nclass
+
+
+def _roc_result(config: StudyConfig, totals) -> StudyResult:
+    """A :class:`StudyResult` of the roc kernel's totals: its last count per batch is the pairs
+    tied in truth, left out of every denominator (``batch_samples`` counts the others)."""
+    tied = totals.batch_incorrect[:, -1]
+    batch_incorrect = totals.batch_incorrect[:, :-1]
+    batch_samples = totals.batch_samples - tied
+    incorrect = batch_incorrect.sum(axis=0)
+    metrics, sds = len(config.metrics), len(config.sds)
+    deviation_sum, deviation_squares = totals.sums[:sds], totals.sums[sds : 2 * sds]
+    if config.error == "gaussian":
+        realised = np.array(config.sds, dtype=float)  # N(0, s^2) element by element
+    else:  # the four elements of U' - U of every untied pair
+        count = 4.0 * float(batch_samples.sum())
+        mean = deviation_sum / count if count else np.full(sds, np.nan)
+        realised = np.sqrt(np.maximum(deviation_squares / count - mean**2, 0.0)) if count else mean
+    return StudyResult(
+        config=config,
+        metric_incorrect=dict(zip(config.metrics, (int(c) for c in incorrect[:metrics]))),
+        utility_incorrect=incorrect[metrics:],
+        realised_sd=realised,
+        batch_samples=batch_samples,
+        batch_incorrect=batch_incorrect,
+        truth_tied=int(tied.sum()),
         wall_time=totals.wall_time,
     )
 

@@ -28,7 +28,25 @@ from mcrank._validation import (
 from mcrank.metrics import METRICS, PAPER_METRICS, get_metric
 from mcrank.samplers import ERROR_MODELS, HEXAGON_DISTRIBUTIONS, TRUE_UM_DISTRIBUTIONS, _check_true_um_sd
 
-__all__ = ["ESTIMATORS", "MAX_CLASSES", "MAX_SAMPLES", "MAX_SDS", "MAX_TEST_SIZE", "NCLASS_METRICS", "StudyConfig", "parse_count", "parse_metrics", "parse_sds", "parse_values"]
+__all__ = ["ESTIMATORS", "KINDS", "MAX_CLASSES", "MAX_SAMPLES", "MAX_SDS", "MAX_TEST_SIZE", "NCLASS_METRICS", "StudyConfig", "parse_count", "parse_metrics", "parse_sds", "parse_values"]
+
+#: The kinds of study, by the classifiers they compare: ``confusion``, classifiers given by
+#: their confusion matrices (the paper's §4.2, the n-class study, finite test sets); ``roc``,
+#: scoring classifiers given by their ROC curves, each at its best threshold (the paper's §5;
+#: ``docs/method.md``, "The ROC/AUC study").
+KINDS = ("confusion", "roc")
+#: The parameters only the ``roc`` kind reads, with their defaults: given to another kind
+#: they would change nothing, so they are refused there, and left out of its records.
+_ROC_ONLY = {"prevalence": None, "roc_mu_range": (0.0, 3.0), "roc_sigma_range": (0.5, 2.0)}
+#: The parameters the ``roc`` kind does not read (its classifiers have no confusion matrix of
+#: their own), with the defaults they must keep there.
+_CONFUSION_ONLY = {"class_proportion": (0.0, 1.0), "class_concentration": 1.0, "rate_beta": (2.0, 1.0), "fbeta_beta": 1.0, "test_size": None}
+#: Largest mean of a classifier's class-0 scores in the ROC study: beyond 38 standard deviations
+#: every binormal curve is the perfect one to double precision.
+MAX_ROC_MU = 38.0
+#: Range of the sd of a classifier's class-0 scores in the ROC study (the class-1 scores have
+#: sd 1): wider and the curves are corners to double precision.
+ROC_SIGMA_BOUNDS = (1e-3, 1e3)
 
 #: Maximum number of samples a study accepts (the counts are int64; this keeps runs finite).
 MAX_SAMPLES = 10**12
@@ -56,6 +74,14 @@ class StudyConfig:
 
     Parameters
     ----------
+    kind : {"confusion", "roc"}
+        What the classifiers of a pair are (:data:`KINDS`): given by their confusion matrices
+        (the default: the paper's §4.2, any number of classes, finite test sets), or scoring
+        classifiers given by binormal ROC curves, each at its best threshold (the paper's §5;
+        ``docs/method.md``, "The ROC/AUC study"). The ``roc`` kind takes two classes, a
+        hexagon distribution, the sample estimator and the ROC scores as ``metrics``
+        (default :data:`mcrank.roc.DEFAULT_ROC_SCORES`), and reads ``prevalence``,
+        ``roc_mu_range`` and ``roc_sigma_range``, which no other kind takes.
     samples : int
         Number of pairs of classifiers.
     classes : int
@@ -104,9 +130,20 @@ class StudyConfig:
         Items in each pair's test set (``docs/method.md``, "Finite test sets"): the class
         counts and each classifier's counts are drawn, and every metric and yield is scored
         on them. None (the default) compares the population confusion matrices, as the paper.
+    prevalence : float or None
+        ``roc`` kind: the fraction ``B`` of class 0, fixed in (0, 1); None (the default) draws
+        ``B ~ Uniform(0, 1)`` for each pair.
+    roc_mu_range : (float, float)
+        ``roc`` kind: each classifier's class-0 score mean ``mu ~ Uniform(low, high)``
+        (class-1 scores are N(0, 1)); default (0, 3); ``low == high`` fixes it.
+    roc_sigma_range : (float, float)
+        ``roc`` kind: each classifier's class-0 score sd, ``log sigma ~ Uniform(log low,
+        log high)``; default (1/2, 2); ``(1, 1)`` gives equal variances, whose curves never
+        cross.
     """
 
     samples: int = 1_000_000
+    kind: str = "confusion"
     classes: int = 2
     true_um: str | None = None
     true_um_sd: float = 1 / 3
@@ -122,6 +159,9 @@ class StudyConfig:
     chunk_size: int = 2**16
     estimator: str | None = None
     test_size: int | None = None
+    prevalence: float | None = None
+    roc_mu_range: tuple[float, float] = (0.0, 3.0)
+    roc_sigma_range: tuple[float, float] = (0.5, 2.0)
 
     def __post_init__(self):
         # The defaults that depend on the number of classes are taken once, here, so that the
@@ -133,7 +173,7 @@ class StudyConfig:
     def binary(self) -> bool:
         """Whether the two-class kernels run the study: two classes, a hexagon distribution
         and metrics with two-class forms (else the n-class kernels do)."""
-        return self.classes == 2 and self.true_um in HEXAGON_DISTRIBUTIONS and all(METRICS[m].binary is not None for m in self.metrics)
+        return self.kind == "confusion" and self.classes == 2 and self.true_um in HEXAGON_DISTRIBUTIONS and all(METRICS[m].binary is not None for m in self.metrics)
 
     @property
     def estimator_used(self) -> str:
@@ -141,12 +181,16 @@ class StudyConfig:
         ``conditional`` under gaussian errors and ``sample`` under truncated ones."""
         if self.estimator is not None:
             return self.estimator
-        return "conditional" if self.error == "gaussian" else "sample"
+        # Under the roc kind the best threshold moves with the errors: no closed form.
+        return "conditional" if self.error == "gaussian" and self.kind == "confusion" else "sample"
 
     def to_dict(self) -> dict:
-        """A JSON-ready dictionary of every parameter (the estimator the one used)."""
+        """A JSON-ready dictionary of every parameter the study's kind reads (the estimator
+        the one used); the ``confusion`` kind's records carry no ``kind`` key, as before there
+        were other kinds."""
         values = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
-        return {**values, "estimator": self.estimator_used}
+        unused = _ROC_ONLY.keys() | {"kind"} if self.kind == "confusion" else {*_CONFUSION_ONLY, "rate_range", "class_proportion"}
+        return {**{k: v for k, v in values.items() if k not in unused}, "estimator": self.estimator_used}
 
     @classmethod
     def from_dict(cls, values: Mapping, *, source: str = "config") -> StudyConfig:
@@ -160,19 +204,25 @@ class StudyConfig:
 
 def _checked(config: StudyConfig) -> dict:
     """Every field of ``config`` in canonical form, or a ValueError naming the bad one."""
-    for name in ("samples", "chunk_size", "true_um_sd", "fbeta_beta", "test_size", "classes", "class_concentration"):
+    for name in ("samples", "chunk_size", "true_um_sd", "fbeta_beta", "test_size", "classes", "class_concentration", "prevalence"):
         if isinstance(getattr(config, name), (str, bytes)):
             raise ValueError(f"{name} must be a number, not a string, got {getattr(config, name)!r}")
-    for name in ("sds", "class_proportion", "rate_beta", "rate_range"):  # a bare string is refused below
+    for name in ("sds", "class_proportion", "rate_beta", "rate_range", "roc_mu_range", "roc_sigma_range"):  # a bare string is refused below
         value = getattr(config, name)
         for item in value if isinstance(value, (list, tuple, np.ndarray)) else ():
             if isinstance(item, (str, bytes)):
                 hint = ": parse a grid with mcrank.study.parse_sds" if name == "sds" and ":" in str(item) else ""
                 raise ValueError(f"{name} must be numbers, not strings, got {item!r}{hint}")
+    kind = check_choice(config.kind, KINDS, "study kind (kind)")
+    _check_kind_parameters(config, kind)
     classes = check_count(config.classes, "classes", minimum=2, maximum=MAX_CLASSES)
+    if kind == "roc" and classes != 2:
+        raise ValueError(f"the roc study compares scoring classifiers of two classes; classes must be 2, got {classes}")
     true_um_sd = check_sd(config.true_um_sd, "true_um_sd")
     true_um = config.true_um if config.true_um is not None else "uniform" if classes == 2 else "uniform-elements"
     check_choice(true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution (true_um)")
+    if kind == "roc" and true_um not in HEXAGON_DISTRIBUTIONS:
+        raise ValueError(f"the roc study draws its true utility matrices on the paper's hexagon: true_um must be uniform or gaussian, got {true_um!r}")
     if classes > 2 and true_um in HEXAGON_DISTRIBUTIONS:
         raise ValueError(
             f"the true-utility distribution {true_um!r} is the paper's hexagon of two-class matrices; "
@@ -186,13 +236,18 @@ def _checked(config: StudyConfig) -> dict:
         check_choice(config.estimator, ESTIMATORS, "estimator")
     if config.estimator == "conditional" and config.error != "gaussian":
         raise ValueError(f"the conditional estimator needs gaussian errors; with {config.error} errors the estimator is 'sample'")
+    if config.estimator == "conditional" and kind == "roc":
+        raise ValueError("the conditional estimator has no closed form in the roc study (the best threshold moves with the errors); its estimator is 'sample'")
     if true_um == "gaussian":
         _check_true_um_sd(true_um_sd, "true_um_sd", 'true_um = "uniform" or --true-um uniform')
     if isinstance(config.sds, (str, bytes)) or not isinstance(config.sds, (list, tuple, np.ndarray)):
         raise ValueError(f"sds must be a list of numbers, got {config.sds!r}")
     if len(config.sds) > MAX_SDS:
         raise ValueError(f"sds has {len(config.sds):,} values; at most {MAX_SDS:,} are allowed")
-    metrics = _checked_metrics((PAPER_METRICS if classes == 2 else NCLASS_METRICS) if config.metrics is None else config.metrics, classes)
+    if kind == "roc":
+        metrics = _checked_roc_scores(config.metrics)
+    else:
+        metrics = _checked_metrics((PAPER_METRICS if classes == 2 else NCLASS_METRICS) if config.metrics is None else config.metrics, classes)
     if not metrics and not len(config.sds):
         raise ValueError("nothing to measure: metrics and sds are both empty; give at least one metric or one error sd")
     sds = tuple(check_sd(s, "error sd") for s in config.sds)
@@ -203,6 +258,7 @@ def _checked(config: StudyConfig) -> dict:
         seen.add(s)
     return dict(
         samples=check_count(config.samples, "samples", maximum=MAX_SAMPLES),
+        kind=kind,
         classes=classes,
         true_um=true_um,
         class_concentration=class_concentration,
@@ -216,7 +272,70 @@ def _checked(config: StudyConfig) -> dict:
         fbeta_beta=check_positive(config.fbeta_beta, "fbeta_beta"),
         seed=None if config.seed is None else int(root_seed_sequence(config.seed).entropy),  # raises for a bad seed
         test_size=None if config.test_size is None else check_count(config.test_size, "test_size", maximum=MAX_TEST_SIZE),
+        prevalence=None if config.prevalence is None else _checked_prevalence(config.prevalence),
+        roc_mu_range=_checked_interval(config.roc_mu_range, "roc_mu_range", -MAX_ROC_MU, MAX_ROC_MU),
+        roc_sigma_range=_checked_interval(config.roc_sigma_range, "roc_sigma_range", *ROC_SIGMA_BOUNDS),
     )
+
+
+def _check_kind_parameters(config: StudyConfig, kind: str) -> None:
+    """A ValueError for a parameter that ``kind`` does not read but is given a value other
+    than its default: it would change nothing, yet be recorded as a parameter of the study."""
+    others = _ROC_ONLY if kind == "confusion" else _CONFUSION_ONLY
+    for name, default in others.items():
+        value = getattr(config, name)
+        if not _same(value, default):
+            owner = "roc" if kind == "confusion" else "confusion"
+            raise ValueError(f"{name} is a parameter of the {owner} study kind, not of kind={kind!r}; got {value!r}")
+    if kind == "roc" and config.rate_range is not None and not _same(config.rate_range, (0.5, 1.0)):
+        raise ValueError(f"rate_range is a parameter of the confusion study kind, not of kind='roc'; got {config.rate_range!r}")
+
+
+def _same(value, default) -> bool:
+    """Whether a parameter holds its default (a list for a tuple too, as parsed from text)."""
+    if isinstance(default, tuple):
+        return isinstance(value, (list, tuple)) and len(value) == len(default) and all(_same(v, d) for v, d in zip(value, default))
+    if default is None:
+        return value is None
+    return not isinstance(value, (bool, str, bytes)) and isinstance(value, (int, float, np.integer, np.floating)) and value == default
+
+
+def _checked_prevalence(value) -> float:
+    prevalence = as_float(value, "prevalence")
+    if not 0.0 < prevalence < 1.0:
+        raise ValueError(f"prevalence (the fraction of class 0) must lie in (0, 1), got {prevalence!r}")
+    return prevalence
+
+
+def _checked_interval(value, what: str, lower: float, upper: float) -> tuple[float, float]:
+    """A pair ``(low, high)`` with ``lower <= low <= high <= upper`` (``low == high`` fixes the value)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, np.ndarray)) or len(value) != 2:
+        raise ValueError(f"{what} must be a pair of numbers (low, high), got {value!r}")
+    low, high = as_float(value[0], what), as_float(value[1], what)
+    if high < low:
+        raise ValueError(f"{what} is reversed: low {low:g} > high {high:g}")
+    if not lower <= low <= high <= upper:
+        raise ValueError(f"{what} must lie within [{lower:g}, {upper:g}], got ({low:g}, {high:g})")
+    return low, high
+
+
+def _checked_roc_scores(names) -> tuple[str, ...]:
+    """The ROC study's score ids (:data:`mcrank.roc.ROC_SCORES`), each once; None for the default."""
+    from mcrank.roc import DEFAULT_ROC_SCORES, get_roc_score  # only a roc study needs them
+
+    names = DEFAULT_ROC_SCORES if names is None else names
+    if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)):
+        raise ValueError(f"metrics must be a list of score ids, got {names!r}")
+    for name in names:
+        if not isinstance(name, str):
+            raise ValueError(f"metrics must be score ids (strings), got {name!r}")
+    try:
+        scores = tuple(get_roc_score(name).id for name in names)
+    except KeyError as error:
+        raise ValueError(error.args[0]) from None
+    if len(set(scores)) != len(scores):
+        raise ValueError(f"metrics are listed twice: {', '.join(scores)}")
+    return scores
 
 
 def _checked_metrics(names, classes: int) -> tuple[str, ...]:
@@ -322,6 +441,7 @@ _PARSERS = {
     "classes": lambda text: parse_count(text, "classes", minimum=2, maximum=MAX_CLASSES),
     "sds": parse_sds,
     "metrics": parse_metrics,
+    "prevalence": lambda text: as_float(text, "prevalence"),
 }
 
 

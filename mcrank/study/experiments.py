@@ -110,12 +110,13 @@ def load_experiments(directory, *, samples: int | None = None) -> list[Experimen
         config = experiment.config
         if config.seed is None:
             raise ValueError(f"{experiment.path}: key 'seed' is missing; a reproducible study needs one")
-        key = (config.classes, config.true_um, config.error, config.test_size)
+        key = (config.classes, config.true_um, config.error, config.test_size, config.kind, config.prevalence)
         if len(config.sds) >= 2 and sweeps.setdefault(key, experiment.name) != experiment.name:
             test_sets = "" if key[3] is None else f" on test sets of {key[3]:,} items"
             classes = "" if key[0] == 2 else f" of {key[0]} classes"
+            kind = "" if key[4] == "confusion" else f" ({key[4]} study{'' if key[5] is None else f', prevalence {key[5]:g}'})"
             raise ValueError(
                 f"{sweeps[key]} and {experiment.name} are both sweeps of {key[1]} true utility matrices{classes} "
-                f"with {key[2]} errors{test_sets}: keep one"
+                f"with {key[2]} errors{test_sets}{kind}: keep one"
             )
     return experiments

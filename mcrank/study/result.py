@@ -21,6 +21,8 @@ BATCHES = 32
 
 
 def _percent_and_se(count: int, n: int) -> tuple[float, float]:
+    if n == 0:  # every pair tied in truth (roc kind): nothing to rank
+        return math.nan, math.nan
     fraction = count / n
     return 100.0 * fraction, 100.0 * math.sqrt(fraction * (1.0 - fraction) / n)
 
@@ -28,6 +30,8 @@ def _percent_and_se(count: int, n: int) -> tuple[float, float]:
 def _mean_and_se(total: float, squares: float, n: int) -> tuple[float, float]:
     """The mean of ``n`` probabilities (in %) and its standard error, from their sum and the
     sum of their squares: the sample sd (n - 1 in the denominator) over sqrt(n)."""
+    if n == 0:
+        return math.nan, math.nan
     mean = total / n
     variance = max(squares - n * mean * mean, 0.0) / (n - 1) if n > 1 else 0.0
     return 100.0 * mean, 100.0 * math.sqrt(variance / n)
@@ -60,6 +64,10 @@ class StudyResult:
     utility_squares : ndarray of float, shape (len(config.sds),), or None
         With the conditional estimator, the sum of the squared probabilities per sd, for
         the standard error; None with the sample estimator.
+    truth_tied : int or None
+        The ``roc`` kind: pairs tied in truth (both best thresholds at the same corner), left
+        out of every row's denominator (``batch_samples`` counts the others) and reported as
+        ``tied_pct``, a percentage of all pairs. None for the ``confusion`` kind.
     wall_time : float
         Seconds for the whole run: chunks, scheduling and any cluster start-up, and the
         compilation or cache load of the kernels in a process's first run (20-35 s measured
@@ -74,6 +82,7 @@ class StudyResult:
     batch_incorrect: np.ndarray
     tied: np.ndarray | None = None
     utility_squares: np.ndarray | None = None
+    truth_tied: int | None = None
     wall_time: float = field(default=0.0, compare=False)
 
     @property
@@ -88,8 +97,9 @@ class StudyResult:
         ``realised_sd`` are None for metrics;
         the perturbed utility matrix is named ``utility``. On a finite test set each row also
         has ``tied_pct``: the percentage of pairs it ties (difference 0 or NaN), which are
-        counted incorrect too."""
-        n = self.samples
+        counted incorrect too. In the ``roc`` kind ``samples`` counts the pairs untied in
+        truth, and ``tied_pct`` is the percentage of all pairs tied in truth, left out."""
+        n = int(self.batch_samples.sum())  # the pairs ranked: all of them but those tied in truth
         rows = []
         for name, count in self.metric_incorrect.items():
             pct, se = _percent_and_se(count, n)
@@ -105,6 +115,9 @@ class StudyResult:
         if self.tied is not None:
             for row, tied in zip(rows, self.tied.tolist()):
                 row["tied_pct"] = 100.0 * tied / n
+        if self.truth_tied is not None:
+            for row in rows:
+                row["tied_pct"] = 100.0 * self.truth_tied / self.samples
         return rows
 
     def _batch_rows(self) -> list[list]:
