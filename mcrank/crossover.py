@@ -100,7 +100,7 @@ def crossover_table(rows: list[dict], *, batches: dict | None = None) -> list[di
     return table
 
 
-def crossover_markdown(table: list[dict], *, title: str, note: str | None = None) -> str:
+def crossover_markdown(table: list[dict], *, title: str, note: str | None = None, names=None) -> str:
     """One crossover table as Markdown.
 
     Parameters
@@ -111,8 +111,13 @@ def crossover_markdown(table: list[dict], *, title: str, note: str | None = None
         The heading (level 3).
     note : str, optional
         A paragraph between the heading and the table, e.g. the study it comes from.
+    names : mapping of str to str, optional
+        The display name of each row's id; by default the metrics' (the roc study gives its
+        scores').
     """
-    from mcrank.metrics import get_metric
+    from mcrank.metrics import METRICS
+
+    names = {k: m.name for k, m in METRICS.items()} if names is None else names
 
     lines = [f"### {title}", ""]
     if note:
@@ -122,7 +127,7 @@ def crossover_markdown(table: list[dict], *, title: str, note: str | None = None
         "|---|---:|---:|---:|",
     ]
     for row in table:
-        name = get_metric(row["metric"]).name
+        name = names[row["metric"]]
         level = f"{row['incorrect_pct']:.2f} ± {row['se_pct']:.2f}"
         if row["crossover_sd"] is None:
             crossing, realised = row["status"], ""

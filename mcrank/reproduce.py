@@ -1,4 +1,4 @@
-"""Reproduce the paper: every study of ``experiments/``, the crossover tables and figs 1-7.
+"""Reproduce the paper: every study of ``experiments/``, the crossover tables and figs 1-11.
 
 Data flows one way: experiment files -> study -> engine -> results on disk -> figures. The
 studies write ``<experiment>.json``/``.csv``; :mod:`mcrank.study.samples` writes the small
@@ -162,8 +162,32 @@ def _all_sweeps(documents: dict) -> dict:
     return {
         (document["config"].get("classes", 2), document["config"]["true_um"], document["config"]["error"]): (name, document)
         for name, document in documents.items()
-        if len(document["config"]["sds"]) >= 2 and document["config"].get("test_size") is None
+        if len(document["config"]["sds"]) >= 2 and document["config"].get("test_size") is None and _kind(document) == "confusion"
     }
+
+
+def _kind(document: dict) -> str:
+    """The study kind of a results document (records of the confusion kind name none)."""
+    return document["config"].get("kind", "confusion")
+
+
+def _roc_sweeps(documents: dict) -> dict:
+    """The sweeps of the roc study with B ~ Uniform(0, 1), ``{(true_um, error): (name, document)}``."""
+    return {
+        (document["config"]["true_um"], document["config"]["error"]): (name, document)
+        for name, document in sorted(documents.items())
+        if _kind(document) == "roc" and len(document["config"]["sds"]) >= 2 and document["config"]["prevalence"] is None
+    }
+
+
+def _roc_prevalences(documents: dict) -> dict:
+    """The roc studies at a fixed prevalence, ``{error: {B: rows}}``, B ascending."""
+    by_error: dict = {}
+    for document in documents.values():
+        config = document["config"]
+        if _kind(document) == "roc" and config["prevalence"] is not None:
+            by_error.setdefault(config["error"], {})[config["prevalence"]] = document["rows"]
+    return {error: dict(sorted(rows.items())) for error, rows in sorted(by_error.items())}
 
 
 def _sweeps(documents: dict) -> dict:
@@ -199,7 +223,8 @@ def write_crossovers(documents: dict, out) -> list[Path]:
     from mcrank.results import atomic_write_text
 
     sweeps = _all_sweeps(documents)
-    if not sweeps:
+    roc_sweeps = _roc_sweeps(documents)
+    if not sweeps and not roc_sweeps:
         return []
     fields = ("classes", "true_um", "error", "metric", "incorrect_pct", "se_pct", "crossover_sd", "crossover_se", "crossover_realised_sd", "status", "se_method")
     fields += ("experiment", "seed", "samples", "date", "version")  # the study the row comes from, and its run
@@ -215,8 +240,10 @@ def write_crossovers(documents: dict, out) -> list[Path]:
         "",
     ]
     order = sorted(sweeps, key=lambda key: (key[1] not in _HEXAGON, key[2], key[0], key[1]))
-    for classes, true_um, error in order:
-        name, document = sweeps[classes, true_um, error]
+    # The roc study's sweeps last: one table per true-UM distribution and error model.
+    tables = [(key, *sweeps[key], None) for key in order]
+    tables += [((2, true_um, error), name, document, "scoring classifiers (ROC)") for (true_um, error), (name, document) in roc_sweeps.items()]
+    for (classes, true_um, error), name, document, kind in tables:
         config = document["config"]
         table = crossover_table(document["rows"], batches=document.get("batches"))
         versions = document.get("versions") or {}
@@ -230,7 +257,17 @@ def write_crossovers(documents: dict, out) -> list[Path]:
             f"(numpy {versions.get('numpy', '?')}, numba {versions.get('numba', '?')})."
         )
         title = f"{true_um} true utility matrices, {error} errors"
-        markdown.append(crossover_markdown(table, title=title if true_um in _HEXAGON else f"{classes} classes, {title}", note=note))
+        names = None
+        if kind is not None:
+            from mcrank.roc import ROC_SCORES
+
+            names = {score.id: score.name for score in ROC_SCORES.values()}
+            tied = document["rows"][0]["tied_pct"]
+            title = f"{kind}, {title}, B ~ Uniform(0, 1)"
+            note += f" {tied:.2f} % of the pairs are tied in truth and left out of every percentage."
+        elif true_um not in _HEXAGON:
+            title = f"{classes} classes, {title}"
+        markdown.append(crossover_markdown(table, title=title, note=note, names=names))
     out = Path(out)
     return [atomic_write_text(out / "crossover.csv", buffer.getvalue()), atomic_write_text(out / "crossover.md", "\n".join(markdown))]
 
@@ -318,10 +355,62 @@ def _figure_jobs(documents: dict, records: dict, samples_directory: Path) -> lis
         jobs.append(_FigureJob("fig7_sweep", "fig7_sweep", data, lambda figures: figures.fig7_sweep(rows)))
     if class_sweeps := _class_sweeps(documents):
         jobs.append(_class_figure_job(class_sweeps))
+    if any(_kind(document) == "roc" for document in documents.values()):
+        example = _roc_example()
+        jobs.append(_FigureJob("fig10_roc_tangents", "fig10_roc_tangents", example, lambda figures: figures.fig10_roc_tangents(**example)))
+    if prevalences := _roc_prevalences(documents):
+        from mcrank.roc import ROC_SCORES
+
+        names = {score.id: score.name for score in ROC_SCORES.values()}
+        data = {"studies": {e: {format(b, "g"): rows for b, rows in by_b.items()} for e, by_b in prevalences.items()}, "names": names}
+        jobs.append(_FigureJob("fig11_roc_prevalence", "fig11_roc_prevalence", data, lambda figures: figures.fig11_roc_prevalence(prevalences, names)))
     if panels := _test_size_panels(documents):
         data = {title: {"studies": {str(n): r for n, r in studies.items()}, "population": population} for title, (studies, population) in panels.items()}
         jobs.append(_FigureJob("fig9_test_size", "fig9_test_size", data, lambda figures: figures.fig9_test_size(panels)))
     return jobs
+
+
+#: The example of the published version's fig. 8 (its caption: the curve with the larger
+#: area loses under U = [[4, 0], [0, 1]] at B = 0.5): two binormal classifiers, (mu, sigma).
+ROC_EXAMPLE = {"utility": ((4.0, 0.0), (0.0, 1.0)), "prevalence": 0.5, "classifiers": {"A": (2.6, 2.0), "B": (1.3, 0.7)}}
+
+
+def _roc_example() -> dict:
+    """Fig. 10's data, in closed form (:mod:`mcrank.roc`): each curve, its area, its best
+    operating point under the example's utility matrix, and the iso-utility lines of eq. (25)."""
+    import math
+
+    import numpy as np
+
+    from mcrank import roc
+
+    utility, prevalence = np.array(ROC_EXAMPLE["utility"]), ROC_EXAMPLE["prevalence"]
+    # Dense where the curves bend: evenly spaced in Phi^-1(f), with both corners.
+    fpr = np.array([0.0, *(0.5 * math.erfc(-x / math.sqrt(2.0)) for x in np.linspace(-6.0, 6.0, 241)), 1.0])
+    classifiers = []
+    for name, (mu, sigma) in ROC_EXAMPLE["classifiers"].items():
+        best_fpr, best_yield = roc.best_threshold(utility, prevalence, mu, sigma)
+        classifiers.append(
+            {
+                "name": f"{name} (mu {mu:g}, sigma {sigma:g})",
+                "fpr": fpr.tolist(),
+                "tpr": roc.binormal_tpr(fpr, mu, sigma).tolist(),
+                "auc": float(roc.binormal_auc(mu, sigma)),
+                "best_fpr": float(best_fpr),
+                "best_tpr": float(roc.binormal_tpr(best_fpr, mu, sigma)),
+                "best_yield": float(best_yield),
+            }
+        )
+    slope = float(roc.iso_utility_slope(utility, prevalence))
+    touching = [c["best_tpr"] - slope * c["best_fpr"] for c in classifiers]
+    intercepts = np.arange(-1.0, 1.0, 0.1)
+    return {
+        "classifiers": classifiers,
+        "utility": utility.tolist(),
+        "prevalence": prevalence,
+        "slope": slope,
+        "intercepts": [float(c) for c in intercepts if all(abs(c - t) > 0.03 for t in touching)],
+    }
 
 
 def _class_figure_job(class_sweeps: dict) -> _FigureJob:
@@ -351,12 +440,12 @@ def _test_size_panels(documents: dict) -> dict:
     groups: dict = {}
     for document in documents.values():
         config = document["config"]
-        if config.get("test_size") is not None:
+        if config.get("test_size") is not None and _kind(document) == "confusion":
             groups.setdefault(setting(config), {})[config["test_size"]] = document
     panels = {}
     for key, studies in sorted(groups.items()):
         seeds = {d["config"]["seed"] for d in studies.values()}
-        candidates = [d for d in documents.values() if d["config"].get("test_size") is None and setting(d["config"]) == key]
+        candidates = [d for d in documents.values() if d["config"].get("test_size") is None and _kind(d) == "confusion" and setting(d["config"]) == key]
         population = next((d for d in candidates if d["config"]["seed"] in seeds), candidates[0] if candidates else None)
         classes, true_um, error = key
         title = f"{classes} classes, {true_um} true utility matrices, {error} errors ({studies[min(studies)]['config']['samples']:,} pairs per point)"
@@ -408,7 +497,7 @@ def _read_manifest(path: Path) -> dict:
 
 
 def draw_figures(documents: dict, out, settings: dict, *, force: bool = False, quiet: bool = True, report: ReproduceReport | None = None) -> ReproduceReport:
-    """The samples of figs 2-6 into ``out/samples``, then figs 1-7 (PNG and PDF) into
+    """The samples of figs 2-6 into ``out/samples``, then figs 1-11 (PNG and PDF) into
     ``out/figures``, each skipped when up to date (see the module docstring) unless ``force``.
 
     Parameters

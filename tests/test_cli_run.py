@@ -243,12 +243,24 @@ def test_the_experiment_files_of_the_repository_load():
     sizes = (20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
     test_sets = [f"testset_2class_{n:05d}" for n in sizes] + [f"testset_3class_{n:05d}" for n in sizes]
     classes = [f"nclass_{error}_n{n:02d}" for error in ("gaussian", "truncated") for n in range(2, 11)]
-    assert names == paper + classes + test_sets
+    roc = [f"roc_b{b:03d}_{error}" for b in (1, 5, 10, 20, 50) for error in ("gaussian", "truncated")]
+    roc += [f"roc_{true_um}_{error}" for true_um in ("gaussian", "uniform") for error in ("gaussian", "truncated")]
+    assert names == paper + classes + roc + test_sets
     for name in names:
         experiment = load_experiment(directory / f"{name}.toml")
         truncated_classes = name.startswith("nclass_truncated")  # 10^5: see the file
         assert experiment.config.seed is not None and experiment.config.samples == (10**5 if truncated_classes else 10**6)
         assert experiment.description
+        if name.startswith("roc_"):  # the scoring classifiers of the published §5
+            assert experiment.config.kind == "roc"
+            b = name.split("_")[1]
+            if b.startswith("b"):
+                assert experiment.config.prevalence == int(b[1:]) / 100 and experiment.config.seed == 20230225
+                assert experiment.config.sds == (0.1, 0.2) and experiment.config.error == name.split("_")[2]
+                assert experiment.config.true_um == "uniform"
+            else:
+                assert experiment.config.prevalence is None and len(experiment.config.sds) == 51
+                assert (experiment.config.true_um, experiment.config.error) == tuple(name.split("_")[1:])
     sweep = load_experiment(directory / "fig7_uniform_gaussian.toml").config
     assert len(sweep.sds) == 51 and sweep.sds[0] == 0.0 and sweep.sds[-1] == 0.5
     # The test-set studies draw the pairs of the population sweep (same seed and settings).

@@ -11,7 +11,7 @@ from mcrank.cli._common import UsageError, path_argument
 def add_parser(subparsers):
     parser = subparsers.add_parser(
         "reproduce",
-        help="run every study of experiments/ and draw the paper's figures 1-7",
+        help="run every study of experiments/ and draw the figures (1-11)",
         description=(
             "Run every experiment file of experiments/ (skipping those whose results are already "
             "on disk with the same config and seed), write results/<experiment>.csv and .json, the "

@@ -1,4 +1,4 @@
-"""The figures of the paper, figs 1-7: data in, figure out (``docs/method.md``, "Figures").
+"""The figures of the paper and beyond, figs 1-11: data in, figure out (``docs/method.md``, "Figures").
 
 One module per figure; each takes arrays or rows and only draws (no random numbers, no
 sampler, no engine). The illustrative samples of figs 2-6 are drawn by
@@ -16,6 +16,10 @@ disk and calls these functions.
   classes;
 - :mod:`~mcrank.figures.fig9_test_size`: beyond the paper, misranking against the size of
   the test set;
+- :mod:`~mcrank.figures.fig10_roc_tangents`: the published version's fig. 8, two crossing
+  ROC curves and their best operating points;
+- :mod:`~mcrank.figures.fig11_roc_prevalence`: beyond the paper, how often AUC and the
+  best-threshold scores misrank scoring classifiers, against the prevalence;
 - :mod:`~mcrank.figures._style`: the style, the hexagon and :func:`save_figure`, shared.
 """
 
@@ -27,6 +31,8 @@ from mcrank.figures.fig6_pairs import fig6_pairs
 from mcrank.figures.fig7_sweep import fig7_sweep
 from mcrank.figures.fig8_classes import fig8_classes
 from mcrank.figures.fig9_test_size import fig9_test_size
+from mcrank.figures.fig10_roc_tangents import fig10_roc_tangents
+from mcrank.figures.fig11_roc_prevalence import fig11_roc_prevalence
 from mcrank.figures.yield_vs_metric import fig_yield_vs_metric
 
 __all__ = [
@@ -41,6 +47,8 @@ __all__ = [
     "fig7_sweep",
     "fig8_classes",
     "fig9_test_size",
+    "fig10_roc_tangents",
+    "fig11_roc_prevalence",
     "fig_yield_vs_metric",
     "paper_style",
     "save_figure",

@@ -159,7 +159,7 @@ def plan_samples(settings: dict, documents: dict) -> list[Sample]:
     for name, document in documents.items():
         # Only what the pairs depend on: a study's size, seed and chunks do not change them.
         config = {k: v for k, v in document["config"].items() if k not in _NOT_IN_PAIRS}
-        if len(config["sds"]) == 1:
+        if len(config["sds"]) == 1 and config.get("kind", "confusion") == "confusion":  # fig. 6 draws confusion pairs
             samples.append(Sample(name, seed, _STREAMS["pairs"], {"kind": "pairs", "size": settings["pairs"], "config": config}))
     return samples
 
