@@ -20,7 +20,12 @@ After JIT warm-up (numba's on-disk cache on, as mcrank configures it), this scri
 and then: finite test sets against the floor of their draws; (e) the conditional estimator
 against the sample estimator; (f) the n-class study at n = 3, 5 and 10 against two floors,
 the variates it draws (their number checked by the same count) and its own samplers, and
-against the n-class NumPy oracle; (g) ``evaluate --test-uncertainty``.
+against the n-class NumPy oracle; (g) ``evaluate --test-uncertainty``; (h) the ROC study (scoring
+classifiers at their best thresholds, 10^6 pairs, its four scores and one sd, 0.1, gaussian
+errors, one core) against the random-number floor of the variates it draws (counted as in (d))
+and against a plain NumPy vectorised implementation of the same steps, and its peak memory
+(RSS, in a fresh process) at 10^6 and 10^8 pairs; (i) decision curves with their posterior
+(``mcrank.evaluate.decision_curves``).
 
 How the variates of (d) are counted: a PCG64 Generator is a 128-bit linear congruential
 generator, so the number of 64-bit outputs a kernel consumed is the LCG distance between the
@@ -459,6 +464,37 @@ def print_test_uncertainty(results: dict, out=sys.stdout) -> None:
         print(f"  {key:18s} {seconds:.3f} s", file=out)
 
 
+# --- (i) decision curves ------------------------------------------------------------------------
+
+
+def measure_decision_curves(repeat: int) -> dict:
+    """(i) Decision curves for 10^5 items, 3 models and 99 thresholds (1 %, ..., 99 %): the net
+    benefit alone, and with the posterior (the 95 % bands from 10^4 draws, and the exact
+    probability per threshold and pair, 297 Gil-Pelaez integrals); one process (target:
+    about a second)."""
+    from mcrank.evaluate import decision_curves
+
+    rng = np.random.default_rng(1)
+    items = 100_000
+    y = (rng.random(items) < 0.3).astype(int)
+    x = rng.normal(size=items) + y
+    scores = {f"m{k}": 1 / (1 + np.exp(-(x * (1 - 0.2 * k) - 1 + 0.3 * k * rng.normal(size=items)))) for k in range(3)}
+    results = {}
+    for key, uncertain in (("curves", False), ("with posterior", True)):
+        def run(uncertain=uncertain):
+            decision_curves(y, scores, test_uncertainty=uncertain, rng=1)
+        run()  # warm-up
+        results[key] = best_time(run, repeat)
+    return results
+
+
+def print_decision_curves(results: dict, out=sys.stdout) -> None:
+    print("", file=out)
+    print("(i) decision curves, 10^5 items, 3 models, 99 thresholds, 1 process (target: about 1 s with the posterior):", file=out)
+    for key, seconds in results.items():
+        print(f"  {key:18s} {seconds:.3f} s", file=out)
+
+
 #: Test-set sizes whose cost per pair the benchmark reports (issue: N = 100 and 10,000).
 TEST_SIZES = (100, 10_000)
 
@@ -523,6 +559,162 @@ def print_test_sets(results: dict, samples: int, out=sys.stdout) -> None:
         per_pair = 1e9 * entry["engine"] / samples
         print(f"  n = {entry['classes']}  N = {entry['size']:>6,}  engine {entry['engine']:.3f} s ({per_pair:.0f} ns a pair)  "
               f"floor {entry['floor']:.3f} s  engine / floor {entry['ratio']:.2f}x", file=out)
+
+
+# --- (h) the ROC study ---------------------------------------------------------------------------
+
+
+def roc_study_config(samples: int) -> StudyConfig:
+    """(h): the ROC study's defaults (four scores, B ~ U(0, 1), uniform true UMs), one sd."""
+    return StudyConfig(kind="roc", samples=samples, seed=12345, sds=(0.1,), error="gaussian")
+
+
+def _numpy_stationary(a, d, mu, sigma):
+    """The interior maximum's x of ``a t - d f`` (mcrank.roc._stationary_point), vectorised."""
+    quadratic = (sigma - 1.0) * (sigma + 1.0)
+    constant = 2.0 * sigma * sigma * np.log(a / (sigma * d)) - mu * mu
+    root = np.sqrt(mu * mu - quadratic * constant)
+    signed = np.where(a > 0, root, -root)
+    same = ((mu > 0) & (a > 0)) | ((mu < 0) & (a < 0))
+    x = np.where(same, constant / (mu + signed), (mu - signed) / quadratic)
+    return np.where(a * d > 0, x, np.nan)
+
+
+def _numpy_linear_best(a, d, mu, sigma, low, high):
+    from scipy.special import ndtr
+
+    x = _numpy_stationary(a, d, mu, sigma)
+    z = (mu + x) / sigma
+    value = np.where(x <= 0, low + (a * ndtr(z) - d * ndtr(x)), high - (a * ndtr(-z) - d * ndtr(-x)))
+    best = np.maximum(low, high)
+    return np.where(np.isfinite(x) & (value > best), value, best)
+
+
+def _numpy_best_yield(u, prevalence, mu, sigma):
+    low = prevalence * u[:, 2] + (1 - prevalence) * u[:, 3]
+    high = prevalence * u[:, 0] + (1 - prevalence) * u[:, 1]
+    return _numpy_linear_best((u[:, 0] - u[:, 2]) * prevalence, (u[:, 3] - u[:, 1]) * (1 - prevalence), mu, sigma, low, high)
+
+
+def _numpy_best_f1(prevalence, mu, sigma):
+    from scipy.special import ndtr
+
+    best = 2 * prevalence / (1 + prevalence)
+    todo = np.arange(best.size)
+    for _ in range(50):  # Dinkelbach, on the pairs not converged yet
+        b, m, s, f1 = prevalence[todo], mu[todo], sigma[todo], best[todo]
+        x = _numpy_stationary((2 - f1) * b, f1 * (1 - b), m, s)
+        t, f = ndtr((m + x) / s), ndtr(x)
+        value = 2 * b * t / (b + b * t + (1 - b) * f)
+        higher = np.isfinite(x) & (value > f1)
+        best[todo[higher]] = value[higher]
+        todo = todo[higher & (value > f1 * (1 + 1e-15))]
+        if todo.size == 0:
+            break
+    return best
+
+
+def numpy_roc_study(pairs: int, rng: np.random.Generator, sd: float = 0.1) -> np.ndarray:
+    """The ROC study's steps in plain vectorised NumPy (closed-form best thresholds, scipy's
+    ndtr), gaussian errors: counts of incorrect rankings (four scores, the sd) and of pairs
+    tied in truth, as the engine's chunk returns them."""
+    from scipy.special import ndtr
+
+    prevalence = rng.random(pairs)
+    scaled, y = 3 * rng.random(pairs), rng.random(pairs)  # the hexagon, three rhombi
+    rhombus = np.floor(scaled)
+    s = scaled - rhombus
+    hx = np.where(rhombus == 0, s, np.where(rhombus == 1, -y, y - s))
+    hy = np.where(rhombus == 0, y, np.where(rhombus == 1, s - y, -s))
+    u00, u11 = np.where(hx > 0, 1 - hx, 1.0), np.where(hx < 0, 1 + hx, 1.0)
+    u = np.stack([u00, np.where(hy > 0, np.minimum(hy, u11), 0.0), np.where(hy < 0, np.minimum(-hy, u00), 0.0), u11], axis=1)
+    mu = 3 * rng.random((2, pairs))
+    sigma = np.exp(np.log(0.5) + np.log(4.0) * rng.random((2, pairs)))
+    with np.errstate(all="ignore"):
+        d_true = _numpy_best_yield(u, prevalence, mu[1], sigma[1]) - _numpy_best_yield(u, prevalence, mu[0], sigma[0])
+        tied = d_true == 0
+        direction = np.sign(d_true)
+        identity = np.array([1.0, 0.0, 0.0, 1.0]) + np.zeros((pairs, 4))
+        scores = [
+            lambda k: ndtr(mu[k] / np.sqrt(1 + sigma[k] ** 2)),
+            lambda k: _numpy_best_yield(identity, prevalence, mu[k], sigma[k]),
+            lambda k: _numpy_linear_best(1.0, 1.0, mu[k], sigma[k], 0.0, 0.0),
+            lambda k: _numpy_best_f1(prevalence, mu[k], sigma[k]),
+        ]
+        counts = [int(np.sum(~tied & ~(direction * (score(1) - score(0)) > 0))) for score in scores]
+        perturbed = u + sd * rng.standard_normal((pairs, 4))
+        d = _numpy_best_yield(perturbed, prevalence, mu[1], sigma[1]) - _numpy_best_yield(perturbed, prevalence, mu[0], sigma[0])
+        counts.append(int(np.sum(~tied & ~(direction * d > 0))))
+    return np.array([*counts, int(np.sum(tied))])
+
+
+def roc_rss_mib(samples: int, jobs: int) -> float:
+    """Peak resident memory (MiB) of a fresh process that runs the ROC study of (h)."""
+    import subprocess
+
+    code = (
+        "import resource, sys; sys.path.insert(0, sys.argv[1]); import bench; from mcrank.engine import run_study; "
+        f"run_study(bench.roc_study_config({samples}), jobs={jobs}); "
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
+    completed = subprocess.run([sys.executable, "-c", code, str(Path(__file__).resolve().parent)], capture_output=True, text=True, check=True)
+    return int(completed.stdout.split()[-1]) / 1024  # ru_maxrss is in KiB on Linux
+
+
+def measure_roc(samples: int, jobs: int, repeat: int) -> dict:
+    """(h) The ROC study on one core against the floor of its variates (their number counted
+    from PCG64 state distances, as in (d)) and the NumPy implementation on a tenth of the pairs
+    (per pair); RSS at ``samples`` and 100 x ``samples`` pairs on ``jobs`` jobs."""
+    from mcrank.engine.roc import _count_chunk as roc_chunk
+    from mcrank.engine.roc import study_arguments as roc_arguments
+
+    config = roc_study_config(samples)
+    run_study(replace(config, samples=1000), jobs=1)  # warm-up
+    _random_number_floor(np.random.default_rng(0), 10, 10)
+    study, pairs = roc_arguments(config), min(samples, 200_000)
+
+    def consumed(sds):
+        s = study._replace(sds=np.array(sds, dtype=float))
+        buffers = np.zeros(s.score_codes.size + s.sds.size + 1, dtype=np.int64), np.zeros(s.sds.size), np.zeros(s.sds.size)
+        return outputs_consumed(lambda rng: roc_chunk(rng, rng, pairs, s, *buffers), np.random.default_rng(2)) / pairs
+
+    uniforms = consumed(())
+    normals = (consumed(config.sds) - uniforms) / outputs_per_normal(10**5)
+    numpy_pairs = max(samples // 10, 1000)
+    numpy_roc_study(1000, np.random.default_rng(0))  # imports scipy
+    engine, floor, numpy_times = round_times(
+        [
+            lambda: run_study(config, jobs=1),
+            lambda: draw_floor([(samples, uniforms, normals)]),
+            lambda: numpy_roc_study(numpy_pairs, np.random.default_rng(4)),
+        ],
+        repeat,
+    )
+    rss = {n: roc_rss_mib(n, jobs) for n in (samples, 100 * samples)}
+    return {
+        "uniforms_per_pair": uniforms,
+        "normals_per_pair": normals,
+        "engine": min(engine),
+        "floor": min(floor),
+        "ratio": paired_ratio(engine, floor),
+        "numpy_pairs": numpy_pairs,
+        "numpy": min(numpy_times),
+        "numpy_ratio": (min(numpy_times) / numpy_pairs) / (min(engine) / samples),
+        "rss_mib": rss,
+    }
+
+
+def print_roc(results: dict, samples: int, out=sys.stdout) -> None:
+    print("", file=out)
+    target = " (targets: engine / floor <= 2x; numpy / engine >= 20x)" if samples == TARGET_PAIRS else ""
+    print(f"(h) the ROC study, {samples:.0e} pairs, 4 scores, sd 0.1, gaussian errors, 1 job{target}:", file=out)
+    r = results
+    print(f"  variates per pair: uniforms {r['uniforms_per_pair']:.3f}, normals {r['normals_per_pair']:.3f}", file=out)
+    print(f"  engine {r['engine']:.3f} s ({1e9 * r['engine'] / samples:,.0f} ns a pair); floor {r['floor']:.3f} s; "
+          f"engine / floor {r['ratio']:.2f}x (median of rounds)", file=out)
+    print(f"  NumPy, {r['numpy_pairs']:.0e} pairs: {r['numpy']:.3f} s ({1e9 * r['numpy'] / r['numpy_pairs']:,.0f} ns a pair); "
+          f"numpy / engine per pair {r['numpy_ratio']:.1f}x", file=out)
+    print("  peak RSS: " + ", ".join(f"{n:.0e} pairs {mib:.0f} MiB" for n, mib in r["rss_mib"].items()), file=out)
 
 
 # --- the measurements --------------------------------------------------------------------------
@@ -749,12 +941,16 @@ def main(argv=None) -> int:
     results["estimators"] = measure_estimators(samples, args.jobs, repeat)
     results["classes"] = measure_classes(samples, args.jobs, repeat)
     results["test_uncertainty"] = measure_test_uncertainty(repeat)
+    results["roc"] = measure_roc(samples, args.jobs, repeat)
+    results["decision_curves"] = measure_decision_curves(repeat)
     load_after = load_average()
     print_report(info, results, load_before, load_after)
     print_test_sets(results["test_sets"], samples)
     print_estimators(results["estimators"], samples)
     print_classes(results["classes"], samples, results["cores"])
     print_test_uncertainty(results["test_uncertainty"])
+    print_roc(results["roc"], samples)
+    print_decision_curves(results["decision_curves"])
     if args.json is not None:
         payload = {
             "machine": info,
