@@ -1,0 +1,275 @@
+"""The ROC/AUC study (``docs/method.md``, "The ROC/AUC study"): the oracle against denser grids,
+mcrank.roc's exact best thresholds and AUC against the oracle's brute force, the study against
+the oracle (statistical, 4 combined standard errors), the equal-variance case where the ranking
+by AUC is provably right, exactness across job counts, and bad input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.special import ndtr, ndtri
+
+from mcrank import roc
+from mcrank.engine import run_study
+from mcrank.study import StudyConfig
+from numpy_oracle import perturb_gaussian, sample_hexagon_uniform, utility_from_xy
+from roc_oracle import (
+    GRID,
+    IDENTITY,
+    METRICS,
+    auc_by_quadrature,
+    best_f1_on_grid,
+    best_youden_on_grid,
+    best_yield_on_grid,
+    curves_on_grid,
+    run_roc_oracle,
+    yield_at,
+)
+
+#: Hand-picked classifiers: hooks near f = 0 (sigma < 1) and near f = 1 (sigma > 1), equal
+#: variances, the prior's edges.
+CLASSIFIERS = [(0.0, 0.5), (0.3, 0.5), (3.0, 0.5), (1.0, 1.0), (0.05, 1.0), (1.5, 1.2), (0.5, 1.9), (2.5, 2.0), (0.0, 2.0)]
+
+#: Utility matrices (U00, U01, U10, U11): the hexagon's landmarks, interior points, and
+#: perturbed ones that break the order (U00 < U10, U11 < U01, both).
+UTILITIES = [
+    IDENTITY,
+    [1.0, 0.0, 0.0, 0.0],
+    [0.0, 0.0, 0.0, 1.0],
+    [1.0, 1.0, 0.0, 1.0],
+    [0.6, 0.3, 0.0, 1.0],
+    [1.0, 0.0, 0.45, 0.8],
+    [0.2, 0.1, 0.6, 0.9],
+    [0.9, 0.7, 0.1, 0.3],
+    [0.1, 0.8, 0.5, 0.2],
+]
+
+
+def _cases():
+    """Every hand-picked (U, B, mu, sigma), as arrays of shape (n, 4) and (n,)."""
+    rows = [(u, b, mu, s) for u in UTILITIES for b in (0.05, 0.5, 0.95) for mu, s in CLASSIFIERS]
+    u, b, mu, s = zip(*rows, strict=True)
+    return np.array(u, dtype=float), np.array(b), np.array(mu), np.array(s)
+
+
+def _in_chunks(function, n, chunk=100):
+    parts = [function(slice(i, min(i + chunk, n))) for i in range(0, n, chunk)]
+    return tuple(np.concatenate(p) for p in zip(*parts, strict=True))
+
+
+# --- the oracle itself ------------------------------------------------------------------------
+
+
+def _grid_scores(u, b, mu, sigma, grid, chunk):
+    """The oracle's five scores of every case on ``grid``, in chunks of ``chunk`` cases."""
+
+    def scores(k):
+        t = curves_on_grid(mu[k], sigma[k], grid)
+        return (
+            best_yield_on_grid(u[k], b[k], t, grid)[0],
+            best_yield_on_grid(IDENTITY, b[k], t, grid)[0],
+            best_youden_on_grid(t, grid)[0],
+            best_f1_on_grid(b[k], t, grid)[0],
+            auc_by_quadrature(t, grid),
+        )
+
+    return _in_chunks(scores, len(b), chunk)
+
+
+def test_the_oracles_grid_is_within_its_resolution_of_a_much_denser_grid():
+    cases = _cases()
+    coarse = _grid_scores(*cases, GRID, 50)
+    fine = _grid_scores(*cases, np.linspace(-12.0, 12.0, 60_001), 20)  # 22x finer, and wider
+    for name, c, f in zip(("yield", "accuracy", "youden", "f1", "auc"), coarse, fine, strict=True):
+        if name == "auc":
+            np.testing.assert_allclose(c, f, rtol=0, atol=1e-13, err_msg=name)
+            continue
+        # A grid's maximum falls short of the supremum by at most max|g''| h^2 / 8, with g the
+        # score as a function of x (|g''| < 2 here): 2e-5 at the oracle's h = 0.009, 4e-8 at the
+        # dense grid's 0.0004. Either can exceed the other by no more than the other's shortfall.
+        assert np.all(c <= f + 4e-8), (name, np.max(c - f))
+        assert np.all(f - c <= 2e-5), (name, np.max(f - c))
+    # Corners: two classifiers whose optimum is the same corner tie exactly.
+    below = np.array([[0.1, 0.0, 0.6, 1.0]] * 4)  # U00 < U10: always output 1, f = 0
+    above = np.array([[1.0, 0.9, 0.0, 0.3]] * 4)  # U11 < U01: always output 0, f = 1
+    t = curves_on_grid([0.0, 1.0, 2.0, 3.0], [0.5, 1.0, 1.5, 2.0])
+    for utility, corner in ((below, 0.0), (above, 1.0)):
+        best, fpr = best_yield_on_grid(utility, 0.4, t)
+        assert np.all(fpr == corner) and np.all(best == best[0])
+        assert best[0] == pytest.approx(yield_at(utility[0], 0.4, corner, corner), abs=1e-15)
+
+
+def test_the_oracles_quadrature_is_the_closed_form_auc():
+    rng = np.random.default_rng(40)
+    mu = np.concatenate(([0.0, 3.0, 0.0, 3.0, 1.0], rng.uniform(0.0, 3.0, 200)))
+    sigma = np.concatenate(([0.5, 0.5, 2.0, 2.0, 1.0], np.exp(rng.uniform(np.log(0.5), np.log(2.0), 200))))
+    quadrature = auc_by_quadrature(curves_on_grid(mu, sigma))
+    np.testing.assert_allclose(quadrature, ndtr(mu / np.sqrt(1 + sigma**2)), rtol=0, atol=1e-12)
+
+
+# --- mcrank.roc against the oracle's brute force ----------------------------------------------
+
+
+def test_binormal_auc_matches_the_quadrature():
+    rng = np.random.default_rng(41)
+    mu = np.concatenate(([0.0, 3.0, 0.0, 3.0], rng.uniform(0.0, 3.0, 300)))
+    sigma = np.concatenate(([0.5, 0.5, 2.0, 2.0], np.exp(rng.uniform(np.log(0.5), np.log(2.0), 300))))
+    quadrature = auc_by_quadrature(curves_on_grid(mu, sigma))
+    np.testing.assert_allclose(roc.binormal_auc(mu, sigma), quadrature, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(roc.binormal_tpr(ndtr(GRID[::50]), 1.3, 0.7), ndtr((1.3 + GRID[::50]) / 0.7), atol=1e-14)
+
+
+def _random_cases(n, rng):
+    """Hexagon matrices, a third of them perturbed by N(0, 0.3^2) (many break the order), with
+    B, mu and sigma from the study's priors, plus the hand-picked cases."""
+    x, y = sample_hexagon_uniform(n, rng)
+    u = utility_from_xy(x, y)
+    u[: n // 3] = perturb_gaussian(u[: n // 3], 0.3, rng)
+    b = rng.uniform(0.01, 0.99, n)
+    mu = rng.uniform(0.0, 3.0, n)
+    sigma = np.exp(rng.uniform(np.log(0.5), np.log(2.0), n))
+    fixed = _cases()
+    return (np.concatenate(pair) for pair in zip((u, b, mu, sigma), fixed, strict=True))
+
+
+#: A grid 9x finer than the oracle's: the exact maximum lies above its best point by at most
+#: max|g''| h^2 / 8 with h = 0.001 (g'' is below 2 for these scores).
+FINE = np.linspace(-9.0, 9.0, 18_001)
+RESOLUTION = 2.5e-7
+
+
+def _tpr_at(fpr, mu, sigma):
+    """The oracle's own t(f), corners included (ndtri(0) = -inf, ndtri(1) = inf)."""
+    return ndtr((mu + ndtri(fpr)) / sigma)
+
+
+def test_the_exact_best_thresholds_beat_a_dense_grid_by_at_most_its_resolution():
+    u, b, mu, sigma = _random_cases(300, np.random.default_rng(42))
+    assert np.any(u[:, 0] < u[:, 2]) and np.any(u[:, 3] < u[:, 1])
+    fpr, best = roc.best_threshold(u.reshape(-1, 2, 2), b, mu, sigma)
+    acc_fpr, acc = roc.best_accuracy(b, mu, sigma)
+    j_fpr, j = roc.best_youden(mu, sigma)
+    f1_fpr, f1 = roc.best_f1(b, mu, sigma)
+
+    def on_grid(k):
+        t = curves_on_grid(mu[k], sigma[k], FINE)
+        return (
+            best_yield_on_grid(u[k], b[k], t, FINE)[0],
+            best_yield_on_grid(IDENTITY, b[k], t, FINE)[0],
+            best_youden_on_grid(t, FINE)[0],
+            best_f1_on_grid(b[k], t, FINE)[0],
+        )
+
+    grid = _in_chunks(on_grid, len(b))
+    for name, exact, brute in zip(("best_threshold", "best_accuracy", "best_youden", "best_f1"), (best, acc, j, f1), grid, strict=True):
+        assert np.all(exact >= brute - 1e-12), (name, np.min(exact - brute))
+        assert np.all(exact - brute <= RESOLUTION), (name, np.max(exact - brute))
+    # Each value is the score at the false-positive rate returned with it.
+    np.testing.assert_allclose(best, yield_at(u, b, _tpr_at(fpr, mu, sigma), fpr), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(acc, yield_at(IDENTITY, b, _tpr_at(acc_fpr, mu, sigma), acc_fpr), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(j, _tpr_at(j_fpr, mu, sigma) - j_fpr, rtol=0, atol=1e-10)
+    t = _tpr_at(f1_fpr, mu, sigma)
+    np.testing.assert_allclose(f1, 2 * b * t / (b + b * t + (1 - b) * f1_fpr), rtol=0, atol=1e-10)
+
+
+# --- the study against the oracle --------------------------------------------------------------
+
+
+def _check_against_oracle(engine_samples, oracle_samples, seed, **settings):
+    """Run both; every row and the tied percentage within 4 combined standard errors."""
+    sds = settings.get("sds", (0.1,))
+    config = StudyConfig(kind="roc", samples=engine_samples, seed=seed, **settings)
+    rows = run_study(config, jobs=1).rows()
+    oracle_settings = {
+        "true_um": settings.get("true_um", "uniform"),
+        "error": settings.get("error", "gaussian"),
+        "sds": sds,
+        "prevalence": settings.get("prevalence"),
+        "mu_range": settings.get("roc_mu_range", (0.0, 3.0)),
+        "sigma_range": settings.get("roc_sigma_range", (0.5, 2.0)),
+    }
+    oracle = run_roc_oracle(oracle_samples, rng=np.random.default_rng(seed + 1000), **oracle_settings)
+    keys = [*METRICS, *(("utility", float(s)) for s in sds)]
+    assert [(r["name"], r["sd"]) for r in rows] == [(k, None) if isinstance(k, str) else k for k in keys]
+
+    tied_pct = rows[0]["tied_pct"]
+    f = tied_pct / 100
+    tied_se = 100 * math.sqrt(f * (1 - f) / engine_samples)
+    assert abs(tied_pct - oracle.tied_pct) <= 4 * math.hypot(tied_se, oracle.tied_se_pct), (tied_pct, oracle.tied_pct)
+    for row, key in zip(rows, keys, strict=True):
+        assert row["tied_pct"] == tied_pct
+        assert row["samples"] == round(engine_samples * (1 - f)) and row["incorrect"] <= row["samples"]
+        assert row["incorrect_pct"] == pytest.approx(100 * row["incorrect"] / row["samples"], rel=1e-12)
+        g = row["incorrect"] / row["samples"]
+        assert row["se_pct"] == pytest.approx(100 * math.sqrt(g * (1 - g) / row["samples"]), rel=1e-12)
+        reference, se = oracle.pct(key)
+        assert abs(row["incorrect_pct"] - reference) <= 4 * math.hypot(row["se_pct"], se), (key, row, reference, se)
+    return rows, oracle
+
+
+# Engine 5 x 10^5 pairs, oracle 2 x 10^4 (about 5 s each on one core): the combined SE is the
+# oracle's, 0.15-0.3 percentage points.
+SETTINGS = [
+    pytest.param(dict(true_um="uniform", error="gaussian", sds=(0.1, 0.2)), id="uniform-gaussian-random-B"),
+    pytest.param(dict(true_um="uniform", error="truncated", sds=(0.1, 0.2), prevalence=0.2), id="uniform-truncated-B0.2"),
+    pytest.param(dict(true_um="gaussian", error="gaussian", sds=(0.1,), prevalence=0.2), id="gaussian-gaussian-B0.2"),
+    pytest.param(
+        dict(true_um="gaussian", error="truncated", sds=(0.05, 0.3)), id="gaussian-truncated-random-B", marks=pytest.mark.slow
+    ),
+]
+
+
+@pytest.mark.parametrize("settings", SETTINGS)
+def test_the_study_agrees_with_the_numpy_oracle(settings):
+    _check_against_oracle(500_000, 20_000, 50, **settings)
+
+
+def test_equal_variances_auc_and_youden_never_misrank():
+    # With sigma = 1 the ROC curves never cross: the classifier with the larger mu has the
+    # larger t at every f, so the larger best yield under any U (strictly, unless both optima
+    # sit at the same corner: tied in truth), the larger AUC, J, accuracy and F1. So AUC and
+    # J rank every pair untied in truth correctly: exactly 0 %. Best accuracy cannot reverse a
+    # pair either; it can only tie one (both optima at the same corner, for accuracy: in double
+    # precision, when B or mu push the optimum so far out that its gain is below the yield's
+    # rounding), which the oracle counts.
+    settings = dict(sds=(0.1,), roc_sigma_range=(1.0, 1.0))
+    rows, oracle = _check_against_oracle(200_000, 10_000, 60, **settings)
+    by_name = {r["name"]: r for r in rows if r["sd"] is None}
+    assert by_name["auc"]["incorrect"] == 0 and by_name["best_youden"]["incorrect"] == 0
+    assert oracle.incorrect["auc"] == 0 and oracle.incorrect["best_youden"] == 0
+    assert oracle.reversed["best_accuracy"] == 0 and oracle.reversed[("utility", 0.1)] == 0
+    accuracy = by_name["best_accuracy"]
+    assert accuracy["incorrect_pct"] < 0.5
+    reference, se = oracle.pct("best_accuracy")  # all of them ties, none reversed (above)
+    assert abs(accuracy["incorrect_pct"] - reference) < 4 * math.hypot(accuracy["se_pct"], se)
+
+
+# --- exactness and bad input ---------------------------------------------------------------------
+
+
+def test_the_same_seed_gives_the_same_rows_with_any_number_of_jobs():
+    config = StudyConfig(kind="roc", samples=100_000, seed=70, sds=(0.1, 0.2), error="truncated", chunk_size=20_000)
+    one = run_study(config, jobs=1).rows()
+    assert one == run_study(config, jobs=2).rows()
+    assert one != run_study(StudyConfig(kind="roc", samples=100_000, seed=71, sds=(0.1, 0.2), error="truncated", chunk_size=20_000), jobs=1).rows()
+
+
+BAD = [
+    (dict(kind="roc", prevalence=0.0), "prevalence"),
+    (dict(kind="roc", prevalence=1.0), "prevalence"),
+    (dict(kind="roc", prevalence=1.5), "prevalence"),
+    (dict(kind="roc", prevalence=float("nan")), "prevalence"),
+    (dict(kind="roc", roc_mu_range=(3.0, 0.0)), "roc_mu_range"),
+    (dict(kind="roc", roc_sigma_range=(0.0, 2.0)), "roc_sigma_range"),
+    (dict(kind="roc", roc_sigma_range=(-1.0, 2.0)), "roc_sigma_range"),
+    (dict(kind="roc", roc_sigma_range=(2.0, 0.5)), "roc_sigma_range"),
+    (dict(prevalence=0.3), "prevalence"),
+]
+
+
+@pytest.mark.parametrize(("settings", "name"), BAD, ids=[f"{k}={v}" for s, _ in BAD for k, v in list(s.items())[-1:]])
+def test_bad_settings_raise_value_errors_naming_the_parameter(settings, name):
+    with pytest.raises(ValueError, match=name):
+        StudyConfig(**settings)
