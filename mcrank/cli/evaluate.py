@@ -88,7 +88,24 @@ def add_parser(subparsers):
         help="say how sure the ranking is given the finite test set: a 95%% posterior interval of each yield and, for each "
         "pair, the probability that its population order differs (with --sd: under both uncertainties too)",
     )
-    parser.add_argument("--prior-count", metavar="C", help="Dirichlet prior count on every cell for --test-uncertainty (default 1)")
+    parser.add_argument(
+        "--prior-count",
+        metavar="C",
+        help="total count of the Dirichlet prior of --test-uncertainty (and --class-counts), spread evenly over the cells: "
+        "the weight of C test items (default 1)",
+    )
+    parser.add_argument(
+        "--class-frequencies",
+        metavar="P1,P2,...",
+        help="class frequencies of the deployment, one per class in class order, summing to 1 (within 1e-6): each confusion "
+        "matrix is re-weighted column by column to them before the ranking, the metrics and the probabilities",
+    )
+    parser.add_argument(
+        "--class-counts",
+        metavar="K1,K2,...",
+        help="instead of --class-frequencies, counts of the classes in deployment (e.g. from a registry): the frequencies "
+        "are uncertain, Dirichlet(counts + prior); ranked by their posterior mean, drawn by --test-uncertainty",
+    )
     parser.add_argument("--samples", metavar="N", help="Monte Carlo samples, e.g. 1e6 (default: 100000); with --error truncated or --test-uncertainty")
     parser.add_argument("--seed", type=int, help="seed of the Monte Carlo estimate (default: fresh, and printed); with --error truncated or --test-uncertainty")
     parser.add_argument("--metrics", metavar="LIST", help="comma-separated metric ids to report (default: all)")
@@ -103,28 +120,33 @@ def add_parser(subparsers):
 def handler(args) -> int:
     from mcrank._validation import check_count, check_positive
     from mcrank.evaluate import DEFAULT_SAMPLES, MAX_SAMPLES, evaluate_file
+    from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT
 
     # Checked here rather than by argparse types, so that the messages are the package's own.
     sd = None if args.sd is None else check_positive(args.sd, "--sd")
     samples = DEFAULT_SAMPLES if args.samples is None else check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
     metrics = None if args.metrics is None else metric_ids([args.metrics])
-    if args.prior_count is not None and not args.test_uncertainty:
-        raise UsageError("--prior-count is the prior of --test-uncertainty")
-    prior_count = 1.0 if args.prior_count is None else check_positive(args.prior_count, "--prior-count")
-    if prior_count == 0:
-        raise UsageError("--prior-count must be positive: with 0 an unseen cell has an improper posterior")
+    if args.prior_count is not None and not (args.test_uncertainty or args.class_counts is not None):
+        raise UsageError("--prior-count is the prior of --test-uncertainty (and of --class-counts)")
+    prior_count = DEFAULT_PRIOR_COUNT if args.prior_count is None else check_positive(args.prior_count, "--prior-count")
+    frequencies, counts = _numbers(args.class_frequencies, "--class-frequencies"), _numbers(args.class_counts, "--class-counts")
+    if frequencies is not None and counts is not None:
+        raise UsageError("give --class-frequencies or --class-counts, not both: the counts make the frequencies uncertain")
     if (args.file is None) == (args.labels is None):
         raise UsageError("give one input: FILE (confusion matrices) or --labels FILE.csv (labels, one row per item)")
     if args.truth is not None and args.labels is None:
         raise UsageError("--truth names the column of true classes in a --labels file")
     try:
-        result = evaluate_file(
+        result = _with_flags(
+            evaluate_file,
             args.file if args.labels is None else args.labels,
             utility=args.utility,
             labels=args.labels is not None,
             truth="true" if args.truth is None else args.truth,
             test_uncertainty=args.test_uncertainty,
             prior_count=prior_count,
+            class_frequencies=frequencies,
+            class_counts=counts,
             sd=sd,
             error=args.error,
             samples=samples,
@@ -154,6 +176,35 @@ def handler(args) -> int:
     return 0
 
 
+#: The library's parameters that are flags here: its errors name the parameter, ours the flag.
+_FLAGS = {"class_frequencies": "--class-frequencies", "class_counts": "--class-counts"}
+
+
+def _with_flags(function, *args, **kwargs):
+    """``function(*args, **kwargs)``, with a ValueError about one of :data:`_FLAGS` naming the flag."""
+    try:
+        return function(*args, **kwargs)
+    except ValueError as error:
+        message = str(error)
+        for parameter, flag in _FLAGS.items():
+            if message.startswith(parameter):
+                raise UsageError(flag + message[len(parameter) :]) from None
+        raise
+
+
+def _numbers(text: str | None, flag: str) -> list[float] | None:
+    """A comma-separated list of numbers, ``0.01,0.99``; checked further by the library."""
+    if text is None:
+        return None
+    numbers = []
+    for item in text.split(","):
+        try:
+            numbers.append(float(item))
+        except ValueError:
+            raise UsageError(f"{flag}: {item.strip()!r} is not a number; give one number per class, separated by commas") from None
+    return numbers
+
+
 def _made(args, result, *, csv: bool = False) -> dict:
     """How an output was made, as ``run`` and ``reproduce`` say it: the input file, then
     :func:`mcrank.results.provenance` (versions, Python, platform, source revision, date).
@@ -169,6 +220,10 @@ def _made(args, result, *, csv: bool = False) -> dict:
         if result.class_order is not None:
             made["class_order"] = result.class_order
         made.update(classes=list(result.classes), utility=result.utility.matrix.tolist(), utility_form=result.utility.describe())
+        if result.class_frequencies is not None:
+            f = result.class_frequencies
+            made.update(class_frequencies=f["deployment"], class_frequencies_source=f["source"],
+                        test_set_class_frequencies=f["test_set"], **({"class_counts": f["counts"]} if "counts" in f else {}))  # fmt: skip
     made.update(provenance())
     return made
 
@@ -189,6 +244,8 @@ def render_table(result) -> str:
     classes, totals = result.classes, result.class_totals
     class_list = ", ".join(f"{name} {int(t)}" for name, t in zip(classes, totals))
     lines.append(f"Test set: {int(totals.sum())} items; true classes: {class_list}")
+    if result.class_frequencies is not None:
+        lines += _render_frequencies(result.class_frequencies)
     if result.class_order is not None:
         lines.append(
             "Class order: the utility's classes."
@@ -208,7 +265,8 @@ def render_table(result) -> str:
 
     names = [c.name for c in result.classifiers]
     name_width = max(len("classifier"), *(len(n) for n in names))
-    lines += ["", "Ranking by utility yield per test item (eq. 9)"]
+    per = "per test item (eq. 9)" if result.class_frequencies is None else "per item in deployment (eq. 9, re-weighted)"
+    lines += ["", f"Ranking by utility yield {per}"]
     lines.append(f"  rank  {'classifier':<{name_width}}  utility yield")
     for c in result.classifiers:
         lines.append(f"  {c.rank:>4}  {c.name:<{name_width}}  {c.utility_yield:+13.6g}")
@@ -273,6 +331,24 @@ def render_table(result) -> str:
     return "\n".join(lines)
 
 
+def _render_frequencies(f: dict) -> list[str]:
+    """The class frequencies used, and the test set's own."""
+    def listed(values):
+        return ", ".join(f"{name} {value:.4g}" for name, value in values.items())
+
+    if f["source"] == "given":
+        used = f"Deployment class frequencies (given): {listed(f['deployment'])}"
+    else:
+        counts = ", ".join(f"{name} {value:g}" for name, value in f["counts"].items())
+        used = (f"Deployment class frequencies, the posterior mean from the counts {counts} (Dirichlet, prior "
+                f"{f['prior_per_class']:.4g} a class): {listed(f['deployment'])}")  # fmt: skip
+    return textwrap.wrap(
+        f"{used}; the test set's own: {listed(f['test_set'])}. Every confusion matrix is re-weighted column by column "
+        "to the deployment's frequencies before the ranking, the metrics and the probabilities.",
+        width=100,
+    )
+
+
 def _probability(value, se, samples=None, accuracy=None) -> str:
     """A probability: exact (``se`` None) to 4 decimals or 2 significant digits below 1e-4
     (as a bound below its absolute ``accuracy``, if given); estimated with its SE, or as a
@@ -307,12 +383,18 @@ def _render_test_uncertainty(result) -> list[str]:
              "items and so overstates the doubt (conservative)")  # fmt: skip
     names = [c.name for c in result.classifiers]
     width = max(len("classifier"), *(len(n) for n in names))
+    frequencies = result.class_frequencies
+    deployment = ("" if frequencies is None else " The class frequencies are the deployment's" +
+                  (", drawn from their Dirichlet in every draw." if frequencies["source"] == "counts" else ", fixed."))  # fmt: skip
     lines = [""] + textwrap.wrap(
-        f"How sure the ranking is, given the test set of {int(result.class_totals.sum())} items: Bayesian, Dirichlet "
-        f"posterior with prior count {t['prior_count']:g} on every cell; {t['samples']} draws, seed {t['seed']}; from {model}."
+        f"How sure the ranking is, given the test set of {int(result.class_totals.sum())} items: Bayesian, one Dirichlet "
+        f"posterior over the test set's joint cells, with a prior of total count {t['prior_mass']:g} spread evenly over the "
+        f"cells; {t['samples']} draws, seed {t['seed']}; from {model}.{deployment}"
         + _exact_note(t, sum(p.flip_probability_test is not None for p in result.pairs)),
         width=100,
     )
+    if "note" in t:
+        lines += textwrap.wrap(f"Note: {t['note']}; see how they move with --prior-count.", width=100)
     lines.append(f"  {'classifier':<{width}}  utility yield  95% interval")
     for c in result.classifiers:
         low, high = c.utility_yield_interval
@@ -349,8 +431,8 @@ def render_csv(result, *, comments: dict | None = None) -> str:
     probabilities (gaussian errors) have ``closed_form_sd`` and ``closed_form_error`` instead
     of the Monte Carlo settings, and no standard errors.
 
-    With the test-set uncertainty, the rows end with its settings (``test_prior_count``,
-    ``test_samples``, ``test_seed``, ``test_exact_pairs``: how many pairs' probabilities are
+    With the test-set uncertainty, the rows end with its settings (``test_prior_count``, a
+    deprecated name of ``test_prior_mass``, the prior's total count; ``test_samples``, ``test_seed``, ``test_exact_pairs``: how many pairs' probabilities are
     exact), the yield's 95 % interval (``utility_yield_low``, ``_high``), and for every
     classifier ``B`` ``flip_probability_test_vs_B`` and its SE ``flip_probability_test_se_vs_B``
     (empty where exact; with an sd, ``flip_probability_both_vs_B`` and its SE too).
@@ -384,7 +466,8 @@ def render_csv(result, *, comments: dict | None = None) -> str:
     test = result.test_uncertainty
     both = test is not None and result.utility.sd is not None
     if test is not None:
-        header += ["test_prior_count", "test_samples", "test_seed", "test_exact_pairs", "utility_yield_low", "utility_yield_high"]
+        header += ["test_prior_count", "test_prior_mass", "test_samples", "test_seed", "test_exact_pairs", "utility_yield_low",
+                   "utility_yield_high"]  # fmt: skip
         for name in names:
             header += [f"flip_probability_test_vs_{name}", f"flip_probability_test_se_vs_{name}"]
             if both:
@@ -407,7 +490,8 @@ def render_csv(result, *, comments: dict | None = None) -> str:
                 if not exact:
                     row += [repr(pair.standard_error) if known else ""]
         if test is not None:
-            row += [repr(test["prior_count"]), test["samples"], "" if test["seed"] is None else test["seed"], test["exact_pairs"],
+            row += [repr(test["prior_count"]), repr(test["prior_mass"]), test["samples"], "" if test["seed"] is None else test["seed"],
+                    test["exact_pairs"],
                     *map(repr, c.utility_yield_interval)]  # fmt: skip
             for name in names:
                 pair = flips.get((c.name, name))

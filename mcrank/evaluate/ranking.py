@@ -33,13 +33,14 @@ from mcrank.evaluate.input import (
     parse_utility,
     read_utility,
 )
-from mcrank.evaluate.uncertainty import posterior_uncertainty
+from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, PRIOR_NOTE_SHARE, posterior_uncertainty, prior_per_cell
 from mcrank.metrics import METRICS, get_metric
 from mcrank.samplers import perturb_um
 from mcrank.utility_space import normalise_um, utility_yield
 
 __all__ = [
     "DEFAULT_SAMPLES",
+    "FREQUENCY_TOLERANCE",
     "MAX_SAMPLES",
     "TIE_TOLERANCE",
     "ClassifierResult",
@@ -63,6 +64,9 @@ METHODS = (CLOSED_FORM, MONTE_CARLO)
 #: utility matrix: ``d`` is the pair's yield difference and ``C_A``, ``C_B`` its confusion
 #: matrices as fractions of the test set, all under eq. (11).
 FLIP_FORMULA = "Phi(-d / (sd * ||C_A - C_B||_F))"
+#: Deployment class frequencies must sum to 1 within this (then they are divided by their sum):
+#: frequencies written to 6 decimals, or computed in floating point, pass; a typo does not.
+FREQUENCY_TOLERANCE = 1e-6
 #: Binary metrics left out by default: F-beta with beta = 1 is F1.
 _BINARY_SKIPPED = ("fbeta",)
 # Work space of the flip counts, in float64 elements per array (16 MiB): a chunk of samples
@@ -156,6 +160,10 @@ class ClassifierResult:
     utility_yield_interval : (float, float) or None
         With the test-set uncertainty, the central 95 % posterior interval of the utility
         yield per item (:mod:`mcrank.evaluate.uncertainty`).
+    deployment_confusion : ndarray of shape (n, n) or None
+        With deployment class frequencies ``pi``: the confusion matrix as frequencies,
+        re-weighted column by column, ``C_ij / sum_i C_ij * pi_j`` (it sums to 1). The
+        utility yield and the scores are those of this matrix.
     """
 
     name: str
@@ -165,6 +173,7 @@ class ClassifierResult:
     ranks: dict[str, int | None]
     confusion: np.ndarray = field(repr=False, compare=False)
     utility_yield_interval: tuple[float, float] | None = None
+    deployment_confusion: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -271,9 +280,19 @@ class Evaluation:
         How the flip probabilities were obtained, with an error sd.
     test_uncertainty : dict or None
         With the test-set uncertainty: ``model`` ("labels" or "confusion matrices"),
-        ``prior_count``, ``samples``, ``seed``, ``interval`` and ``exact_pairs`` (how many
-        pairs' test-set flip probabilities are exact, not Monte Carlo: with labels, all
-        unless the integral does not converge within its budget, not met in the tests).
+        ``prior_mass`` (the prior's total count, spread evenly over the cells),
+        ``prior_share`` (``prior_mass`` over the test set's items), ``samples``, ``seed``,
+        ``interval``, ``exact_pairs`` (how many pairs' test-set flip probabilities are exact,
+        not Monte Carlo: with labels and the test set's class proportions, all unless the
+        integral does not converge within its budget, not met in the tests) and, when
+        ``prior_share`` is above :data:`~mcrank.evaluate.uncertainty.PRIOR_NOTE_SHARE`, a
+        ``note``. ``prior_count`` is a deprecated name of ``prior_mass`` (until issue 24 it
+        was the count on every cell).
+    class_frequencies : dict or None
+        With deployment class frequencies: ``source`` ("given" or "counts"),
+        ``deployment`` (the frequencies used, by class), ``test_set`` (the test set's own),
+        ``tolerance`` (:data:`FREQUENCY_TOLERANCE`) and, from counts, ``counts`` and
+        ``prior_per_class`` (the posterior mean is used).
     description : str or None
         The input file's description.
     class_order : {"utility", "sorted labels"} or None
@@ -295,6 +314,7 @@ class Evaluation:
     test_uncertainty: dict | None = None
     description: str | None = None
     class_order: str | None = None
+    class_frequencies: dict | None = None
 
     def to_dict(self) -> dict:
         """A JSON-ready dict: ``classifiers`` in rank order, ``disagreements``, and ``pairs``
@@ -313,6 +333,7 @@ class Evaluation:
                 "items": int(self.class_totals.sum()),
                 "class_totals": {name: int(t) for name, t in zip(self.classes, self.class_totals)},
             },
+            **({} if self.class_frequencies is None else {"class_frequencies": dict(self.class_frequencies)}),
             "utility": utility,
             "metrics": [{"id": mid, "name": name} for mid, name in self.metrics],
             "classifiers": [
@@ -324,6 +345,7 @@ class Evaluation:
                     "ranks": dict(c.ranks),
                     "confusion": c.confusion.astype(int).tolist(),
                     **({} if c.utility_yield_interval is None else {"utility_yield_interval": list(c.utility_yield_interval)}),
+                    **({} if c.deployment_confusion is None else {"deployment_confusion": c.deployment_confusion.tolist()}),
                 }
                 for c in self.classifiers
             ],
@@ -426,8 +448,10 @@ def evaluate(
     rng=None,
     method: str | None = None,
     test_uncertainty: bool = False,
-    prior_count: float = 1.0,
+    prior_count: float = DEFAULT_PRIOR_COUNT,
     labels=None,
+    class_frequencies=None,
+    class_counts=None,
     metrics=None,
     source: str = "",
     progress: bool = False,
@@ -467,12 +491,27 @@ def evaluate(
         one, alone and, with an error sd, together with the utility errors. ``samples``
         posterior draws from ``rng``.
     prior_count : float, default 1
-        The Dirichlet prior count on every cell, > 0.
+        The Dirichlet prior's total count, > 0, spread evenly over the cells of the test
+        set's joint table (:func:`mcrank.evaluate.uncertainty.prior_per_cell`): the weight
+        of ``prior_count`` test items, whatever the number of classes. Also the prior of
+        ``class_counts``, spread over the classes.
     labels : ItemLabels, optional
         The test set item by item (:func:`load_labels`), the classifiers named as in
         ``confusions``: the pairs' joint tables then keep the pairing of the items.
         Without them the posterior treats the classifiers' columns as independent
         (conservative).
+    class_frequencies : array_like of shape (n,), optional
+        The class frequencies ``pi`` of the deployment, if they differ from the test set's
+        (paper §6): every confusion matrix is re-weighted column by column,
+        ``C'_ij = C_ij / sum_i C_ij * pi_j``, before the ranking, the metrics, the flip
+        probabilities and the test-set uncertainty. Non-negative, summing to 1 within
+        :data:`FREQUENCY_TOLERANCE`; a class without test items must have frequency 0 (its
+        column is unknown).
+    class_counts : array_like of shape (n,), optional
+        Instead of ``class_frequencies``, counts of the classes in deployment (a registry of
+        cases), non-negative, not all 0: the frequencies are uncertain, with posterior
+        Dirichlet(class_counts + prior_count / n). The point ranking uses their posterior
+        mean; the test-set uncertainty draws them.
     metrics : sequence of str, optional
         Metric ids to report (see :func:`metrics_for`): a list, even of one id.
     source : str, optional
@@ -521,10 +560,8 @@ def evaluate(
         method = CLOSED_FORM if utility.error == "gaussian" else MONTE_CARLO
     elif check_choice(method, METHODS, "method") == CLOSED_FORM and utility.error != "gaussian":
         raise ValueError(f"the {utility.error} error model has no closed form: its flip probabilities take method 'monte carlo'")
-    if test_uncertainty:
+    if test_uncertainty or class_counts is not None:
         prior_count = check_positive(prior_count, "prior_count")
-        if prior_count == 0:
-            raise ValueError("prior_count must be positive: with 0 the posterior of an unseen cell is improper")
     if not isinstance(rng, np.random.Generator):
         rng = root_seed_sequence(rng)  # a bad seed fails here, sd or not
     chosen = metrics_for(n, metrics)
@@ -532,9 +569,21 @@ def evaluate(
     counts = np.array([checked[name] for name in names])
     class_totals = counts[0].sum(axis=0)
     total = class_totals.sum()
-    # Total utilities (eq. 9 on counts) are compared, then divided by N once.
+    deployment = _deployment_frequencies(class_frequencies, class_counts, class_totals, classes, prior_count)
+    if deployment is None:
+        fractions = counts / total  # the confusion matrices as frequencies
+        scored = counts
+    else:
+        # Each column j scaled from the test set's class total to the deployment's pi_j (§6).
+        # (C_ij / sum_i C_ij) * pi_j in that order: a full column is then exactly pi_j.
+        fractions = np.divide(counts, class_totals, out=np.zeros(counts.shape), where=class_totals > 0) * deployment["pi"]
+        scored = fractions
+    # Total utilities (eq. 9 on counts) are compared, then divided by N once; re-weighted,
+    # the matrices are frequencies already, and their yields per item are compared.
     with np.errstate(over="ignore", invalid="ignore"):
-        totals = utility_yield(utility.matrix, counts)
+        totals = utility_yield(utility.matrix, counts if deployment is None else fractions)
+    if deployment is not None:
+        total = 1.0
     if not np.all(np.isfinite(totals)):
         raise ValueError(
             f"{utility.source}: the utility yields overflow (utilities times counts beyond the largest float): "
@@ -544,11 +593,11 @@ def evaluate(
     with np.errstate(over="ignore"):  # the scale of a tie, at most the largest float
         largest = float(np.max(np.abs(utility.matrix)) * total)
     # Whole utilities and counts below 2**53: exact totals, compared exactly (see Notes).
-    exact = largest <= 2**53 and np.all(utility.matrix == np.round(utility.matrix))
+    exact = deployment is None and largest <= 2**53 and np.all(utility.matrix == np.round(utility.matrix))
     utility_scale = 0.0 if exact else min(largest, sys.float_info.max)
     utility_ranks = _competition_ranks(totals, utility_scale)
     order = sorted(range(len(names)), key=lambda k: (utility_ranks[k], -totals[k], k))
-    scores = {metric.id: np.asarray(metric(counts), dtype=float).reshape(len(names)) for metric in chosen}
+    scores = {metric.id: np.asarray(metric(scored), dtype=float).reshape(len(names)) for metric in chosen}
     metric_ranks = {mid: _competition_ranks(values) for mid, values in scores.items()}
     results = tuple(
         ClassifierResult(
@@ -558,6 +607,7 @@ def evaluate(
             scores={mid: float(values[k]) for mid, values in scores.items()},
             ranks={mid: ranks[k] for mid, ranks in metric_ranks.items()},
             confusion=counts[k],
+            deployment_confusion=None if deployment is None else fractions[k],
         )
         for k in order
     )
@@ -598,8 +648,11 @@ def evaluate(
             perturbed = partial(perturb_um, normalised, min(utility.sd, _MAX_DRAWN_SD), error=utility.error)
         # Its own stream: the Monte Carlo of the truncated model keeps the root's.
         stream = child_seed_sequence(rng, 1) if isinstance(rng, np.random.SeedSequence) else rng
+        given = {} if deployment is None else ({"frequency_counts": deployment["counts"]} if deployment["source"] == "counts"
+                                               else {"frequencies": deployment["pi"]})  # fmt: skip
         posterior = posterior_uncertainty(utility.matrix, counts, names, order, np.concatenate(utility_signs) if rows else np.zeros(0),
-                                         labels=labels, samples=samples, prior_count=prior_count, perturbed=perturbed, rng=stream)  # fmt: skip
+                                         labels=labels, samples=samples, prior_count=prior_count, perturbed=perturbed, rng=stream,
+                                         **given)  # fmt: skip
         results = tuple(replace(c, utility_yield_interval=posterior.intervals[c.name]) for c in results)
         seed = root_seed
     if utility.sd is not None or test_uncertainty:
@@ -613,10 +666,10 @@ def evaluate(
             scale = float(np.max(utility.matrix)) - float(np.min(utility.matrix))
             with np.errstate(over="ignore"):
                 ranked = yields[order] / scale
-            flip_probabilities = iter(_closed_form_flips(ranked, counts[order] / total, utility.sd).tolist())
+            flip_probabilities = iter(_closed_form_flips(ranked, fractions[order], utility.sd).tolist())
         else:
             seed = root_seed
-            flip_counts = _count_flips(normalised, counts / total, order, utility.sd, utility.error, samples, rng, progress)
+            flip_counts = _count_flips(normalised, fractions, order, utility.sd, utility.error, samples, rng, progress)
             flip_probabilities = iter((flip_counts / samples).tolist())
             flips = iter(flip_counts.tolist())
         pairs = []
@@ -652,11 +705,80 @@ def evaluate(
         samples=samples if (utility.sd is not None and method == MONTE_CARLO) or test_uncertainty else None,
         seed=seed,
         method=method if utility.sd is not None else None,
-        test_uncertainty=None if posterior is None else {
-            "model": posterior.model, "prior_count": posterior.prior_count, "samples": samples, "seed": seed,
-            "interval": 0.95, "exact_pairs": int(posterior.flip_test_exact.sum()),
-        },  # fmt: skip
+        test_uncertainty=None if posterior is None else _test_uncertainty_settings(posterior, samples, seed, float(class_totals.sum())),
+        class_frequencies=None if deployment is None else _frequency_report(deployment, class_totals, classes),
     )
+
+
+def _test_uncertainty_settings(posterior, samples: int, seed, items: float) -> dict:
+    """The settings of the test-set posterior, as :attr:`Evaluation.test_uncertainty` holds them."""
+    share = posterior.prior_count / items
+    settings = {"model": posterior.model, "prior_mass": posterior.prior_count, "prior_share": share,
+                "prior_count": posterior.prior_count,  # deprecated name of prior_mass (was the count on every cell)
+                "samples": samples, "seed": seed, "interval": 0.95, "exact_pairs": int(posterior.flip_test_exact.sum())}  # fmt: skip
+    if share > PRIOR_NOTE_SHARE:
+        settings["note"] = (f"the prior weighs as {posterior.prior_count:g} of the {items:g} test items ({100 * share:.0f} %): "
+                            "the intervals and probabilities lean on it as well as on the test set")  # fmt: skip
+    return settings
+
+
+def _check_frequency_vector(values, n: int, classes, what: str) -> np.ndarray:
+    """``values`` as n finite, non-negative floats, with the first fault named by its class."""
+    if isinstance(values, (str, bytes, dict)):
+        raise ValueError(f"{what} must be a sequence of {n} numbers, one per class, got {values!r}")
+    try:
+        array = np.array([float(v) for v in values], dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{what} must be a sequence of {n} numbers, one per class ({', '.join(classes)})") from None
+    if array.size != n:
+        raise ValueError(f"{what} has {array.size} values but there are {n} classes ({', '.join(classes)})")
+    for test, problem in ((np.isnan(array), "is NaN"), (np.isinf(array), "is infinite"), (array < 0, "is negative")):
+        if len(bad := np.flatnonzero(test)):
+            raise ValueError(f"{what}: the value of class {classes[bad[0]]!r}, {array[bad[0]]:g}, {problem}")
+    return array
+
+
+def _deployment_frequencies(class_frequencies, class_counts, class_totals, classes, prior_count) -> dict | None:
+    """The deployment's class frequencies ``pi`` (paper §6), checked: given, or the posterior
+    mean from registry counts; None when neither is given (the test set's own are used)."""
+    if class_frequencies is None and class_counts is None:
+        return None
+    if class_frequencies is not None and class_counts is not None:
+        raise ValueError("give class_frequencies or class_counts, not both: the counts make the frequencies uncertain")
+    n = len(classes)
+    if class_frequencies is not None:
+        what = "class_frequencies"
+        pi = _check_frequency_vector(class_frequencies, n, classes, what)
+        if abs(pi.sum() - 1.0) > FREQUENCY_TOLERANCE:
+            raise ValueError(f"{what} sum to {pi.sum():.10g}, not 1 (within {FREQUENCY_TOLERANCE:g})")
+        pi, source, counts = pi / pi.sum(), "given", None
+    else:
+        what = "class_counts"
+        counts = _check_frequency_vector(class_counts, n, classes, what)
+        if not counts.any():
+            raise ValueError(f"{what} are all 0: no cases to learn the deployment's class frequencies from")
+        alpha = counts + prior_per_cell(prior_count, n)
+        pi, source = alpha / alpha.sum(), "counts"
+    if len(bad := np.flatnonzero((pi > 0) & (class_totals == 0))):
+        j = bad[0]
+        raise ValueError(f"{what}: class {classes[j]!r} has no test items but a deployment frequency of {pi[j]:.4g}: its "
+                         "column of the confusion matrices is unknown; test on items of it"
+                         + (" or give it frequency 0" if source == "given" else ""))  # fmt: skip
+    return {"pi": pi, "source": source, "counts": counts, "prior_per_class": None if counts is None else prior_per_cell(prior_count, n)}
+
+
+def _frequency_report(deployment: dict, class_totals, classes) -> dict:
+    """What :attr:`Evaluation.class_frequencies` holds: the frequencies used, and the test set's own."""
+    report = {
+        "source": deployment["source"],
+        "deployment": {name: float(p) for name, p in zip(classes, deployment["pi"])},
+        "test_set": {name: float(t / class_totals.sum()) for name, t in zip(classes, class_totals)},
+        "tolerance": FREQUENCY_TOLERANCE,
+    }
+    if deployment["counts"] is not None:
+        report["counts"] = {name: float(k) for name, k in zip(classes, deployment["counts"])}
+        report["prior_per_class"] = deployment["prior_per_class"]
+    return report
 
 
 def _check_labels(labels, names, counts) -> None:
@@ -792,7 +914,9 @@ def evaluate_file(
     samples: int = DEFAULT_SAMPLES,
     rng=None,
     test_uncertainty: bool = False,
-    prior_count: float = 1.0,
+    prior_count: float = DEFAULT_PRIOR_COUNT,
+    class_frequencies=None,
+    class_counts=None,
     metrics=None,
     progress: bool = False,
 ) -> Evaluation:
@@ -816,7 +940,7 @@ def evaluate_file(
         Read ``path`` as labels, one row per test item.
     truth : str, default "true"
         With ``labels``, the column of true classes.
-    sd, error, samples, rng, test_uncertainty, prior_count, metrics, progress
+    sd, error, samples, rng, test_uncertainty, prior_count, class_frequencies, class_counts, metrics, progress
         As for :func:`evaluate`; ``sd`` and ``error`` override those of the utility. With
         ``labels``, the test-set uncertainty keeps the pairing of the items.
 
@@ -844,6 +968,7 @@ def evaluate_file(
             )
         result = evaluate(data.confusions, assessment, classes=data.classes, sd=sd, error=error, samples=samples, rng=rng,
                           test_uncertainty=test_uncertainty, prior_count=prior_count, labels=data.labels, metrics=metrics,
+                          class_frequencies=class_frequencies, class_counts=class_counts,
                           source=data.source, progress=progress)  # fmt: skip
         return replace(result, class_order=data.class_order)
     data = load_input(path, classes=utility_classes)
@@ -882,6 +1007,8 @@ def evaluate_file(
         rng=rng,
         test_uncertainty=test_uncertainty,
         prior_count=prior_count,
+        class_frequencies=class_frequencies,
+        class_counts=class_counts,
         metrics=metrics,
         source=data.source,
         progress=progress,

@@ -1,34 +1,49 @@
 """How sure is the ranking? The test set's uncertainty, alone and with uncertain utilities.
 
 A ranking by utility yield rests on one finite test set. The population frequencies it
-estimates are uncertain, and Bayes's theorem says how: with a Dirichlet prior of ``prior_count``
-on every cell, the posterior of the frequencies is Dirichlet(counts + prior_count). From draws
-of it (gamma variates, normalised), this module gives
+estimates are uncertain, and Bayes's theorem says how. **One posterior**: the population
+frequencies of the full joint table of the test set, (true class, every classifier's output),
+have a Dirichlet prior of total count ``prior_count`` spread evenly over its cells
+(:func:`prior_per_cell`), and so the posterior Dirichlet(counts + prior). Merging cells of a
+Dirichlet sums their parameters (aggregation), and the even spread of a fixed total is the
+rule that survives merging: a pair's joint table of (true class, A's output, B's output), n^3
+cells, gets ``prior_count / n^3`` a cell, and one classifier's own table, n^2 cells,
+``prior_count / n^2`` a cell, each the exact marginal of the one posterior. (A count of 1 on
+every cell, the rule before, put n on each cell of A's marginal in the pair's table but 1 in
+A's own: the intervals and the flips came from two posteriors.) From this posterior:
 
 - for each classifier, a central 95 % interval of its utility yield per item, from its own
-  n^2 cells (true class, output);
+  n^2 cells drawn as the class proportions, Dirichlet(class totals + prior_count / n), times
+  its columns ``P(. | j)``, Dirichlet(column counts + prior_count / n^2), independently (the
+  same Dirichlet over the n^2 cells, by its neutrality);
 - for each pair, the posterior probability that its population order differs from the
   observed one (a posterior tie counts one half), with its Monte Carlo standard error, or
-  exactly with labels (below); and,
-  given an error sd on the utility matrix, the same probability when each draw also takes a
-  perturbed utility matrix.
+  exactly with labels (below); and, given an error sd on the utility matrix, the same
+  probability when each draw also takes a perturbed utility matrix.
 
-**With item-level labels** a pair A, B has a joint table of counts over (true class, A's
-output, B's output), n^3 cells. The yield difference is the sum over cells of the cell
-frequency times ``U[A's output, true] - U[B's output, true]``. The cells where A and B agree
-add nothing, and by the aggregation property of the Dirichlet they are drawn as one
-component: n^2 (n - 1) + 1 components. The pairing of the items is kept: two classifiers that
-differ on 2 items of 1,000 get a real doubt. The flip probability needs no sampling here: a
-Dirichlet vector is independent gammas ``G_c`` divided by their sum, so the difference has the
-sign of ``S = sum_c w_c G_c``, whose characteristic function is a product, and
+**With item-level labels** the yield difference of a pair is the sum over the cells of its
+joint table of the cell frequency times ``U[A's output, true] - U[B's output, true]``. The
+cells where A and B agree add nothing, and by aggregation they are drawn as one component:
+n^2 (n - 1) + 1 components. The pairing of the items is kept: two classifiers that differ on
+2 items of 1,000 get a real doubt. The flip probability needs no sampling here: a Dirichlet
+vector is independent gammas ``G_c`` divided by their sum, so the difference has the sign of
+``S = sum_c w_c G_c``, whose characteristic function is a product, and
 ``P(S < 0) = 1/2 - (1/pi) int_0^inf Im phi(t) / t dt`` (Gil-Pelaez), one integral for any n
 (:func:`_flip_exact`).
 
 **With confusion matrices only** the pairing is unknown. Each draw takes the class proportions
-from Dirichlet(class totals + prior), shared by all classifiers, and each classifier's columns
-``P(. | j)`` from Dirichlet(column counts + prior), independently. That ignores the positive
-correlation between classifiers tested on the same items, and so overstates the doubt: it is
-conservative.
+once, shared by all classifiers, and each classifier's columns independently. That ignores
+the positive correlation between classifiers tested on the same items, and so overstates the
+doubt: it is conservative. Each classifier's own posterior, and so its interval, is the same
+as with labels.
+
+**Deployment class frequencies** ``pi`` replace the class proportions of the test set: the
+yield is ``sum_j pi_j sum_i U_ij P(i | j)``, and only the columns ``P(. | j)`` (with labels,
+``P(A's output, B's output | j)``, Dirichlet(counts of class j + prior_count / n^3), one per
+class, independent) are drawn. ``pi`` is fixed, or drawn once per draw, shared by every
+classifier and pair, from Dirichlet(registry counts + prior_count / n). The yield difference
+is then no longer a linear form in one set of gammas (each class has its own normaliser): the
+flip probabilities are Monte Carlo.
 
 Utilities are those of the normalised matrix (eq. 11), which ranks as the matrix does; the
 draws never touch the items: the counts are tabulated once.
@@ -43,10 +58,16 @@ import numpy as np
 
 from mcrank._rng import resolve_rng
 
-__all__ = ["DEFAULT_PRIOR_COUNT", "EXACT_TOLERANCE", "RankingUncertainty", "posterior_uncertainty"]
+__all__ = ["DEFAULT_PRIOR_COUNT", "EXACT_TOLERANCE", "PRIOR_NOTE_SHARE", "RankingUncertainty", "posterior_uncertainty",
+           "prior_per_cell"]  # fmt: skip
 
-#: The Dirichlet prior count on every cell: 1, uniform on the simplex of frequencies.
+#: The Dirichlet prior's total count, spread evenly over the cells of the table (see
+#: :func:`prior_per_cell`): the weight of one test item, whatever the number of classes and
+#: classifiers. docs/evaluate.md gives its sensitivity on a real test set.
 DEFAULT_PRIOR_COUNT = 1.0
+#: Above this share of the test set's items, the prior's total count is worth a note: the
+#: intervals and the probabilities then lean on it, not only on the test set.
+PRIOR_NOTE_SHARE = 0.03
 #: Posterior draws per block: the work space is a few blocks of draws x components.
 _BLOCK = 2048
 #: The central interval of the utility yield.
@@ -79,6 +100,7 @@ class RankingUncertainty:
     model : {"labels", "confusion matrices"}
     samples : int
     prior_count : float
+        The prior's total count, spread evenly over the cells (:func:`prior_per_cell`).
     """
 
     intervals: dict
@@ -90,6 +112,19 @@ class RankingUncertainty:
     model: str
     samples: int
     prior_count: float
+
+
+def prior_per_cell(prior_count: float, cells: int) -> float:
+    """The Dirichlet prior count of each of ``cells`` cells: the total ``prior_count`` spread evenly.
+
+    The one prior rule of the test-set posterior. Merging cells of a Dirichlet sums their
+    parameters, so a table whose cells merge into those of a smaller one (a pair's n^3 joint
+    cells into A's n^2, A's n^2 into the n class totals) gets, from the even spread of the
+    same total, the even spread of that total again: every table's posterior is a marginal
+    of the one posterior of the full joint table, and the prior weighs as ``prior_count``
+    test items, however many cells there are.
+    """
+    return prior_count / cells
 
 
 def _dirichlet(rng: np.random.Generator, alpha: np.ndarray, size: int) -> np.ndarray:
@@ -177,10 +212,12 @@ def posterior_uncertainty(
     labels=None,
     samples: int,
     prior_count: float = DEFAULT_PRIOR_COUNT,
+    frequencies=None,
+    frequency_counts=None,
     perturbed=None,
     rng=None,
 ) -> RankingUncertainty:
-    """Posterior intervals of the yields, and flip probabilities of the pairs.
+    """Posterior intervals of the yields, and flip probabilities of the pairs, from one posterior.
 
     Parameters
     ----------
@@ -202,8 +239,15 @@ def posterior_uncertainty(
     samples : int
         Posterior draws.
     prior_count : float, default 1
-        Dirichlet prior count on every cell, > 0 (0 is allowed with labels, then every cell
-        must have been observed; it is refused here to keep the posterior proper).
+        The Dirichlet prior's total count, > 0, spread evenly over the cells of the table
+        (:func:`prior_per_cell`).
+    frequencies : ndarray of shape (n,), optional
+        Deployment class frequencies, summing to 1, in place of the test set's class
+        proportions; every class with a frequency above 0 must have test items.
+    frequency_counts : ndarray of shape (n,), optional
+        Counts of the classes in deployment (a registry): the frequencies are then uncertain,
+        Dirichlet(frequency_counts + prior_count / n), drawn once per draw for every
+        classifier and pair. Not with ``frequencies``.
     perturbed : callable, optional
         ``perturbed(size=, rng=) -> (size, n, n)`` perturbed normalised utility matrices: with
         it, the flip probabilities under both uncertainties are estimated too.
@@ -222,41 +266,73 @@ def posterior_uncertainty(
     pairs = [(order[a], order[b]) for a in range(k - 1) for b in range(a + 1, k)]
     signs = np.asarray(signs, dtype=float)
     both = perturbed is not None
+    deployment = frequencies is not None or frequency_counts is not None
+    if frequencies is not None:
+        frequencies = np.asarray(frequencies, dtype=float)
+    if frequency_counts is not None:
+        frequency_alpha = np.asarray(frequency_counts, dtype=float) + prior_per_cell(prior_count, n)
     flip_test, flip_test_sq = np.zeros(len(pairs)), np.zeros(len(pairs))
     flip_both, flip_both_sq = np.zeros(len(pairs)), np.zeros(len(pairs))
     exact = np.full(len(pairs), np.nan)  # the exact flip probabilities, where there are
     yields = [[] for _ in range(k)]
+    # Every table's prior from the one rule: its marginals are those of the full joint table.
+    class_alpha = counts[0].sum(axis=0) + prior_per_cell(prior_count, n)  # (n,): the class totals
+    column_alpha = counts.transpose(0, 2, 1) + prior_per_cell(prior_count, n * n)  # (k, n true, n outputs)
 
     if labels is not None:
         truth, outputs = labels.truth, [labels.outputs[name] for name in names]
         j, a, b = np.nonzero(np.broadcast_to(~np.eye(n, dtype=bool), (n, n, n)))  # the cells where A and B differ
         weights = u[a, j] - u[b, j]  # their weights in the yield difference under U
-        joint = []  # per pair: the Dirichlet parameters of those cells, then of the merged rest
+        cell_prior = prior_per_cell(prior_count, n**3)
+        # The components of a pair's Dirichlet: the differing cells, then the agreeing ones
+        # merged, all of them into one (the test set's proportions) or one per true class
+        # (deployment frequencies, each class its own Dirichlet).
+        merged_class = np.arange(n) if deployment else np.zeros(0, dtype=np.int64)
+        class_indicator = np.eye(n)[np.concatenate((j, merged_class))]  # (components, n)
+        joint = []  # per pair: the Dirichlet parameters of its components
         for p, (first, second) in enumerate(pairs):
             cells = (truth * n + outputs[first]) * n + outputs[second]
             table = np.bincount(cells, minlength=n**3).reshape(n, n, n)  # (true, A's output, B's output)
-            agreeing = table.sum() - table[j, a, b].sum()
-            alpha = np.concatenate((table[j, a, b] + prior_count, [agreeing + prior_count * n * n]))
+            agreeing = np.einsum("jaa->j", table)  # per true class
+            merged = agreeing + n * cell_prior if deployment else [agreeing.sum() + n * n * cell_prior]
+            alpha = np.concatenate((table[j, a, b] + cell_prior, merged))
             joint.append(alpha)
-            if signs[p] != 0:  # the merged component has weight 0 and drops out
+            if signs[p] != 0 and not deployment:  # the merged component has weight 0 and drops out
                 value = _flip_exact(signs[p] * weights, alpha[:-1])
                 exact[p] = np.nan if value is None else value
-    else:
-        class_alpha = counts[0].sum(axis=0) + prior_count  # (n,): the class totals
-        column_alpha = counts.transpose(0, 2, 1) + prior_count  # (k, n true, n outputs)
 
     done = 0
     while done < samples:
         size = min(_BLOCK, samples - done)
         done += size
         v = perturbed(size=size, rng=rng) if both else None  # (size, n, n)
+        # The class proportions of this block's draws: the test set's, or the deployment's.
+        if frequencies is not None:
+            proportions = np.broadcast_to(frequencies, (size, n))
+        elif frequency_counts is not None:
+            proportions = _dirichlet(rng, frequency_alpha, size)
+        else:
+            proportions = _dirichlet(rng, class_alpha, size)  # (size, n)
+        frequencies_drawn = []
+        for c in range(k):
+            columns = _dirichlet(rng, column_alpha[c], size)  # (size, n true, n outputs)
+            cells = columns.transpose(0, 2, 1) * proportions[:, None, :]  # (size, output, true)
+            frequencies_drawn.append(cells)
+            yields[c].append(np.einsum("sij,ij->s", cells, u))
         if labels is not None:
             perturbed_weights = v[:, a, j] - v[:, b, j] if both else None  # (size, cells), shared by the pairs
             for p, alpha in enumerate(joint):
                 drawn = math.isnan(exact[p])
                 if not (drawn or both):
                     continue
-                f = _dirichlet(rng, alpha, size)[:, :-1]  # the merged component has weight 0
+                if deployment:
+                    # One Dirichlet per true class, each scaled to that class's frequency.
+                    gamma = rng.standard_gamma(np.broadcast_to(alpha, (size, alpha.size)))
+                    totals = gamma @ class_indicator  # (size, n): each class's normaliser
+                    share = np.divide(proportions, totals, out=np.zeros((size, n)), where=proportions > 0)
+                    f = gamma[:, : j.size] * share[:, j]
+                else:
+                    f = _dirichlet(rng, alpha, size)[:, :-1]  # the merged component has weight 0
                 if drawn:
                     flips = _flip(f @ weights, signs[p])
                     flip_test[p] += flips.sum()
@@ -265,20 +341,9 @@ def posterior_uncertainty(
                     flips = _flip(np.einsum("sc,sc->s", f, perturbed_weights), signs[p])
                     flip_both[p] += flips.sum()
                     flip_both_sq[p] += (flips * flips).sum()
-            for c in range(k):  # each classifier's own n^2 cells
-                cells = (counts[c] + prior_count).ravel()
-                f = _dirichlet(rng, cells, size).reshape(size, n, n)
-                yields[c].append(np.einsum("sij,ij->s", f, u))
         else:
-            proportions = _dirichlet(rng, class_alpha, size)  # (size, n)
-            frequencies = []
-            for c in range(k):
-                columns = _dirichlet(rng, column_alpha[c], size)  # (size, n true, n outputs)
-                cells = columns.transpose(0, 2, 1) * proportions[:, None, :]  # (size, output, true)
-                frequencies.append(cells)
-                yields[c].append(np.einsum("sij,ij->s", cells, u))
             for p, (first, second) in enumerate(pairs):
-                delta = frequencies[first] - frequencies[second]
+                delta = frequencies_drawn[first] - frequencies_drawn[second]
                 flips = _flip(np.einsum("sij,ij->s", delta, u), signs[p])
                 flip_test[p] += flips.sum()
                 flip_test_sq[p] += (flips * flips).sum()
