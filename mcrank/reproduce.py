@@ -339,8 +339,10 @@ def _sha256(data: bytes) -> str:
 
 
 def _figure_jobs(documents: dict, records: dict, samples_directory: Path) -> list[_FigureJob]:
-    """The figures of the paper: fig. 1, one figure per sample (figs 2-5 and one fig. 6 per
-    single-sd study), fig. 7 if there are sweeps. ``records`` are the samples' records."""
+    """The figures: fig. 1, one figure per sample (figs 2-5 and one fig. 6 per single-sd
+    study), fig. 7 if there are sweeps, fig. 8 if there are n-class sweeps, fig. 9 if there are
+    finite test sets, fig. 10 if there is a roc study and fig. 11 if there are roc studies at
+    fixed prevalences. ``records`` are the samples' records."""
     jobs = [_FigureJob("fig1_hexagon", "fig1_hexagon", None, lambda figures: figures.fig1_hexagon())]
     for name, record in records.items():
         kind = record["settings"]["kind"]
@@ -355,6 +357,9 @@ def _figure_jobs(documents: dict, records: dict, samples_directory: Path) -> lis
         jobs.append(_FigureJob("fig7_sweep", "fig7_sweep", data, lambda figures: figures.fig7_sweep(rows)))
     if class_sweeps := _class_sweeps(documents):
         jobs.append(_class_figure_job(class_sweeps))
+    if panels := _test_size_panels(documents):
+        data = {title: {"studies": {str(n): r for n, r in studies.items()}, "population": population} for title, (studies, population) in panels.items()}
+        jobs.append(_FigureJob("fig9_test_size", "fig9_test_size", data, lambda figures: figures.fig9_test_size(panels)))
     if any(_kind(document) == "roc" for document in documents.values()):
         example = _roc_example()
         jobs.append(_FigureJob("fig10_roc_tangents", "fig10_roc_tangents", example, lambda figures: figures.fig10_roc_tangents(**example)))
@@ -364,9 +369,6 @@ def _figure_jobs(documents: dict, records: dict, samples_directory: Path) -> lis
         names = {score.id: score.name for score in ROC_SCORES.values()}
         data = {"studies": {e: {format(b, "g"): rows for b, rows in by_b.items()} for e, by_b in prevalences.items()}, "names": names}
         jobs.append(_FigureJob("fig11_roc_prevalence", "fig11_roc_prevalence", data, lambda figures: figures.fig11_roc_prevalence(prevalences, names)))
-    if panels := _test_size_panels(documents):
-        data = {title: {"studies": {str(n): r for n, r in studies.items()}, "population": population} for title, (studies, population) in panels.items()}
-        jobs.append(_FigureJob("fig9_test_size", "fig9_test_size", data, lambda figures: figures.fig9_test_size(panels)))
     return jobs
 
 

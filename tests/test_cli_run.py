@@ -259,7 +259,7 @@ def test_the_experiment_files_of_the_repository_load():
                 assert experiment.config.sds == (0.1, 0.2) and experiment.config.error == name.split("_")[2]
                 assert experiment.config.true_um == "uniform"
             else:
-                assert experiment.config.prevalence is None and len(experiment.config.sds) == 51
+                assert experiment.config.prevalence is None and len(experiment.config.sds) == 26  # steps of 0.02: the budget of reproduce
                 assert (experiment.config.true_um, experiment.config.error) == tuple(name.split("_")[1:])
     sweep = load_experiment(directory / "fig7_uniform_gaussian.toml").config
     assert len(sweep.sds) == 51 and sweep.sds[0] == 0.0 and sweep.sds[-1] == 0.5

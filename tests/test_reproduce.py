@@ -27,6 +27,8 @@ from mcrank.study.samples import load_figure_settings, plan_samples, read_pairs,
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 STUDIES = ["fig6_uniform", "fig7_gaussian_gaussian", "fig7_gaussian_truncated", "fig7_uniform_gaussian", "fig7_uniform_truncated"]
 STUDIES += [f"nclass_{error}_n{n:02d}" for error in ("gaussian", "truncated") for n in range(2, 11)]
+STUDIES += [f"roc_b{b:03d}_{e}" for b in (1, 5, 10, 20, 50) for e in ("gaussian", "truncated")]
+STUDIES += [f"roc_{t}_{e}" for t in ("gaussian", "uniform") for e in ("gaussian", "truncated")]
 STUDIES += [f"testset_{c}class_{n:05d}" for c in (2, 3) for n in (20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)]
 #: The samples of figs 2-6, in results/samples/.
 SAMPLES = ["fig2_yield_vs_metric_p50", "fig3_yield_vs_metric_p90", "fig4_true_um_gaussian", "fig5_perturbation_cloud", "fig6_uniform"]
@@ -40,7 +42,11 @@ FIGURES = [
     "fig7_sweep",
     "fig8_classes",
     "fig9_test_size",
+    "fig10_roc_tangents",
+    "fig11_roc_prevalence",
 ]
+#: The roc study's results files (its rows are scores of scoring classifiers, not metrics).
+ROC_STUDIES = [name for name in STUDIES if name.startswith("roc_")]
 
 #: The names of the paper's seven metrics in the crossover tables.
 CROSSOVER_METRICS = [
@@ -73,7 +79,7 @@ def test_reproduce_writes_every_result_and_figure(experiments, tmp_path, capsys)
     assert code == 0
     for name in STUDIES:
         made, rows = csv_parts((out / f"{name}.csv").read_text())
-        assert rows and rows[0]["name"] == "accuracy"
+        assert rows and rows[0]["name"] == ("auc" if name in ROC_STUDIES else "accuracy")
         document = json.loads((out / f"{name}.json").read_text())
         assert document["config"]["samples"] == 3000 and document["config"]["seed"] is not None
         assert document["versions"]["numpy"] and document["date"] and document["wall_time"] >= 0
@@ -82,15 +88,25 @@ def test_reproduce_writes_every_result_and_figure(experiments, tmp_path, capsys)
         assert made["experiment"] == name and made["seed"] == document["config"]["seed"]
         assert {k: made[k] for k in document["config"]} == document["config"]
         assert made["versions"] == document["versions"] and made["date"] == document["date"]
+    for name in ROC_STUDIES:
+        document = json.loads((out / f"{name}.json").read_text())
+        assert document["config"]["kind"] == "roc" and [r["name"] for r in document["rows"]][:4] == ["auc", "best_accuracy", "best_youden", "best_f1"]
+        assert 0 < document["rows"][0]["tied_pct"] < 20 and document["rows"][0]["samples"] < 3000
     crossover = list(csv.DictReader(io.StringIO((out / "crossover.csv").read_text())))
+    roc = [r for r in crossover if r["experiment"].startswith("roc_")]
+    crossover = [r for r in crossover if not r["experiment"].startswith("roc_")]
     paper = {(t, e) for t in ("uniform", "gaussian") for e in ("gaussian", "truncated")}
     assert {(r["true_um"], r["error"]) for r in crossover if r["classes"] == "2"} == paper | {("uniform-elements", e) for e in ("gaussian", "truncated")}
+    # One crossover table per roc sweep (B ~ Uniform(0, 1)), after the others.
+    assert {r["experiment"] for r in roc} == {f"roc_{t}_{e}" for t, e in paper}
+    assert {r["metric"] for r in roc} == {"auc", "best_accuracy", "best_youden", "best_f1"}
     # ... and one table per number of classes of the n-class study, 2 to 10, per error model.
     n_class = {(int(r["classes"]), r["error"]) for r in crossover if r["true_um"] == "uniform-elements"}
     assert n_class == {(n, e) for n in range(2, 11) for e in ("gaussian", "truncated")}
     markdown = (out / "crossover.md").read_text()
     assert "### uniform true utility matrices, gaussian errors" in markdown
     assert "### 10 classes, uniform-elements true utility matrices, truncated errors" in markdown
+    assert "### scoring classifiers (ROC), uniform true utility matrices, gaussian errors, B ~ Uniform(0, 1)" in markdown
     _check_crossover_provenance(out, [r for r in crossover if r["true_um"] in ("uniform", "gaussian")])
     for name in FIGURES:
         png = out / "figures" / f"{name}.png"
