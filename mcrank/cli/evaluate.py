@@ -41,6 +41,11 @@ difference and C its confusion matrices as fractions of the test set, all normal
 truncated ones it is estimated by Monte Carlo (--samples, --seed). The truncated model keeps utilities within [0, 1], which
 pushes elements at 0 or 1 inwards: its perturbed matrices are not centred on the given one.
 
+--class-frequencies p1,p2,... ranks for the class frequencies of the deployment rather than the
+test set's (paper §6): each confusion matrix is re-weighted column by column, C'_ij = C_ij /
+sum_i C_ij * p_j. --class-counts k1,k2,... gives counts of a registry instead: uncertain
+frequencies, Dirichlet(counts + prior), ranked by their mean and drawn by --test-uncertainty.
+
 Ties: with whole-number utilities (and max|U| times the number of test items at most 2**53)
 yields are exact and compared exactly; otherwise total utilities within 1e-12 of max|U|
 times the number of items tie, to absorb rounding (0.1 + 0.2 != 0.3). Metric scores tie
@@ -113,11 +118,19 @@ def add_parser(subparsers):
         "--format", choices=("table", "json", "csv"), default="table", help="output format (default: table)"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar (shown on a terminal with an error sd)")
+    # Scoring classifiers and decision curves (--scores): their options and handler in one block of their own.
+    from mcrank.cli import _scores
+
+    _scores.add_arguments(parser)
     parser.set_defaults(handler=handler)
     return parser
 
 
 def handler(args) -> int:
+    if args.scores is not None:  # labels and scores: a report of its own (mcrank.cli._scores)
+        from mcrank.cli._scores import handler as scores_handler
+
+        return scores_handler(args)
     from mcrank._validation import check_count, check_positive
     from mcrank.evaluate import DEFAULT_SAMPLES, MAX_SAMPLES, evaluate_file
     from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT

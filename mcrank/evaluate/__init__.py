@@ -30,6 +30,12 @@ Two modules:
   takes them (:func:`confusions_from_labels`). Every bad input raises a ValueError (or
   OSError) whose one-line message says what is wrong and where.
 - :mod:`mcrank.evaluate.ranking` ranks: :func:`evaluate`, :func:`evaluate_file`.
+- :mod:`mcrank.evaluate.scoring` reads labels and scores (:func:`scored_test_set`,
+  :func:`load_scores`) and ranks scoring classifiers by the utility at each one's best
+  threshold, beside AUC (:func:`rank_scoring`, :func:`auc_score`).
+- :mod:`mcrank.evaluate.curves`: decision curves, net benefit against the threshold
+  probability, with posterior bands and the probability that one model's exceeds another's
+  (:func:`decision_curves`).
 
 Examples
 --------
@@ -61,6 +67,7 @@ from mcrank.evaluate.input import (
     parse_utility,
     read_utility,
 )
+from mcrank.evaluate.curves import DecisionCurves, decision_curves, net_benefit_utility
 from mcrank.evaluate.ranking import (
     DEFAULT_SAMPLES,
     MAX_SAMPLES,
@@ -72,6 +79,16 @@ from mcrank.evaluate.ranking import (
     evaluate,
     evaluate_file,
     metrics_for,
+)
+from mcrank.evaluate.scoring import (
+    THRESHOLD_CHOICES,
+    ScoredTestSet,
+    ScoringEvaluation,
+    ScoringResult,
+    auc_score,
+    load_scores,
+    rank_scoring,
+    scored_test_set,
 )
 
 __all__ = [
@@ -95,4 +112,16 @@ __all__ = [
     "metrics_for",
     "parse_utility",
     "read_utility",
+    # scoring classifiers and decision curves
+    "THRESHOLD_CHOICES",
+    "DecisionCurves",
+    "ScoredTestSet",
+    "ScoringEvaluation",
+    "ScoringResult",
+    "auc_score",
+    "decision_curves",
+    "load_scores",
+    "net_benefit_utility",
+    "rank_scoring",
+    "scored_test_set",
 ]

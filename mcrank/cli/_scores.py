@@ -1,0 +1,305 @@
+"""``mcrank evaluate --scores``: scoring classifiers and decision curves, one block of the CLI.
+
+:func:`add_arguments` adds the options of this input to the ``evaluate`` parser, as one
+argument group; :func:`handler` runs when ``--scores`` is given, before the other inputs are
+looked at. It only parses, calls :mod:`mcrank.evaluate.scoring`,
+:mod:`mcrank.evaluate.curves` and :mod:`mcrank.figures.decision_curves`, and prints
+(``docs/evaluate.md``, "Scoring classifiers" and "Decision curves").
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from pathlib import Path
+
+from mcrank.cli._common import UsageError, path_argument, write_stdout
+
+#: Figure formats of ``--plot``, by suffix.
+PLOT_FORMATS = (".png", ".pdf", ".svg")
+#: The library's parameters that are flags here: its errors name the parameter, ours the flag.
+_FLAGS = {"thresholds": "--thresholds", "positive": "--positive", "folds": "--folds", "samples": "--samples",
+          "prior_count": "--prior-count", "threshold_choice": "--threshold-choice"}  # fmt: skip
+#: Options of the other inputs that mean nothing with --scores.
+_OTHER_INPUTS = (("file", "FILE"), ("labels", "--labels"), ("sd", "--sd"), ("error", "--error"), ("metrics", "--metrics"),
+                 ("class_frequencies", "--class-frequencies"), ("class_counts", "--class-counts"))  # fmt: skip
+
+
+def add_arguments(parser) -> None:
+    """The options of ``--scores``, in one group of ``evaluate``'s help."""
+    group = parser.add_argument_group(
+        "scoring classifiers and decision curves",
+        "--scores FILE.csv reads labels and scores, one row per item: a column 'true' (or --truth) and one column per model "
+        "with its score of the positive class (a probability for decision curves). The positive class is --positive, or "
+        "the first of the utility's 'classes'. With a 2x2 --utility the models are ranked by the utility at each one's "
+        "best threshold, beside AUC; without one (or with --thresholds or --plot) the decision curves are computed, with "
+        "--test-uncertainty their posterior bands and the probability that one model's net benefit exceeds another's.",
+    )
+    group.add_argument("--scores", type=path_argument, metavar="FILE.csv", help="labels and scores, one row per item (instead of FILE)")
+    group.add_argument("--positive", metavar="LABEL", help="with --scores, the label of the positive class (the event, 'treat')")
+    group.add_argument(
+        "--threshold-choice",
+        choices=("crossfit", "split", "test"),
+        help="with --scores and --utility, where each model's best threshold is chosen: crossfit (default; K folds, each "
+        "fold decided at the threshold chosen on the others), split (a random half chooses, the other half evaluates) or "
+        "test (the whole test set: optimistic)",
+    )
+    group.add_argument("--folds", metavar="K", help="folds of --threshold-choice crossfit (default 5)")
+    group.add_argument(
+        "--thresholds",
+        metavar="SPEC",
+        help="threshold probabilities of the decision curves: START:STOP:STEP (inclusive) or a list P1,P2,... "
+        "(default 0.01:0.99:0.01)",
+    )
+    group.add_argument("--plot", type=path_argument, metavar="OUT.png", help="write the decision-curve figure (.png, .pdf or .svg)")
+
+
+def _thresholds(text: str | None):
+    """``START:STOP:STEP`` (STOP included) or ``P1,P2,...`` as an array; None for the default."""
+    import numpy as np
+
+    if text is None:
+        return None
+    try:
+        if ":" in text:
+            parts = [float(p) for p in text.split(":")]
+            if len(parts) != 3:
+                raise UsageError(f"--thresholds {text}: give START:STOP:STEP or a list P1,P2,...")
+            start, stop, step = parts
+            if not step > 0 or not stop >= start:
+                raise UsageError(f"--thresholds {text}: STEP must be positive and STOP at least START")
+            count = round((stop - start) / step) + 1
+            if count > 100_000 or abs(start + (count - 1) * step - stop) > 1e-9 * max(1.0, abs(stop)):
+                raise UsageError(f"--thresholds {text}: STEP must lead from START to STOP in at most 100000 steps")
+            # Rounded to 12 digits, so that 0.1 + 2 * 0.1 is 0.3, a threshold a score can equal.
+            return np.round(start + step * np.arange(count), 12)
+        return np.array([float(p) for p in text.split(",")])
+    except ValueError:
+        raise UsageError(f"--thresholds {text}: not numbers; give START:STOP:STEP or a list P1,P2,...") from None
+
+
+def _with_flags(function, *args, **kwargs):
+    """``function(*args, **kwargs)``, with a ValueError about one of :data:`_FLAGS` naming the flag."""
+    try:
+        return function(*args, **kwargs)
+    except ValueError as error:
+        message = str(error)
+        for parameter, flag in _FLAGS.items():
+            if message.startswith(parameter):
+                raise UsageError(flag + message[len(parameter) :]) from None
+            if (at := message.find(f": {parameter}:")) >= 0:  # after the file's name
+                raise UsageError(message[:at] + f": {flag}:" + message[at + len(parameter) + 3 :]) from None
+        raise
+
+
+def handler(args) -> int:
+    """``mcrank evaluate --scores FILE.csv ...``."""
+    import numpy as np
+
+    from mcrank._validation import check_count
+    from mcrank.evaluate import (
+        MAX_SAMPLES,
+        decision_curves,
+        load_scores,
+        rank_scoring,
+        read_utility,
+    )
+    from mcrank.evaluate.curves import DEFAULT_BAND_SAMPLES
+    from mcrank.evaluate.scoring import DEFAULT_FOLDS
+    from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT
+
+    for attribute, flag in _OTHER_INPUTS:
+        if getattr(args, attribute, None) is not None:
+            raise UsageError(f"{flag} is not an option of --scores" if flag != "FILE" else "give one input: FILE, --labels or --scores")
+    utility, classes = None, None
+    if args.utility is not None:
+        assessment, classes = read_utility(args.utility)
+        if assessment.matrix.shape != (2, 2):
+            n = len(assessment.matrix)
+            raise UsageError(f"--utility: scoring classifiers take a 2x2 utility matrix (positive class first), got {n}x{n}")
+        if assessment.sd is not None:
+            raise UsageError("--utility: an error sd is not used with --scores; give the matrix alone")
+        utility = assessment.matrix
+    if args.positive is None and classes is None:
+        raise UsageError("--scores: say which label is the positive class: --positive LABEL, or 'classes' in --utility (the first is positive)")
+    plot = None if args.plot is None else Path(args.plot)
+    if plot is not None and plot.suffix.lower() not in PLOT_FORMATS:
+        raise UsageError(f"--plot {args.plot}: give a file ending in {', '.join(PLOT_FORMATS)}")
+    if plot is not None and plot.is_dir():
+        raise UsageError(f"--plot {args.plot}: is a directory; give a file name")
+    thresholds = _thresholds(args.thresholds)
+    curves_wanted = utility is None or args.thresholds is not None or plot is not None
+    if utility is None:
+        for value, flag in ((args.threshold_choice, "--threshold-choice"), (args.folds, "--folds")):
+            if value is not None:
+                raise UsageError(f"{flag} chooses the thresholds of the ranking by --utility")
+    if args.folds is not None and args.threshold_choice not in (None, "crossfit"):
+        raise UsageError("--folds is for --threshold-choice crossfit")
+    if not curves_wanted and (args.test_uncertainty or args.prior_count is not None):
+        raise UsageError("--test-uncertainty with --scores gives the decision curves' bands: add --thresholds or --plot")
+    if args.prior_count is not None and not args.test_uncertainty:
+        raise UsageError("--prior-count is the prior of --test-uncertainty")
+    if args.format == "csv" and curves_wanted and utility is not None:
+        raise UsageError("--format csv holds one table: the ranking (--utility) or the decision curves (--thresholds, --plot); "
+                         "--format json holds both")  # fmt: skip
+    random = (utility is not None and choice_given(args) != "test") or args.test_uncertainty
+    if not random and (args.seed is not None or args.samples is not None):
+        raise UsageError("--seed and --samples set the split or folds of --threshold-choice and the bands of --test-uncertainty: "
+                         "nothing here is random")  # fmt: skip
+    samples = DEFAULT_BAND_SAMPLES if args.samples is None else check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
+    folds = DEFAULT_FOLDS if args.folds is None else check_count(args.folds, "--folds", minimum=2)
+    choice = args.threshold_choice or "crossfit"
+    seed = args.seed
+    if seed is None and ((utility is not None and choice != "test") or args.test_uncertainty):
+        seed = int(np.random.SeedSequence().entropy)  # fresh, and printed: the run can be repeated
+    test_set = _with_flags(load_scores, args.scores, truth=args.truth or "true", positive=args.positive, classes=classes)
+    ranking = curves = None
+    if utility is not None:
+        ranking = _with_flags(rank_scoring, test_set, utility, threshold_choice=choice, folds=folds, rng=seed)
+    if curves_wanted:
+        curves = _with_flags(decision_curves, test_set, thresholds=thresholds, test_uncertainty=args.test_uncertainty,
+                             prior_count=DEFAULT_PRIOR_COUNT if args.prior_count is None else args.prior_count,
+                             samples=samples, rng=seed)  # fmt: skip
+    made = {"input": str(args.scores), **({"utility_input": args.utility} if args.utility is not None else {})}
+    if args.format == "json":
+        from mcrank.results import provenance
+
+        payload = {"test_set": _test_set_dict(test_set)}
+        if ranking is not None:
+            payload["scoring"] = ranking.to_dict()
+        if curves is not None:
+            payload["decision_curves"] = curves.to_dict()
+        text = json.dumps({**payload, **made, **provenance()}, indent=2) + "\n"
+    elif args.format == "csv":
+        text = _render_csv(test_set, ranking, curves, made)
+    else:
+        text = render_scores_table(test_set, ranking, curves)
+    if plot is not None:
+        _write_plot(curves, plot)
+    write_stdout(text)
+    return 0
+
+
+def choice_given(args) -> str:
+    return args.threshold_choice or "crossfit"
+
+
+def _test_set_dict(test_set) -> dict:
+    positives = int(test_set.positive.sum())
+    return {"items": test_set.items, "positive": test_set.classes[0], "negative": test_set.classes[1], "positives": positives,
+            "negatives": test_set.items - positives, "models": list(test_set.scores)}  # fmt: skip
+
+
+def _write_plot(curves, path: Path) -> None:
+    from mcrank.figures._style import paper_style
+    from mcrank.figures.decision_curves import decision_curve_figure
+    from mcrank.results import atomic_write_bytes
+
+    figure = decision_curve_figure(curves)
+    buffer = io.BytesIO()
+    with paper_style():
+        figure.savefig(buffer, format=path.suffix.lower()[1:], **({"metadata": {"CreationDate": None}} if path.suffix.lower() == ".pdf" else {}))
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def _probability(value: float) -> str:
+    return f"{value:.4f}" if 1e-4 <= value <= 1 - 1e-4 or value in (0.0, 1.0) else f"{value:.2g}"
+
+
+def render_scores_table(test_set, ranking, curves) -> str:
+    """The report of ``--scores`` as text: the test set, the ranking, the decision curves."""
+    positives = int(test_set.positive.sum())
+    lines = [f"Test set: {test_set.items} items; positive class {test_set.classes[0]!r} {positives}, negative "
+             f"{test_set.classes[1]!r} {test_set.items - positives}; models: {', '.join(test_set.scores)}"]  # fmt: skip
+    if ranking is not None:
+        u = ranking.utility
+        names = [m.name for m in ranking.models]
+        width = max(len("model"), *map(len, names))
+        lines += ["", f"Utility matrix (rows = output, columns = true class; positive first): {u.tolist()}",
+                  "", "Ranking by utility yield per item at each model's best threshold (empirical ROC, output positive when "
+                  "score >= threshold)", f"  {ranking.describe_choice()}"]  # fmt: skip
+        lines.append(f"  rank  {'model':<{width}}  utility yield  best threshold  on the whole test set (optimistic)     AUC (rank)")
+        for m in ranking.models:
+            threshold = {math.inf: "never", -math.inf: "always"}.get(m.threshold, f"{m.threshold:.6g}")
+            lines.append(f"  {m.rank:>4}  {m.name:<{width}}  {m.utility_yield:+13.6g}  {threshold:>14}  {m.test_set_yield:+33.6g}"
+                         f"  {m.auc:.4f} ({m.auc_rank})")  # fmt: skip
+        if ranking.optimistic:
+            lines.append("  The thresholds were chosen on the items they are scored on: these yields are optimistic.")
+        lines += ["", "Pairs that AUC orders differently from the utility yield"]
+        if not ranking.auc_disagreements:
+            lines.append("  none: AUC ranks these models as the utility at their best thresholds does")
+        by_name = {m.name: m for m in ranking.models}
+        for better, worse in ranking.auc_disagreements:
+            a, b = by_name[better], by_name[worse]
+            relation = "ties them" if a.auc == b.auc else f"puts {worse} above {better} ({b.auc:.4f} against {a.auc:.4f})"
+            if a.rank == b.rank:
+                relation = f"separates {better} and {worse}, tied in utility"
+            lines.append(f"  {better} over {worse}: AUC {relation}")
+    if curves is not None:
+        lines += ["", _curves_heading(curves)]
+        names = list(curves.net_benefit)
+        pairs = list(curves.probability_better or {})
+        with_bands = curves.bands is not None
+        cell = 26 if with_bands else 10
+        header = f"  {'p_t':>6}  {'treat all':>10}" + "".join(f"  {n:>{cell}}" for n in names)
+        header += "".join(f"  {'P(' + a + ' > ' + b + ')':>{max(10, len(a) + len(b) + 6)}}" for a, b in pairs)
+        lines.append(header)
+        for k, t in enumerate(curves.thresholds):
+            row = f"  {t:>6.4g}  {curves.treat_all[k]:>+10.4f}"
+            for name in names:
+                value = f"{curves.net_benefit[name][k]:+.4f}"
+                if with_bands:
+                    low, high = curves.bands[name][k]
+                    value += f" [{low:+.4f}, {high:+.4f}]"
+                row += f"  {value:>{cell}}"
+            row += "".join(f"  {_probability(curves.probability_better[a, b][k]):>{max(10, len(a) + len(b) + 6)}}" for a, b in pairs)
+            lines.append(row)
+    return "\n".join(lines) + "\n"
+
+
+def _curves_heading(curves) -> str:
+    import textwrap
+
+    text = ("Decision curves: net benefit TP/N - FP/N * p_t / (1 - p_t), treat when the probability >= p_t (the utility yield "
+            "under [[1, -p_t / (1 - p_t)], [0, 0]]); treat none: 0")  # fmt: skip
+    if curves.bands is not None:
+        seed = "" if curves.seed is None else f", seed {curves.seed}"
+        text += (f"\nwith the test set's posterior (Dirichlet, prior total count {curves.prior_count:g} spread over the cells): "
+                 f"95 % bands ({curves.samples} draws{seed}) and P(a > b), the probability that a's net benefit exceeds "
+                 "b's on the population (exact)")  # fmt: skip
+    return "\n".join(textwrap.fill(paragraph, width=100) for paragraph in text.split("\n"))
+
+
+def _render_csv(test_set, ranking, curves, made: dict) -> str:
+    import csv
+
+    from mcrank.results import csv_comments, provenance
+
+    buffer = io.StringIO()
+    comments = {**made, "positive": test_set.classes[0], "negative": test_set.classes[1], "items": test_set.items}
+    writer = csv.writer(buffer, lineterminator="\n")
+    if ranking is not None:
+        comments.update(threshold_choice=ranking.threshold_choice, threshold_choice_note=ranking.describe_choice(),
+                        utility=ranking.utility.tolist())  # fmt: skip
+        buffer.write(csv_comments({**comments, **provenance()}))
+        writer.writerow(["rank", "model", "utility_yield", "threshold", "test_set_yield", "auc", "auc_rank"])
+        for m in ranking.models:
+            writer.writerow([m.rank, m.name, repr(m.utility_yield), repr(m.threshold), repr(m.test_set_yield), repr(m.auc), m.auc_rank])
+        return buffer.getvalue()
+    if curves.bands is not None:
+        comments.update(prior_count=curves.prior_count, samples=curves.samples, seed=curves.seed)
+    buffer.write(csv_comments({**comments, **provenance()}))
+    names, pairs = list(curves.net_benefit), list(curves.probability_better or {})
+    header = ["threshold", "treat_all", "treat_none", *names]
+    if curves.bands is not None:
+        header += [f"{name}_{end}" for name in names for end in ("low", "high")]
+        header += [f"probability_{a}_over_{b}" for a, b in pairs]
+    writer.writerow(header)
+    for k, t in enumerate(curves.thresholds):
+        row = [repr(float(t)), repr(float(curves.treat_all[k])), "0.0", *(repr(float(curves.net_benefit[n][k])) for n in names)]
+        if curves.bands is not None:
+            row += [repr(float(curves.bands[n][k, e])) for n in names for e in (0, 1)]
+            row += [repr(float(curves.probability_better[p][k])) for p in pairs]
+        writer.writerow(row)
+    return buffer.getvalue()

@@ -1,0 +1,293 @@
+"""Decision curves: net benefit against the threshold probability, and how sure they are.
+
+Decision-curve analysis (Vickers & Elkin, *Med. Decis. Making* 26, 565, 2006) scores a model
+of the probability ``p`` of an event by its **net benefit** at a threshold probability
+``p_t``: treat when ``p >= p_t`` (the convention of the ``dcurves`` package), and
+
+.. math:: \\mathrm{NB}(p_t) = \\frac{TP}{N} - \\frac{FP}{N} \\frac{p_t}{1 - p_t}.
+
+"Treat all" has ``NB = pi - (1 - pi) p_t / (1 - p_t)`` (``pi`` the test set's prevalence),
+"treat none" 0. The net benefit is the utility yield, eq. (9), of the thresholded classifier
+under the utility matrix
+
+.. math:: U(p_t) = \\begin{pmatrix} 1 & -p_t / (1 - p_t) \\\\ 0 & 0 \\end{pmatrix}
+
+in the package's layout (rows = output, columns = true class, class 0 = positive = treat):
+a decision curve is the utility yield along a one-parameter path of utility matrices, each
+model at the threshold that ``U(p_t)`` makes optimal for a calibrated probability.
+
+**How sure** (``test_uncertainty=True``): the posterior of the population's frequencies is
+the one of ``mcrank evaluate --test-uncertainty`` (:mod:`mcrank.evaluate.uncertainty`): a
+Dirichlet with the prior's total count ``prior_count`` spread evenly over the cells
+(:func:`~mcrank.evaluate.uncertainty.prior_per_cell`). At each threshold each model is a
+binary classifier, so
+
+- its band is the central interval of its net benefit under the posterior of its own table,
+  Dirichlet(TP, FP, FN, TN + prior_count / 4), drawn (``samples`` draws);
+- each pair A, B gets the posterior probability that A's net benefit exceeds B's on the
+  population, from the Dirichlet over the joint table (true class, A's decision, B's
+  decision), 8 cells with ``prior_count / 8`` each. Only the 4 cells where A and B decide
+  differently carry weight (+1, -w for A alone treating a positive, a negative; -1, +w for B
+  alone, ``w = p_t / (1 - p_t)``), so ``P(NB_A < NB_B)`` is the Gil-Pelaez integral of
+  :func:`mcrank.evaluate.uncertainty._flip_exact`, exact to its tolerance: the probability
+  ``evaluate --labels --test-uncertainty`` gives the pair thresholded at ``p_t`` under
+  ``U(p_t)``. A probability of 1/2 means the test set cannot tell them apart there.
+
+``docs/evaluate.md``, "Decision curves", has the CLI and an example.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mcrank._rng import root_seed_sequence
+from mcrank._validation import check_count, check_positive
+from mcrank.evaluate.scoring import ScoredTestSet, scored_test_set
+from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, _flip_exact, prior_per_cell
+
+__all__ = ["DEFAULT_BAND_SAMPLES", "DEFAULT_THRESHOLDS", "DecisionCurves", "decision_curves", "net_benefit_utility"]
+
+#: The thresholds of a decision curve by default: 1 %, 2 %, ..., 99 %.
+DEFAULT_THRESHOLDS = np.round(np.arange(1, 100) / 100, 2)
+#: Posterior draws of the bands by default (their quantiles are Monte Carlo estimates).
+DEFAULT_BAND_SAMPLES = 10_000
+#: The central posterior interval of the bands.
+BAND = 0.95
+#: Work space of the band draws, in draws x thresholds per block.
+_BAND_BLOCK = 1 << 20
+
+
+def net_benefit_utility(threshold: float) -> np.ndarray:
+    """The utility matrix whose yield is the net benefit at ``threshold``.
+
+    Parameters
+    ----------
+    threshold : float
+        The threshold probability ``p_t``, in (0, 1).
+
+    Returns
+    -------
+    ndarray of shape (2, 2)
+        ``[[1, -p_t / (1 - p_t)], [0, 0]]``: rows = output (treat, do not treat), columns =
+        true class (event, no event).
+    """
+    t = _check_thresholds([threshold])[0]
+    return np.array([[1.0, -t / (1.0 - t)], [0.0, 0.0]])
+
+
+@dataclass(frozen=True)
+class DecisionCurves:
+    """Net benefit curves of some models on one test set (:func:`decision_curves`).
+
+    Attributes
+    ----------
+    thresholds : ndarray of shape (T,)
+        Threshold probabilities, increasing, in (0, 1).
+    net_benefit : dict of str to ndarray of shape (T,)
+        Each model's net benefit.
+    treat_all : ndarray of shape (T,)
+        Net benefit of treating everyone; treating no one has 0.
+    prevalence : float
+        The test set's share of positives.
+    items : int
+    classes : tuple of (str, str)
+        (positive, negative) labels.
+    bands : dict of str to ndarray of shape (T, 2), or None
+        Each model's central :data:`BAND` posterior interval (with ``test_uncertainty``).
+    probability_better : dict of (str, str) to ndarray of shape (T,), or None
+        For each pair ``(a, b)`` (models in the given order, ``a`` first), the posterior
+        probability that ``a``'s net benefit exceeds ``b``'s on the population.
+    exact : dict of (str, str) to ndarray of bool, or None
+        Where ``probability_better`` is the exact integral (else drawn, rare).
+    prior_count, samples, seed
+        The posterior's settings (``seed``: the root seed, None if a Generator was given).
+    """
+
+    thresholds: np.ndarray
+    net_benefit: dict
+    treat_all: np.ndarray
+    prevalence: float
+    items: int
+    classes: tuple
+    bands: dict | None = None
+    probability_better: dict | None = None
+    exact: dict | None = None
+    prior_count: float | None = None
+    samples: int | None = None
+    seed: int | None = None
+
+    @property
+    def treat_none(self) -> np.ndarray:
+        return np.zeros_like(self.thresholds)
+
+    def to_dict(self) -> dict:
+        """JSON-ready: thresholds, curves, and with the posterior the bands and probabilities."""
+        result = {
+            "thresholds": self.thresholds.tolist(),
+            "prevalence": self.prevalence,
+            "items": self.items,
+            "classes": list(self.classes),
+            "treat_when": "predicted probability >= threshold",
+            "net_benefit": {name: nb.tolist() for name, nb in self.net_benefit.items()},
+            "treat_all": self.treat_all.tolist(),
+            "treat_none": self.treat_none.tolist(),
+        }
+        if self.bands is not None:
+            result["posterior"] = {
+                "prior_count": self.prior_count,
+                "prior": "total count spread evenly over the cells of each table",
+                "samples": self.samples,
+                "seed": self.seed,
+                "band": BAND,
+                "bands": {name: band.tolist() for name, band in self.bands.items()},
+                "probability_better": [
+                    {"model": a, "over": b, "probability": p.tolist(), "exact": self.exact[a, b].tolist()}
+                    for (a, b), p in self.probability_better.items()
+                ],
+            }
+        return result
+
+
+def _check_thresholds(thresholds) -> np.ndarray:
+    try:
+        t = np.asarray(thresholds, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ValueError("thresholds: not an array of numbers") from None
+    if t.size == 0:
+        raise ValueError("thresholds: give at least one threshold")
+    if len(bad := np.flatnonzero(~((t > 0) & (t < 1)))):  # NaN fails both
+        raise ValueError(f"thresholds: {float(t[bad[0]])!r} is not a threshold probability in (0, 1) (open interval)")
+    if np.any(np.diff(t) <= 0):
+        raise ValueError("thresholds: must be strictly increasing")
+    return t
+
+
+def _check_probabilities(test_set: ScoredTestSet) -> None:
+    for name, p in test_set.scores.items():
+        if len(bad := np.flatnonzero((p < 0) | (p > 1))):
+            raise ValueError(f"{test_set.where(name, bad[0])}: {float(p[bad[0]])!r} is not a probability in [0, 1]; "
+                             "decision curves need predicted probabilities")  # fmt: skip
+
+
+def _treated_counts(positive: np.ndarray, levels: np.ndarray, thresholds: int) -> np.ndarray:
+    """Per threshold index t, the positives and negatives treated: ``levels`` counts the
+    thresholds at or below each item's probability, so an item is treated at t when
+    ``t < level``. Returns shape (2, T): (positives, negatives)."""
+    out = np.empty((2, thresholds))
+    for row, members in enumerate((positive, ~positive)):
+        at_or_below = np.cumsum(np.bincount(levels[members], minlength=thresholds + 1))[:thresholds]
+        out[row] = members.sum() - at_or_below
+    return out
+
+
+def decision_curves(y_true, scores=None, *, positive=None, thresholds=None, test_uncertainty: bool = False,
+                    prior_count: float = DEFAULT_PRIOR_COUNT, samples: int = DEFAULT_BAND_SAMPLES, rng=None) -> DecisionCurves:  # fmt: skip
+    """Net benefit of each model, treat all and treat none, against the threshold probability.
+
+    Parameters
+    ----------
+    y_true : array_like of shape (items,), or ScoredTestSet
+        The true labels (two classes); or a test set from :func:`mcrank.evaluate.load_scores`
+        (then ``scores`` and ``positive`` are not given).
+    scores : dict of str to array_like of shape (items,)
+        Each model's predicted probability of the positive class (the event), in [0, 1].
+    positive : label, optional
+        The positive class; by default 1 (True) for labels 0/1 or -1/1, as scikit-learn's
+        ``pos_label``.
+    thresholds : array_like of shape (T,), optional
+        Threshold probabilities in (0, 1), strictly increasing; default 0.01, ..., 0.99.
+    test_uncertainty : bool, default False
+        Also the posterior bands and the probability, per threshold and pair, that one
+        model's net benefit exceeds the other's on the population (module docstring).
+    prior_count : float, default 1
+        The Dirichlet prior's total count (:mod:`mcrank.evaluate.uncertainty`).
+    samples : int, default 10000
+        Posterior draws of the bands.
+    rng : int, SeedSequence, Generator or None
+        The band draws (the probabilities are exact, except where the integral fails to
+        converge and they are drawn); None draws a fresh seed, recorded in the result.
+
+    Returns
+    -------
+    DecisionCurves
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter: probabilities outside [0, 1] or NaN, thresholds outside
+        (0, 1) or not increasing, a bad ``prior_count``, ``samples`` or seed, labels not of
+        two classes.
+
+    Examples
+    --------
+    >>> from mcrank.evaluate import decision_curves
+    >>> curves = decision_curves([1, 1, 0, 0], {"model": [0.9, 0.4, 0.3, 0.1]}, thresholds=[0.2, 0.5])
+    >>> curves.net_benefit["model"].tolist()  # TP/N - FP/N * p_t / (1 - p_t)
+    [0.4375, 0.25]
+    >>> curves.treat_all.tolist()
+    [0.375, 0.0]
+    """
+    if isinstance(y_true, ScoredTestSet):
+        if scores is not None or positive is not None:
+            raise ValueError("scores: a ScoredTestSet holds the scores and the positive class already")
+        test_set = y_true
+    else:
+        if scores is None:
+            raise ValueError("scores: give each model's predicted probabilities, {name: array}")
+        test_set = scored_test_set(y_true, scores, positive=positive)
+    _check_probabilities(test_set)
+    t = DEFAULT_THRESHOLDS.copy() if thresholds is None else _check_thresholds(thresholds)
+    if test_uncertainty:
+        prior_count = check_positive(prior_count, "prior_count")
+        samples = check_count(samples, "samples")
+    is_positive, total = test_set.positive, test_set.items
+    odds = t / (1.0 - t)
+    prevalence = float(is_positive.sum()) / total
+    treat_all = prevalence - (1.0 - prevalence) * odds
+    names = list(test_set.scores)
+    levels = {name: np.searchsorted(t, test_set.scores[name], side="right") for name in names}
+    treated = {name: _treated_counts(is_positive, levels[name], t.size) for name in names}
+    net_benefit = {name: (tp - fp * odds) / total for name, (tp, fp) in treated.items()}
+    if not test_uncertainty:
+        return DecisionCurves(t, net_benefit, treat_all, prevalence, total, test_set.classes)
+
+    root = rng if isinstance(rng, np.random.Generator) else root_seed_sequence(rng)
+    seed = int(root.entropy) if isinstance(root, np.random.SeedSequence) and root.spawn_key == () else None
+    generator = root if isinstance(root, np.random.Generator) else np.random.default_rng(root)
+    positives, negatives = float(is_positive.sum()), float((~is_positive).sum())
+    own = prior_per_cell(prior_count, 4)
+    bands = {}
+    low, high = (1 - BAND) / 2, 1 - (1 - BAND) / 2
+    for name in names:
+        tp, fp = treated[name]
+        # By aggregation, TP, FP and the untreated rest suffice: NB = f_TP - w f_FP.
+        alpha = np.stack((tp + own, fp + own, positives - tp + negatives - fp + 2 * own), axis=-1)  # (T, 3)
+        band = np.empty((t.size, 2))
+        step = max(1, _BAND_BLOCK // samples)
+        for start in range(0, t.size, step):
+            block = slice(start, start + step)
+            gamma = generator.standard_gamma(np.broadcast_to(alpha[block], (samples, *alpha[block].shape)))
+            draws = (gamma[..., 0] - odds[block] * gamma[..., 1]) / gamma.sum(axis=-1)
+            band[block] = np.quantile(draws, [low, high], axis=0).T
+        bands[name] = band
+
+    joint = prior_per_cell(prior_count, 8)
+    better, exact = {}, {}
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            both = _treated_counts(is_positive, np.minimum(levels[a], levels[b]), t.size)
+            only_a, only_b = treated[a] - both, treated[b] - both  # (2, T): positives, negatives
+            probability, is_exact = np.empty(t.size), np.ones(t.size, dtype=bool)
+            for k in range(t.size):
+                weights = np.array([1.0, -odds[k], -1.0, odds[k]])
+                alpha = np.array([only_a[0, k], only_a[1, k], only_b[0, k], only_b[1, k]]) + joint
+                below = _flip_exact(weights, alpha)  # P(NB_a < NB_b); a tie has probability 0
+                if below is None:  # the integral did not converge: drawn instead
+                    gamma = generator.standard_gamma(np.broadcast_to(alpha, (samples, 4)))
+                    below, is_exact[k] = float(np.mean(gamma @ weights < 0)), False
+                probability[k] = 1.0 - below
+            better[a, b], exact[a, b] = probability, is_exact
+    return DecisionCurves(t, net_benefit, treat_all, prevalence, total, test_set.classes, bands, better, exact,
+                          float(prior_count), int(samples), seed)  # fmt: skip

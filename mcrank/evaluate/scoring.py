@@ -1,0 +1,564 @@
+"""Scoring classifiers: labels and scores in, a ranking by the utility at each one's best threshold out.
+
+A scoring classifier gives each item a score (often a probability of the positive class);
+a threshold turns it into a classifier: output positive when ``score >= threshold``. Each
+threshold has its confusion matrix and so its utility yield, eq. (9); what a scoring
+classifier is worth under a utility matrix is the yield at its best threshold (published
+version, §5, eqs. 20-25). This module reads such a test set (:func:`scored_test_set`,
+:func:`load_scores`), computes the area under the ROC curve (:func:`auc_score`) and ranks the
+classifiers by their utility at the best threshold (:func:`rank_scoring`), flagging every
+pair that AUC orders the other way.
+
+A threshold chosen on the test set is the best *for that test set*: its yield is biased
+upwards, more for classifiers with many distinct scores. :func:`rank_scoring` therefore
+offers three choices (``threshold_choice``):
+
+- ``"crossfit"`` (default): the items are dealt into K folds, stratified by class; each
+  fold's items are decided at the threshold chosen on the other folds; the yield is the mean
+  over all items. Every item is used once for evaluation, never by its own choice.
+- ``"split"``: the threshold is chosen on a random half (stratified) and the yield is that
+  of the other half.
+- ``"test"``: chosen and evaluated on the whole test set: optimistic, and marked so.
+
+All classifiers share the same folds or halves, so their yields stay paired. The layout is
+the package's (``docs/method.md``): rows of the utility matrix = output, columns = true
+class, class 0 = positive. ``docs/evaluate.md``, "Scoring classifiers", has the CLI.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from mcrank._rng import resolve_rng, root_seed_sequence
+from mcrank._validation import check_choice, check_count
+from mcrank.evaluate.input import _check_name, _read_text, _square
+from mcrank.evaluate.ranking import _compare, _competition_ranks
+
+__all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringResult", "auc_score", "load_scores",
+           "rank_scoring", "scored_test_set"]  # fmt: skip
+
+#: How the threshold of each scoring classifier is chosen: see the module docstring.
+THRESHOLD_CHOICES = ("crossfit", "split", "test")
+#: Folds of ``"crossfit"`` by default.
+DEFAULT_FOLDS = 5
+
+
+@dataclass(frozen=True)
+class ScoredTestSet:
+    """A test set of a binary problem, item by item: the truth and each model's score.
+
+    Attributes
+    ----------
+    positive : ndarray of shape (items,), bool
+        Whether each item's true class is the positive one (class 0 of a utility matrix).
+    scores : dict of str to ndarray of shape (items,), float
+        Each model's score of the positive class, higher = more positive, finite.
+    classes : tuple of (str, str)
+        The labels of the positive and the negative class, in that order.
+    source : str
+        Where it came from, for messages.
+    lines : ndarray of shape (items,), int, or None
+        The line of each item in the file it came from, for messages.
+    """
+
+    positive: np.ndarray
+    scores: dict[str, np.ndarray]
+    classes: tuple[str, str]
+    source: str = ""
+    lines: np.ndarray | None = None
+
+    def where(self, model: str, item: int) -> str:
+        """The place of one score, for messages: the file's line and column, or the array's item."""
+        if self.lines is None:
+            return f"scores[{model!r}]: item {item}"
+        return f"{self.source}, line {int(self.lines[item])}, column {model!r}"
+
+    @property
+    def items(self) -> int:
+        return int(self.positive.size)
+
+
+def _default_positive(labels: list):
+    """sklearn's ``pos_label`` rule: 1 (True) when the labels are {0, 1} or {-1, 1}."""
+    values = set(labels)
+    if all(isinstance(v, (bool, np.bool_)) for v in labels):
+        return True
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in labels) and (values <= {0, 1} or values <= {-1, 1}):
+        return 1
+    return None
+
+
+def _binary_truth(labels: list, positive, classes, where: str) -> tuple[np.ndarray, tuple[str, str]]:
+    """Per item, whether it is positive; and the (positive, negative) labels as text."""
+    distinct = list(dict.fromkeys(labels))
+    if len(distinct) > 2:
+        raise ValueError(f"{where}: {len(distinct)} distinct labels ({', '.join(map(repr, distinct[:5]))}): a scoring classifier's problem has 2 classes")
+    if classes is not None:
+        classes = tuple(map(str, classes))
+        if len(classes) != 2:
+            raise ValueError(f"classes: a scoring classifier's problem has 2 classes, got {len(classes)}")
+        if positive is not None and str(positive) != classes[0]:
+            raise ValueError(f"positive: {positive!r} is not the first of the classes {classes!r} (the first is positive)")
+        positive = classes[0]
+        if unknown := [v for v in distinct if str(v) not in classes]:
+            raise ValueError(f"{where}: label {unknown[0]!r} is not one of the classes {', '.join(map(repr, classes))}")
+    if positive is None:
+        positive = _default_positive(distinct)
+        if positive is None:
+            raise ValueError(f"positive: give the label of the positive class ({where} has the labels "
+                             f"{', '.join(map(repr, distinct[:5]))}); it is 1 by default only for labels 0/1 or -1/1")
+    is_positive = np.array([v == positive or str(v) == str(positive) for v in distinct])
+    if not is_positive.any():
+        raise ValueError(f"positive: {positive!r} is not one of the labels of {where} ({', '.join(map(repr, distinct))})")
+    if is_positive.all() or len(distinct) < 2:
+        raise ValueError(f"{where}: only one class ({distinct[0]!r}) in the test set: positives and negatives are both needed")
+    negative = classes[1] if classes is not None else str(distinct[int(np.argmin(is_positive))])
+    lookup = dict(zip(distinct, is_positive))
+    return np.array([lookup[v] for v in labels], dtype=bool), (str(positive), negative)
+
+
+def _check_scores(scores: dict, items: int, source: str = "") -> dict[str, np.ndarray]:
+    if not isinstance(scores, dict) or not scores:
+        raise ValueError("scores: give a non-empty mapping of model names to arrays of scores")
+    checked = {}
+    for name, values in scores.items():
+        _check_name(name, "model", source)
+        where = f"scores[{name!r}]"
+        try:
+            array = np.asarray(values, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: not an array of numbers") from None
+        if array.ndim != 1 or array.size != items:
+            raise ValueError(f"{where}: expected {items} scores (one per item of y_true), got shape {array.shape}")
+        if len(bad := np.flatnonzero(~np.isfinite(array))):
+            raise ValueError(f"{where}: item {bad[0]}: score {float(array[bad[0]])!r} is not a finite number")
+        checked[name] = array
+    return checked
+
+
+def scored_test_set(y_true, scores, *, positive=None, classes=None) -> ScoredTestSet:
+    """A checked binary test set from label and score arrays.
+
+    Parameters
+    ----------
+    y_true : array_like of shape (items,)
+        The true labels, two distinct values.
+    scores : dict of str to array_like of shape (items,)
+        Per model, its score of the positive class (e.g. ``predict_proba(X)[:, 1]``), higher
+        = more positive; finite.
+    positive : label, optional
+        The positive class. By default the first of ``classes`` when given, else 1 (or True)
+        when the labels are 0/1 or -1/1, as scikit-learn's ``pos_label``; otherwise required.
+    classes : sequence of 2 labels, optional
+        The class order of a utility matrix: (positive, negative).
+
+    Returns
+    -------
+    ScoredTestSet
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter: not two classes, an unknown ``positive``, scores of the wrong
+        length, NaN or infinite scores.
+    """
+    labels = np.asarray(y_true).ravel().tolist()
+    if not labels:
+        raise ValueError("y_true: no items")
+    truth, names = _binary_truth(labels, positive, classes, "y_true")
+    return ScoredTestSet(truth, _check_scores(scores, len(labels)), names, "y_true")
+
+
+def load_scores(path, *, truth: str = "true", positive=None, classes=None) -> ScoredTestSet:
+    """Read a test set of scores: a CSV file, one row per item.
+
+    The header names the columns: ``truth`` (the true class, a label) and one column per
+    model, its score of the positive class (a number; higher = more positive)::
+
+        true,logistic,forest
+        malignant,0.93,0.80
+        benign,0.12,0.05
+
+    Parameters
+    ----------
+    path : str or Path
+        A CSV file of at most :data:`mcrank.evaluate.MAX_INPUT_BYTES`.
+    truth : str, default "true"
+        The column of true classes.
+    positive : str, optional
+        The label of the positive class.
+    classes : sequence of 2 str, optional
+        (positive, negative), e.g. from the utility matrix; its first must be ``positive``
+        when both are given. One of the two is needed (the file's labels are text).
+
+    Returns
+    -------
+    ScoredTestSet
+
+    Raises
+    ------
+    ValueError
+        Naming the line and column: no truth column, a column named twice, a row of the
+        wrong length, an empty label, a score that is not a finite number, not two classes.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be the path of a file (str or Path), got {path!r}")
+    source = os.fspath(path)
+    if positive is None and classes is None:
+        raise ValueError(f"{source}: positive: say which label is the positive class (or give the classes, positive first)")
+    reader = csv.reader(io.StringIO(_read_text(source), newline=""))
+    try:
+        header = [h.strip() for h in next(reader)]
+        for name in header:
+            _check_name(name, "column", f"{source}, line 1")
+        if twice := [name for name in header if header.count(name) > 1]:
+            raise ValueError(f"{source}, line 1: column {twice[0]!r} appears twice")
+        if truth not in header:
+            raise ValueError(f"{source}, line 1: no column {truth!r} of true classes (the columns are {', '.join(map(repr, header))})")
+        if len(header) < 2:
+            raise ValueError(f"{source}, line 1: no model columns: give one column of scores per model beside {truth!r}")
+        rows, lines, end = [], [], reader.line_num
+        for row in reader:
+            line, end = end + 1, reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                raise ValueError(f"{source}, line {line}: expected {len(header)} fields, got {len(row)}")
+            rows.append(row)
+            lines.append(line)
+    except csv.Error as error:
+        raise ValueError(f"{source}, line {reader.line_num}: not valid CSV: {error}") from None
+    if not rows:
+        raise ValueError(f"{source}: no data rows below the header")
+    columns = [[cell.strip() for cell in column] for column in zip(*rows)]
+    k = header.index(truth)
+    if "" in columns[k]:
+        raise ValueError(f"{source}, line {lines[columns[k].index('')]}, column {truth!r}: empty label")
+    scores = {}
+    for name, column in zip(header, columns):
+        if name == truth:
+            continue
+        try:
+            values = np.array(column, dtype=float)
+        except ValueError:
+            values = None
+        bad = ([i for i, cell in enumerate(column) if not _is_number(cell)] if values is None
+               else np.flatnonzero(~np.isfinite(values)).tolist())
+        if bad:
+            raise ValueError(f"{source}, line {lines[bad[0]]}, column {name!r}: score {column[bad[0]]!r} is not a finite number")
+        scores[name] = values
+    positive_mask, names = _binary_truth(columns[k], positive, classes, f"{source}, column {truth!r}")
+    return ScoredTestSet(positive_mask, scores, names, source, np.array(lines))
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+# --- AUC --------------------------------------------------------------------------------------
+
+
+def auc_score(positive, scores) -> float:
+    """The area under the empirical ROC curve, by the Mann-Whitney statistic.
+
+    .. math:: \\mathrm{AUC} = \\frac{1}{P N} \\sum_{i \\in +} \\sum_{j \\in -}
+              \\left( [s_i > s_j] + \\tfrac12 [s_i = s_j] \\right)
+
+    computed from the average ranks of the scores in O(n log n).
+
+    Parameters
+    ----------
+    positive : array_like of bool, shape (items,)
+    scores : array_like of shape (items,)
+
+    Returns
+    -------
+    float
+        NaN if either class is empty.
+    """
+    positive = np.asarray(positive, dtype=bool)
+    scores = np.asarray(scores, dtype=float)
+    p, n = int(positive.sum()), int((~positive).sum())
+    if p == 0 or n == 0:
+        return math.nan
+    _, inverse, counts = np.unique(scores, return_inverse=True, return_counts=True)
+    # The average rank of each distinct value: a tie shares the mean of the ranks it spans.
+    average = np.cumsum(counts) - (counts - 1) / 2.0
+    rank_sum = float(average[inverse.ravel()][positive].sum())
+    return (rank_sum - p * (p + 1) / 2.0) / (p * n)
+
+
+# --- the best threshold -----------------------------------------------------------------------
+
+
+def _best_threshold(positive: np.ndarray, scores: np.ndarray, utility: np.ndarray) -> tuple[float, float]:
+    """The threshold of the largest total utility on these items, and that total.
+
+    Candidates are every distinct score (output positive when ``score >= it``) and +inf
+    (never positive): the empirical ROC curve with its two corners. Among equal totals the
+    highest threshold wins (fewest positives). The threshold returned lies halfway between
+    the chosen score and the next lower one (-inf below the lowest), so that it decides
+    these items alike and new items in between by the nearer side.
+    """
+    order = np.argsort(-scores, kind="stable")
+    ranked, is_positive = scores[order], positive[order]
+    last = np.flatnonzero(np.append(ranked[1:] != ranked[:-1], True))  # last item of each distinct score
+    true_positives = np.concatenate(([0], np.cumsum(is_positive)[last]))
+    false_positives = np.concatenate(([0], (last + 1) - true_positives[1:]))
+    p, n = int(is_positive.sum()), int(is_positive.size - is_positive.sum())
+    totals = (utility[0, 0] * true_positives + utility[0, 1] * false_positives
+              + utility[1, 0] * (p - true_positives) + utility[1, 1] * (n - false_positives))  # fmt: skip
+    k = int(np.argmax(totals))  # the first maximum: the highest threshold
+    distinct = ranked[last]
+    if k == 0:
+        return math.inf, float(totals[0])
+    if k == distinct.size:  # positive below the lowest score too
+        return -math.inf, float(totals[k])
+    middle = (distinct[k - 1] + distinct[k]) / 2
+    # Adjacent floating-point numbers have no number between them: then the chosen score.
+    return float(middle if middle > distinct[k] else distinct[k - 1]), float(totals[k])
+
+
+def _total_at(positive, scores, utility, threshold) -> float:
+    out = scores >= threshold
+    return float(utility[0, 0] * np.sum(out & positive) + utility[0, 1] * np.sum(out & ~positive)
+                 + utility[1, 0] * np.sum(~out & positive) + utility[1, 1] * np.sum(~out & ~positive))  # fmt: skip
+
+
+def _stratified_folds(positive: np.ndarray, folds: int, rng: np.random.Generator) -> np.ndarray:
+    """Each item's fold, 0..folds-1: each class shuffled and dealt in turn, so every fold has
+    its share of both classes."""
+    fold = np.empty(positive.size, dtype=np.int64)
+    offset = 0
+    for members in (np.flatnonzero(positive), np.flatnonzero(~positive)):
+        shuffled = rng.permutation(members)
+        fold[shuffled] = (offset + np.arange(shuffled.size)) % folds
+        offset += shuffled.size  # the next class continues the deal: fold sizes differ by at most 1
+    return fold
+
+
+@dataclass(frozen=True)
+class ScoringResult:
+    """One scoring classifier under :func:`rank_scoring`.
+
+    Attributes
+    ----------
+    name : str
+    rank : int
+        By ``utility_yield`` (1 = best; ties share the best rank).
+    utility_yield : float
+        Utility per item at the chosen thresholds, evaluated as ``threshold_choice`` says.
+    threshold : float
+        The best threshold on the whole test set (output positive when ``score >= it``;
+        +inf: never, -inf: always), the one to deploy.
+    test_set_yield : float
+        Its utility per item on the whole test set: optimistic.
+    fold_thresholds : tuple of float
+        The thresholds chosen per fold (``crossfit``) or on the choice half (``split``).
+    auc : float
+        Area under the ROC curve (Mann-Whitney).
+    auc_rank : int
+    """
+
+    name: str
+    rank: int
+    utility_yield: float
+    threshold: float
+    test_set_yield: float
+    fold_thresholds: tuple
+    auc: float
+    auc_rank: int
+
+
+@dataclass(frozen=True)
+class ScoringEvaluation:
+    """What :func:`rank_scoring` returns.
+
+    Attributes
+    ----------
+    models : tuple of ScoringResult
+        In rank order.
+    auc_disagreements : tuple of (str, str)
+        Pairs ``(better, worse)`` by utility yield that AUC orders the other way or ties, or
+        that the yield ties and AUC does not.
+    threshold_choice : {"crossfit", "split", "test"}
+    folds : int or None
+        For ``crossfit``.
+    seed : int or None
+        Root seed of the split or folds (None for ``test`` or when a Generator was given).
+    evaluated_items : int
+        Items whose utility makes ``utility_yield``: all, or the evaluation half.
+    utility : ndarray of shape (2, 2)
+    classes : tuple of (str, str)
+    items : int
+    """
+
+    models: tuple
+    auc_disagreements: tuple
+    threshold_choice: str
+    folds: int | None
+    seed: int | None
+    evaluated_items: int
+    utility: np.ndarray
+    classes: tuple
+    items: int
+
+    @property
+    def optimistic(self) -> bool:
+        """Whether the thresholds were chosen on the items they are evaluated on."""
+        return self.threshold_choice == "test"
+
+    def describe_choice(self) -> str:
+        """One line: how the thresholds were chosen, for the report."""
+        if self.threshold_choice == "test":
+            return "thresholds chosen on the whole test set and evaluated on it: optimistic (biased upwards)"
+        seed = "" if self.seed is None else f", seed {self.seed}"
+        if self.threshold_choice == "split":
+            return (f"thresholds chosen on a random half of the test set (stratified{seed}) and evaluated on the other "
+                    f"{self.evaluated_items} items")
+        return f"cross-fitted: {self.folds} folds (stratified{seed}), each fold's items decided at the thresholds chosen on the others"
+
+    def to_dict(self) -> dict:
+        def number(x):
+            return None if not math.isfinite(x) else x
+
+        return {
+            "threshold_choice": self.threshold_choice,
+            "threshold_choice_note": self.describe_choice(),
+            "optimistic": self.optimistic,
+            "folds": self.folds,
+            "seed": self.seed,
+            "evaluated_items": self.evaluated_items,
+            "items": self.items,
+            "classes": list(self.classes),
+            "utility": self.utility.tolist(),
+            "models": [
+                {"name": m.name, "rank": m.rank, "utility_yield": m.utility_yield,
+                 "threshold": number(m.threshold), "threshold_rule": _threshold_rule(m.threshold),
+                 "test_set_yield": m.test_set_yield, "fold_thresholds": [number(t) for t in m.fold_thresholds],
+                 "auc": number(m.auc), "auc_rank": m.auc_rank}
+                for m in self.models
+            ],
+            "auc_disagreements": [list(pair) for pair in self.auc_disagreements],
+        }
+
+
+def _threshold_rule(threshold: float) -> str:
+    if threshold == math.inf:
+        return "never positive"
+    if threshold == -math.inf:
+        return "always positive"
+    return f"positive when score >= {threshold:.6g}"
+
+
+def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "crossfit", folds: int = DEFAULT_FOLDS,
+                 rng=None) -> ScoringEvaluation:  # fmt: skip
+    """Rank scoring classifiers by their utility yield at the best threshold, beside AUC.
+
+    Parameters
+    ----------
+    test_set : ScoredTestSet
+        From :func:`scored_test_set` or :func:`load_scores`.
+    utility : array_like of shape (2, 2)
+        Rows = output, columns = true class, class 0 = positive (``docs/method.md``).
+    threshold_choice : {"crossfit", "split", "test"}, default "crossfit"
+        Where each classifier's threshold is chosen and its yield evaluated (module
+        docstring); ``"test"`` is optimistic.
+    folds : int, default 5
+        Folds of ``"crossfit"``, at least 2 and at most the size of the smaller class.
+    rng : int, SeedSequence, Generator or None
+        The split or the folds; None draws a fresh seed, recorded in the result.
+
+    Returns
+    -------
+    ScoringEvaluation
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter: a utility matrix that is not 2 x 2 or not finite, an unknown
+        ``threshold_choice``, ``folds`` out of range, a bad seed.
+    """
+    u = _square(utility, "utility")
+    if u.shape != (2, 2):
+        raise ValueError(f"utility: a scoring classifier's problem has 2 classes, got a {u.shape[0]}x{u.shape[0]} matrix")
+    if not np.all(np.isfinite(u)):
+        raise ValueError("utility: every entry must be a finite number")
+    check_choice(threshold_choice, THRESHOLD_CHOICES, "threshold_choice")
+    positive, names = test_set.positive, list(test_set.scores)
+    smaller = int(min(positive.sum(), (~positive).sum()))
+    if threshold_choice == "crossfit":
+        folds = check_count(folds, "folds", minimum=2)
+        if folds > smaller:
+            raise ValueError(f"folds: {folds} folds but the smaller class has {smaller} items: each fold needs both classes")
+    elif threshold_choice == "split" and smaller < 2:
+        raise ValueError("threshold_choice: 'split' needs at least 2 items of each class (one per half)")
+    seed = None
+    if threshold_choice != "test":
+        if not isinstance(rng, np.random.Generator):
+            root = root_seed_sequence(rng)
+            seed = int(root.entropy) if root.spawn_key == () else None
+            rng = np.random.default_rng(root)
+        else:
+            rng = resolve_rng(rng)
+    fold = None
+    if threshold_choice == "crossfit":
+        fold = _stratified_folds(positive, folds, rng)
+    elif threshold_choice == "split":
+        fold = _stratified_folds(positive, 2, rng)  # fold 0 chooses, fold 1 evaluates
+
+    yields, thresholds, test_yields, chosen = [], [], [], []
+    for name in names:
+        s = test_set.scores[name]
+        threshold, total = _best_threshold(positive, s, u)
+        thresholds.append(threshold)
+        test_yields.append(total / positive.size)
+        if threshold_choice == "test":
+            yields.append(total)
+            chosen.append(())
+        elif threshold_choice == "split":
+            t, _ = _best_threshold(positive[fold == 0], s[fold == 0], u)
+            held = fold == 1
+            yields.append(_total_at(positive[held], s[held], u, t))
+            chosen.append((t,))
+        else:
+            per_fold, total = [], 0.0
+            for f in range(folds):
+                held = fold == f
+                t, _ = _best_threshold(positive[~held], s[~held], u)
+                per_fold.append(t)
+                total += _total_at(positive[held], s[held], u, t)
+            yields.append(total)
+            chosen.append(tuple(per_fold))
+    evaluated = int(positive.size if threshold_choice != "split" else np.sum(fold == 1))
+    totals = np.array(yields)
+    # Totals of the same items are compared, as evaluate compares them (exact for whole numbers).
+    scale = float(np.max(np.abs(u))) * evaluated
+    exact = np.all(u == np.round(u)) and scale <= 2.0**53
+    ranks = _competition_ranks(totals, 0.0 if exact else scale)
+    aucs = np.array([auc_score(positive, test_set.scores[name]) for name in names])
+    auc_ranks = _competition_ranks(aucs)
+    order = sorted(range(len(names)), key=lambda k: (ranks[k], k))
+    disagreements = []
+    for a_pos, a in enumerate(order):
+        for b in order[a_pos + 1 :]:
+            by_yield = int(_compare(totals[a], totals[b], 0.0 if exact else scale))
+            by_auc = int(_compare(aucs[a], aucs[b]))
+            if by_yield != by_auc:
+                disagreements.append((names[a], names[b]))
+    models = tuple(
+        ScoringResult(names[k], ranks[k], float(totals[k] / evaluated), thresholds[k], test_yields[k], chosen[k],
+                      float(aucs[k]), auc_ranks[k])
+        for k in order
+    )
+    return ScoringEvaluation(models, tuple(disagreements), threshold_choice, folds if threshold_choice == "crossfit" else None,
+                             seed, evaluated, u, test_set.classes, test_set.items)  # fmt: skip
