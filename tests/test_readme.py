@@ -163,3 +163,22 @@ def test_the_readme_n_class_numbers_are_the_committed_ones():
         assert shown(finite[key]) in readme, key
     metrics = {name: row["incorrect_pct"] for (name, sd), row in finite.items() if sd is None}
     assert min(metrics, key=metrics.get) == "cohen_kappa"
+
+
+def test_the_readme_roc_numbers_are_the_committed_ones():
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    shown = lambda row: f"{row['incorrect_pct']:.2f} ± {row['se_pct']:.2f} %"  # noqa: E731
+
+    def rows(name):
+        return {(r["name"], r["sd"]): r for r in json.loads((ROOT / "results" / f"{name}.json").read_text())["rows"]}
+
+    gaussian, truncated, rare = rows("roc_uniform_gaussian"), rows("roc_uniform_truncated"), rows("roc_b001_gaussian")
+    for key in (("auc", None), ("best_youden", None), ("best_f1", None), ("best_accuracy", None), ("utility", 0.1)):
+        assert shown(gaussian[key]) in readme, key
+    assert shown(truncated["utility", 0.1]) in readme and shown(rare["auc", None]) in readme
+    assert f"({gaussian['auc', None]['tied_pct']:.2f} % are)" in readme
+    # The order the sentence states: AUC worst of the scores, accuracy at its best threshold best;
+    # the perturbed matrix best of all with truncated errors, worse than AUC with gaussian ones.
+    scores = {name: row["incorrect_pct"] for (name, sd), row in gaussian.items() if sd is None}
+    assert max(scores, key=scores.get) == "auc" and min(scores, key=scores.get) == "best_accuracy"
+    assert truncated["utility", 0.1]["incorrect_pct"] < min(scores.values()) and gaussian["utility", 0.1]["incorrect_pct"] > scores["auc"]
