@@ -21,8 +21,8 @@ from roc_oracle import (
     METRICS,
     auc_by_quadrature,
     best_f1_on_grid,
-    best_youden_on_grid,
     best_yield_on_grid,
+    best_youden_on_grid,
     curves_on_grid,
     run_roc_oracle,
     yield_at,
@@ -66,13 +66,13 @@ def _grid_scores(u, b, mu, sigma, grid, chunk):
     """The oracle's five scores of every case on ``grid``, in chunks of ``chunk`` cases."""
 
     def scores(k):
-        t = curves_on_grid(mu[k], sigma[k], grid)
+        curves = curves_on_grid(mu[k], sigma[k], grid)
         return (
-            best_yield_on_grid(u[k], b[k], t, grid)[0],
-            best_yield_on_grid(IDENTITY, b[k], t, grid)[0],
-            best_youden_on_grid(t, grid)[0],
-            best_f1_on_grid(b[k], t, grid)[0],
-            auc_by_quadrature(t, grid),
+            best_yield_on_grid(u[k], b[k], curves)[0],
+            best_yield_on_grid(IDENTITY, b[k], curves)[0],
+            best_youden_on_grid(curves)[0],
+            best_f1_on_grid(b[k], curves)[0],
+            auc_by_quadrature(curves),
         )
 
     return _in_chunks(scores, len(b), chunk)
@@ -94,11 +94,30 @@ def test_the_oracles_grid_is_within_its_resolution_of_a_much_denser_grid():
     # Corners: two classifiers whose optimum is the same corner tie exactly.
     below = np.array([[0.1, 0.0, 0.6, 1.0]] * 4)  # U00 < U10: always output 1, f = 0
     above = np.array([[1.0, 0.9, 0.0, 0.3]] * 4)  # U11 < U01: always output 0, f = 1
-    t = curves_on_grid([0.0, 1.0, 2.0, 3.0], [0.5, 1.0, 1.5, 2.0])
+    curves = curves_on_grid([0.0, 1.0, 2.0, 3.0], [0.5, 1.0, 1.5, 2.0])
     for utility, corner in ((below, 0.0), (above, 1.0)):
-        best, fpr = best_yield_on_grid(utility, 0.4, t)
+        best, fpr = best_yield_on_grid(utility, 0.4, curves)
         assert np.all(fpr == corner) and np.all(best == best[0])
         assert best[0] == pytest.approx(yield_at(utility[0], 0.4, corner, corner), abs=1e-15)
+
+
+#: Equal variances, B = 0.88, U = [[1, 0.86], [0, 1]]: the best threshold is interior for every
+#: mu, but for mu = 0.1, 0.3, 0.5 it lies so far out (x = 38, 13, 7.7) that it beats the corner
+#: f = 1, Y(1) = 0.9832, by 4e-311, 1e-42 and 9e-18 (from the tails, 1 - t and 1 - f, on a grid
+#: to x = 40): less than half an ulp of Y(1), 5.5e-17. For mu = 1 by 9.3e-7, at x = 3.46.
+NEAR_CORNER = dict(utility=[1.0, 0.86, 0.0, 1.0], prevalence=0.88, mu=[0.1, 0.3, 0.5, 1.0])
+
+
+def test_an_optimum_within_half_an_ulp_of_a_corner_is_that_corner():
+    # Exact arithmetic rounded to double: the three pairs among mu = 0.1, 0.3, 0.5 are tied in
+    # truth, in the oracle (which keeps 1 - t and 1 - f near f = 1) and in mcrank.
+    u, b, mu = NEAR_CORNER["utility"], NEAR_CORNER["prevalence"], np.array(NEAR_CORNER["mu"])
+    at_one = u[0] * b + u[1] * (1 - b)
+    best, fpr = best_yield_on_grid(u, b, curves_on_grid(mu, np.ones(4)))
+    exact_fpr, exact = roc.best_threshold(np.reshape(u, (2, 2)), b, mu, 1.0)
+    for value, where in ((best, fpr), (exact, exact_fpr)):
+        assert np.all(value[:3] == at_one) and np.all(where[:3] == 1.0)
+        assert value[3] == pytest.approx(at_one + 9.3126e-7, abs=1e-10) and where[3] < 1.0
 
 
 def test_the_oracles_quadrature_is_the_closed_form_auc():
@@ -153,16 +172,7 @@ def test_the_exact_best_thresholds_beat_a_dense_grid_by_at_most_its_resolution()
     j_fpr, j = roc.best_youden(mu, sigma)
     f1_fpr, f1 = roc.best_f1(b, mu, sigma)
 
-    def on_grid(k):
-        t = curves_on_grid(mu[k], sigma[k], FINE)
-        return (
-            best_yield_on_grid(u[k], b[k], t, FINE)[0],
-            best_yield_on_grid(IDENTITY, b[k], t, FINE)[0],
-            best_youden_on_grid(t, FINE)[0],
-            best_f1_on_grid(b[k], t, FINE)[0],
-        )
-
-    grid = _in_chunks(on_grid, len(b))
+    grid = _grid_scores(u, b, mu, sigma, FINE, 100)[:4]
     for name, exact, brute in zip(("best_threshold", "best_accuracy", "best_youden", "best_f1"), (best, acc, j, f1), grid, strict=True):
         assert np.all(exact >= brute - 1e-12), (name, np.min(exact - brute))
         assert np.all(exact - brute <= RESOLUTION), (name, np.max(exact - brute))
@@ -172,6 +182,53 @@ def test_the_exact_best_thresholds_beat_a_dense_grid_by_at_most_its_resolution()
     np.testing.assert_allclose(j, _tpr_at(j_fpr, mu, sigma) - j_fpr, rtol=0, atol=1e-10)
     t = _tpr_at(f1_fpr, mu, sigma)
     np.testing.assert_allclose(f1, 2 * b * t / (b + b * t + (1 - b) * f1_fpr), rtol=0, atol=1e-10)
+
+
+def test_pair_by_pair_the_exact_scores_rank_as_the_oracles_grid_does():
+    # The same 10^4 pairs from the study's priors, scored by mcrank.roc and by the oracle: ties
+    # (both optima at the same corner, or within half an ulp of it) and signs agree, except
+    # where the difference is within the grid's resolution (a few pairs at most: an optimum
+    # that beats a corner by less than the grid's shortfall, or a 1-ulp rounding of F1).
+    rng = np.random.default_rng(43)
+    n = 10_000
+    x, y = sample_hexagon_uniform(n, rng)
+    u = utility_from_xy(x, y)
+    perturbed = perturb_gaussian(u, 0.2, rng)
+    b = rng.uniform(0.0, 1.0, n)
+    mu = rng.uniform(0.0, 3.0, (2, n))
+    sigma = np.exp(rng.uniform(np.log(0.5), np.log(2.0), (2, n)))
+    scores = {
+        "truth": lambda c: roc.best_threshold(u.reshape(-1, 2, 2), b, mu[c], sigma[c])[1],
+        "perturbed": lambda c: roc.best_threshold(perturbed.reshape(-1, 2, 2), b, mu[c], sigma[c])[1],
+        "best_accuracy": lambda c: roc.best_accuracy(b, mu[c], sigma[c])[1],
+        "best_youden": lambda c: roc.best_youden(mu[c], sigma[c])[1],
+        "best_f1": lambda c: roc.best_f1(b, mu[c], sigma[c])[1],
+    }
+
+    def on_grid(c):
+        def chunk(k):
+            curves = curves_on_grid(mu[c, k], sigma[c, k])
+            return (
+                best_yield_on_grid(u[k], b[k], curves)[0],
+                best_yield_on_grid(perturbed[k], b[k], curves)[0],
+                best_yield_on_grid(IDENTITY, b[k], curves)[0],
+                best_youden_on_grid(curves)[0],
+                best_f1_on_grid(b[k], curves)[0],
+            )
+
+        return dict(zip(scores, _in_chunks(chunk, n, 500), strict=True))
+
+    grid = [on_grid(0), on_grid(1)]
+    tied_in_truth = 0
+    for name, exact in scores.items():
+        d_exact = exact(1) - exact(0)
+        d_grid = grid[1][name] - grid[0][name]
+        if name == "truth":
+            tied_in_truth = np.count_nonzero(d_exact == 0)
+        differ = np.sign(d_exact) != np.sign(d_grid)
+        assert np.all(np.maximum(np.abs(d_exact[differ]), np.abs(d_grid[differ])) <= 2e-5), name
+        assert np.count_nonzero(differ) <= 5, (name, np.count_nonzero(differ))
+    assert 400 < tied_in_truth < 700  # about 5.5 % (SPEC: "about 5.6 %")
 
 
 # --- the study against the oracle --------------------------------------------------------------
@@ -228,22 +285,44 @@ def test_the_study_agrees_with_the_numpy_oracle(settings):
 
 def test_equal_variances_auc_and_youden_never_misrank():
     # With sigma = 1 the ROC curves never cross: the classifier with the larger mu has the
-    # larger t at every f, so the larger best yield under any U (strictly, unless both optima
-    # sit at the same corner: tied in truth), the larger AUC, J, accuracy and F1. So AUC and
-    # J rank every pair untied in truth correctly: exactly 0 %. Best accuracy cannot reverse a
-    # pair either; it can only tie one (both optima at the same corner, for accuracy: in double
-    # precision, when B or mu push the optimum so far out that its gain is below the yield's
-    # rounding), which the oracle counts.
+    # larger t at every f, so the larger (or equal) best yield under any U, AUC, J, accuracy
+    # and F1. In exact arithmetic no optimum is even at a corner (the curve is concave with
+    # slopes infinite at f = 0 and 0 at f = 1); in double precision it is one when it beats the
+    # corner by less than half an ulp of the yield, B or mu pushing it far out (about 1 % of
+    # pairs are so tied in truth). So AUC and J misrank exactly 0 % of the pairs untied in
+    # truth, and best accuracy and best F1 reverse none: their incorrect pairs are ties.
     settings = dict(sds=(0.1,), roc_sigma_range=(1.0, 1.0))
     rows, oracle = _check_against_oracle(200_000, 10_000, 60, **settings)
     by_name = {r["name"]: r for r in rows if r["sd"] is None}
     assert by_name["auc"]["incorrect"] == 0 and by_name["best_youden"]["incorrect"] == 0
     assert oracle.incorrect["auc"] == 0 and oracle.incorrect["best_youden"] == 0
-    assert oracle.reversed["best_accuracy"] == 0 and oracle.reversed[("utility", 0.1)] == 0
+    for key in ("best_accuracy", "best_f1", ("utility", 0.1)):  # any U' ranks like mu, or ties
+        assert oracle.reversed[key] == 0, key
     accuracy = by_name["best_accuracy"]
     assert accuracy["incorrect_pct"] < 0.5
     reference, se = oracle.pct("best_accuracy")  # all of them ties, none reversed (above)
     assert abs(accuracy["incorrect_pct"] - reference) < 4 * math.hypot(accuracy["se_pct"], se)
+
+    # mcrank.roc's exact scores, pair by pair: the truth's sign is mu's unless tied, and no
+    # score reverses it.
+    rng = np.random.default_rng(61)
+    n = 20_000
+    u = utility_from_xy(*sample_hexagon_uniform(n, rng)).reshape(-1, 2, 2)
+    b = rng.uniform(0.0, 1.0, n)
+    mu = rng.uniform(0.0, 3.0, (2, n))
+    d_true = roc.best_threshold(u, b, mu[1], 1.0)[1] - roc.best_threshold(u, b, mu[0], 1.0)[1]
+    assert np.all((d_true == 0) | (np.sign(d_true) == np.sign(mu[1] - mu[0])))
+    scores = {
+        "auc": lambda c: roc.binormal_auc(mu[c], 1.0),
+        "best_accuracy": lambda c: roc.best_accuracy(b, mu[c], 1.0)[1],
+        "best_youden": lambda c: roc.best_youden(mu[c], 1.0)[1],
+        "best_f1": lambda c: roc.best_f1(b, mu[c], 1.0)[1],
+    }
+    for name, score in scores.items():
+        d = score(1) - score(0)
+        assert not np.any(d * d_true < 0), name
+        if name in ("auc", "best_youden"):
+            assert np.all((d * d_true > 0) | (d_true == 0)), name
 
 
 # --- exactness and bad input ---------------------------------------------------------------------
