@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from mcrank.cli._common import STDOUT, UsageError, check_output, metric_ids, path_argument, write_output
+from mcrank.cli._common import STDOUT, SubcommandParser, UsageError, check_output, metric_ids, path_argument, write_output
 
 FORMATS = ("table", "json", "csv")
 
@@ -24,58 +24,14 @@ def add_parser(subparsers):
         ),
         epilog="example: mcrank run --sd 0:0.5:0.01 --samples 1e6 --seed 1 --format csv --out sweep.csv",
     )
-    study = parser.add_argument_group("the study (defaults: the paper's)")
-    study.add_argument("--config", type=path_argument, metavar="FILE", help="experiment TOML file (see experiments/); flags override it")
-    study.add_argument(
-        "--study",
-        choices=("confusion", "roc"),
-        help="what the classifiers are: confusion (given by confusion matrices, the paper's §4.2; default) "
-        "or roc (scoring classifiers with binormal ROC curves, each at its best threshold, §5)",
-    )
-    study.add_argument("--classes", metavar="N", help="number of classes, 2 to 50 (default 2); sets the defaults of --true-um, --metrics and --rate-range")
-    study.add_argument(
-        "--true-um",
-        choices=("uniform", "gaussian", "uniform-elements", "gaussian-elements"),
-        help="distribution of true utility matrices: uniform or gaussian on the paper's hexagon (2 classes; default uniform), "
-        "or uniform-elements or gaussian-elements for any number (default uniform-elements from 3 classes)",
-    )
-    study.add_argument(
-        "--true-um-sd", type=float, metavar="SD", help="sd for --true-um gaussian (each hexagon coordinate) or gaussian-elements (each element) (default 1/3)"
-    )
-    study.add_argument(
-        "--class-concentration", type=float, metavar="ALPHA", help="Dirichlet parameter of the class proportions with the -elements distributions (default 1: uniform)"
-    )
-    study.add_argument("--error", choices=("gaussian", "truncated"), help="error model of perturbed utility matrices (default gaussian)")
-    study.add_argument(
-        "--estimator",
-        choices=("conditional", "sample"),
-        help="how the perturbed utility matrix's %% is estimated: conditional (the closed-form probability; "
-        "default for gaussian errors) or sample (draw the errors, as the paper; the only one for truncated)",
-    )
-    study.add_argument("--sd", nargs="+", metavar="SD", help="error sds: values and/or grids start:stop:step, separated by spaces or commas (default 0.1)")
-    study.add_argument("--samples", metavar="N", help="number of pairs, e.g. 1e6 (default 1e6)")
-    study.add_argument(
-        "--metrics",
-        nargs="+",
-        metavar="ID",
-        help="metric ids, separated by spaces or commas (default: the paper's seven for 2 classes; accuracy, "
-        "balanced_accuracy, macro_precision, macro_f1, mcc, cohen_kappa for more; with --study roc the scores "
-        "auc, best_accuracy, best_youden, best_f1)",
-    )
-    study.add_argument("--class-proportion", nargs=2, type=float, metavar=("LOW", "HIGH"), help="range of the class-0 fraction p (default 0 1)")
-    study.add_argument("--rate-beta", nargs=2, type=float, metavar=("ALPHA", "BETA"), help="Beta parameters of the recalls, TPR and TNR for two classes (default 2 1)")
-    study.add_argument("--rate-range", nargs=2, type=float, metavar=("LOW", "HIGH"), help="recall (TPR, TNR) = LOW + (HIGH-LOW)*Beta (default 1/n 1: 0.5 1 for two classes)")
-    study.add_argument("--fbeta-beta", type=float, metavar="BETA", help="beta of the fbeta metric (default 1)")
-    study.add_argument(
-        "--test-size", metavar="N", help="items in each pair's test set, e.g. 100 or 1e4 (default: none, the population)"
-    )
-    study.add_argument("--seed", metavar="N", help="root seed (default: fresh entropy, printed with the results)")
-    roc = parser.add_argument_group("the roc study (--study roc; docs/method.md, \"The ROC/AUC study\")")
-    roc.add_argument("--prevalence", metavar="B", help="fraction of class 0, fixed in (0, 1) (default: B ~ Uniform(0, 1) per pair)")
-    roc.add_argument("--roc-mu-range", nargs=2, type=float, metavar=("LOW", "HIGH"), help="class-0 score mean mu ~ Uniform(LOW, HIGH) (default 0 3)")
-    roc.add_argument(
-        "--roc-sigma-range", nargs=2, type=float, metavar=("LOW", "HIGH"), help="class-0 score sd, log-uniform on [LOW, HIGH] (default 0.5 2; 1 1: equal variances)"
-    )
+    # The study's flags come from its schema (mcrank.study.config), added when this parser is
+    # first used: other commands, and mcrank --help, then never import the study (and numba).
+    parser.__class__ = _StudyParser
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def _add_execution_flags(parser) -> None:
     execution = parser.add_argument_group("execution and output")
     execution.add_argument("--jobs", type=int, default=-1, help="parallel jobs, -1 for all cores (default -1); counts do not depend on it")
     execution.add_argument("--backend", choices=("threading", "loky", "dask"), default="threading", help="joblib backend (default threading)")
@@ -85,58 +41,76 @@ def add_parser(subparsers):
     )
     execution.add_argument("--out", type=path_argument, metavar="PATH", help="write the output to PATH (atomically); - or none: stdout")
     execution.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.set_defaults(handler=handler)
-    return parser
+
+
+class _StudyParser(SubcommandParser):
+    """``mcrank run``'s parser, whose study flags are generated from the study's schema
+    (:func:`mcrank.study.config.study_parameters`: each field's flag, metavar, nargs, choices
+    and help) the first time it parses or prints its help."""
+
+    _study_flags = False
+
+    def _add_study_flags(self) -> None:
+        if self._study_flags:
+            return
+        from mcrank.study.config import GROUPS, study_parameters
+
+        self._study_flags = True
+        groups = {name: self.add_argument_group(title) for name, title in GROUPS.items()}
+        groups["study"].add_argument("--config", type=path_argument, metavar="FILE", help="experiment TOML file (see experiments/); flags override it")
+        for parameter in study_parameters():
+            meta = parameter.metadata
+            if meta["flag"] is None:
+                continue
+            options = {"dest": parameter.name, "help": meta["help"]}
+            for key, option in (("metavar", "metavar"), ("nargs", "nargs"), ("cli_type", "type")):
+                if meta[key] is not None:
+                    options[option] = meta[key]
+            if meta["choices"] is not None:
+                options["choices"] = meta["choices"]()
+            groups[meta["group"]].add_argument(meta["flag"], **options)
+        _add_execution_flags(self)
+
+    def parse_known_args(self, args=None, namespace=None):  # noqa: D102 - argparse API
+        self._add_study_flags()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self):  # noqa: D102 - argparse API
+        self._add_study_flags()
+        return super().format_help()
+
+    def format_usage(self):  # noqa: D102 - argparse API
+        self._add_study_flags()
+        return super().format_usage()
 
 
 def study_overrides(args) -> dict:
-    """The study parameters given on the command line, as text (None where not given)."""
-    return {
-        "kind": args.study,
-        "classes": args.classes,
-        "class_concentration": args.class_concentration,
-        "true_um": args.true_um,
-        "true_um_sd": args.true_um_sd,
-        "error": args.error,
-        "estimator": args.estimator,
-        "sds": args.sd,
-        "samples": args.samples,
-        "metrics": None if args.metrics is None else metric_ids(args.metrics),
-        "class_proportion": None if args.class_proportion is None else tuple(args.class_proportion),
-        "rate_beta": None if args.rate_beta is None else tuple(args.rate_beta),
-        "rate_range": None if args.rate_range is None else tuple(args.rate_range),
-        "fbeta_beta": args.fbeta_beta,
-        "seed": args.seed,
-        "test_size": args.test_size,
-        "prevalence": args.prevalence,
-        "roc_mu_range": None if args.roc_mu_range is None else tuple(args.roc_mu_range),
-        "roc_sigma_range": None if args.roc_sigma_range is None else tuple(args.roc_sigma_range),
-    }
+    """The study parameters given on the command line, as text (None where not given):
+    one per flag of the schema, pairs as tuples, metric ids split at commas."""
+    from mcrank.study.config import study_parameters
 
-
-#: The flags each study kind alone reads, by their study parameter.
-_KIND_FLAGS = {
-    "roc": {"prevalence": "--prevalence", "roc_mu_range": "--roc-mu-range", "roc_sigma_range": "--roc-sigma-range"},
-    "confusion": {
-        "classes": "--classes",
-        "class_concentration": "--class-concentration",
-        "class_proportion": "--class-proportion",
-        "rate_beta": "--rate-beta",
-        "rate_range": "--rate-range",
-        "fbeta_beta": "--fbeta-beta",
-        "test_size": "--test-size",
-    },
-}
+    overrides = {}
+    for parameter in study_parameters():
+        if parameter.metadata["flag"] is None:
+            continue
+        value = getattr(args, parameter.name)
+        if value is not None and parameter.metadata["nargs"] == 2:
+            value = tuple(value)
+        elif value is not None and parameter.name == "metrics":
+            value = metric_ids(value)  # a UsageError if no id is left
+        overrides[parameter.name] = value
+    return overrides
 
 
 def _check_kind_flags(overrides: dict, kind: str) -> None:
-    """A UsageError for a flag of another study kind: it would change nothing."""
-    for owner, flags in _KIND_FLAGS.items():
-        if owner == kind:
-            continue
-        for name, flag in flags.items():
-            if overrides.get(name) is not None:
-                raise UsageError(f"{flag} is an option of --study {owner}, not of --study {kind}")
+    """A UsageError for a flag of another study kind, whatever its value: it would change nothing."""
+    from mcrank.study.config import study_parameters
+
+    for parameter in study_parameters():
+        meta = parameter.metadata
+        if meta["flag"] is not None and kind not in meta["kinds"] and overrides.get(parameter.name) is not None:
+            owners = " or ".join(f"--study {owner}" for owner in meta["kinds"])
+            raise UsageError(f"{meta['flag']} is an option of {owners}, not of --study {kind}")
 
 
 #: The output format an --out file's extension implies, when --format is not given.
@@ -155,7 +129,7 @@ def handler(args) -> int:
     overrides = study_overrides(args)
     # The flags are checked against the study's kind before any value is: a flag of another
     # kind is named as such, whatever its value.
-    kind = args.study or (load_experiment(args.config).config.kind if args.config is not None else "confusion")
+    kind = args.kind or (load_experiment(args.config).config.kind if args.config is not None else "confusion")
     _check_kind_flags(overrides, kind)
     if args.config is not None:
         config = load_experiment(args.config, **overrides).config

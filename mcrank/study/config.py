@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
@@ -28,19 +28,13 @@ from mcrank._validation import (
 from mcrank.metrics import METRICS, PAPER_METRICS, get_metric
 from mcrank.samplers import ERROR_MODELS, HEXAGON_DISTRIBUTIONS, TRUE_UM_DISTRIBUTIONS, _check_true_um_sd
 
-__all__ = ["ESTIMATORS", "KINDS", "MAX_CLASSES", "MAX_SAMPLES", "MAX_SDS", "MAX_TEST_SIZE", "NCLASS_METRICS", "StudyConfig", "parse_count", "parse_metrics", "parse_sds", "parse_values"]
+__all__ = ["ESTIMATORS", "GROUPS", "KINDS", "MAX_CLASSES", "MAX_SAMPLES", "MAX_SDS", "MAX_TEST_SIZE", "NCLASS_METRICS", "StudyConfig", "parse_count", "parse_metrics", "parse_sds", "parse_values", "study_parameters"]
 
 #: The kinds of study, by the classifiers they compare: ``confusion``, classifiers given by
 #: their confusion matrices (the paper's §4.2, the n-class study, finite test sets); ``roc``,
 #: scoring classifiers given by their ROC curves, each at its best threshold (the paper's §5;
 #: ``docs/method.md``, "The ROC/AUC study").
 KINDS = ("confusion", "roc")
-#: The parameters only the ``roc`` kind reads, with their defaults: given to another kind
-#: they would change nothing, so they are refused there, and left out of its records.
-_ROC_ONLY = {"prevalence": None, "roc_mu_range": (0.0, 3.0), "roc_sigma_range": (0.5, 2.0)}
-#: The parameters the ``roc`` kind does not read (its classifiers have no confusion matrix of
-#: their own), with the defaults they must keep there.
-_CONFUSION_ONLY = {"class_proportion": (0.0, 1.0), "class_concentration": 1.0, "rate_beta": (2.0, 1.0), "fbeta_beta": 1.0, "test_size": None}
 #: Largest mean of a classifier's class-0 scores in the ROC study: beyond 38 standard deviations
 #: every binormal curve is the perfect one to double precision.
 MAX_ROC_MU = 38.0
@@ -62,6 +56,101 @@ MAX_SDS = 10_000
 #: Largest finite test set: beyond it the counts are the population's to 1e-6 (and above
 #: 2**53 they would no longer be exact in floating point).
 MAX_TEST_SIZE = 10**12
+
+
+# --- text at the edge: one rule per kind of value --------------------------------------------
+
+
+def _items(values) -> list:
+    """A value or a list of them, each string split at commas: ``"0.1,0.2"`` is two items."""
+    if isinstance(values, (str, int, float, np.integer, np.floating)):
+        values = [values]
+    if isinstance(values, (Mapping, set, frozenset)) or not isinstance(values, Iterable):
+        raise ValueError(f"expected a value or a list of values, got {values!r}")
+    items = []
+    for value in values:
+        items.extend(part.strip() for part in value.split(",") if part.strip()) if isinstance(value, str) else items.append(value)
+    return items
+
+
+def parse_count(text, what: str = "samples", *, minimum: int = 1, maximum: int = MAX_SAMPLES) -> int:
+    """A whole number from ``"1000000"``, ``"1e6"`` or ``10**6``; ValueError naming ``what`` otherwise."""
+    return check_count(text, what, minimum=minimum, maximum=maximum)
+
+
+def parse_metrics(values) -> tuple[str, ...]:
+    """Metric ids from ``"accuracy f1"`` items or ``"accuracy,f1"``: commas and list items alike."""
+    return tuple(_items(values))
+
+
+def parse_sds(values) -> tuple[float, ...]:
+    """Error sds from numbers, strings, or grids ``"start:stop:step"`` (stop included);
+    strings may hold several, separated by commas.
+
+    Examples
+    --------
+    >>> parse_sds(["0.1", "0.2"])
+    (0.1, 0.2)
+    >>> parse_sds("0.1,0.2")
+    (0.1, 0.2)
+    >>> len(parse_sds("0:0.5:0.01"))
+    51
+    """
+    try:
+        items = _items(values)
+    except ValueError:
+        raise ValueError(f"sds must be a number, a grid 'start:stop:step' or a list of them, got {values!r}") from None
+    sds: list[float] = []
+    for value in items:
+        if isinstance(value, str) and ":" in value:
+            grid = _sd_grid(value)
+            if len(sds) + grid.size > MAX_SDS:
+                raise ValueError(f"the sd grid {value!r} has {grid.size:,} values; at most {MAX_SDS:,} are allowed")
+            sds.extend(float(v) for v in grid)
+        else:
+            sds.append(check_sd(value, "error sd"))
+    return tuple(sds)
+
+
+def _sd_grid(value: str) -> np.ndarray:
+    parts = value.split(":")
+    if len(parts) != 3:
+        raise ValueError(f"an sd grid is start:stop:step, got {value!r}")
+    start, stop, step = (as_float(part, f"the {name} of the sd grid {value!r}") for part, name in zip(parts, ("start", "stop", "step")))
+    if start < 0:
+        raise ValueError(f"the start of the sd grid {value!r} must be non-negative, got {parts[0]!r}")
+    if step <= 0:
+        raise ValueError(f"the step of the sd grid {value!r} must be positive, got {parts[2]!r}")
+    if stop < start:
+        raise ValueError(f"the stop of the sd grid {value!r} must be at least its start, got {parts[1]!r}")
+    count = math.floor((stop - start) / step + 1e-9) + 1
+    if count > MAX_SDS:
+        raise ValueError(f"the sd grid {value!r} has {count:,} values; at most {MAX_SDS:,} are allowed")
+    grid = np.round(start + step * np.arange(count), 12)
+    if count > 1 and np.any(np.diff(grid) == 0):
+        raise ValueError(f"the sd grid {value!r} has steps below 1e-12, to which sds are rounded: equal sds")
+    return grid
+
+
+# --- the schema -------------------------------------------------------------------------------
+
+#: The flag groups of ``mcrank run``: the study's parameters, and those of the roc kind.
+GROUPS = {"study": "the study (defaults: the paper's)", "roc": 'the roc study (--study roc; docs/method.md, "The ROC/AUC study")'}
+
+
+def _parameter(default, *, help: str, flag: str | None = None, parse=None, kinds=KINDS, metavar=None, nargs=None, cli_type=None, choices=None, group: str = "study"):
+    """A field of :class:`StudyConfig` with what everything else derives from it: how text is
+    parsed into it (``parse``, for the command line and experiment files alike), which kinds of
+    study read it (``kinds``; given to another kind, a value other than the default is refused),
+    and its command-line flag (``flag``, ``metavar``, ``nargs``, ``cli_type`` for argparse's own
+    conversion, ``choices``: a callable giving the allowed names, and ``help``)."""
+    metadata = {"help": help, "flag": flag, "parse": parse, "kinds": tuple(kinds), "metavar": metavar, "nargs": nargs, "cli_type": cli_type, "choices": choices, "group": group}
+    return field(default=default, metadata=metadata)
+
+
+def _names(registry):
+    """The names of a registry, as the ``choices`` of a flag (read when the parser is built)."""
+    return lambda: tuple(registry)
 
 
 @dataclass(frozen=True)
@@ -142,26 +231,144 @@ class StudyConfig:
         cross.
     """
 
-    samples: int = 1_000_000
-    kind: str = "confusion"
-    classes: int = 2
-    true_um: str | None = None
-    true_um_sd: float = 1 / 3
-    error: str = "gaussian"
-    sds: tuple[float, ...] = (0.1,)
-    metrics: tuple[str, ...] | None = None
-    class_proportion: tuple[float, float] = (0.0, 1.0)
-    class_concentration: float = 1.0
-    rate_beta: tuple[float, float] = (2.0, 1.0)
-    rate_range: tuple[float, float] | None = None
-    fbeta_beta: float = 1.0
-    seed: int | None = None
-    chunk_size: int = 2**16
-    estimator: str | None = None
-    test_size: int | None = None
-    prevalence: float | None = None
-    roc_mu_range: tuple[float, float] = (0.0, 3.0)
-    roc_sigma_range: tuple[float, float] = (0.5, 2.0)
+    samples: int = _parameter(1_000_000, parse=parse_count, flag="--samples", metavar="N", help="number of pairs, e.g. 1e6 (default 1e6)")
+    kind: str = _parameter(
+        "confusion",
+        flag="--study",
+        choices=lambda: KINDS,
+        help="what the classifiers are: confusion (given by confusion matrices, the paper's §4.2; default) "
+        "or roc (scoring classifiers with binormal ROC curves, each at its best threshold, §5)",
+    )
+    classes: int = _parameter(
+        2,
+        parse=lambda text: parse_count(text, "classes", minimum=2, maximum=MAX_CLASSES),
+        flag="--classes",
+        metavar="N",
+        help="number of classes, 2 to 50 (default 2); sets the defaults of --true-um, --metrics and --rate-range",
+    )
+    true_um: str | None = _parameter(
+        None,
+        flag="--true-um",
+        choices=_names(TRUE_UM_DISTRIBUTIONS),
+        help="distribution of true utility matrices: uniform or gaussian on the paper's hexagon (2 classes; default uniform), "
+        "or uniform-elements or gaussian-elements for any number (default uniform-elements from 3 classes)",
+    )
+    true_um_sd: float = _parameter(
+        1 / 3,
+        flag="--true-um-sd",
+        cli_type=float,
+        metavar="SD",
+        help="sd for --true-um gaussian (each hexagon coordinate) or gaussian-elements (each element) (default 1/3)",
+    )
+    error: str = _parameter(
+        "gaussian", flag="--error", choices=_names(ERROR_MODELS), help="error model of perturbed utility matrices (default gaussian)"
+    )
+    sds: tuple[float, ...] = _parameter(
+        (0.1,),
+        parse=parse_sds,
+        flag="--sd",
+        nargs="+",
+        metavar="SD",
+        help="error sds: values and/or grids start:stop:step, separated by spaces or commas (default 0.1)",
+    )
+    metrics: tuple[str, ...] | None = _parameter(
+        None,
+        parse=parse_metrics,
+        flag="--metrics",
+        nargs="+",
+        metavar="ID",
+        help="metric ids, separated by spaces or commas (default: the paper's seven for 2 classes; accuracy, "
+        "balanced_accuracy, macro_precision, macro_f1, mcc, cohen_kappa for more; with --study roc the scores "
+        "auc, best_accuracy, best_youden, best_f1)",
+    )
+    class_proportion: tuple[float, float] = _parameter(
+        (0.0, 1.0),
+        kinds=("confusion",),
+        flag="--class-proportion",
+        nargs=2,
+        cli_type=float,
+        metavar=("LOW", "HIGH"),
+        help="range of the class-0 fraction p (default 0 1)",
+    )
+    class_concentration: float = _parameter(
+        1.0,
+        kinds=("confusion",),
+        flag="--class-concentration",
+        cli_type=float,
+        metavar="ALPHA",
+        help="Dirichlet parameter of the class proportions with the -elements distributions (default 1: uniform)",
+    )
+    rate_beta: tuple[float, float] = _parameter(
+        (2.0, 1.0),
+        kinds=("confusion",),
+        flag="--rate-beta",
+        nargs=2,
+        cli_type=float,
+        metavar=("ALPHA", "BETA"),
+        help="Beta parameters of the recalls, TPR and TNR for two classes (default 2 1)",
+    )
+    rate_range: tuple[float, float] | None = _parameter(
+        None,
+        kinds=("confusion",),
+        flag="--rate-range",
+        nargs=2,
+        cli_type=float,
+        metavar=("LOW", "HIGH"),
+        help="recall (TPR, TNR) = LOW + (HIGH-LOW)*Beta (default 1/n 1: 0.5 1 for two classes)",
+    )
+    fbeta_beta: float = _parameter(1.0, kinds=("confusion",), flag="--fbeta-beta", cli_type=float, metavar="BETA", help="beta of the fbeta metric (default 1)")
+    seed: int | None = _parameter(
+        None,
+        parse=lambda text: parse_count(text, "seed", minimum=0, maximum=2**128 - 1),
+        flag="--seed",
+        metavar="N",
+        help="root seed (default: fresh entropy, printed with the results)",
+    )
+    chunk_size: int = _parameter(2**16, parse=lambda text: parse_count(text, "chunk_size", maximum=2**31 - 1), help="samples per chunk")
+    estimator: str | None = _parameter(
+        None,
+        flag="--estimator",
+        choices=lambda: ESTIMATORS,
+        help="how the perturbed utility matrix's %% is estimated: conditional (the closed-form probability; "
+        "default for gaussian errors) or sample (draw the errors, as the paper; the only one for truncated)",
+    )
+    test_size: int | None = _parameter(
+        None,
+        parse=lambda text: parse_count(text, "test_size", maximum=MAX_TEST_SIZE),
+        kinds=("confusion",),
+        flag="--test-size",
+        metavar="N",
+        help="items in each pair's test set, e.g. 100 or 1e4 (default: none, the population)",
+    )
+    prevalence: float | None = _parameter(
+        None,
+        parse=lambda text: as_float(text, "prevalence"),
+        kinds=("roc",),
+        group="roc",
+        flag="--prevalence",
+        metavar="B",
+        help="fraction of class 0, fixed in (0, 1) (default: B ~ Uniform(0, 1) per pair)",
+    )
+    roc_mu_range: tuple[float, float] = _parameter(
+        (0.0, 3.0),
+        kinds=("roc",),
+        group="roc",
+        flag="--roc-mu-range",
+        nargs=2,
+        cli_type=float,
+        metavar=("LOW", "HIGH"),
+        help="class-0 score mean mu ~ Uniform(LOW, HIGH) (default 0 3)",
+    )
+    roc_sigma_range: tuple[float, float] = _parameter(
+        (0.5, 2.0),
+        kinds=("roc",),
+        group="roc",
+        flag="--roc-sigma-range",
+        nargs=2,
+        cli_type=float,
+        metavar=("LOW", "HIGH"),
+        help="class-0 score sd, log-uniform on [LOW, HIGH] (default 0.5 2; 1 1: equal variances)",
+    )
 
     def __post_init__(self):
         # The defaults that depend on the number of classes are taken once, here, so that the
@@ -189,7 +396,7 @@ class StudyConfig:
         the one used); the ``confusion`` kind's records carry no ``kind`` key, as before there
         were other kinds."""
         values = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
-        unused = _ROC_ONLY.keys() | {"kind"} if self.kind == "confusion" else {*_CONFUSION_ONLY, "rate_range", "class_proportion"}
+        unused = _unread_by(self.kind).keys() | ({"kind"} if self.kind == "confusion" else set())
         return {**{k: v for k, v in values.items() if k not in unused}, "estimator": self.estimator_used}
 
     @classmethod
@@ -200,6 +407,31 @@ class StudyConfig:
         if unknown:
             raise ValueError(f"{source}: unknown key {unknown[0]!r}; known keys: {', '.join(sorted(known))}")
         return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+
+
+def study_parameters() -> tuple:
+    """Every field of :class:`StudyConfig`, each with its metadata (:func:`_parameter`): what
+    the command line, the experiment files and the checks of a study kind are generated from."""
+    return fields(StudyConfig)
+
+
+def _unread_by(kind: str) -> dict:
+    """The parameters ``kind`` does not read, with the defaults they must keep there."""
+    return {f.name: f.default for f in fields(StudyConfig) if kind not in f.metadata["kinds"]}
+
+
+#: How each study parameter is read from text; the others are taken as they come.
+_PARSERS = {f.name: f.metadata["parse"] for f in fields(StudyConfig) if f.metadata["parse"] is not None}
+
+
+def parse_values(values: Mapping) -> dict:
+    """Study parameters as given in text (the command line, an experiment file) -> values.
+
+    Whole numbers read alike everywhere (``1e6`` for samples, chunk size and seed), sds and
+    metrics alike (commas or list items); None values are left out. The result goes to
+    :class:`StudyConfig`, which checks it.
+    """
+    return {k: _PARSERS[k](v) if k in _PARSERS else v for k, v in values.items() if v is not None}
 
 
 def _checked(config: StudyConfig) -> dict:
@@ -281,14 +513,12 @@ def _checked(config: StudyConfig) -> dict:
 def _check_kind_parameters(config: StudyConfig, kind: str) -> None:
     """A ValueError for a parameter that ``kind`` does not read but is given a value other
     than its default: it would change nothing, yet be recorded as a parameter of the study."""
-    others = _ROC_ONLY if kind == "confusion" else _CONFUSION_ONLY
-    for name, default in others.items():
+    for name, default in _unread_by(kind).items():
         value = getattr(config, name)
-        if not _same(value, default):
-            owner = "roc" if kind == "confusion" else "confusion"
-            raise ValueError(f"{name} is a parameter of the {owner} study kind, not of kind={kind!r}; got {value!r}")
-    if kind == "roc" and config.rate_range is not None and not _same(config.rate_range, (0.5, 1.0)):
-        raise ValueError(f"rate_range is a parameter of the confusion study kind, not of kind='roc'; got {config.rate_range!r}")
+        # rate_range's default follows classes, and a replace() keeps the one taken.
+        if not _same(value, default) and not (name == "rate_range" and _same(value, (0.5, 1.0))):
+            owners = " or ".join(next(f for f in fields(StudyConfig) if f.name == name).metadata["kinds"])
+            raise ValueError(f"{name} is a parameter of the {owners} study kind, not of kind={kind!r}; got {value!r}")
 
 
 def _same(value, default) -> bool:
@@ -356,104 +586,3 @@ def _checked_metrics(names, classes: int) -> tuple[str, ...]:
     if len(set(metrics)) != len(metrics):
         raise ValueError(f"metrics are listed twice: {', '.join(metrics)}")
     return metrics
-
-
-# --- text at the edge ------------------------------------------------------------------------
-
-
-def _items(values) -> list:
-    """A value or a list of them, each string split at commas: ``"0.1,0.2"`` is two items."""
-    if isinstance(values, (str, int, float, np.integer, np.floating)):
-        values = [values]
-    if isinstance(values, (Mapping, set, frozenset)) or not isinstance(values, Iterable):
-        raise ValueError(f"expected a value or a list of values, got {values!r}")
-    items = []
-    for value in values:
-        items.extend(part.strip() for part in value.split(",") if part.strip()) if isinstance(value, str) else items.append(value)
-    return items
-
-
-def parse_count(text, what: str = "samples", *, minimum: int = 1, maximum: int = MAX_SAMPLES) -> int:
-    """A whole number from ``"1000000"``, ``"1e6"`` or ``10**6``; ValueError naming ``what`` otherwise."""
-    return check_count(text, what, minimum=minimum, maximum=maximum)
-
-
-def parse_metrics(values) -> tuple[str, ...]:
-    """Metric ids from ``"accuracy f1"`` items or ``"accuracy,f1"``: commas and list items alike."""
-    return tuple(_items(values))
-
-
-def parse_sds(values) -> tuple[float, ...]:
-    """Error sds from numbers, strings, or grids ``"start:stop:step"`` (stop included);
-    strings may hold several, separated by commas.
-
-    Examples
-    --------
-    >>> parse_sds(["0.1", "0.2"])
-    (0.1, 0.2)
-    >>> parse_sds("0.1,0.2")
-    (0.1, 0.2)
-    >>> len(parse_sds("0:0.5:0.01"))
-    51
-    """
-    try:
-        items = _items(values)
-    except ValueError:
-        raise ValueError(f"sds must be a number, a grid 'start:stop:step' or a list of them, got {values!r}") from None
-    sds: list[float] = []
-    for value in items:
-        if isinstance(value, str) and ":" in value:
-            grid = _sd_grid(value)
-            if len(sds) + grid.size > MAX_SDS:
-                raise ValueError(f"the sd grid {value!r} has {grid.size:,} values; at most {MAX_SDS:,} are allowed")
-            sds.extend(float(v) for v in grid)
-        else:
-            sds.append(check_sd(value, "error sd"))
-    return tuple(sds)
-
-
-def _sd_grid(value: str) -> np.ndarray:
-    parts = value.split(":")
-    if len(parts) != 3:
-        raise ValueError(f"an sd grid is start:stop:step, got {value!r}")
-    start, stop, step = (as_float(part, f"the {name} of the sd grid {value!r}") for part, name in zip(parts, ("start", "stop", "step")))
-    if start < 0:
-        raise ValueError(f"the start of the sd grid {value!r} must be non-negative, got {parts[0]!r}")
-    if step <= 0:
-        raise ValueError(f"the step of the sd grid {value!r} must be positive, got {parts[2]!r}")
-    if stop < start:
-        raise ValueError(f"the stop of the sd grid {value!r} must be at least its start, got {parts[1]!r}")
-    count = math.floor((stop - start) / step + 1e-9) + 1
-    if count > MAX_SDS:
-        raise ValueError(f"the sd grid {value!r} has {count:,} values; at most {MAX_SDS:,} are allowed")
-    grid = np.round(start + step * np.arange(count), 12)
-    if count > 1 and np.any(np.diff(grid) == 0):
-        raise ValueError(f"the sd grid {value!r} has steps below 1e-12, to which sds are rounded: equal sds")
-    return grid
-
-
-#: How each study parameter is read from text; the others are taken as they come.
-_PARSERS = {
-    "samples": parse_count,
-    "chunk_size": lambda text: parse_count(text, "chunk_size", maximum=2**31 - 1),
-    "seed": lambda text: parse_count(text, "seed", minimum=0, maximum=2**128 - 1),
-    "test_size": lambda text: parse_count(text, "test_size", maximum=MAX_TEST_SIZE),
-    "classes": lambda text: parse_count(text, "classes", minimum=2, maximum=MAX_CLASSES),
-    "sds": parse_sds,
-    "metrics": parse_metrics,
-    "prevalence": lambda text: as_float(text, "prevalence"),
-}
-
-
-def parse_values(values: Mapping) -> dict:
-    """Study parameters as given in text (the command line, an experiment file) -> values.
-
-    Whole numbers read alike everywhere (``1e6`` for samples, chunk size and seed), sds and
-    metrics alike (commas or list items); None values are left out. The result goes to
-    :class:`StudyConfig`, which checks it.
-    """
-    return {k: _PARSERS.get(k, _identity)(v) for k, v in values.items() if v is not None}
-
-
-def _identity(value):
-    return value
