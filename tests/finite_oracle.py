@@ -1,6 +1,6 @@
 """A plain NumPy implementation of the study on finite test sets: the oracle of the engine's tests.
 
-Written from ``SPEC.md`` ("Finite test sets") without importing anything from mcrank. Steps 1-3
+Written from ``docs/method.md`` ("Finite test sets") without importing anything from mcrank. Steps 1-3
 are those of :mod:`numpy_oracle`; then each pair gets a test set of N items:
 
 - the class counts ``K ~ Multinomial(N, p)``, drawn with numpy's ``multinomial`` (for two

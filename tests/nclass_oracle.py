@@ -1,6 +1,6 @@
 """A plain NumPy implementation of the n-class study: the oracle of the n-class engine's tests.
 
-Written from ``SPEC.md`` ("The n-class study", "Finite test sets") without importing anything
+Written from ``docs/method.md`` ("The n-class study", "Finite test sets") without importing anything
 from mcrank. Where the engine takes a shortcut, this module does not:
 
 - ``gaussian-elements`` utility matrices and ``truncated`` errors are drawn by plain rejection
@@ -134,7 +134,7 @@ def run_nclass_oracle(
     conditional: bool = False,
     chunk: int = 20_000,
 ) -> NClassOracleResult:
-    """Count incorrectly ranked pairs by the n-class procedure of ``SPEC.md``."""
+    """Count incorrectly ranked pairs by the n-class procedure of ``docs/method.md``."""
     n, sds = classes, np.asarray(sds, dtype=float)
     metric_incorrect, metric_tied = dict.fromkeys(metrics, 0), dict.fromkeys(metrics, 0)
     utility_incorrect, utility_tied = np.zeros(sds.size), np.zeros(sds.size, dtype=np.int64)

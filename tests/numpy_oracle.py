@@ -1,6 +1,6 @@
 """A plain NumPy implementation of the Monte Carlo study: the oracle of the engine's tests.
 
-Written from ``SPEC.md`` ("The Monte Carlo study", steps 1-6) alone, without importing
+Written from ``docs/method.md`` ("The Monte Carlo study", steps 1-6) alone, without importing
 anything from mcrank: the utility matrix of eq. (12), the metrics in terms of (p, a, b) and
 both error models are spelt out again here. Where the engine takes a shortcut, this module
 does not:
@@ -252,7 +252,7 @@ def utility_yield(utility: np.ndarray, p: np.ndarray, a: np.ndarray, b: np.ndarr
 
 def metric_score(name: str, p: np.ndarray, a: np.ndarray, b: np.ndarray, *, fbeta_beta: float = 1.0) -> np.ndarray:
     """A metric of the normalised confusion matrices with class-0 fraction ``p``, TPR ``a``
-    and TNR ``b``, from the formulas of ``SPEC.md`` ("Metrics in terms of (p, a, b)").
+    and TNR ``b``, from the formulas of ``docs/method.md`` ("Metrics in terms of (p, a, b)").
 
     Undefined values (0/0) come out as NaN, which step 6 counts as incorrect.
 
@@ -362,7 +362,7 @@ def run_oracle(
     fbeta_beta: float = 1.0,
     chunk_size: int = 2**16,
 ) -> OracleResult:
-    """Count incorrectly ranked pairs by the procedure of ``SPEC.md``, steps 1-6.
+    """Count incorrectly ranked pairs by the procedure of ``docs/method.md``, steps 1-6.
 
     Every sd sees the same base samples (steps 1-3): common random numbers, as in the paper.
 

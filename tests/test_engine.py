@@ -3,7 +3,7 @@
 Two kinds of test (STYLE.md, 8):
 
 - statistical, with fixed seeds and tolerances from the Monte Carlo standard error: the engine
-  agrees with ``tests/numpy_oracle.py`` (written from SPEC.md independently of the kernels, with
+  agrees with ``tests/numpy_oracle.py`` (written from docs/method.md independently of the kernels, with
   four normals per perturbed matrix and plain rejection for ``truncated``) within 4 combined
   standard errors on every row; the seed's headline numbers are reproduced;
 - exact: the same seed gives identical counts whatever the number of jobs or the backend;

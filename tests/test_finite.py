@@ -44,7 +44,7 @@ def test_the_engine_agrees_with_the_numpy_oracle(test_size, error):
 
 def test_the_count_scores_of_the_oracle_are_scikit_learns():
     # The oracle's metrics on counts, checked once against scikit-learn on label arrays,
-    # undefined cases included (sklearn's zero_division=np.nan is the NaN of SPEC.md).
+    # undefined cases included (sklearn's zero_division=np.nan is the NaN of docs/method.md).
     from sklearn import metrics as skm
 
     rng = np.random.default_rng(3)

@@ -182,7 +182,7 @@ def test_from_pab_agrees_with_scoring_the_matrix(metric_id):
 
 @pytest.mark.parametrize("metric_id", BINARY)
 def test_kernel_score_into_agrees_with_from_pab(metric_id):
-    """The engine's door, on cells written out here from SPEC's (p, TPR, TNR) form."""
+    """The engine's door, on cells written out here from the (p, TPR, TNR) form of docs/method.md."""
     p, a, b = _random_pab(8, n=200)
     metric = METRICS[metric_id]
     cells = [np.ascontiguousarray(c) for c in (p * a, (1 - p) * (1 - b), p * (1 - a), (1 - p) * b)]
@@ -209,7 +209,7 @@ def test_kernel_score_into_gives_the_difference_of_two_matrices(metric_id):
 # --- the order forms: the sign of m(C2) - m(C1) without a division ---------------------------
 
 #: How each metric follows from the ratio N/D of its order form, written out here from the
-#: definitions in SPEC.md; each must be increasing.
+#: definitions in docs/method.md; each must be increasing.
 FROM_RATIO = {
     "accuracy": lambda r: r,
     "tpr": lambda r: r,
@@ -484,7 +484,7 @@ def test_all_zero_matrix_is_undefined_not_a_crash(metric_id):
 
 
 # p = 0: class 0 absent from the test set, so TPR (and all built on it) is 0/0; balanced
-# accuracy leaves the absent class out, as scikit-learn does (SPEC.md, "Finite test sets").
+# accuracy leaves the absent class out, as scikit-learn does (docs/method.md, "Finite test sets").
 UNDEFINED_WITHOUT_CLASS_0 = {"tpr", "mcc", "fowlkes_mallows", "gmean", "informedness"}
 
 

@@ -47,7 +47,7 @@ def _sklearn_scores(confusion):
             "accuracy": skm.accuracy_score(y_true, y_pred, sample_weight=weight),
             "balanced_accuracy": skm.balanced_accuracy_score(y_true, y_pred, sample_weight=weight),
             "macro_f1": skm.f1_score(y_true, y_pred, average="macro", sample_weight=weight),
-            # Over the outputs that occur: a class never output has no precision (SPEC.md).
+            # Over the outputs that occur: a class never output has no precision (docs/method.md).
             "macro_precision": skm.precision_score(y_true, y_pred, labels=np.unique(y_pred), average="macro", sample_weight=weight),
             "micro_f1": skm.f1_score(y_true, y_pred, average="micro", sample_weight=weight),
             "mcc": skm.matthews_corrcoef(y_true, y_pred, sample_weight=weight),

@@ -43,7 +43,7 @@ def test_rates_follow_the_papers_linear_density():
 
 
 def test_rates_median_and_quartiles_are_the_papers():
-    """Paper §4.2: median 0.854 (SPEC), quartiles 0.75 and 0.933, given to 3 decimals."""
+    """Paper §4.2: median 0.854 (docs/method.md), quartiles 0.75 and 0.933, given to 3 decimals."""
     rates = sample_rates(N, rng=2)
     for q, paper_value in ((0.25, 0.75), (0.5, 0.854), (0.75, 0.933)):
         # SE of a sample quantile: sqrt(q (1 - q) / n) / density there; the density of
@@ -236,7 +236,7 @@ PERTURBED_UMS = {
 
 def _plain_rejection(utility, sd, n, rng):
     """N(U, sd^2) on the four elements, all redrawn together until 0 <= U' <= 1 and
-    U'00 >= U'10, U'11 >= U'01: the definition of the truncated error model (SPEC step 4)."""
+    U'00 >= U'10, U'11 >= U'01: the definition of the truncated error model (docs/method.md, step 4)."""
     accepted = np.empty((0, 2, 2))
     batch = 4096
     while len(accepted) < n:

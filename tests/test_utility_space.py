@@ -26,7 +26,7 @@ PROPERTY = settings(max_examples=400, derandomize=True, database=None, deadline=
 #: The six corners of the hexagon |x| <= 1, |y| <= 1, |y - x| <= 1.
 VERTICES = [(1.0, 1.0), (0.0, 1.0), (-1.0, 0.0), (-1.0, -1.0), (0.0, -1.0), (1.0, 0.0)]
 
-#: Landmarks of SPEC.md, typed from it: (x, y) -> normalised utility matrix.
+#: Landmarks of docs/method.md, typed from it: (x, y) -> normalised utility matrix.
 LANDMARKS = {
     (0.0, 0.0): [[1.0, 0.0], [0.0, 1.0]],  # identity: accuracy
     (-1.0, 0.0): [[1.0, 0.0], [0.0, 0.0]],  # TPR

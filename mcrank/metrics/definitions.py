@@ -404,7 +404,7 @@ register("cohen_kappa", "Cohen's kappa", binary=_cohen_kappa, order=_cohen_kappa
 @jit(inline="always")
 def _macro_precision_n(c, m):
     r""":math:`\frac{1}{|K|} \sum_{k \in K} C_{kk} / r_k`, :math:`K = \{k : r_k > 0\}`: a class
-    the classifier never outputs has no precision and is left out (SPEC.md), as balanced
+    the classifier never outputs has no precision and is left out (docs/method.md), as balanced
     accuracy leaves out an absent class; NaN when none is defined."""
     total, defined = 0.0, 0
     for k in range(c.shape[0]):
