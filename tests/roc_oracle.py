@@ -1,6 +1,6 @@
 """A plain NumPy implementation of the ROC/AUC study: the oracle of the ROC engine's tests.
 
-Written from ``SPEC.md`` ("The ROC/AUC study") without importing anything from mcrank. The
+Written from ``docs/method.md`` ("The ROC/AUC study") without importing anything from mcrank. The
 true utility matrices and both error models are those of :mod:`numpy_oracle` (the matrices of
 eq. (12) are already normalised by eq. (11): one diagonal element is 1 and one off-diagonal
 element is 0). Where the engine is exact, this module is brute force:
@@ -346,7 +346,7 @@ def run_roc_oracle(
     grid: np.ndarray = GRID,
     chunk: int = 500,
 ) -> RocOracleResult:
-    """Count incorrectly ranked pairs by the ROC procedure of ``SPEC.md``, steps 1-5.
+    """Count incorrectly ranked pairs by the ROC procedure of ``docs/method.md``, steps 1-5.
 
     Every sd sees the same base samples (common random numbers).
 

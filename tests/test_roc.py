@@ -228,7 +228,7 @@ def test_pair_by_pair_the_exact_scores_rank_as_the_oracles_grid_does():
         differ = np.sign(d_exact) != np.sign(d_grid)
         assert np.all(np.maximum(np.abs(d_exact[differ]), np.abs(d_grid[differ])) <= 2e-5), name
         assert np.count_nonzero(differ) <= 5, (name, np.count_nonzero(differ))
-    assert 400 < tied_in_truth < 700  # about 5.5 % (SPEC: "about 5.6 %")
+    assert 400 < tied_in_truth < 700  # about 5.5 %
 
 
 # --- the study against the oracle --------------------------------------------------------------

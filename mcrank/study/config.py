@@ -26,7 +26,10 @@ from mcrank._validation import (
     check_sd,
 )
 from mcrank.metrics import METRICS, PAPER_METRICS, get_metric
-from mcrank.samplers import ERROR_MODELS, HEXAGON_DISTRIBUTIONS, TRUE_UM_DISTRIBUTIONS, _check_true_um_sd
+from mcrank.distributions import default_true_um
+from mcrank.estimators import ESTIMATORS as _ESTIMATORS
+from mcrank.estimators import default_estimator
+from mcrank.samplers import ERROR_MODELS, HEXAGON_DISTRIBUTIONS, TRUE_UM_DISTRIBUTIONS
 
 __all__ = ["ESTIMATORS", "GROUPS", "KINDS", "MAX_CLASSES", "MAX_SAMPLES", "MAX_SDS", "MAX_TEST_SIZE", "NCLASS_METRICS", "StudyConfig", "parse_count", "parse_metrics", "parse_sds", "parse_values", "study_parameters"]
 
@@ -46,7 +49,7 @@ ROC_SIGMA_BOUNDS = (1e-3, 1e3)
 MAX_SAMPLES = 10**12
 #: How the perturbed utility matrix's percentage is estimated: by drawing the errors, or by
 #: averaging each pair's probability of being ranked incorrectly (gaussian errors only).
-ESTIMATORS = ("sample", "conditional")
+ESTIMATORS = tuple(_ESTIMATORS)
 #: Most classes a study takes (a pair draws about 3 n^2 variates).
 MAX_CLASSES = 50
 #: The metrics counted by default with three classes or more.
@@ -250,8 +253,7 @@ class StudyConfig:
         None,
         flag="--true-um",
         choices=_names(TRUE_UM_DISTRIBUTIONS),
-        help="distribution of true utility matrices: uniform or gaussian on the paper's hexagon (2 classes; default uniform), "
-        "or uniform-elements or gaussian-elements for any number (default uniform-elements from 3 classes)",
+        help="distribution of true utility matrices: " + TRUE_UM_DISTRIBUTIONS.help(),
     )
     true_um_sd: float = _parameter(
         1 / 3,
@@ -261,7 +263,7 @@ class StudyConfig:
         help="sd for --true-um gaussian (each hexagon coordinate) or gaussian-elements (each element) (default 1/3)",
     )
     error: str = _parameter(
-        "gaussian", flag="--error", choices=_names(ERROR_MODELS), help="error model of perturbed utility matrices (default gaussian)"
+        next(iter(ERROR_MODELS)), flag="--error", choices=_names(ERROR_MODELS), help="error model of perturbed utility matrices: " + ERROR_MODELS.help()
     )
     sds: tuple[float, ...] = _parameter(
         (0.1,),
@@ -329,8 +331,7 @@ class StudyConfig:
         None,
         flag="--estimator",
         choices=lambda: ESTIMATORS,
-        help="how the perturbed utility matrix's %% is estimated: conditional (the closed-form probability; "
-        "default for gaussian errors) or sample (draw the errors, as the paper; the only one for truncated)",
+        help="how the perturbed utility matrix's %% is estimated: " + _ESTIMATORS.help(),
     )
     test_size: int | None = _parameter(
         None,
@@ -375,12 +376,17 @@ class StudyConfig:
         # config records them (and ``replace`` keeps them: give them anew with ``classes``).
         for name, value in _checked(self).items():
             object.__setattr__(self, name, value)
+        _check_used(self)
 
     @property
     def binary(self) -> bool:
-        """Whether the two-class kernels run the study: two classes, a hexagon distribution
-        and metrics with two-class forms (else the n-class kernels do)."""
-        return self.kind == "confusion" and self.classes == 2 and self.true_um in HEXAGON_DISTRIBUTIONS and all(METRICS[m].binary is not None for m in self.metrics)
+        """Whether the two-class kernels run the study: two classes, a hexagon distribution, an
+        error model they draw (:attr:`~mcrank.error_models.ErrorModel.two_class_kernel`) and
+        metrics with two-class forms (else the n-class kernels do)."""
+        return (
+            self.kind == "confusion" and self.classes == 2 and self.true_um in HEXAGON_DISTRIBUTIONS
+            and ERROR_MODELS[self.error].two_class_kernel and all(METRICS[m].binary is not None for m in self.metrics)
+        )  # fmt: skip
 
     @property
     def estimator_used(self) -> str:
@@ -389,7 +395,7 @@ class StudyConfig:
         if self.estimator is not None:
             return self.estimator
         # Under the roc kind the best threshold moves with the errors: no closed form.
-        return "conditional" if self.error == "gaussian" and self.kind == "confusion" else "sample"
+        return default_estimator(ERROR_MODELS[self.error].closed_form and self.kind == "confusion").name
 
     def to_dict(self) -> dict:
         """A JSON-ready dictionary of every parameter the study's kind reads (the estimator
@@ -451,27 +457,25 @@ def _checked(config: StudyConfig) -> dict:
     if kind == "roc" and classes != 2:
         raise ValueError(f"the roc study compares scoring classifiers of two classes; classes must be 2, got {classes}")
     true_um_sd = check_sd(config.true_um_sd, "true_um_sd")
-    true_um = config.true_um if config.true_um is not None else "uniform" if classes == 2 else "uniform-elements"
-    check_choice(true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution (true_um)")
-    if kind == "roc" and true_um not in HEXAGON_DISTRIBUTIONS:
-        raise ValueError(f"the roc study draws its true utility matrices on the paper's hexagon: true_um must be uniform or gaussian, got {true_um!r}")
-    if classes > 2 and true_um in HEXAGON_DISTRIBUTIONS:
-        raise ValueError(
-            f"the true-utility distribution {true_um!r} is the paper's hexagon of two-class matrices; "
-            f"for {classes} classes choose uniform-elements or gaussian-elements"
-        )
-    if true_um == "gaussian-elements" and true_um_sd == 0:
-        raise ValueError("true_um_sd must be positive for the gaussian-elements true-utility distribution")
+    true_um = config.true_um if config.true_um is not None else default_true_um(classes)
+    distribution = check_choice(true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution (true_um)")
+    if kind == "roc" and not distribution.hexagon:
+        raise ValueError(f"the roc study draws its true utility matrices on the paper's hexagon: true_um must be {' or '.join(HEXAGON_DISTRIBUTIONS)}, got {true_um!r}")
+    if classes > 2 and distribution.hexagon:
+        elements = " or ".join(d.name for d in TRUE_UM_DISTRIBUTIONS.values() if not d.hexagon)
+        raise ValueError(f"the true-utility distribution {true_um!r} is the paper's hexagon of two-class matrices; for {classes} classes choose {elements}")
+    if distribution.check is not None:
+        distribution.check(true_um_sd, "true_um_sd", 'true_um = "{0}" or --true-um {0}')
     class_concentration = check_positive(config.class_concentration, "class_concentration")
-    check_choice(config.error, ERROR_MODELS, "error model")
+    error = check_choice(config.error, ERROR_MODELS, "error model")
     if config.estimator is not None:
-        check_choice(config.estimator, ESTIMATORS, "estimator")
-    if config.estimator == "conditional" and config.error != "gaussian":
-        raise ValueError(f"the conditional estimator needs gaussian errors; with {config.error} errors the estimator is 'sample'")
-    if config.estimator == "conditional" and kind == "roc":
-        raise ValueError("the conditional estimator has no closed form in the roc study (the best threshold moves with the errors); its estimator is 'sample'")
-    if true_um == "gaussian":
-        _check_true_um_sd(true_um_sd, "true_um_sd", 'true_um = "uniform" or --true-um uniform')
+        estimator = check_choice(config.estimator, _ESTIMATORS, "estimator")
+        estimator.check(error)
+        if estimator.needs_closed_form and kind == "roc":
+            raise ValueError(
+                f"the {estimator.name} estimator has no closed form in the roc study (the best threshold moves with the errors); "
+                f"its estimator is {default_estimator(False).name!r}"
+            )
     if isinstance(config.sds, (str, bytes)) or not isinstance(config.sds, (list, tuple, np.ndarray)):
         raise ValueError(f"sds must be a list of numbers, got {config.sds!r}")
     if len(config.sds) > MAX_SDS:
@@ -508,6 +512,28 @@ def _checked(config: StudyConfig) -> dict:
         roc_mu_range=_checked_interval(config.roc_mu_range, "roc_mu_range", -MAX_ROC_MU, MAX_ROC_MU),
         roc_sigma_range=_checked_interval(config.roc_sigma_range, "roc_sigma_range", *ROC_SIGMA_BOUNDS),
     )
+
+
+#: The parameters that a study of one kind reads only in some settings, with that setting:
+#: given another value than their default elsewhere, they would change no count and yet be
+#: recorded as parameters of the study.
+_USED_WHEN = {
+    "class_proportion": (lambda c: c.true_um in HEXAGON_DISTRIBUTIONS, "a hexagon distribution of two-class utility matrices (true_um)"),
+    "class_concentration": (lambda c: c.true_um not in HEXAGON_DISTRIBUTIONS, "an element-wise true-utility distribution (true_um)"),
+    "fbeta_beta": (lambda c: "fbeta" in c.metrics, "the fbeta metric among the metrics"),
+}
+
+
+def _check_used(config: StudyConfig) -> None:
+    """A ValueError for a parameter given a value other than its default in a setting that
+    does not read it (``_USED_WHEN``)."""
+    for field_ in fields(StudyConfig):
+        if field_.name not in _USED_WHEN or config.kind not in field_.metadata["kinds"]:
+            continue
+        used, setting = _USED_WHEN[field_.name]
+        value = getattr(config, field_.name)
+        if not _same(value, field_.default) and not used(config):
+            raise ValueError(f"{field_.name} = {value!r} would change nothing: it is read only with {setting}; leave it at its default")
 
 
 def _check_kind_parameters(config: StudyConfig, kind: str) -> None:
