@@ -1,25 +1,54 @@
-"""Argument checks shared by every public function: each raises ValueError naming the argument.
+"""Argument checks shared by every public function, and the limits they enforce.
 
-The command line turns a ValueError into one line on stderr and exit code 2, so every
-message here says what was wrong and with which argument.
+Each check raises ValueError naming the argument (the library's parameter, never a command
+line flag: the command line names its flags itself). The command line turns a ValueError into
+one line on stderr and exit code 2, so every message here says what was wrong and with which
+argument. The limits on sizes and sample counts live here too, one home for each.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
+import re
+import sys
 
 import numpy as np
 
 __all__ = [
+    "MAX_EVALUATE_SAMPLES",
+    "MAX_EXPERIMENT_BYTES",
+    "MAX_INPUT_BYTES",
+    "MAX_STUDY_SAMPLES",
     "as_float",
     "check_beta_parameters",
     "check_choice",
+    "check_name",
+    "check_real",
     "check_count",
     "check_positive",
     "check_range",
     "check_sd",
+    "check_square",
     "check_zero_division",
 ]
+
+# --- limits ---------------------------------------------------------------------------------
+
+#: Largest number of pairs of a study (``samples`` of :class:`mcrank.study.StudyConfig`): the
+#: engine streams them in chunks, so memory stays flat and time is the only bound; the counts
+#: are int64, and 10^12 pairs are days of work.
+MAX_STUDY_SAMPLES = 10**12
+#: Largest number of Monte Carlo draws of ``mcrank evaluate`` (perturbed utility matrices, or
+#: posterior draws of the test set): minutes of work for a few classifiers and a standard error
+#: below 2e-5; more is a typo, not a wish. Smaller than the study's, because evaluate keeps its
+#: posterior draws of every classifier's yield for the intervals.
+MAX_EVALUATE_SAMPLES = 10**9
+#: Largest input file of ``mcrank evaluate`` (confusion matrices, labels, scores, a utility
+#: matrix), in bytes: 64 MiB, a long-form CSV of three classifiers on 1000 classes.
+MAX_INPUT_BYTES = 64 << 20
+#: Largest experiment file, in bytes (a study needs a few hundred bytes of TOML).
+MAX_EXPERIMENT_BYTES = 1 << 20
 
 
 def as_float(value, what: str) -> float:
@@ -145,3 +174,56 @@ def check_beta_parameters(value, what: str) -> tuple[float, float]:
             "and can run for ever, while at that sum over 99.7 % of the rates already lie within 1 % of the ends of their range"
         )
     return alpha, beta
+
+
+# --- inputs read from files or given in Python (mcrank.evaluate) ----------------------------
+
+# Refused in names, which are printed one per line: control characters (Unicode category
+# Cc), line and paragraph separators, lone surrogates.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def check_real(value, where: str, *cell: int):
+    """``value`` if it is a number a float can hold, else a ValueError naming ``where`` (and the cell)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        # Not the repr of a list: one nested thousands of levels deep would exhaust the stack.
+        problem = f"{value!r} is not a number" if isinstance(value, (str, type(None))) else f"a {type(value).__name__} is not a number"
+    elif isinstance(value, numbers.Integral) and abs(value) > sys.float_info.max:  # JSON allows any number of digits
+        problem = "a number too large for a floating-point number"
+    else:
+        return value
+    raise ValueError(f"{where}, row {cell[0]}, column {cell[1]}: {problem}" if cell else f"{where}: {problem}")
+
+
+def check_square(value, where: str) -> np.ndarray:
+    """A square float matrix from an array or nested lists, with the place of the first fault."""
+    numeric = isinstance(value, np.ndarray) and value.dtype.kind in "iuf" and value.ndim == 2
+    rows = value.tolist() if isinstance(value, np.ndarray) and not numeric else value
+    if not isinstance(rows, (list, tuple, np.ndarray)) or len(rows) == 0:
+        raise ValueError(f"{where}: expected a square matrix (a list of rows)")
+    for i, row in enumerate(rows):
+        if not isinstance(row, (list, tuple, np.ndarray)):
+            raise ValueError(f"{where}: not square: row {i} is not a list")
+        if len(row) != len(rows):
+            raise ValueError(f"{where}: not square: {len(rows)} rows but row {i} has {len(row)} entries")
+    try:
+        if numeric or all(set(map(type, row)) <= {int, float} for row in rows):  # the usual case, fast
+            return np.array(rows, dtype=float)
+    except OverflowError:  # an integer past 1.8e308, found below
+        pass
+    for i, row in enumerate(rows):  # the first entry that is not a number, by its place
+        for j, v in enumerate(row):
+            check_real(v, where, i, j)
+    return np.array(rows, dtype=float)
+
+
+def check_name(name, what: str, where: str) -> None:
+    """A name to print (a classifier, a class, a column): a string, not blank, with no control
+    character, line separator or lone surrogate; ``where`` prefixes the message if not empty."""
+    at = f"{where}: " if where else ""
+    if not isinstance(name, str):
+        raise ValueError(f"{at}{what} name {name!r} is not a string")
+    if not name.strip():
+        raise ValueError(f"{at}a {what} name is empty ({name!r})")
+    if bad := _CONTROL.search(name):
+        raise ValueError(f"{at}{what} name {name!r} contains the control character {bad[0]!r}: names are printed one per line")

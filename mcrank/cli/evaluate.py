@@ -88,6 +88,12 @@ def add_parser(subparsers):
         "classification best in each column",
     )
     parser.add_argument(
+        "--estimator",
+        choices=("conditional", "sample"),
+        help="how the flip probabilities under --sd are estimated, in the study's words: conditional (exact; the default "
+        "under gaussian errors) or sample (Monte Carlo, --samples, --seed; the only one under truncated errors)",
+    )
+    parser.add_argument(
         "--test-uncertainty",
         action="store_true",
         help="say how sure the ranking is given the finite test set: a 95%% posterior interval of each yield and, for each "
@@ -162,6 +168,7 @@ def handler(args) -> int:
             class_counts=counts,
             sd=sd,
             error=args.error,
+            estimator=args.estimator,
             samples=samples,
             rng=args.seed,
             metrics=metrics,
@@ -172,7 +179,10 @@ def handler(args) -> int:
         if given and result.utility.sd is None and not args.test_uncertainty:  # as --error without an sd: not silently ignored
             raise UsageError(f"{sets}, which needs an error sd: --sd, or an 'sd' in the utility (or --test-uncertainty)")
         if given and result.samples is None:
-            raise UsageError(f"{sets}, but under gaussian errors they are exact (closed form); Monte Carlo is for --error truncated or --test-uncertainty")
+            raise UsageError(f"{sets}, but under gaussian errors they are exact (closed form); Monte Carlo is for --error truncated, "
+                             "--estimator sample or --test-uncertainty")  # fmt: skip
+        if args.estimator is not None and result.utility.sd is None:
+            raise UsageError("--estimator says how the flip probabilities under an error sd are estimated: give --sd")
         if args.format == "json":
             text = json.dumps({**result.to_dict(), **_made(args, result)}, indent=2) + "\n"
         elif args.format == "csv":
@@ -190,7 +200,7 @@ def handler(args) -> int:
 
 
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
-_FLAGS = {"class_frequencies": "--class-frequencies", "class_counts": "--class-counts"}
+_FLAGS = {"class_frequencies": "--class-frequencies", "class_counts": "--class-counts", "estimator": "--estimator"}
 
 
 def _with_flags(function, *args, **kwargs):
@@ -314,11 +324,11 @@ def render_table(result) -> str:
     if result.test_uncertainty is not None:
         lines += _render_test_uncertainty(result)
     if result.pairs is not None and u.sd is not None:
-        from mcrank.evaluate.ranking import CLOSED_FORM, FLIP_FORMULA
+        from mcrank.evaluate.ranking import CONDITIONAL, FLIP_FORMULA
 
-        exact = result.method == CLOSED_FORM
-        how = (f"exact (closed form, no sampling): {FLIP_FORMULA}" if exact
-               else f"Monte Carlo, {result.samples} samples, seed {result.seed}")
+        exact = result.estimator == CONDITIONAL
+        how = (f"conditional estimator, exact (closed form, no sampling): {FLIP_FORMULA}" if exact
+               else f"sample estimator (Monte Carlo), {result.samples} samples, seed {result.seed}")
         lines += [
             "",
             f"Probability that the utility ranking of a pair flips under errors of sd {u.sd:g} ({u.error}) on the",
@@ -436,13 +446,15 @@ def render_csv(result, *, comments: dict | None = None) -> str:
     score and rank, after ``# key: value`` lines for ``comments``. Disagreements are in the
     table and JSON formats.
 
-    With an error sd, more columns follow: the Monte Carlo settings (``monte_carlo_sd``,
-    ``_error``, ``_samples``, ``_seed``, the same on every row), then for every classifier
-    ``B``, ``flip_probability_vs_B`` and ``standard_error_vs_B``: the probability that the
-    utility ranking of the pair (this row's classifier, ``B``) flips, and its standard error;
-    empty against itself and for pairs tied under the utility matrix. Exact flip
-    probabilities (gaussian errors) have ``closed_form_sd`` and ``closed_form_error`` instead
-    of the Monte Carlo settings, and no standard errors.
+    With an error sd, more columns follow: the estimator (``estimator``: ``sample`` or
+    ``conditional``, the study's names) and its settings (``estimator_sd``, ``estimator_error``
+    and, for ``sample``, ``estimator_samples`` and ``estimator_seed``; the same on every row),
+    then for every classifier ``B``, ``flip_probability_vs_B`` and, for ``sample``,
+    ``standard_error_vs_B``: the probability that the utility ranking of the pair (this row's
+    classifier, ``B``) flips, and its standard error; empty against itself and for pairs tied
+    under the utility matrix. Deprecated: the same settings under their names before issue 22,
+    ``monte_carlo_sd``, ``_error``, ``_samples``, ``_seed`` (``sample``) or ``closed_form_sd``,
+    ``_error`` (``conditional``), still written.
 
     With the test-set uncertainty, the rows end with its settings (``test_prior_count``, a
     deprecated name of ``test_prior_mass``, the prior's total count; ``test_samples``, ``test_seed``, ``test_exact_pairs``: how many pairs' probabilities are
@@ -450,7 +462,7 @@ def render_csv(result, *, comments: dict | None = None) -> str:
     classifier ``B`` ``flip_probability_test_vs_B`` and its SE ``flip_probability_test_se_vs_B``
     (empty where exact; with an sd, ``flip_probability_both_vs_B`` and its SE too).
     """
-    from mcrank.evaluate.ranking import CLOSED_FORM
+    from mcrank.evaluate.ranking import CONDITIONAL
 
     import csv
     import io
@@ -464,13 +476,15 @@ def render_csv(result, *, comments: dict | None = None) -> str:
     header = ["rank", "classifier", "utility_yield", *metric_ids, *(f"{mid}_rank" for mid in metric_ids)]
     names = [c.name for c in result.classifiers]
     flips = {}
-    exact = result.method == CLOSED_FORM
+    exact = result.estimator == CONDITIONAL
     with_sd = result.pairs is not None and result.utility.sd is not None
     if with_sd:
         if exact:
-            header += ["closed_form_sd", "closed_form_error", *(f"flip_probability_vs_{name}" for name in names)]
+            header += ["estimator", "estimator_sd", "estimator_error", "closed_form_sd", "closed_form_error",
+                       *(f"flip_probability_vs_{name}" for name in names)]  # fmt: skip
         else:
-            header += ["monte_carlo_sd", "monte_carlo_error", "monte_carlo_samples", "monte_carlo_seed"]
+            header += ["estimator", "estimator_sd", "estimator_error", "estimator_samples", "estimator_seed",
+                       "monte_carlo_sd", "monte_carlo_error", "monte_carlo_samples", "monte_carlo_seed"]  # fmt: skip
             for name in names:
                 header += [f"flip_probability_vs_{name}", f"standard_error_vs_{name}"]
     if result.pairs is not None:
@@ -492,10 +506,8 @@ def render_csv(result, *, comments: dict | None = None) -> str:
         row = [c.rank, c.name, repr(c.utility_yield), *scores, *ranks]
         if with_sd:
             u = result.utility
-            if exact:
-                row += [repr(u.sd), u.error]
-            else:
-                row += [repr(u.sd), u.error, result.samples, "" if result.seed is None else result.seed]
+            settings = [repr(u.sd), u.error] if exact else [repr(u.sd), u.error, result.samples, "" if result.seed is None else result.seed]
+            row += [result.estimator, *settings, *settings]  # then again under the deprecated names
             for name in names:
                 pair = flips.get((c.name, name))
                 known = pair is not None and pair.flip_probability is not None

@@ -15,13 +15,23 @@ The kernels evaluate the normal tail a block of pairs at a time with :func:`_nor
 rational approximation that the compiler vectorises (numba's ``math.erfc`` is a scalar
 library call, 12 ns, which would eat most of the gain), and add the probabilities with
 :func:`_sum_and_squares`.
+
+Where the probabilities are printed rather than averaged (``mcrank evaluate``'s flip
+probabilities under gaussian errors), :func:`incorrect_probability` gives the same
+probability exactly, with the exact tail :func:`normal_sf_exact` (``math.erfc``). The kernels
+keep the approximate tail: their averages of 10^6 probabilities need no more, and their counts
+must not move.
 """
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from mcrank._jit import jit
 
-__all__ = ["NORMAL_SF_ERROR"]
+__all__ = ["NORMAL_SF_ERROR", "incorrect_probability", "normal_sf_exact"]
 
 #: Largest absolute error of :func:`_normal_sf` (Abramowitz & Stegun 7.1.28 guarantee 3e-7 on
 #: erfc, so 1.5e-7 on the tail; measured against scipy.special.ndtr: 1.3e-7).
@@ -43,6 +53,55 @@ def _normal_sf(z):
     q8 = q4 * q4
     tail = 0.5 / (q8 * q8)
     return tail if z >= 0.0 else 1.0 - tail
+
+
+def normal_sf_exact(z) -> np.ndarray:
+    """P(Z > z) for a standard normal Z, to double precision: ``erfc(z / sqrt(2)) / 2``.
+
+    The exact twin of :func:`_normal_sf`, for probabilities that are printed. ``math.erfc``
+    element by element: NumPy has no erfc, and numba's is the same scalar call. +inf gives 0,
+    -inf 1, NaN NaN.
+
+    Parameters
+    ----------
+    z : array_like of float
+
+    Returns
+    -------
+    ndarray of float, the shape of ``z``
+    """
+    z = np.asarray(z, dtype=float)
+    root2 = math.sqrt(2)
+    return np.array([0.5 * math.erfc(v / root2) for v in z.ravel().tolist()], dtype=float).reshape(z.shape)
+
+
+def incorrect_probability(margin, spread, s) -> np.ndarray:
+    """The probability that gaussian errors of sd ``s`` rank a pair incorrectly, exactly:
+    ``P(Z > margin / (s * spread)) = Phi(-margin / (s ||C2 - C1||_F))`` (the module docstring).
+
+    Parameters
+    ----------
+    margin : array_like of float
+        ``direction * d``: the pair's yield difference on the normalised matrix (eq. 11), signed
+        so that a positive margin means ranked correctly.
+    spread : array_like of float
+        ``||C2 - C1||_F``, the confusion matrices as frequencies.
+    s : float
+        The error sd, on the normalised matrix.
+
+    Returns
+    -------
+    ndarray of float
+        Where ``s * spread`` is 0, step 6's indicator: 0 for a positive margin, else 1 (a tie
+        is ranked incorrectly). ``margin / s / spread`` is divided in turn, not by the product,
+        which overflows for sds near 1e308; the kernels' :func:`_incorrect_probabilities`
+        computes the same with the approximate tail.
+    """
+    margin, spread = np.broadcast_arrays(np.asarray(margin, dtype=float), np.asarray(spread, dtype=float))
+    scaled = (spread > 0) & (s > 0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        z = np.where(scaled, margin / s / spread, 0.0)
+    return np.where(scaled, normal_sf_exact(z), np.where(margin > 0, 0.0, 1.0))
 
 
 @jit

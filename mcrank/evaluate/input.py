@@ -20,16 +20,18 @@ from __future__ import annotations
 import csv
 import io
 import json
-import numbers
 import os
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from mcrank._validation import check_choice, check_positive
+from mcrank._io import read_bounded
+from mcrank._validation import MAX_INPUT_BYTES, check_choice, check_positive
+from mcrank._validation import check_name as _check_name
+from mcrank._validation import check_real as _real
+from mcrank._validation import check_square as _square
 from mcrank.confusion import from_sklearn
 from mcrank.samplers import ERROR_MODELS as _SAMPLER_ERROR_MODELS
 from mcrank.utility_space import expected_um
@@ -39,17 +41,12 @@ __all__ = ["ERROR_MODELS", "MAX_INPUT_BYTES", "EvaluationInput", "ItemLabels", "
 
 #: The error models of the utility matrix, those of :func:`mcrank.samplers.perturb_um`.
 ERROR_MODELS = tuple(_SAMPLER_ERROR_MODELS)
-#: Largest input file, in bytes (64 MiB, a long-form CSV of three classifiers on 1000
-#: classes): a larger one is refused after reading no more, ``/dev/zero`` included.
-MAX_INPUT_BYTES = 64 << 20
 _FILE_KEYS = ("classifiers", "utility", "classes", "description")
 _CSV_COLUMNS = ("classifier", "output", "true", "count")
 #: Larger counts are not all exact in floating point (2**53 + 1 is read as 2**53): the checks
 #: that counts are whole and that every classifier saw the same test set would not hold.
 _MAX_COUNT = 2**53 - 1
-# Refused in names, which are printed one per line: control characters (Unicode category
-# Cc), line and paragraph separators, lone surrogates.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
 
 
 @dataclass(frozen=True)
@@ -116,49 +113,6 @@ class EvaluationInput:
 
 def _at(source: str, message: str) -> str:
     return f"{source}: {message}" if source else message
-
-
-def _real(value, where: str, *cell: int):
-    """``value`` if it is a number a float can hold, else a ValueError naming ``where`` (and the cell)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        # Not the repr of a list: one nested thousands of levels deep would exhaust the stack.
-        problem = f"{value!r} is not a number" if isinstance(value, (str, type(None))) else f"a {type(value).__name__} is not a number"
-    elif isinstance(value, numbers.Integral) and abs(value) > sys.float_info.max:  # JSON allows any number of digits
-        problem = "a number too large for a floating-point number"
-    else:
-        return value
-    raise ValueError(f"{where}, row {cell[0]}, column {cell[1]}: {problem}" if cell else f"{where}: {problem}")
-
-
-def _square(value, where: str) -> np.ndarray:
-    """A square float matrix from an array or nested lists, with the place of the first fault."""
-    numeric = isinstance(value, np.ndarray) and value.dtype.kind in "iuf" and value.ndim == 2
-    rows = value.tolist() if isinstance(value, np.ndarray) and not numeric else value
-    if not isinstance(rows, (list, tuple, np.ndarray)) or len(rows) == 0:
-        raise ValueError(f"{where}: expected a square matrix (a list of rows)")
-    for i, row in enumerate(rows):
-        if not isinstance(row, (list, tuple, np.ndarray)):
-            raise ValueError(f"{where}: not square: row {i} is not a list")
-        if len(row) != len(rows):
-            raise ValueError(f"{where}: not square: {len(rows)} rows but row {i} has {len(row)} entries")
-    try:
-        if numeric or all(set(map(type, row)) <= {int, float} for row in rows):  # the usual case, fast
-            return np.array(rows, dtype=float)
-    except OverflowError:  # an integer past 1.8e308, found below
-        pass
-    for i, row in enumerate(rows):  # the first entry that is not a number, by its place
-        for j, v in enumerate(row):
-            _real(v, where, i, j)
-    return np.array(rows, dtype=float)
-
-
-def _check_name(name, what: str, where: str) -> None:
-    if not isinstance(name, str):
-        raise ValueError(_at(where, f"{what} name {name!r} is not a string"))
-    if not name.strip():
-        raise ValueError(_at(where, f"a {what} name is empty ({name!r})"))
-    if bad := _CONTROL.search(name):
-        raise ValueError(_at(where, f"{what} name {name!r} contains the control character {bad[0]!r}: names are printed one per line"))
 
 
 def _check_confusions(confusions, classes, source: str) -> tuple[dict[str, np.ndarray], tuple[str, ...]]:
@@ -296,7 +250,7 @@ def read_utility(text, *, source: str = "--utility") -> tuple[UtilityAssessment,
     if isinstance(text, str) and text.strip().startswith(("[", "{")):
         value = _loads(text, source)
     else:
-        value = _loads(_read_text(text), source := os.fspath(text))
+        value = _loads(read_input_text(text), source := os.fspath(text))
     classes = None
     if isinstance(value, dict) and "utility" in value:
         if unknown := sorted(set(value) - set(_FILE_KEYS)):
@@ -309,16 +263,10 @@ def read_utility(text, *, source: str = "--utility") -> tuple[UtilityAssessment,
 # --- input files ----------------------------------------------------------------------------
 
 
-def _read_text(path) -> str:
-    """The text of a UTF-8 file (a byte-order mark skipped), read no further than the limit."""
-    with open(path, "rb") as file:  # an OSError names the file
-        data = file.read(MAX_INPUT_BYTES + 1)
-    if len(data) > MAX_INPUT_BYTES:
-        raise ValueError(f"{path}: larger than {MAX_INPUT_BYTES / 2**20:g} MiB, the limit of an input file")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a text file (not UTF-8)") from None
+def read_input_text(path) -> str:
+    """The text of an input file of ``evaluate``: UTF-8 (a byte-order mark skipped), at most
+    :data:`MAX_INPUT_BYTES` (:func:`mcrank._io.read_bounded`), and not empty."""
+    text = read_bounded(path, limit=MAX_INPUT_BYTES, what="an input file")
     if not text.strip():
         raise ValueError(f"{path}: the file is empty")
     return text
@@ -386,7 +334,7 @@ def load_input(path, *, classes: tuple[str, ...] | None = None) -> EvaluationInp
     source, suffix = os.fspath(path), Path(path).suffix.lower()
     if suffix not in (".json", ".csv"):
         raise ValueError(f"{source}: unknown file type {suffix or '(none)'!r}: give a .json or .csv file")
-    text = _read_text(source)
+    text = read_input_text(source)
     return _load_csv(text, source, classes) if suffix == ".csv" else _load_json(text, source)
 
 
@@ -550,7 +498,7 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be the path of a file (str or Path), got {path!r}")
     source = os.fspath(path)
-    reader = csv.reader(io.StringIO(_read_text(source), newline=""))
+    reader = csv.reader(io.StringIO(read_input_text(source), newline=""))
     columns: list[list[str]] = []
     lines: list[int] = []  # the line of each row, to name it
     try:

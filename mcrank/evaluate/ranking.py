@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from mcrank._jit import jit
 from mcrank._rng import child_seed_sequence, resolve_rng, root_seed_sequence
-from mcrank._validation import check_choice, check_count, check_positive
+from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_positive
 from mcrank.evaluate.input import (
     ERROR_MODELS,
     UtilityAssessment,
@@ -39,7 +39,9 @@ from mcrank.samplers import perturb_um
 from mcrank.utility_space import normalise_um, utility_yield
 
 __all__ = [
+    "CONDITIONAL",
     "DEFAULT_SAMPLES",
+    "ESTIMATORS",
     "FREQUENCY_TOLERANCE",
     "MAX_SAMPLES",
     "TIE_TOLERANCE",
@@ -47,6 +49,7 @@ __all__ = [
     "Disagreement",
     "Evaluation",
     "PairFlip",
+    "SAMPLE",
     "evaluate",
     "evaluate_file",
     "metrics_for",
@@ -54,12 +57,20 @@ __all__ = [
 
 #: Monte Carlo samples of perturbed utility matrices, unless told otherwise.
 DEFAULT_SAMPLES = 100_000
-#: At most this many: minutes of work for a few classifiers, and a standard error below 2e-5;
-#: more is a typo, not a wish.
-MAX_SAMPLES = 10**9
-#: How flip probabilities are obtained: exactly under gaussian errors, else by Monte Carlo.
+#: At most this many (:data:`mcrank._validation.MAX_EVALUATE_SAMPLES`, which says why).
+MAX_SAMPLES = MAX_EVALUATE_SAMPLES
+#: How the flip probabilities under the utility's errors are estimated, in the study's words
+#: (:data:`mcrank.study.config.ESTIMATORS`, ``docs/method.md``, "The conditional estimator"):
+#: ``conditional``, the exact probability given the confusion matrices (gaussian errors only);
+#: ``sample``, the fraction of perturbed matrices drawn (Monte Carlo) that flip the pair.
+CONDITIONAL, SAMPLE = "conditional", "sample"
+ESTIMATORS = (CONDITIONAL, SAMPLE)
+#: Deprecated: evaluate's names of the estimators before issue 22, still accepted as values of
+#: ``estimator`` and ``method`` and still given by :attr:`Evaluation.method`.
 CLOSED_FORM, MONTE_CARLO = "closed form", "monte carlo"
 METHODS = (CLOSED_FORM, MONTE_CARLO)
+_DEPRECATED_ESTIMATOR_NAMES = {CLOSED_FORM: CONDITIONAL, MONTE_CARLO: SAMPLE}
+_DEPRECATED_METHOD_NAMES = {CONDITIONAL: CLOSED_FORM, SAMPLE: MONTE_CARLO}
 #: The flip probability of a pair under gaussian errors of sd ``sd`` on the normalised
 #: utility matrix: ``d`` is the pair's yield difference and ``C_A``, ``C_B`` its confusion
 #: matrices as fractions of the test set, all under eq. (11).
@@ -217,17 +228,19 @@ class PairFlip:
         ``yield(better) - yield(worse)`` per test item, in the units of the utility matrix.
     flip_probability : float or None
         Probability that a perturbed utility matrix does not put ``better`` strictly ahead
-        (ties count as flips, as in the paper's §4.2): exact under gaussian errors, else the
-        fraction of Monte Carlo samples. None when the two are tied under the utility matrix
+        (ties count as flips, as in the paper's §4.2 and the study's step 6): exact with the
+        ``conditional`` estimator (gaussian errors), else the fraction of the perturbed
+        matrices drawn (``sample``). None when the two are tied under the utility matrix
         itself (no ranking to flip).
     standard_error : float or None
         Monte Carlo standard error of ``flip_probability``, ``sqrt(f (1 - f) / samples)``;
         None when it is exact.
     flips : int or None
-        Number of perturbed matrices under which the ranking flips (Monte Carlo only).
+        Number of perturbed matrices under which the ranking flips (``sample`` estimator only).
     flip_probability_test, flip_probability_test_se : float or None
         With the test-set uncertainty: the posterior probability that the population order
-        of the pair differs from the observed one, and its Monte Carlo SE (None where it is
+        of the pair differs from the observed one (a population tie differs from an observed
+        strict order: ties count as flips here too), and its Monte Carlo SE (None where it is
         exact: with labels, by a one-dimensional integral, to 1e-11).
     flip_probability_both, flip_probability_both_se : float or None
         The same with the utility matrix perturbed too, given an error sd.
@@ -273,11 +286,15 @@ class Evaluation:
     metrics : tuple of (str, str)
         The (id, name) of every metric reported.
     samples : int or None
-        Monte Carlo samples, with an error sd and the Monte Carlo method.
+        Monte Carlo samples, with an error sd and the ``sample`` estimator, or with the
+        test-set uncertainty.
     seed : int or None
         Root seed of the Monte Carlo run (None if a Generator was passed, or no Monte Carlo).
+    estimator : {"conditional", "sample"} or None
+        How the flip probabilities under the utility's errors were obtained (:data:`ESTIMATORS`),
+        with an error sd.
     method : {"closed form", "monte carlo"} or None
-        How the flip probabilities were obtained, with an error sd.
+        Deprecated: ``estimator`` in the names evaluate used before issue 22.
     test_uncertainty : dict or None
         With the test-set uncertainty: ``model`` ("labels" or "confusion matrices"),
         ``prior_mass`` (the prior's total count, spread evenly over the cells),
@@ -315,6 +332,7 @@ class Evaluation:
     description: str | None = None
     class_order: str | None = None
     class_frequencies: dict | None = None
+    estimator: str | None = None
 
     def to_dict(self) -> dict:
         """A JSON-ready dict: ``classifiers`` in rank order, ``disagreements``, and ``pairs``
@@ -366,10 +384,15 @@ class Evaluation:
         if self.pairs is not None and u.sd is not None:
             utility["sd"] = u.sd
             utility["error"] = u.error
-            if self.method == CLOSED_FORM:
-                result["closed_form"] = {"sd": u.sd, "error": u.error, "formula": FLIP_FORMULA, "exact": True}
+            # ``closed_form`` and ``monte_carlo`` are the deprecated names of ``estimator``'s two forms.
+            if self.estimator == CONDITIONAL:
+                settings = {"sd": u.sd, "error": u.error, "formula": FLIP_FORMULA, "exact": True}
+                result["estimator"] = {"name": CONDITIONAL, **settings}
+                result["closed_form"] = settings
             else:
-                result["monte_carlo"] = {"sd": u.sd, "error": u.error, "samples": self.samples, "seed": self.seed}
+                settings = {"sd": u.sd, "error": u.error, "samples": self.samples, "seed": self.seed}
+                result["estimator"] = {"name": SAMPLE, **settings}
+                result["monte_carlo"] = settings
         if self.pairs is not None:
             result["pairs"] = [
                 {
@@ -446,6 +469,7 @@ def evaluate(
     error: str | None = None,
     samples: int = DEFAULT_SAMPLES,
     rng=None,
+    estimator: str | None = None,
     method: str | None = None,
     test_uncertainty: bool = False,
     prior_count: float = DEFAULT_PRIOR_COUNT,
@@ -478,12 +502,18 @@ def evaluate(
         Monte Carlo samples of perturbed utility matrices, at most :data:`MAX_SAMPLES`.
     rng : int, SeedSequence, Generator or None
         Randomness of the Monte Carlo estimate.
+    estimator : {"conditional", "sample"}, optional
+        How the flip probabilities under the utility's errors are obtained, in the study's
+        words (:data:`ESTIMATORS`; ``docs/method.md``, "The conditional estimator"). By
+        default ``"conditional"`` under gaussian errors: the perturbed yield difference of a
+        pair is normal, and ``P(flip) = Phi(-d / (sd ||C_A - C_B||_F))`` exactly
+        (:data:`FLIP_FORMULA`, :func:`mcrank.engine.conditional.incorrect_probability`), with
+        no ``samples`` and no ``rng``. The truncated model has no closed form: ``"sample"``
+        draws the perturbed matrices (Monte Carlo); under gaussian errors it gives the
+        estimate, as a check.
     method : {"closed form", "monte carlo"}, optional
-        How the flip probabilities are obtained. By default exactly (``"closed form"``)
-        under gaussian errors, where the perturbed yield difference of a pair is normal:
-        ``P(flip) = Phi(-d / (sd ||C_A - C_B||_F))`` (:data:`FLIP_FORMULA`), with no
-        ``samples`` and no ``rng``. The truncated model has no closed form: Monte Carlo.
-        ``"monte carlo"`` under gaussian errors gives the estimate, as a check.
+        Deprecated name of ``estimator``, with its deprecated values (``"closed form"`` is
+        ``"conditional"``, ``"monte carlo"`` is ``"sample"``; the new values are taken too).
     test_uncertainty : bool, default False
         Also say how sure the ranking is, given that the test set is finite
         (:mod:`mcrank.evaluate.uncertainty`): a 95 % posterior interval of each yield, and
@@ -534,14 +564,105 @@ def evaluate(
 
     Notes
     -----
+    The steps, each a function of this module: :func:`_read` (check the inputs),
+    :func:`_reweight` (to the deployment's class frequencies), :func:`_rank` (by utility
+    yield), :func:`_score` and :func:`_disagreements` (the popular metrics),
+    :func:`_flips_under_utility_error`, :func:`_flips_under_test_set`, and :func:`_pairs`.
+
     Ties. With whole-number utilities whose largest magnitude times the number of test
     items ``N`` is at most 2**53, every total utility is an exact integer: yields are
     compared exactly, and one item apart is never a tie. With fractional utilities (an
     expected matrix, eq. 17, often has them), rounding can split yields that are equal in
     exact arithmetic (``0.1 + 0.2 != 0.3``): total utilities within :data:`TIE_TOLERANCE`
     (1e-12) of ``max|U| N`` tie. Metric values tie within 1e-12 of ``max(1, |a|, |b|)``.
-    Tied classifiers share a rank.
+    Tied classifiers share a rank. A pair that a perturbed matrix (or a posterior draw)
+    ties counts as flipped, as in the study's step 6 (``docs/method.md``).
     """
+    given = _read(confusions, utility, classes, sd, error, samples, rng, estimator, method, test_uncertainty, prior_count,
+                  class_counts, metrics, source)  # fmt: skip
+    weighted = _reweight(given, class_frequencies, class_counts)
+    ranking = _rank(given, weighted)
+    scores, metric_ranks = _score(given, weighted)
+    results = _classifier_results(given, weighted, ranking, scores, metric_ranks)
+    disagreements = _disagreements(given, ranking, scores, metric_ranks)
+    normalised = normalise_um(given.utility.matrix)
+    posterior = None
+    if test_uncertainty:
+        posterior = _flips_under_test_set(given, weighted, ranking, normalised, labels)
+        results = tuple(replace(c, utility_yield_interval=posterior.intervals[c.name]) for c in results)
+    pairs = None
+    if given.utility.sd is not None or test_uncertainty:
+        if not _has_closed_form(given.utility.error):
+            _check_truncated(normalised, given.classes, given.utility.source)
+        under_error = _flips_under_utility_error(given, weighted, ranking, normalised, progress)
+        pairs = _pairs(given, weighted, ranking, under_error, posterior)
+    sampled = given.utility.sd is not None and given.estimator == SAMPLE
+    seed = given.root_seed if sampled or test_uncertainty else None
+    with_sd = given.utility.sd is not None
+    return Evaluation(
+        classifiers=results,
+        disagreements=disagreements,
+        pairs=pairs,
+        classes=given.classes,
+        class_totals=given.class_totals,
+        utility=given.utility,
+        normalised_utility=normalised,
+        metrics=tuple((m.id, m.name) for m in given.metrics),
+        samples=given.samples if sampled or test_uncertainty else None,
+        seed=seed,
+        method=_DEPRECATED_METHOD_NAMES[given.estimator] if with_sd else None,
+        test_uncertainty=None if posterior is None else _test_uncertainty_settings(posterior, given.samples, seed, float(given.class_totals.sum())),
+        class_frequencies=None if weighted.deployment is None else _frequency_report(weighted.deployment, given.class_totals, given.classes),
+        estimator=given.estimator if with_sd else None,
+    )
+
+
+# --- the steps of evaluate ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Given:
+    """The inputs of :func:`evaluate`, checked (:func:`_read`)."""
+
+    names: list[str]
+    counts: np.ndarray  # (k, n, n) counts, in the input order of the classifiers
+    classes: tuple[str, ...]
+    class_totals: np.ndarray  # (n,) test items of each true class
+    utility: UtilityAssessment  # with the sd and error model that apply
+    estimator: str  # one of ESTIMATORS
+    samples: int
+    rng: object  # a root SeedSequence, or the Generator given
+    root_seed: int | None  # the root seed, to record, or None for a Generator
+    prior_count: float
+    metrics: list
+
+
+@dataclass(frozen=True)
+class _Weighted:
+    """The confusion matrices that rank and score (:func:`_reweight`)."""
+
+    fractions: np.ndarray  # (k, n, n) as frequencies: of the test set, or re-weighted to the deployment
+    scored: np.ndarray  # what the metrics score: the counts, or the re-weighted frequencies
+    items: float  # what a total utility is divided by to give the yield per item: N, or 1 re-weighted
+    deployment: dict | None  # from _deployment_frequencies
+
+
+@dataclass(frozen=True)
+class _Ranking:
+    """The ranking by utility yield (:func:`_rank`)."""
+
+    totals: np.ndarray  # (k,) eq. (9) on the counts (or re-weighted frequencies), compared
+    yields: np.ndarray  # (k,) per item
+    scale: float  # of a tie of two totals: 0 when they are exact (see _compare)
+    ranks: list  # competition ranks, 1 = best
+    order: list  # classifier indices, best first (ties in input order)
+    rows: list  # per a: (order[a], order[a + 1:]), the pairs in rank order, a row at a time
+    signs: list  # per row: the sign of each pair's total-utility difference (0: tied)
+
+
+def _read(confusions, utility, classes, sd, error, samples, rng, estimator, method, test_uncertainty, prior_count, class_counts,
+          metrics, source) -> _Given:  # fmt: skip
+    """Step 1: every input checked, in the order its faults are reported."""
     checked, classes = _check_confusions(confusions, classes, source)
     if not isinstance(utility, UtilityAssessment):
         utility = parse_utility(utility)
@@ -556,71 +677,116 @@ def evaluate(
         if utility.sd is None:
             raise ValueError(f"an error model ({error!r}) needs an error sd")
     samples = check_count(samples, "samples", maximum=MAX_SAMPLES)
-    if method is None:
-        method = CLOSED_FORM if utility.error == "gaussian" else MONTE_CARLO
-    elif check_choice(method, METHODS, "method") == CLOSED_FORM and utility.error != "gaussian":
-        raise ValueError(f"the {utility.error} error model has no closed form: its flip probabilities take method 'monte carlo'")
+    estimator = _check_estimator(estimator, method, utility.error)
     if test_uncertainty or class_counts is not None:
         prior_count = check_positive(prior_count, "prior_count")
     if not isinstance(rng, np.random.Generator):
         rng = root_seed_sequence(rng)  # a bad seed fails here, sd or not
+    root_seed = int(rng.entropy) if isinstance(rng, np.random.SeedSequence) and rng.spawn_key == () else None
     chosen = metrics_for(n, metrics)
     names = list(checked)
     counts = np.array([checked[name] for name in names])
-    class_totals = counts[0].sum(axis=0)
-    total = class_totals.sum()
-    deployment = _deployment_frequencies(class_frequencies, class_counts, class_totals, classes, prior_count)
+    return _Given(names, counts, classes, counts[0].sum(axis=0), utility, estimator, samples, rng, root_seed, prior_count, chosen)
+
+
+def _estimator_name(value, what: str) -> str:
+    """One of :data:`ESTIMATORS`, from its name or its deprecated name."""
+    if isinstance(value, str):
+        value = _DEPRECATED_ESTIMATOR_NAMES.get(value, value)
+    return check_choice(value, ESTIMATORS, what)
+
+
+def _check_estimator(estimator, method, error: str) -> str:
+    """The estimator of the flips under the utility's errors, by its name in :data:`ESTIMATORS`."""
+    if method is not None:  # the deprecated name, with either vocabulary
+        method = _estimator_name(method, "method")
+        if estimator is not None and _estimator_name(estimator, "estimator") != method:
+            raise ValueError(f"estimator {estimator!r} and method {method!r} disagree: give estimator alone (method is its deprecated name)")
+        estimator = method
+    if estimator is None:
+        return CONDITIONAL if _has_closed_form(error) else SAMPLE
+    estimator = _estimator_name(estimator, "estimator")
+    if estimator == CONDITIONAL and not _has_closed_form(error):
+        raise ValueError(f"the {error} error model has no closed form: its flip probabilities take the estimator {SAMPLE!r} "
+                         "(the conditional estimator needs gaussian errors)")  # fmt: skip
+    return estimator
+
+
+def _has_closed_form(error: str) -> bool:
+    """Whether the error model's perturbed yield difference is normal (the conditional estimator applies)."""
+    return error == "gaussian"
+
+
+def _reweight(given: _Given, class_frequencies, class_counts) -> _Weighted:
+    """Step 2: the confusion matrices as frequencies, re-weighted to the deployment's class
+    frequencies when they are given (paper §6)."""
+    counts, class_totals = given.counts, given.class_totals
+    deployment = _deployment_frequencies(class_frequencies, class_counts, class_totals, given.classes, given.prior_count)
     if deployment is None:
-        fractions = counts / total  # the confusion matrices as frequencies
-        scored = counts
-    else:
-        # Each column j scaled from the test set's class total to the deployment's pi_j (§6).
-        # (C_ij / sum_i C_ij) * pi_j in that order: a full column is then exactly pi_j.
-        fractions = np.divide(counts, class_totals, out=np.zeros(counts.shape), where=class_totals > 0) * deployment["pi"]
-        scored = fractions
+        return _Weighted(counts / class_totals.sum(), counts, class_totals.sum(), None)
+    # Each column j scaled from the test set's class total to the deployment's pi_j (§6).
+    # (C_ij / sum_i C_ij) * pi_j in that order: a full column is then exactly pi_j.
+    fractions = np.divide(counts, class_totals, out=np.zeros(counts.shape), where=class_totals > 0) * deployment["pi"]
+    return _Weighted(fractions, fractions, 1.0, deployment)
+
+
+def _rank(given: _Given, weighted: _Weighted) -> _Ranking:
+    """Step 3: the ranking by utility yield, eq. (9), with its ties (see :func:`evaluate`'s Notes)."""
+    u = given.utility
     # Total utilities (eq. 9 on counts) are compared, then divided by N once; re-weighted,
     # the matrices are frequencies already, and their yields per item are compared.
     with np.errstate(over="ignore", invalid="ignore"):
-        totals = utility_yield(utility.matrix, counts if deployment is None else fractions)
-    if deployment is not None:
-        total = 1.0
+        totals = utility_yield(u.matrix, given.counts if weighted.deployment is None else weighted.fractions)
     if not np.all(np.isfinite(totals)):
         raise ValueError(
-            f"{utility.source}: the utility yields overflow (utilities times counts beyond the largest float): "
+            f"{u.source}: the utility yields overflow (utilities times counts beyond the largest float): "
             "rescale the utility matrix, which changes no ranking (eq. 10)"
         )
-    yields = totals / total
     with np.errstate(over="ignore"):  # the scale of a tie, at most the largest float
-        largest = float(np.max(np.abs(utility.matrix)) * total)
+        largest = float(np.max(np.abs(u.matrix)) * weighted.items)
     # Whole utilities and counts below 2**53: exact totals, compared exactly (see Notes).
-    exact = deployment is None and largest <= 2**53 and np.all(utility.matrix == np.round(utility.matrix))
-    utility_scale = 0.0 if exact else min(largest, sys.float_info.max)
-    utility_ranks = _competition_ranks(totals, utility_scale)
-    order = sorted(range(len(names)), key=lambda k: (utility_ranks[k], -totals[k], k))
-    scores = {metric.id: np.asarray(metric(scored), dtype=float).reshape(len(names)) for metric in chosen}
-    metric_ranks = {mid: _competition_ranks(values) for mid, values in scores.items()}
-    results = tuple(
-        ClassifierResult(
-            name=names[k],
-            rank=utility_ranks[k],
-            utility_yield=float(yields[k]),
-            scores={mid: float(values[k]) for mid, values in scores.items()},
-            ranks={mid: ranks[k] for mid, ranks in metric_ranks.items()},
-            confusion=counts[k],
-            deployment_confusion=None if deployment is None else fractions[k],
-        )
-        for k in order
-    )
+    exact = weighted.deployment is None and largest <= 2**53 and np.all(u.matrix == np.round(u.matrix))
+    scale = 0.0 if exact else min(largest, sys.float_info.max)
+    ranks = _competition_ranks(totals, scale)
+    order = sorted(range(len(given.names)), key=lambda k: (ranks[k], -totals[k], k))
     # Pairs (order[a], order[b]) with a < b, a row of them per a: each row is compared at
     # once, so that the Python work grows with the number of classifiers, not of pairs.
     ranked = np.array(order, dtype=np.int64)
     rows = [(ranked[a], ranked[a + 1 :]) for a in range(len(order) - 1)]
-    utility_signs = [_compare(totals[first], totals[seconds], utility_scale) for first, seconds in rows]
-    disagreements = []
-    for metric in chosen:
+    signs = [_compare(totals[first], totals[seconds], scale) for first, seconds in rows]
+    return _Ranking(totals, totals / weighted.items, scale, ranks, order, rows, signs)
+
+
+def _score(given: _Given, weighted: _Weighted) -> tuple[dict, dict]:
+    """Step 4: each metric's score of every classifier (input order), and its ranks."""
+    k = len(given.names)
+    scores = {metric.id: np.asarray(metric(weighted.scored), dtype=float).reshape(k) for metric in given.metrics}
+    return scores, {mid: _competition_ranks(values) for mid, values in scores.items()}
+
+
+def _classifier_results(given: _Given, weighted: _Weighted, ranking: _Ranking, scores, metric_ranks) -> tuple:
+    """The classifiers in rank order, with their yields, scores and ranks."""
+    return tuple(
+        ClassifierResult(
+            name=given.names[k],
+            rank=ranking.ranks[k],
+            utility_yield=float(ranking.yields[k]),
+            scores={mid: float(values[k]) for mid, values in scores.items()},
+            ranks={mid: ranks[k] for mid, ranks in metric_ranks.items()},
+            confusion=given.counts[k],
+            deployment_confusion=None if weighted.deployment is None else weighted.fractions[k],
+        )
+        for k in ranking.order
+    )
+
+
+def _disagreements(given: _Given, ranking: _Ranking, scores, metric_ranks) -> tuple[Disagreement, ...]:
+    """Step 4, continued: every metric whose ranking of a pair differs from the utility yield's."""
+    names, disagreements = given.names, []
+    for metric in given.metrics:
         values = scores[metric.id]
         flipped, tied, undefined = [], [], []
-        for (first, seconds), by_utility in zip(rows, utility_signs):
+        for (first, seconds), by_utility in zip(ranking.rows, ranking.signs):
             nan = np.isnan(values[first]) | np.isnan(values[seconds])
             by_metric = _compare(values[first], values[seconds])
             disagree = ~nan & (by_utility != by_metric)
@@ -628,86 +794,72 @@ def evaluate(
             for kind, mask in ((undefined, nan), (flipped, flip), (tied, disagree & ~flip)):
                 kind.extend((names[first], names[second]) for second in seconds[mask])
         if flipped or tied or undefined:
-            best = tuple(names[k] for k in order if metric_ranks[metric.id][k] == 1)
-            disagreements.append(
-                Disagreement(metric.id, metric.name, tuple(flipped), tuple(tied), tuple(undefined), best)
-            )
-    normalised = normalise_um(utility.matrix)
-    pairs, seed, posterior = None, None, None
-    if isinstance(rng, np.random.SeedSequence) and rng.spawn_key == ():
-        root_seed = int(rng.entropy)
-    else:
-        root_seed = None
-    if test_uncertainty and labels is not None:
-        _check_labels(labels, names, counts)
-    if test_uncertainty:
-        perturbed = None
-        if utility.sd is not None:
-            if utility.error == "truncated":
-                _check_truncated(normalised, classes, utility.source)
-            perturbed = partial(perturb_um, normalised, min(utility.sd, _MAX_DRAWN_SD), error=utility.error)
-        # Its own stream: the Monte Carlo of the truncated model keeps the root's.
-        stream = child_seed_sequence(rng, 1) if isinstance(rng, np.random.SeedSequence) else rng
-        given = {} if deployment is None else ({"frequency_counts": deployment["counts"]} if deployment["source"] == "counts"
-                                               else {"frequencies": deployment["pi"]})  # fmt: skip
-        posterior = posterior_uncertainty(utility.matrix, counts, names, order, np.concatenate(utility_signs) if rows else np.zeros(0),
-                                         labels=labels, samples=samples, prior_count=prior_count, perturbed=perturbed, rng=stream,
-                                         **given)  # fmt: skip
-        results = tuple(replace(c, utility_yield_interval=posterior.intervals[c.name]) for c in results)
-        seed = root_seed
-    if utility.sd is not None or test_uncertainty:
-        if utility.error == "truncated":
-            _check_truncated(normalised, classes, utility.source)
-        if utility.sd is None:
-            flip_probabilities = iter([None] * (len(names) * (len(names) - 1) // 2))
-        elif method == CLOSED_FORM:
-            # The yield differences from the totals that ranked, so that their signs agree;
-            # under eq. (11) they are divided by the range of U.
-            scale = float(np.max(utility.matrix)) - float(np.min(utility.matrix))
-            with np.errstate(over="ignore"):
-                ranked = yields[order] / scale
-            flip_probabilities = iter(_closed_form_flips(ranked, fractions[order], utility.sd).tolist())
-        else:
-            seed = root_seed
-            flip_counts = _count_flips(normalised, fractions, order, utility.sd, utility.error, samples, rng, progress)
-            flip_probabilities = iter((flip_counts / samples).tolist())
-            flips = iter(flip_counts.tolist())
-        pairs = []
-        index = 0
-        for (a, seconds), by_utility in zip(rows, utility_signs):
-            for b, sign in zip(seconds.tolist(), by_utility.tolist()):
-                difference = float((totals[a] - totals[b]) / total)
-                f = next(flip_probabilities)
-                count = None if utility.sd is None or method == CLOSED_FORM else int(next(flips))
-                if sign == 0 or f is None:
-                    pair = PairFlip(names[a], names[b], difference, None, None, None)
-                elif method == CLOSED_FORM:
-                    pair = PairFlip(names[a], names[b], difference, f, None, None)
-                else:
-                    pair = PairFlip(names[a], names[b], difference, f, math.sqrt(f * (1 - f) / samples), count)
-                if posterior is not None and sign != 0:
-                    both = (None, None) if posterior.flip_both is None else (float(posterior.flip_both[index]), float(posterior.flip_both_se[index]))
-                    pair = replace(pair, flip_probability_test=float(posterior.flip_test[index]),
-                                   flip_probability_test_se=None if posterior.flip_test_exact[index] else float(posterior.flip_test_se[index]),
-                                   flip_probability_both=both[0], flip_probability_both_se=both[1])  # fmt: skip
-                index += 1
-                pairs.append(pair)
-        pairs = tuple(pairs)
-    return Evaluation(
-        classifiers=results,
-        disagreements=tuple(disagreements),
-        pairs=pairs,
-        classes=classes,
-        class_totals=class_totals,
-        utility=utility,
-        normalised_utility=normalised,
-        metrics=tuple((m.id, m.name) for m in chosen),
-        samples=samples if (utility.sd is not None and method == MONTE_CARLO) or test_uncertainty else None,
-        seed=seed,
-        method=method if utility.sd is not None else None,
-        test_uncertainty=None if posterior is None else _test_uncertainty_settings(posterior, samples, seed, float(class_totals.sum())),
-        class_frequencies=None if deployment is None else _frequency_report(deployment, class_totals, classes),
-    )
+            best = tuple(names[k] for k in ranking.order if metric_ranks[metric.id][k] == 1)
+            disagreements.append(Disagreement(metric.id, metric.name, tuple(flipped), tuple(tied), tuple(undefined), best))
+    return tuple(disagreements)
+
+
+def _flips_under_utility_error(given: _Given, weighted: _Weighted, ranking: _Ranking, normalised, progress) -> tuple:
+    """Step 5: per pair in rank order, the probability that the utility's errors flip it, and
+    the number of perturbed matrices that did (``sample`` estimator) or None; both None
+    without an error sd."""
+    u, pairs = given.utility, len(given.names) * (len(given.names) - 1) // 2
+    if u.sd is None:
+        return [None] * pairs, None
+    if given.estimator == CONDITIONAL:
+        # The yield differences from the totals that ranked, so that their signs agree;
+        # under eq. (11) they are divided by the range of U.
+        scale = float(np.max(u.matrix)) - float(np.min(u.matrix))
+        with np.errstate(over="ignore"):
+            ranked = ranking.yields[ranking.order] / scale
+        return _conditional_flips(ranked, weighted.fractions[ranking.order], u.sd).tolist(), None
+    counts = _count_flips(normalised, weighted.fractions, ranking.order, u.sd, u.error, given.samples, given.rng, progress)
+    return (counts / given.samples).tolist(), counts.tolist()
+
+
+def _flips_under_test_set(given: _Given, weighted: _Weighted, ranking: _Ranking, normalised, labels):
+    """Step 6: the test set's posterior (:func:`posterior_uncertainty`): the yields'
+    intervals, and per pair the flip probabilities under it, alone and with the utility's errors."""
+    u, deployment = given.utility, weighted.deployment
+    if labels is not None:
+        _check_labels(labels, given.names, given.counts)
+    perturbed = None
+    if u.sd is not None:
+        if not _has_closed_form(u.error):
+            _check_truncated(normalised, given.classes, u.source)
+        perturbed = partial(perturb_um, normalised, min(u.sd, _MAX_DRAWN_SD), error=u.error)
+    # Its own stream: the Monte Carlo of the truncated model keeps the root's.
+    stream = child_seed_sequence(given.rng, 1) if isinstance(given.rng, np.random.SeedSequence) else given.rng
+    frequencies = {} if deployment is None else ({"frequency_counts": deployment["counts"]} if deployment["source"] == "counts"
+                                                 else {"frequencies": deployment["pi"]})  # fmt: skip
+    signs = np.concatenate(ranking.signs) if ranking.rows else np.zeros(0)
+    return posterior_uncertainty(u.matrix, given.counts, given.names, ranking.order, signs, labels=labels, samples=given.samples,
+                                 prior_count=given.prior_count, perturbed=perturbed, rng=stream, **frequencies)  # fmt: skip
+
+
+def _pairs(given: _Given, weighted: _Weighted, ranking: _Ranking, under_error, posterior) -> tuple[PairFlip, ...]:
+    """Step 7: every pair in rank order, with its flip probabilities."""
+    names, totals, sampled = given.names, ranking.totals, given.estimator == SAMPLE
+    probabilities, counts = under_error
+    pairs, index = [], 0
+    for (a, seconds), by_utility in zip(ranking.rows, ranking.signs):
+        for b, sign in zip(seconds.tolist(), by_utility.tolist()):
+            difference = float((totals[a] - totals[b]) / weighted.items)
+            f = probabilities[index]
+            if sign == 0 or f is None:
+                pair = PairFlip(names[a], names[b], difference, None, None, None)
+            elif not sampled:
+                pair = PairFlip(names[a], names[b], difference, f, None, None)
+            else:
+                pair = PairFlip(names[a], names[b], difference, f, math.sqrt(f * (1 - f) / given.samples), int(counts[index]))
+            if posterior is not None and sign != 0:
+                both = (None, None) if posterior.flip_both is None else (float(posterior.flip_both[index]), float(posterior.flip_both_se[index]))
+                pair = replace(pair, flip_probability_test=float(posterior.flip_test[index]),
+                               flip_probability_test_se=None if posterior.flip_test_exact[index] else float(posterior.flip_test_se[index]),
+                               flip_probability_both=both[0], flip_probability_both_se=both[1])  # fmt: skip
+            index += 1
+            pairs.append(pair)
+    return tuple(pairs)
 
 
 def _test_uncertainty_settings(posterior, samples: int, seed, items: float) -> dict:
@@ -806,7 +958,7 @@ def _check_truncated(normalised: np.ndarray, classes, where: str) -> None:
         )
 
 
-def _closed_form_flips(ranked_yields, ranked_confusions, sd) -> np.ndarray:
+def _conditional_flips(ranked_yields, ranked_confusions, sd) -> np.ndarray:
     """Exactly, for each pair ``(a, b)`` of classifiers in rank order, ``a < b``, in the order
     (0, 1), (0, 2), ..., (1, 2), ...: the probability that gaussian errors of sd ``sd`` on the
     normalised utility matrix do not put ``a`` strictly ahead. ``ranked_yields`` are the
@@ -815,20 +967,23 @@ def _closed_form_flips(ranked_yields, ranked_confusions, sd) -> np.ndarray:
 
     The perturbed yield difference ``sum((U + sd Z) * (C_a - C_b))`` is normal, with mean
     the difference ``d`` under ``U`` and sd ``sd ||C_a - C_b||_F``: the flip probability is
-    ``Phi(-d / (sd ||C_a - C_b||_F))``. A pair with equal matrices (``d = 0``) gets 1/2; its
-    ranking is a tie and reported as such by the caller.
+    ``Phi(-d / (sd ||C_a - C_b||_F))``, the study's conditional estimator
+    (:func:`mcrank.engine.conditional.incorrect_probability`). A pair with equal matrices
+    (``d = 0``) gets 1, step 6's tie; the caller reports it as a tie.
     """
+    # Imported here: mcrank.engine's package imports every kernel and the study layer, which a
+    # ranking without an error sd does not need.
+    from mcrank.engine.conditional import incorrect_probability
+
     flat = ranked_confusions.reshape(len(ranked_confusions), -1)
-    yields = ranked_yields
     probabilities = []
     for a in range(len(flat) - 1):
         difference = flat[a] - flat[a + 1 :]
         spread = np.sqrt(np.sum(difference * difference, axis=1))
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-            # Divided in turn, not by the product, which overflows for sds near 1e308.
-            z = np.where(spread > 0, (yields[a] - yields[a + 1 :]) / sd / spread, 0.0)
-        probabilities.append([0.5 * math.erfc(v / math.sqrt(2)) for v in z.tolist()])
-    return np.array([p for row in probabilities for p in row], dtype=float)
+        with np.errstate(over="ignore", invalid="ignore"):
+            margin = ranked_yields[a] - ranked_yields[a + 1 :]
+        probabilities.append(incorrect_probability(margin, spread, sd))
+    return np.concatenate(probabilities) if probabilities else np.zeros(0)
 
 
 def _count_flips(normalised, confusions, order, sd, error, samples, rng, progress=False):
@@ -913,6 +1068,7 @@ def evaluate_file(
     error: str | None = None,
     samples: int = DEFAULT_SAMPLES,
     rng=None,
+    estimator: str | None = None,
     test_uncertainty: bool = False,
     prior_count: float = DEFAULT_PRIOR_COUNT,
     class_frequencies=None,
@@ -940,7 +1096,7 @@ def evaluate_file(
         Read ``path`` as labels, one row per test item.
     truth : str, default "true"
         With ``labels``, the column of true classes.
-    sd, error, samples, rng, test_uncertainty, prior_count, class_frequencies, class_counts, metrics, progress
+    sd, error, samples, rng, estimator, test_uncertainty, prior_count, class_frequencies, class_counts, metrics, progress
         As for :func:`evaluate`; ``sd`` and ``error`` override those of the utility. With
         ``labels``, the test-set uncertainty keeps the pairing of the items.
 
@@ -966,7 +1122,7 @@ def evaluate_file(
                 f"{data.source}: the labels name {len(data.classes)} classes ({', '.join(map(repr, data.classes))}) but the "
                 f"utility matrix is {m}x{m}: give the utility with its classes, {{\"utility\": ..., \"classes\": [...]}}"
             )
-        result = evaluate(data.confusions, assessment, classes=data.classes, sd=sd, error=error, samples=samples, rng=rng,
+        result = evaluate(data.confusions, assessment, classes=data.classes, sd=sd, error=error, samples=samples, rng=rng, estimator=estimator,
                           test_uncertainty=test_uncertainty, prior_count=prior_count, labels=data.labels, metrics=metrics,
                           class_frequencies=class_frequencies, class_counts=class_counts,
                           source=data.source, progress=progress)  # fmt: skip
@@ -1005,6 +1161,7 @@ def evaluate_file(
         error=error,
         samples=samples,
         rng=rng,
+        estimator=estimator,
         test_uncertainty=test_uncertainty,
         prior_count=prior_count,
         class_frequencies=class_frequencies,

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from mcrank._rng import resolve_rng, root_seed_sequence
-from mcrank._validation import check_choice, check_count
-from mcrank.evaluate.input import _check_name, _read_text, _square
+from mcrank._validation import check_choice, check_count, check_name, check_square
+from mcrank.evaluate.input import read_input_text
 from mcrank.evaluate.ranking import _compare, _competition_ranks
 
 __all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringResult", "auc_score", "load_scores",
@@ -128,7 +128,7 @@ def _check_scores(scores: dict, items: int, source: str = "") -> dict[str, np.nd
         raise ValueError("scores: give a non-empty mapping of model names to arrays of scores")
     checked = {}
     for name, values in scores.items():
-        _check_name(name, "model", source)
+        check_name(name, "model", source)
         where = f"scores[{name!r}]"
         try:
             array = np.asarray(values, dtype=float)
@@ -212,11 +212,11 @@ def load_scores(path, *, truth: str = "true", positive=None, classes=None) -> Sc
     source = os.fspath(path)
     if positive is None and classes is None:
         raise ValueError(f"{source}: positive: say which label is the positive class (or give the classes, positive first)")
-    reader = csv.reader(io.StringIO(_read_text(source), newline=""))
+    reader = csv.reader(io.StringIO(read_input_text(source), newline=""))
     try:
         header = [h.strip() for h in next(reader)]
         for name in header:
-            _check_name(name, "column", f"{source}, line 1")
+            check_name(name, "column", f"{source}, line 1")
         if twice := [name for name in header if header.count(name) > 1]:
             raise ValueError(f"{source}, line 1: column {twice[0]!r} appears twice")
         if truth not in header:
@@ -488,7 +488,7 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         Naming the parameter: a utility matrix that is not 2 x 2 or not finite, an unknown
         ``threshold_choice``, ``folds`` out of range, a bad seed.
     """
-    u = _square(utility, "utility")
+    u = check_square(utility, "utility")
     if u.shape != (2, 2):
         raise ValueError(f"utility: a scoring classifier's problem has 2 classes, got a {u.shape[0]}x{u.shape[0]} matrix")
     if not np.all(np.isfinite(u)):

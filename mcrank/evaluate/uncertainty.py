@@ -17,7 +17,8 @@ A's own: the intervals and the flips came from two posteriors.) From this poster
   its columns ``P(. | j)``, Dirichlet(column counts + prior_count / n^2), independently (the
   same Dirichlet over the n^2 cells, by its neutrality);
 - for each pair, the posterior probability that its population order differs from the
-  observed one (a posterior tie counts one half), with its Monte Carlo standard error, or
+  observed one (a tie counts as a flip, as everywhere in mcrank: a tie in the population
+  differs from an observed strict order), with its Monte Carlo standard error, or
   exactly with labels (below); and, given an error sd on the utility matrix, the same
   probability when each draw also takes a perturbed utility matrix.
 
@@ -134,8 +135,9 @@ def _dirichlet(rng: np.random.Generator, alpha: np.ndarray, size: int) -> np.nda
 
 
 def _flip(differences: np.ndarray, sign: float) -> np.ndarray:
-    """Per draw: 1 if the difference's sign is not ``sign``, 1/2 on a tie, else 0."""
-    return np.where(differences * sign > 0, 0.0, np.where(differences == 0, 0.5, 1.0))
+    """Per draw: 1 if the difference's sign is not ``sign``, a tie included (the study's step
+    6: a pair is ranked correctly only when strictly ahead), else 0."""
+    return np.where(differences * sign > 0, 0.0, 1.0)
 
 
 def _gil_pelaez(w: np.ndarray, alpha: np.ndarray, low: float, high: float, panels: int) -> float:

@@ -8,11 +8,12 @@ file and the key.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcrank._io import read_bounded
+from mcrank._validation import MAX_EXPERIMENT_BYTES
 from mcrank.study.config import StudyConfig, parse_values
 
 __all__ = ["FIGURE_SETTINGS", "Experiment", "load_experiment", "load_experiments", "read_toml"]
@@ -20,9 +21,9 @@ __all__ = ["FIGURE_SETTINGS", "Experiment", "load_experiment", "load_experiments
 #: The file of ``experiments/`` that holds the figures' settings rather than a study.
 FIGURE_SETTINGS = "figures.toml"
 
-#: Largest experiment file read (a study needs a few hundred bytes): ``--config /dev/zero``
-#: is refused instead of filling the memory.
-MAX_TOML_BYTES = 1 << 20
+#: Largest experiment file read (:data:`mcrank._validation.MAX_EXPERIMENT_BYTES`):
+#: ``--config /dev/zero`` is refused instead of filling the memory.
+MAX_TOML_BYTES = MAX_EXPERIMENT_BYTES
 
 
 def read_toml(path) -> dict:
@@ -37,19 +38,9 @@ def read_toml(path) -> dict:
         If the file cannot be read.
     """
     path = Path(path)
+    text = read_bounded(path, limit=MAX_TOML_BYTES, what="an experiment file (a few lines of TOML)")
     try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_TOML_BYTES + 1)
-    except FileNotFoundError:
-        if path.is_symlink():  # "No such file" alone would name a file that is right there
-            raise ValueError(f"{path}: a link to {os.readlink(path)!r}, which does not exist") from None
-        raise
-    if len(data) > MAX_TOML_BYTES:
-        raise ValueError(f"{path}: larger than {MAX_TOML_BYTES:,} bytes; an experiment file is a few lines of TOML")
-    try:
-        return tomllib.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a text file (not UTF-8)") from None
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ValueError(f"{path}: not valid TOML: {error}") from None
 
