@@ -22,17 +22,24 @@ from pathlib import Path
 
 import numba
 
-__all__ = ["jit"]
+__all__ = ["extend_cache_key", "jit"]
 
 _OPTIONS = dict(cache=True, error_model="numpy", nogil=True)
 
 
+#: Sources outside the package that kernels compiled from now on depend on: the entries a
+#: plugin or a test adds to a registry (:func:`extend_cache_key`).
+_EXTRA_SOURCES: list[str] = []
+
+
 def _source_digest() -> str:
-    """A digest of every source file of the package, with their paths."""
+    """A digest of every source file of the package, with their paths, and of the extra sources."""
     package = Path(__file__).parent
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    for text in _EXTRA_SOURCES:
+        digest.update(b"\0extra\0" + text.encode())
     return digest.hexdigest()[:16]
 
 
@@ -56,6 +63,21 @@ def _cache_directory() -> str | None:
 numba.config.CACHE_DIR = _cache_directory() or ""
 if not numba.config.CACHE_DIR:
     _OPTIONS["cache"] = False
+
+
+def extend_cache_key(text: str) -> None:
+    """Key the cache of every function decorated from now on on ``text`` as well.
+
+    For an entry added to a registry from outside the package (:mod:`mcrank._axes`): the
+    kernels compiled after it inline its code, which the package's digest does not see. numba
+    fixes a function's cache directory when it is decorated, so the functions decorated
+    before keep theirs: they cannot depend on the entry, whose registry is sealed once a
+    switch is generated from it.
+    """
+    _EXTRA_SOURCES.append(text)
+    numba.config.CACHE_DIR = _cache_directory() or ""
+    if not numba.config.CACHE_DIR:
+        _OPTIONS["cache"] = False
 
 
 def jit(func=None, **overrides):

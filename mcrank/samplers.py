@@ -8,16 +8,19 @@ over many values at once (:func:`_fill_hexagon`, :func:`_fill_truncated_columns`
 rejection loop per value mispredicts a branch at most rejections, and the engine's speed is
 measured against the cost of the draws alone.
 
-- True utility matrices: (x, y) uniform on the hexagon of eq. (12), or gaussian with mean
-  (0, 0) truncated to the hexagon by rejection (fig. 4).
+- True utility matrices: the distributions of :mod:`mcrank.distributions` (on the hexagon of
+  eq. 12, as the paper's fig. 4, or element by element for any n).
 - Class proportion ``p`` ~ Uniform(low, high).
 - TPR and TNR: ``low + (high - low) * Beta(alpha, beta)``; the paper's choice is
   ``0.5 + 0.5 * Beta(2, 1)``, density rising linearly on [0.5, 1].
-- Perturbed utility matrices ``U'`` with error sd ``s``: the ``gaussian`` model adds
-  N(0, s^2) to every element; the ``truncated`` model conditions that on
-  ``0 <= U'_ij <= 1`` and ``U'_jj >= U'_ij`` (correct classification stays better).
+- Perturbed utility matrices ``U'`` with error sd ``s``: the models of
+  :mod:`mcrank.error_models`.
 - The counts of a finite test set (``docs/method.md``, "Finite test sets"): multinomial, by
   conditional binomials, each drawn exactly by numba's binomial sampler.
+
+The kernels' switches over error models and distributions (:func:`_perturb_into`,
+:func:`_fill_hexagon`, :func:`_draw_utility`) are generated from the registries when this
+module is imported, which seals them (:mod:`mcrank._axes`).
 """
 
 from __future__ import annotations
@@ -26,10 +29,14 @@ import math
 
 import numpy as np
 
+from mcrank._axes import generate, generate_predicate
 from mcrank._jit import jit
 from mcrank._rng import resolve_rng
 from mcrank._validation import check_beta_parameters, check_choice, check_count, check_positive, check_range, check_sd
-from mcrank.utility_space import _in_hexagon, _um_from_xy, normalise_um
+from mcrank.distributions import MAX_TRUE_UM_SD, TRUE_UM_DISTRIBUTIONS
+from mcrank.distributions import _check_true_um_sd  # noqa: F401  (where the study's schema looked for it before)
+from mcrank.error_models import ERROR_MODELS, _draw_truncated_normal_01, _proposal
+from mcrank.utility_space import _um_from_xy, normalise_um
 
 __all__ = [
     "ERROR_MODELS",
@@ -46,50 +53,10 @@ __all__ = [
     "sample_utility_elements",
 ]
 
-#: The distributions of true utility matrices, by name; the value is the kernels' code. The
-#: first two are the paper's, on the hexagon of two-class matrices (eq. 12); the ``-elements``
-#: ones draw every element, for any number of classes (``docs/method.md``, "The n-class study").
-TRUE_UM_DISTRIBUTIONS = {"uniform": 0, "gaussian": 1, "uniform-elements": 2, "gaussian-elements": 3}
-#: The two-class distributions on the hexagon.
-HEXAGON_DISTRIBUTIONS = ("uniform", "gaussian")
-#: The error models of perturbed utility matrices, by name; the value is the kernels' code.
-ERROR_MODELS = {"gaussian": 0, "truncated": 1}
-#: Largest sd of the gaussian true-utility distribution: see :func:`_check_true_um_sd`.
-MAX_TRUE_UM_SD = 10.0
+#: The names of the distributions on the hexagon of two-class matrices (eq. 12), in the order
+#: registered (:attr:`mcrank.distributions.TrueUmDistribution.hexagon`).
+HEXAGON_DISTRIBUTIONS = tuple(name for name, distribution in TRUE_UM_DISTRIBUTIONS.items() if distribution.hexagon)
 
-
-def _check_true_um_sd(sd: float, what: str, uniform: str) -> float:
-    """``sd`` of the gaussian true-utility distribution: in ``(0, MAX_TRUE_UM_SD]``.
-
-    The gaussian is truncated to the hexagon by rejection, which needs about
-    ``2 pi sd^2 / 3`` proposals per point (the hexagon has area 3): 210 at sd 10, 2 million
-    at sd 1000, and a numba loop that Ctrl-C cannot stop beyond. Above 10 the distribution
-    is uniform within 1 % anyway: ``|r|^2 <= 2`` in the hexagon, so the density anywhere is
-    at least ``exp(-1 / sd^2)`` (0.990) of its value at the centre.
-
-    Parameters
-    ----------
-    sd : float
-        A non-negative number, already checked by :func:`~mcrank._validation.check_sd`.
-    what : str
-        The parameter's name, for the message.
-    uniform : str
-        How the caller asks for the uniform distribution instead, for the message.
-
-    Returns
-    -------
-    float
-        ``sd``, unchanged.
-    """
-    if sd == 0:
-        raise ValueError(f"{what} must be positive for the gaussian true-utility distribution")
-    if sd > MAX_TRUE_UM_SD:
-        raise ValueError(
-            f"{what} must be at most {MAX_TRUE_UM_SD:g} for the gaussian true-utility distribution, got {sd:g}: "
-            f"above that the gaussian truncated to the hexagon is uniform within 1 %, so use the uniform distribution "
-            f"({uniform}), drawn directly, rather than rejection at about 2 pi sd^2 / 3 proposals per point ({2 * math.pi * sd**2 / 3:.2g} here)"
-        )
-    return sd
 
 # --- kernels: one draw each ------------------------------------------------------------------
 
@@ -119,42 +86,6 @@ def _draw_rate(rng, alpha, beta, low, high):
     if beta == 1.0:
         return _rate_from_uniform(rng.random(), alpha, low, high)
     return low + (high - low) * _draw_beta(rng, alpha, beta)
-
-
-@jit(inline="always")
-def _proposal(mean, step):
-    """``mean + step``, or ``|step|`` for a mean of 0, or ``1 - |step|`` for a mean of 1
-    (the half-normal proposal on a bound). Written as selects, not branches: which case an
-    element is in is data-dependent."""
-    folded = 1.0 - abs(step) if mean == 1.0 else abs(step)
-    return folded if (mean == 0.0) | (mean == 1.0) else mean + step
-
-
-@jit(inline="always")
-def _draw_truncated_normal_01(rng, mean, sd):
-    """One draw of N(mean, sd^2) truncated to [0, 1], exactly, for a mean in [0, 1].
-
-    Two exact rejection samplers. For sd <= 1, the proposals of :func:`_proposal`, accepted
-    when they land in [0, 1]: normal (acceptance = mass of [0, 1] under N(mean, sd^2), at
-    least 1/3), or half-normal for a mean on a bound (common: a normalised matrix has a 0
-    and a 1), exact by symmetry and accepted almost always when sd is small. For sd > 1,
-    uniform proposals on [0, 1] accepted with probability exp(-(x - mean)^2 / (2 sd^2))
-    (acceptance above exp(-1/2)). A normal variate costs about a quarter of a uniform pair
-    and an exponential here, hence the switch at sd = 1 rather than at the equal-acceptance
-    point 1/sqrt(2 pi).
-    """
-    if sd == 0.0:
-        return mean
-    if sd <= 1.0:
-        while True:
-            value = _proposal(mean, sd * rng.standard_normal())
-            if 0.0 <= value <= 1.0:
-                return value
-    while True:
-        value = rng.random()
-        z = (value - mean) / sd
-        if rng.random() <= math.exp(-0.5 * z * z):
-            return value
 
 
 @jit(inline="always")
@@ -333,76 +264,82 @@ def _first_proposals(mean, sds, z, out):
             out[j] = mean + sds[j] * z[j]
 
 
-@jit(inline="always")
-def _perturb_into(rng, utility, sd, error_model, out):
-    """Fill ``out`` with one perturbed copy of the square matrix ``utility`` (code 0 or 1).
+# --- the switches over the registries --------------------------------------------------------
 
-    ``truncated`` draws each element from its normal truncated to [0, 1], then redraws a
-    column unless its diagonal element is at least every other element of it. The elements
-    are independent and each constraint involves one column only, so the conditional
-    distribution factorises over columns: this is exactly the independent gaussian
-    perturbation conditioned on all constraints, as plain rejection of the whole matrix
-    would give, without discarding draws that fall outside [0, 1] or columns that were fine.
-    """
-    n = utility.shape[0]
-    if error_model == 0:
-        for i in range(n):
-            for j in range(n):
-                out[i, j] = utility[i, j] + sd * rng.standard_normal()
+
+def _branches(records, call: str, default: str = "") -> str:
+    """Source lines testing ``code`` against each record's in turn and calling its piece
+    ``f<code>`` as ``call`` (``{f}`` stands for the piece); ``default`` runs for a code no
+    record has."""
+    lines = []
+    for k, record in enumerate(records):
+        lines += [f"    {'if' if k == 0 else 'elif'} code == {record.code}:", "        " + call.format(f=f"f{record.code}")]
+    if default:
+        lines += ["    else:", "        " + default] if records else ["    " + default]
+    return "".join(line + "\n" for line in lines)
+
+
+def _pieces(records, attribute: str) -> dict:
+    return {f"f{record.code}": getattr(record, attribute) for record in records}
+
+
+_error_models = list(ERROR_MODELS.values())
+_perturb_into = generate(
+    "_perturb_into",
+    "def _perturb_into(rng, utility, sd, code, out):\n" + _branches(_error_models, "{f}(rng, utility, sd, out)"),
+    _pieces(_error_models, "perturb"),
+    __name__,
+    """Fill ``out`` with one perturbed copy of the square matrix ``utility`` under error model
+    number ``code`` (:data:`ERROR_MODELS`): a switch generated from the registry.""",
+    inline="always",
+)
+_closed_form = generate_predicate(
+    "_closed_form", ERROR_MODELS, "closed_form", __name__,
+    "Whether error model number ``code`` has a closed form (:attr:`ErrorModel.closed_form <mcrank.error_models.ErrorModel.closed_form>`).",
+)  # fmt: skip
+_hexagon_distributions = [d for d in TRUE_UM_DISTRIBUTIONS.values() if d.hexagon]
+_element_distributions = [d for d in TRUE_UM_DISTRIBUTIONS.values() if not d.hexagon]
+_fill_hexagon = generate(
+    "_fill_hexagon",
+    "def _fill_hexagon(rng, code, sd, n, x, y):\n" + _branches(_hexagon_distributions, "{f}(rng, sd, n, x, y)"),
+    _pieces(_hexagon_distributions, "draw"),
+    __name__,
+    """Fill ``x[:n]``, ``y[:n]`` with points of the hexagon drawn from distribution number
+    ``code`` (:data:`TRUE_UM_DISTRIBUTIONS`, one on the hexagon): a switch generated from the
+    registry.""",
+)
+_on_hexagon = generate_predicate(
+    "_on_hexagon", TRUE_UM_DISTRIBUTIONS, "hexagon", __name__,
+    "Whether distribution number ``code`` is on the hexagon (:attr:`TrueUmDistribution.hexagon <mcrank.distributions.TrueUmDistribution.hexagon>`).",
+)  # fmt: skip
+# Step 1 at any n: a hexagon point mapped by eq. (12), which is in standard form already, or a
+# matrix drawn element by element, then brought to the standard form of eq. (11).
+_DRAW_UTILITY = """\
+def _draw_utility(rng, code, sd, identity, xy, u, normalise=True):
+    if _on_hexagon(code):
+        _fill_hexagon(rng, code, sd, 1, xy[0], xy[1])
+        u[0, 0], u[0, 1], u[1, 0], u[1, 1] = _um_from_xy(xy[0, 0], xy[1, 0])
         return
-    for j in range(n):
-        ordered = False
-        while not ordered:
-            for i in range(n):
-                out[i, j] = _draw_truncated_normal_01(rng, utility[i, j], sd)
-            ordered = True
-            for i in range(n):
-                if i != j and out[i, j] > out[j, j]:
-                    ordered = False
-
-
-@jit
-def _fill_hexagon(rng, distribution, sd, n, x, y):
-    """Fill ``x[:n]``, ``y[:n]`` with points of the hexagon: uniform (code 0) or gaussian
-    (code 1).
-
-    Uniform, without rejection: the hexagon is three rhombi of area 1 meeting at the
-    origin, spanned by pairs of the vectors (1, 0), (0, 1) and (-1, -1) (it is a cube seen
-    along its diagonal). One uniform ``u`` picks the rhombus, ``floor(3 u)``, and gives the
-    first coordinate in it, ``3 u - floor(3 u)``; a second uniform gives the other. Two
-    uniforms per point, no branch.
-
-    Gaussian, by rejection in rounds: each round proposes a point for every slot still
-    empty, then keeps those inside, moving them to the front of the empty slots without a
-    branch. The points kept are independent draws of the truncated distribution, in the
-    order drawn; rounds avoid the mispredicted branch per point of a one-point-at-a-time
-    rejection loop.
-    """
-    if distribution == 0:
-        for i in range(n):
-            x[i] = rng.random()
-            y[i] = rng.random()
-        for i in range(n):
-            scaled = 3.0 * x[i]
-            rhombus = math.floor(scaled)
-            s, t = scaled - rhombus, y[i]
-            # Rhombus 0: s (1, 0) + t (0, 1); 1: s (0, 1) + t (-1, -1); 2: s (-1, -1) + t (1, 0).
-            x[i] = s if rhombus == 0.0 else (-t if rhombus == 1.0 else t - s)
-            y[i] = t if rhombus == 0.0 else (s - t if rhombus == 1.0 else -s)
+{switch}    if not normalise:
         return
-    filled = 0
-    while filled < n:
-        # Views of the empty slots, indexed from 0: no negative-index check in the loops.
-        xs, ys = x[filled:n], y[filled:n]
-        for i in range(xs.size):
-            xs[i] = sd * rng.standard_normal()
-            ys[i] = sd * rng.standard_normal()
-        kept = 0
-        for i in range(xs.size):
-            xi, yi = xs[i], ys[i]
-            xs[kept], ys[kept] = xi, yi
-            kept += _in_hexagon(xi, yi)
-        filled += kept
+    width = high - low
+    n = u.shape[0]
+    for i in range(n):
+        for j in range(n):
+            u[i, j] = (u[i, j] - low) / width
+"""
+_draw_utility = generate(
+    "_draw_utility",
+    _DRAW_UTILITY.format(switch=_branches(_element_distributions, "low, high = {f}(rng, sd, identity, u)", "low, high = np.nan, np.nan")),
+    {**_pieces(_element_distributions, "draw"), "np": np, "_on_hexagon": _on_hexagon, "_fill_hexagon": _fill_hexagon, "_um_from_xy": _um_from_xy},
+    __name__,
+    """Step 1 into ``u`` (n, n) from distribution number ``code`` (:data:`TRUE_UM_DISTRIBUTIONS`),
+    in the standard form of eq. (11) (unless not ``normalise``); ``xy`` (2, 1) is work space for
+    a hexagon point, ``identity`` is ``np.eye(n)``. A switch generated from the registry.""",
+    inline="always",
+)
+ERROR_MODELS.seal(__name__)
+TRUE_UM_DISTRIBUTIONS.seal(__name__)
 
 
 @jit
@@ -420,16 +357,17 @@ def _fill_perturbed(rng, utility, sd, error_model, out):
 # --- public wrappers -------------------------------------------------------------------------
 
 
-def sample_true_um_xy(size: int, *, distribution: str = "uniform", sd: float = 1 / 3, rng=None):
+def sample_true_um_xy(size: int, *, distribution: str = HEXAGON_DISTRIBUTIONS[0], sd: float = 1 / 3, rng=None):
     """Draw true utility matrices as hexagon coordinates (paper §4.2, fig. 4).
 
     Parameters
     ----------
     size : int
         Number of matrices.
-    distribution : {"uniform", "gaussian"}, default "uniform"
-        Uniform on the hexagon, or gaussian with mean (0, 0) (the identity, i.e. accuracy)
-        and standard deviation ``sd`` in each coordinate, truncated to the hexagon.
+    distribution : str, default "uniform"
+        One of :data:`HEXAGON_DISTRIBUTIONS` (:mod:`mcrank.distributions`): uniform on the
+        hexagon, or gaussian with mean (0, 0) (the identity, i.e. accuracy) and standard
+        deviation ``sd`` in each coordinate, truncated to the hexagon.
     sd : float, default 1/3
         Only for ``gaussian``; in (0, 10] (above 10 it is uniform within 1 %).
     rng : int, SeedSequence, Generator or None
@@ -439,13 +377,13 @@ def sample_true_um_xy(size: int, *, distribution: str = "uniform", sd: float = 1
     x, y : ndarray of shape (size,)
         Map them to matrices with :func:`mcrank.utility_space.um_from_xy`.
     """
-    code = check_choice(distribution, TRUE_UM_DISTRIBUTIONS, "true-utility distribution")
+    chosen = check_choice(distribution, {d.name: d for d in _hexagon_distributions}, "true-utility distribution")
     sd = check_sd(sd)
-    if code == 1:
-        _check_true_um_sd(sd, "sd", 'distribution="uniform"')
+    if chosen.check is not None:
+        chosen.check(sd, "sd", 'distribution="{}"')
     size = check_count(size, "size", minimum=0)
     x, y = np.empty(size), np.empty(size)
-    _fill_hexagon(resolve_rng(rng), code, sd, size, x, y)
+    _fill_hexagon(resolve_rng(rng), chosen.code, sd, size, x, y)
     return x, y
 
 
@@ -472,7 +410,7 @@ def sample_class_proportion(size: int, *, low: float = 0.0, high: float = 1.0, r
     return resolve_rng(rng).uniform(low, high, check_count(size, "size", minimum=0))
 
 
-def perturb_um(utility, sd: float, *, error: str = "gaussian", size: int = 1, rng=None) -> np.ndarray:
+def perturb_um(utility, sd: float, *, error: str = next(iter(ERROR_MODELS)), size: int = 1, rng=None) -> np.ndarray:
     """Draw perturbed copies ``U'`` of a utility matrix in standard form (paper §4.2, fig. 5).
 
     Parameters
@@ -482,11 +420,12 @@ def perturb_um(utility, sd: float, *, error: str = "gaussian", size: int = 1, rn
         units of the paper's figures.
     sd : float
         Error standard deviation ``s`` >= 0.
-    error : {"gaussian", "truncated"}, default "gaussian"
-        ``gaussian``: independent N(0, s^2) added to every element, nothing else (the paper's
-        §4.2). ``truncated``: the same, conditioned on ``0 <= U'_ij <= 1`` and on every
-        diagonal element being at least the other elements of its column; the realised sd of
-        ``U' - U`` is then smaller than ``s``.
+    error : str, default "gaussian"
+        One of :data:`ERROR_MODELS` (:mod:`mcrank.error_models`). ``gaussian``: independent
+        N(0, s^2) added to every element, nothing else (the paper's §4.2). ``truncated``: the
+        same, conditioned on ``0 <= U'_ij <= 1`` and on every diagonal element being at least
+        the other elements of its column; the realised sd of ``U' - U`` is then smaller than
+        ``s``.
     size : int, default 1
     rng : int, SeedSequence, Generator or None
 
@@ -499,12 +438,12 @@ def perturb_um(utility, sd: float, *, error: str = "gaussian", size: int = 1, rn
         raise ValueError(f"utility must be one n x n matrix with n >= 2, got shape {u.shape}")
     if not np.allclose(normalise_um(u), u, rtol=0, atol=1e-12):
         raise ValueError("utility must be in the standard form of eq. (11) (min 0, max 1): normalise it first")
-    code = check_choice(error, ERROR_MODELS, "error model")
+    model = check_choice(error, ERROR_MODELS, "error model")
     sd = check_sd(sd)
-    if code == 1 and any(u[i, i] < u[j, i] for i in range(len(u)) for j in range(len(u))):
-        raise ValueError("the truncated error model needs each diagonal utility to be the largest of its column")
+    if model.check is not None:
+        model.check(u)
     out = np.empty((check_count(size, "size", minimum=0), *u.shape))
-    _fill_perturbed(resolve_rng(rng), np.ascontiguousarray(u), sd, code, out)
+    _fill_perturbed(resolve_rng(rng), np.ascontiguousarray(u), sd, model.code, out)
     return out
 
 
@@ -567,47 +506,11 @@ def sample_multinomial(trials: int, probabilities, *, size: int = 1, rng=None) -
 
 
 @jit(inline="always")
-def _draw_utility(rng, distribution, sd, identity, xy, u, normalise=True):
-    """Step 1 into ``u`` (n, n), in the standard form of eq. (11) (unless not ``normalise``);
-    ``xy`` (2, 1) is work space for a hexagon point."""
-    n = u.shape[0]
-    if distribution <= 1:  # the hexagon (n = 2): eq. (12) is in standard form already
-        _fill_hexagon(rng, distribution, sd, 1, xy[0], xy[1])
-        u[0, 0], u[0, 1], u[1, 0], u[1, 1] = _um_from_xy(xy[0, 0], xy[1, 0])
-        return
-    low, high = 1.0, 0.0
-    if distribution == 2:  # uniform-elements: the largest of each column on the diagonal
-        for j in range(n):
-            # Selects, not branches: which draw is the largest is a coin toss, and the
-            # mispredicted branches of an if made this sampler 1.5-1.8x slower.
-            best, top, bottom = 0, -1.0, 2.0
-            for i in range(n):
-                x = rng.random()
-                u[i, j] = x
-                bottom = x if x < bottom else bottom
-                larger = x > top
-                best = i if larger else best
-                top = x if larger else top
-            u[j, j], u[best, j] = top, u[j, j]
-            low = bottom if bottom < low else low
-            high = top if top > high else high
-    else:  # gaussian-elements: the identity perturbed, truncated, each diagonal the largest
-        _perturb_into(rng, identity, sd, 1, u)
-        low, high = u.min(), u.max()
-    if not normalise:
-        return
-    # Tracked as drawn: numba's min() and max() of a small matrix cost more than the draws.
-    width = high - low
-    for i in range(n):
-        for j in range(n):
-            u[i, j] = (u[i, j] - low) / width
-
-
-@jit(inline="always")
-def _draw_proportions(rng, distribution, p_low, p_high, concentration, p):
-    """Step 2 into ``p`` (n,): Dirichlet(alpha), or the paper's uniform ``p`` on the hexagon."""
+def _draw_proportions(rng, hexagon, p_low, p_high, concentration, p):
+    """Step 2 into ``p`` (n,): Dirichlet(alpha), or with a distribution on the hexagon
+    (``hexagon``, :func:`_on_hexagon`) the paper's uniform ``p``."""
     n = p.size
-    if distribution <= 1:
+    if hexagon:
         p[0] = p_low + (p_high - p_low) * rng.random()
         p[1] = 1.0 - p[0]
         return
@@ -652,7 +555,7 @@ def _fill_utility(rng, distribution, sd, normalise, out):
 @jit
 def _fill_proportions(rng, concentration, out):
     for k in range(out.shape[0]):
-        _draw_proportions(rng, 2, 0.0, 1.0, concentration, out[k])
+        _draw_proportions(rng, False, 0.0, 1.0, concentration, out[k])
 
 
 @jit
@@ -665,7 +568,7 @@ def _check_classes(classes) -> int:
     return check_count(classes, "classes", minimum=2, maximum=50)
 
 
-def sample_utility_elements(size: int, *, classes: int, distribution: str = "uniform-elements", sd: float = 1 / 3,
+def sample_utility_elements(size: int, *, classes: int, distribution: str = _element_distributions[0].name, sd: float = 1 / 3,
                             normalise: bool = True, rng=None) -> np.ndarray:  # fmt: skip
     """Draw true utility matrices of ``classes`` classes element by element (step 1).
 
@@ -674,8 +577,9 @@ def sample_utility_elements(size: int, *, classes: int, distribution: str = "uni
     size : int
     classes : int
         n, 2 to 50.
-    distribution : {"uniform-elements", "gaussian-elements"}
-        ``uniform-elements``: in each column n iid Uniform(0, 1) values, the largest moved to
+    distribution : str, default "uniform-elements"
+        One of :data:`TRUE_UM_DISTRIBUTIONS` drawn element by element
+        (:mod:`mcrank.distributions`). ``uniform-elements``: in each column n iid Uniform(0, 1) values, the largest moved to
         the diagonal. ``gaussian-elements``: each column N(I_.j, sd^2) conditioned on all its
         elements in [0, 1] and its diagonal element the largest.
     sd : float, default 1/3
@@ -690,13 +594,13 @@ def sample_utility_elements(size: int, *, classes: int, distribution: str = "uni
     ndarray of shape (size, classes, classes)
         Rows = output, columns = true class.
     """
-    code = check_choice(distribution, {k: v for k, v in TRUE_UM_DISTRIBUTIONS.items() if k.endswith("-elements")}, "element distribution")
+    chosen = check_choice(distribution, {d.name: d for d in _element_distributions}, "element distribution")
     sd = check_sd(sd)
-    if code == 3 and sd == 0:
-        raise ValueError("sd must be positive for the gaussian-elements distribution")
+    if chosen.check is not None:
+        chosen.check(sd, "sd", 'distribution="{}"')
     n = _check_classes(classes)
     out = np.empty((check_count(size, "size", minimum=0), n, n))
-    _fill_utility(resolve_rng(rng), code, sd, bool(normalise), out)
+    _fill_utility(resolve_rng(rng), chosen.code, sd, bool(normalise), out)
     return out
 
 

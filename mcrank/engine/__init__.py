@@ -18,28 +18,23 @@ difference of a few pairs, for the figures.
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
+from types import ModuleType
 
 import numpy as np
 
 from mcrank._rng import resolve_rng, root_seed_sequence
 from mcrank._validation import check_count
 from mcrank.engine import binary, counts, nclass
-from mcrank.engine.binary import _ranked_correctly
 from mcrank.engine.runner import BACKENDS, check_execution, run_chunks
+from mcrank.error_models import ERROR_MODELS
+from mcrank.estimators import ESTIMATORS
+from mcrank.ranking import ranked_correctly
 from mcrank.study import StudyConfig, StudyResult
 
-__all__ = ["BACKENDS", "PairSample", "ranked_correctly", "run_study", "sample_pairs"]
-
-
-def ranked_correctly(d_true, d):
-    """Whether pairs are ranked correctly (step 6): ``d_true`` and ``d`` both > 0 or both < 0.
-
-    Ties and NaN count as incorrect. Works elementwise on arrays.
-    """
-    with np.errstate(invalid="ignore"):  # 0 * inf: NaN, a tie, incorrect
-        return _ranked_correctly.py_func(np.sign(np.asarray(d_true)), np.asarray(d))
-
+__all__ = ["BACKENDS", "STUDY_KINDS", "PairSample", "StudyKind", "ranked_correctly", "run_study", "sample_pairs"]
 
 
 def _study_config(config, overrides: dict, caller: str) -> StudyConfig:
@@ -108,9 +103,8 @@ def run_study(
     root = root_seed_sequence(config.seed)
     if config.seed is None:
         config = replace(config, seed=int(root.entropy))
-    # The paper's two-class study on its own kernels; scoring classifiers on theirs; every
-    # other setting on the n-class one.
-    kernel = _kernel(config)
+    kind = STUDY_KINDS[config.kind]
+    kernel = kind.kernel(config)
     totals = run_chunks(
         kernel.count_chunk,
         kernel.study_arguments(config),
@@ -122,12 +116,43 @@ def run_study(
         scheduler=scheduler,
         progress=progress,
     )
-    if config.kind == "roc":
-        return _roc_result(config, totals)
+    return kind.result(config, totals)
+
+
+@dataclass(frozen=True)
+class StudyKind:
+    """One kind of study (:data:`mcrank.study.config.KINDS`): which engine module runs it and how
+    its totals become a result.
+
+    Attributes
+    ----------
+    name : str
+        Its name (``StudyConfig.kind``).
+    kernel : callable
+        ``kernel(config)``: the engine module that runs ``config``, with its ``study_arguments``
+        (config -> the kernel's parameters) and ``count_chunk`` (run by
+        :func:`mcrank.engine.runner.run_chunks`).
+    result : callable
+        ``result(config, totals)``: the :class:`~mcrank.study.StudyResult` of the runner's
+        totals.
+    """
+
+    name: str
+    kernel: Callable[[StudyConfig], ModuleType]
+    result: Callable[[StudyConfig, object], StudyResult]
+
+
+def _confusion_kernel(config: StudyConfig) -> ModuleType:
+    """The paper's two-class study on its own kernels; every other setting on the n-class one."""
+    return binary if config.binary else nclass
+
+
+def _confusion_result(config: StudyConfig, totals) -> StudyResult:
+    """A :class:`StudyResult` of the binary or n-class kernels' totals (:mod:`mcrank.engine.counts`)."""
     incorrect = totals.batch_incorrect.sum(axis=0)
     metrics = len(config.metrics)
     sums = counts.split_sums(len(config.metrics), len(config.sds), totals.sums)
-    conditional = config.estimator_used == "conditional"
+    conditional = ESTIMATORS[config.estimator_used].needs_closed_form
     return StudyResult(
         config=config,
         metric_incorrect=dict(zip(config.metrics, (int(c) for c in incorrect[:metrics]))),
@@ -141,13 +166,9 @@ def run_study(
     )
 
 
-def _kernel(config: StudyConfig):
-    """The engine module that runs ``config``: its ``count_chunk`` and ``study_arguments``."""
-    if config.kind == "roc":
-        from mcrank.engine import roc  # compiled only when a roc study runs
-
-        return roc
-    return binary if config.binary else nclass
+def _roc_kernel(config: StudyConfig) -> ModuleType:
+    """The roc kernel, imported (and compiled) only when a roc study runs."""
+    return importlib.import_module("mcrank.engine.roc")
 
 
 def _roc_result(config: StudyConfig, totals) -> StudyResult:
@@ -159,7 +180,7 @@ def _roc_result(config: StudyConfig, totals) -> StudyResult:
     incorrect = batch_incorrect.sum(axis=0)
     metrics, sds = len(config.metrics), len(config.sds)
     deviation_sum, deviation_squares = totals.sums[:sds], totals.sums[sds : 2 * sds]
-    if config.error == "gaussian":
+    if ERROR_MODELS[config.error].closed_form:
         realised = np.array(config.sds, dtype=float)  # N(0, s^2) element by element
     else:  # the four elements of U' - U of every untied pair
         count = 4.0 * float(batch_samples.sum())
@@ -175,6 +196,17 @@ def _roc_result(config: StudyConfig, totals) -> StudyResult:
         truth_tied=int(tied.sum()),
         wall_time=totals.wall_time,
     )
+
+
+#: Every kind of study by name: a new kind is one entry here, its engine module, and its name
+#: in :data:`mcrank.study.config.KINDS` (the schema's).
+STUDY_KINDS = {
+    kind.name: kind
+    for kind in (
+        StudyKind("confusion", _confusion_kernel, _confusion_result),
+        StudyKind("roc", _roc_kernel, _roc_result),
+    )
+}
 
 
 @dataclass(frozen=True)

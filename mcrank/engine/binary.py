@@ -9,7 +9,7 @@ Each sample is one pair of classifiers evaluated on one test set:
 5. ``d_true = yield(U, C2) - yield(U, C1)``, ``d_m = m(C2) - m(C1)`` for every metric, and
    ``d_s = yield(U', C2) - yield(U', C1)``;
 6. the pair is correctly ranked by ``m`` (or by ``U'``) only if ``d_true`` and ``d_m`` are both
-   > 0 or both < 0; ties count as incorrect.
+   > 0 or both < 0; ties count as incorrect (:func:`mcrank.ranking._ranked_correctly`).
 
 One fused kernel does all of it and only accumulates counts: memory does not grow with the
 number of samples. It works on blocks of 256 pairs held in small buffers: each kind of
@@ -24,7 +24,7 @@ divisions and roots. Blocks with a cell below :data:`mcrank.metrics.ORDER_MIN_CE
 on the definitions. :func:`sample_pairs`, which returns the differences, uses the
 definitions.
 
-Under the ``gaussian`` error model, ``d_s = d_true + sum_ij E_ij (C2 - C1)_ij`` with the
+Under the ``gaussian`` error model (any with :attr:`~mcrank.error_models.ErrorModel.closed_form`), ``d_s = d_true + sum_ij E_ij (C2 - C1)_ij`` with the
 ``E_ij`` independent N(0, s^2), which is exactly ``d_true + s * ||C2 - C1||_F * Z`` with one
 standard normal ``Z``: the ``sample`` estimator draws that one variate instead of four, and
 the ``conditional`` one (the default) draws none and adds the probability that ``Z`` ranks
@@ -61,10 +61,13 @@ from mcrank.confusion import _cells_from_pab
 from mcrank.engine.conditional import _incorrect_probabilities, _sum_and_squares
 from mcrank.engine.counts import chunk_counts, new_counts
 from mcrank.engine.runner import ChunkCounts, chunk_generators
+from mcrank.estimators import ESTIMATORS
 from mcrank.metrics import ORDER_MIN_CELL, _order_into, _score_into, get_metric
+from mcrank.ranking import _ranked_correctly, _tied
 from mcrank.samplers import (
     ERROR_MODELS,
     TRUE_UM_DISTRIBUTIONS,
+    _closed_form,
     _draw_ordered_column,
     _draw_rate,
     _fill_hexagon,
@@ -123,18 +126,6 @@ class TruncatedWork(NamedTuple):
 def _yield_difference(u00, u01, u10, u11, p, a1, b1, a2, b2):
     """yield(U, C2) - yield(U, C1), eq. (9), for two classifiers on one test set."""
     return _yield_pab(u00, u01, u10, u11, p, a2, b2) - _yield_pab(u00, u01, u10, u11, p, a1, b1)
-
-
-@jit
-def _ranked_correctly(direction, d):
-    """Step 6, given ``direction = np.sign(d_true)``: whether ``d_true`` and ``d`` are both
-    > 0 or both < 0. Ties (either difference 0) and NaN count as incorrect.
-
-    The kernels take the sign of ``d_true`` once per pair and compare it with the difference
-    of every metric and every sd: one multiplication and one comparison each. Multiplying
-    by -1, 0 or 1 is exact, so no product underflows to a false tie.
-    """
-    return direction * d > 0.0
 
 
 @jit(inline="always")
@@ -265,12 +256,6 @@ def _observe_block(rng, size, m, utility, rates, observed, cells, d_observed):
             utility[0, i], utility[1, i], utility[2, i], utility[3, i],
             observed[0, i], observed[1, i], observed[2, i], observed[3, i], observed[4, i],
         )  # fmt: skip
-
-
-@jit(inline="always")
-def _tied(d):
-    """A difference that ranks neither way: 0, or NaN (an undefined score)."""
-    return not (d > 0.0 or d < 0.0)
 
 
 @jit
@@ -452,7 +437,7 @@ def _count_chunk(rng, rng_error, rng_counts, n, study, counts):
             for i in range(m):
                 incorrect += not _ranked_correctly(direction[i], d_metric[i])
             metric_incorrect[k] += incorrect
-        if study.error == 0 and study.conditional:
+        if _closed_form(study.error) and study.conditional:
             _gaussian_spreads(scored_rates, m, spread)
             for k in range(sds.size):
                 _incorrect_probabilities(direction, d_scored, spread, sds[k], m, probabilities)
@@ -465,7 +450,7 @@ def _count_chunk(rng, rng_error, rng_counts, n, study, counts):
                     tied += (spread[i] == 0.0) & (d_scored[i] == 0.0)
                 for k in range(sds.size):
                     utility_tied[k] += tied
-        elif study.error == 0:
+        elif _closed_form(study.error):
             _gaussian_spreads(scored_rates, m, spread)
             for k in range(sds.size):
                 # A block of normals per sd, drawn first: the comparison loop then vectorises.
@@ -480,7 +465,7 @@ def _count_chunk(rng, rng_error, rng_counts, n, study, counts):
                     for i in range(m):
                         tied += _tied(d_scored[i] + sds[k] * spread[i] * normals[i])
                     utility_tied[k] += tied
-        else:
+        else:  # the other error model the two-class kernels draw: truncated, by its column sampler
             for first in range(0, m, pairs):
                 count = min(pairs, m - first)
                 _truncated_differences(rng_error, work, utility, scored_rates, d_scored, first, count, sum_sd, squares_sd)
@@ -520,7 +505,7 @@ def _record_pairs(rng, rng_error, rng_counts, study, d_true_out, d_metric_out, d
         for k in range(metric_codes.size):
             _metric_differences(metric_codes[k], fbeta_beta, cells, d_metric)
             d_metric_out[k, start : start + m] = d_metric[:m]
-        if study.error == 0:
+        if _closed_form(study.error):
             _gaussian_spreads(scored_rates, m, spread)
             for k in range(sds.size):
                 for i in range(m):
@@ -543,7 +528,7 @@ def _record_pairs(rng, rng_error, rng_counts, study, d_true_out, d_metric_out, d
 def study_arguments(config: StudyConfig) -> BinaryStudy:
     """The kernels' parameters of a (valid) study."""
     return BinaryStudy(
-        true_um=TRUE_UM_DISTRIBUTIONS[config.true_um],
+        true_um=TRUE_UM_DISTRIBUTIONS[config.true_um].code,
         true_um_sd=float(config.true_um_sd),
         p_low=config.class_proportion[0],
         p_high=config.class_proportion[1],
@@ -551,12 +536,12 @@ def study_arguments(config: StudyConfig) -> BinaryStudy:
         rate_beta=config.rate_beta[1],
         rate_low=config.rate_range[0],
         rate_high=config.rate_range[1],
-        error=ERROR_MODELS[config.error],
+        error=ERROR_MODELS[config.error].code,
         fbeta_beta=float(config.fbeta_beta),
         metric_codes=np.array([get_metric(m).code for m in config.metrics], dtype=np.int64),
         sds=np.array(config.sds, dtype=np.float64),
         test_size=0 if config.test_size is None else int(config.test_size),
-        conditional=config.estimator_used == "conditional",
+        conditional=ESTIMATORS[config.estimator_used].needs_closed_form,
     )
 
 

@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mcrank.engine.runner import ChunkCounts
+from mcrank.error_models import ERROR_MODELS
 
 __all__ = ["ChunkSums", "StudyCounts", "chunk_counts", "new_counts", "realised_sd", "split_sums"]
 
@@ -71,7 +72,7 @@ def split_sums(metrics: int, sds: int, sums: np.ndarray) -> ChunkSums:
 def realised_sd(config, sums: ChunkSums) -> np.ndarray:
     """Standard deviation of ``U' - U`` over all elements and samples, per sd."""
     sds = np.array(config.sds, dtype=float)
-    if config.error == "gaussian":
+    if ERROR_MODELS[config.error].closed_form:
         return sds  # U' - U is N(0, s^2) element by element, by construction
     count = float(config.classes**2) * config.samples
     mean = sums.deviation_sum / count

@@ -10,13 +10,15 @@ true class):
    uniform ``p``);
 3. each classifier's column ``P(. | j)``: recall ``r_j = low + (high - low) Beta(a, b)`` on the
    diagonal, ``1 - r_j`` split over the other outputs by Dirichlet(1, ..., 1); ``C_ij = p_j P(i | j)``;
-4. errors on all n^2 elements of ``U``, ``gaussian`` or ``truncated`` (:func:`mcrank.samplers._perturb_into`);
+4. errors on all n^2 elements of ``U``, by any error model (:mod:`mcrank.error_models`,
+   :func:`mcrank.samplers._perturb_into`);
 5.-6. as for two classes, with the metrics' n-class forms (:func:`mcrank.metrics._score_matrix`),
    each matrix's margins computed once for all of them.
 
 On a finite test set, the class counts ``K ~ Multinomial(N, p)`` and each classifier's columns
 ``F_.j ~ Multinomial(K_j, P(. | j))`` are drawn exactly (:func:`mcrank.samplers._draw_multinomial`),
-and the metrics and yields are scored on them. Under ``gaussian`` errors the perturbed
+and the metrics and yields are scored on them. Under ``gaussian`` errors (any error model with
+:attr:`~mcrank.error_models.ErrorModel.closed_form`) the perturbed
 difference is ``d + s ||C2 - C1||_F Z`` for any n, so the ``conditional`` estimator
 (:mod:`mcrank.engine.conditional`) and the one-normal ``sample`` estimator carry over.
 
@@ -35,14 +37,18 @@ from mcrank._jit import jit
 from mcrank.engine.conditional import _incorrect_probabilities, _sum_and_squares
 from mcrank.engine.counts import chunk_counts, new_counts
 from mcrank.engine.runner import ChunkCounts, chunk_generators
+from mcrank.estimators import ESTIMATORS
 from mcrank.metrics import _margins, _score_matrix, get_metric
+from mcrank.ranking import _ranked_correctly, _tied
 from mcrank.samplers import (
     ERROR_MODELS,
     TRUE_UM_DISTRIBUTIONS,
+    _closed_form,
     _draw_columns,
     _draw_multinomial,
     _draw_proportions,
     _draw_utility,
+    _on_hexagon,
     _perturb_into,
 )
 from mcrank.study import StudyConfig
@@ -118,7 +124,7 @@ def _count_chunk(rng, rng_error, rng_counts, size, study, counts):
         m = min(_BLOCK, size - start)
         for q in range(m):
             _draw_utility(rng, study.true_um, study.true_um_sd, identity, xy, u)
-            _draw_proportions(rng, study.true_um, study.p_low, study.p_high, study.concentration, p)
+            _draw_proportions(rng, _on_hexagon(study.true_um), study.p_low, study.p_high, study.concentration, p)
             for k in range(2):
                 _draw_columns(rng, study.rate_alpha, study.rate_beta, study.rate_low, study.rate_high, columns[k])
                 for i in range(n):
@@ -140,17 +146,17 @@ def _count_chunk(rng, rng_error, rng_counts, size, study, counts):
                 second = _margins(scored[1], row_sums[1], column_sums[1])
                 for k in range(metric_codes.size):
                     d_metric[k, q] = _score_matrix(metric_codes[k], scored[1], second, beta) - _score_matrix(metric_codes[k], scored[0], first, beta)
-            if study.error == 0 and not study.conditional:
+            if _closed_form(study.error) and not study.conditional:
                 for k in range(sds.size):
                     d = d_scored[q] + sds[k] * spread[q] * rng_error.standard_normal()
-                    counts.utility_incorrect[k] += not direction[q] * d > 0.0
-                    counts.utility_tied[k] += finite and not (d > 0.0 or d < 0.0)
-            elif study.error == 1:
+                    counts.utility_incorrect[k] += not _ranked_correctly(direction[q], d)
+                    counts.utility_tied[k] += finite and _tied(d)
+            elif not _closed_form(study.error):
                 for k in range(sds.size):
-                    _perturb_into(rng_error, u, sds[k], 1, v)
+                    _perturb_into(rng_error, u, sds[k], study.error, v)
                     d, _ = _difference(v, scored[0], scored[1], scale)
-                    counts.utility_incorrect[k] += not direction[q] * d > 0.0
-                    counts.utility_tied[k] += finite and not (d > 0.0 or d < 0.0)
+                    counts.utility_incorrect[k] += not _ranked_correctly(direction[q], d)
+                    counts.utility_tied[k] += finite and _tied(d)
                     total, squares = 0.0, 0.0
                     for i in range(n):
                         for j in range(n):
@@ -162,12 +168,12 @@ def _count_chunk(rng, rng_error, rng_counts, size, study, counts):
             incorrect = tied = 0
             for q in range(m):
                 d = d_metric[k, q]
-                incorrect += not direction[q] * d > 0.0
-                tied += not (d > 0.0 or d < 0.0)
+                incorrect += not _ranked_correctly(direction[q], d)
+                tied += _tied(d)
             counts.metric_incorrect[k] += incorrect
             if finite:
                 counts.metric_tied[k] += tied
-        if study.error == 0 and study.conditional:
+        if _closed_form(study.error) and study.conditional:
             for k in range(sds.size):
                 _incorrect_probabilities(direction, d_scored, spread, sds[k], m, probabilities)
                 total, squares = _sum_and_squares(probabilities, m)
@@ -185,7 +191,7 @@ def study_arguments(config: StudyConfig) -> NClassStudy:
     """The kernel's parameters of a (valid) study."""
     return NClassStudy(
         classes=int(config.classes),
-        true_um=TRUE_UM_DISTRIBUTIONS[config.true_um],
+        true_um=TRUE_UM_DISTRIBUTIONS[config.true_um].code,
         true_um_sd=float(config.true_um_sd),
         p_low=config.class_proportion[0],
         p_high=config.class_proportion[1],
@@ -194,8 +200,8 @@ def study_arguments(config: StudyConfig) -> NClassStudy:
         rate_beta=config.rate_beta[1],
         rate_low=config.rate_range[0],
         rate_high=config.rate_range[1],
-        error=ERROR_MODELS[config.error],
-        conditional=config.estimator_used == "conditional",
+        error=ERROR_MODELS[config.error].code,
+        conditional=ESTIMATORS[config.estimator_used].needs_closed_form,
         test_size=0 if config.test_size is None else int(config.test_size),
         fbeta_beta=float(config.fbeta_beta),
         metric_codes=np.array([get_metric(m).code for m in config.metrics], dtype=np.int64),

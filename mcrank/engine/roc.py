@@ -10,9 +10,9 @@ on one population with two classes:
    (eqs. 22-24). A difference of exactly 0, both best thresholds at the same corner, is a pair
    tied in truth: counted, and left out of every other count;
 4. each score of :data:`mcrank.roc.ROC_SCORES` ranks the pair by its difference, and each
-   perturbed matrix ``U'`` (either error model, :func:`mcrank.samplers._perturb_into`) by
+   perturbed matrix ``U'`` (any error model, :func:`mcrank.samplers._perturb_into`) by
    ``Y*_2(U') - Y*_1(U')``, each classifier at its best threshold under ``U'``. A tie or a
-   NaN counts as incorrect.
+   NaN counts as incorrect (:func:`mcrank.ranking._ranked_correctly`).
 
 One fused kernel draws and counts pair by pair, with its few buffers allocated once per chunk:
 memory does not grow with the number of pairs. Chunk ``k`` draws steps 1-2 from child
@@ -30,10 +30,12 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank.engine.runner import ChunkCounts, chunk_generators
+from mcrank.ranking import _ranked_correctly
 from mcrank.roc import _corners, _linear_best, _roc_score, get_roc_score
 from mcrank.samplers import (
     ERROR_MODELS,
     TRUE_UM_DISTRIBUTIONS,
+    _closed_form,
     _draw_utility,
     _perturb_into,
 )
@@ -92,12 +94,12 @@ def _count_chunk(rng, rng_error, size, study, incorrect, deviation_sum, deviatio
         direction = 1.0 if d_true > 0.0 else (-1.0 if d_true < 0.0 else math.nan)
         for k in range(scores):
             d = _roc_score(codes[k], prevalence, mu_2, sigma_2) - _roc_score(codes[k], prevalence, mu_1, sigma_1)
-            incorrect[k] += not direction * d > 0.0
+            incorrect[k] += not _ranked_correctly(direction, d)
         for k in range(sds.size):
             _perturb_into(rng_error, u, sds[k], study.error, v)
             d = _yield_difference(v, prevalence, mu_1, sigma_1, mu_2, sigma_2)
-            incorrect[scores + k] += not direction * d > 0.0
-            if study.error == 1:  # the realised sd of the truncated model
+            incorrect[scores + k] += not _ranked_correctly(direction, d)
+            if not _closed_form(study.error):  # the realised sd of the model (truncated, say)
                 total, squares = 0.0, 0.0
                 for i in range(2):
                     for j in range(2):
@@ -112,7 +114,7 @@ def study_arguments(config: StudyConfig) -> RocStudy:
     mu_low, mu_high = config.roc_mu_range
     sigma_low, sigma_high = config.roc_sigma_range
     return RocStudy(
-        true_um=TRUE_UM_DISTRIBUTIONS[config.true_um],
+        true_um=TRUE_UM_DISTRIBUTIONS[config.true_um].code,
         true_um_sd=float(config.true_um_sd),
         random_prevalence=config.prevalence is None,
         prevalence=0.5 if config.prevalence is None else float(config.prevalence),
@@ -120,7 +122,7 @@ def study_arguments(config: StudyConfig) -> RocStudy:
         mu_high=float(mu_high),
         log_sigma_low=math.log(sigma_low),
         log_sigma_high=math.log(sigma_high),
-        error=ERROR_MODELS[config.error],
+        error=ERROR_MODELS[config.error].code,
         score_codes=np.array([get_roc_score(m).code for m in config.metrics], dtype=np.int64),
         sds=np.array(config.sds, dtype=np.float64),
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -23,7 +24,9 @@ from matplotlib import cycler, rc_context, rcParams
 from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
 
+from mcrank.error_models import ERROR_MODELS
 from mcrank.metrics import get_metric
+from mcrank.ranking import ranked_correctly  # noqa: F401  (step 6, for the figures that colour pairs by it)
 from mcrank.results import atomic_write_bytes
 
 __all__ = ["HEXAGON_VERTICES", "OKABE_ITO", "PAPER_RC", "apply_style", "paper_style", "save_figure"]
@@ -46,7 +49,8 @@ _CYCLE = ("blue", "orange", "bluish_green", "vermillion", "reddish_purple", "sky
 CORRECT = OKABE_ITO["blue"]
 WRONG = OKABE_ITO["vermillion"]
 CLOUD = OKABE_ITO["reddish_purple"]
-ERROR_COLOURS = {"gaussian": OKABE_ITO["blue"], "truncated": OKABE_ITO["orange"]}
+#: Each error model's colour, in the order registered: the colour cycle's.
+ERROR_COLOURS = {name: OKABE_ITO[colour] for name, colour in zip(ERROR_MODELS, itertools.cycle(_CYCLE))}
 GUIDE = "0.6"  # axes through zero, hexagon guides
 METRIC_LINE = "0.35"
 
@@ -159,17 +163,6 @@ def draw_hexagon(ax, *, fill: bool = True, margin: float = 0.12) -> None:
 
 
 # --- pairs and the rows of a results file ----------------------------------------------------
-
-
-def ranked_correctly(d_true, d) -> np.ndarray:
-    """Step 6 of the procedure: a pair is ranked correctly when ``d_true`` and ``d`` are both
-    > 0 or both < 0; ties and NaN are incorrect. Elementwise.
-
-    The rule of the engine's kernels (:func:`mcrank.engine.ranked_correctly`), written here
-    with numpy so that the figures, which colour pairs by it, need no engine.
-    """
-    with np.errstate(invalid="ignore"):  # 0 * inf: NaN, a tie, incorrect
-        return np.sign(np.asarray(d_true)) * np.asarray(d) > 0.0
 
 
 def is_metric_row(row: Mapping) -> bool:

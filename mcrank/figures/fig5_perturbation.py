@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from mcrank.error_models import ERROR_MODELS
 from mcrank.figures._style import CLOUD, PAGE_WIDTH, draw_hexagon, new_figure, paper_style
 from mcrank.utility_space import xy_from_um
 
@@ -36,7 +37,7 @@ def fig5_perturbation_cloud(
     *,
     centre=((0.5, 0.5), (0.0, 1.0)),
     sds: Sequence[float] = (0.1, 0.2),
-    errors: Sequence[str] = ("gaussian", "truncated"),
+    errors: Sequence[str] = tuple(ERROR_MODELS),
 ) -> Figure:
     """Fig. 5: the cloud of perturbed utility matrices around one matrix, in the hexagon.
 
@@ -55,7 +56,7 @@ def fig5_perturbation_cloud(
     centre : array_like (2, 2), default [[0.5, 0.5], [0, 1]]
         The true utility matrix they perturb, in the standard form of eq. (11).
     sds : sequence of float, default (0.1, 0.2)
-    errors : sequence of str, default ("gaussian", "truncated")
+    errors : sequence of str, default every error model (:data:`mcrank.error_models.ERROR_MODELS`)
         The sds and error models they were drawn with, for the titles.
 
     Returns
@@ -91,7 +92,7 @@ def fig5_perturbation_cloud(
                 # In the cut-off upper-left corner: where the left-out matrices would belong.
                 ax.text(0.03, 0.97, note, transform=ax.transAxes, ha="left", va="top", fontsize=7.5, color="0.25")
                 title = f"{error} errors, s = {sd:g}"
-                if error == "truncated" and n:
+                if error in ERROR_MODELS and not ERROR_MODELS[error].closed_form and n:
                     realised = float(np.std(cloud - centre))
                     title += f"\n(realised sd {realised:.3f})"
                 ax.set_title(title)

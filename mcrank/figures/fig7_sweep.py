@@ -11,16 +11,16 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from mcrank.distributions import TRUE_UM_DISTRIBUTIONS
+from mcrank.error_models import ERROR_MODELS
 from mcrank.figures._style import ERROR_COLOURS, METRIC_LINE, PAGE_WIDTH, is_metric_row, new_figure, paper_style
 from mcrank.metrics import get_metric
 
 __all__ = ["fig7_sweep"]
 
-#: The panels this figure can draw, top to bottom, and their titles.
-_TRUE_UM_TITLES = {
-    "uniform": "Uniform true utility matrices",
-    "gaussian": "Truncated gaussian true utility matrices",
-}
+#: The panels this figure can draw, top to bottom, and their titles: the distributions on the
+#: hexagon, whose sweeps are the paper's two-class study.
+_TRUE_UM_TITLES = {d.name: d.title for d in TRUE_UM_DISTRIBUTIONS.values() if d.hexagon}
 
 
 def _spread(values, gap: float) -> np.ndarray:
@@ -124,15 +124,16 @@ def fig7_sweep(sweeps: Mapping[tuple[str, str], Sequence[Mapping]], *, band_se: 
                 ax.fill_between(sd, pct - band_se * se, pct + band_se * se, color=colour, alpha=0.25, linewidth=0)
                 (line,) = ax.plot(sd, pct, "-", color=colour, linewidth=1.4)
                 handles.setdefault(f"{error} errors (±{band_se:g} SE)", line)
-                if error == "truncated" and np.any(np.isfinite(realised)):
+                if not ERROR_MODELS[error].closed_form and np.any(np.isfinite(realised)):
                     (line,) = ax.plot(realised, pct, "--", color=colour, linewidth=1.2)
-                    handles.setdefault("truncated, vs realised sd", line)
+                    handles.setdefault(f"{error}, vs realised sd", line)
                 top = max(top, float(np.nanmax(pct + band_se * se)))
                 right = max(right, float(np.nanmax(sd)))
                 # Rows read back from CSV hold strings: "" for missing, "1000000" for counts.
                 counts = (r.get("samples") for r in sweeps[(true_um, error)])
                 samples.update(int(float(c)) for c in counts if c not in (None, ""))
-            source = sweeps[(true_um, "gaussian")] if "gaussian" in errors else sweeps[(true_um, errors[0])]
+            # The metric lines from a run under a closed-form error model where there is one.
+            source = sweeps[(true_um, next((e for e in errors if ERROR_MODELS[e].closed_form), errors[0]))]
             metric_rows = sorted((r for r in source if is_metric_row(r)), key=lambda r: float(r["incorrect_pct"]))
             values = [float(r["incorrect_pct"]) for r in metric_rows]
             for value in values:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from mcrank.error_models import ERROR_MODELS
 from mcrank.figures._style import ERROR_COLOURS, OKABE_ITO, PAGE_WIDTH, find_sd, is_metric_row, new_figure, paper_style
 from mcrank.metrics import get_metric
 
@@ -19,6 +20,11 @@ __all__ = ["fig8_classes"]
 
 _COLOURS = ("0.1", OKABE_ITO["reddish_purple"], OKABE_ITO["sky_blue"], OKABE_ITO["vermillion"], "0.55", OKABE_ITO["bluish_green"], "0.75")
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X")
+
+
+def _line_style(error: str) -> str:
+    """Solid for an error model with a closed form (``gaussian``), dashed for the others."""
+    return "-" if ERROR_MODELS[error].closed_form else "--"
 
 
 def fig8_classes(
@@ -54,7 +60,8 @@ def fig8_classes(
     with paper_style():
         fig = new_figure(PAGE_WIDTH, 3.6)
         left, right = fig.subplots(1, 2)
-        source = sweeps["gaussian"] if "gaussian" in sweeps else sweeps[errors[0]]
+        # The metric lines from the sweep under a closed-form error model where there is one.
+        source = sweeps[next((e for e in errors if ERROR_MODELS[e].closed_form), errors[0])]
         classes = sorted(source)
         metrics = [row["name"] for row in source[classes[0]] if is_metric_row(row)]
         for k, metric in enumerate(metrics):
@@ -71,7 +78,7 @@ def fig8_classes(
             n, pct, se = (np.array(v) for v in zip(*points))
             colour = ERROR_COLOURS[error]
             left.fill_between(n, pct - band_se * se, pct + band_se * se, color=colour, alpha=0.25, linewidth=0)
-            left.plot(n, pct, "-" if error == "gaussian" else "--", color=colour, linewidth=2.0, label=f"utility matrix, {error} errors of sd {sd:g}")
+            left.plot(n, pct, _line_style(error), color=colour, linewidth=2.0, label=f"utility matrix, {error} errors of sd {sd:g}")
         left.set_xlabel("classes n")
         left.set_ylabel("% incorrectly ranked pairs")
         left.set_ylim(0, None)
@@ -86,7 +93,7 @@ def fig8_classes(
                         points.append((n, row["crossover_sd"], row["crossover_se"] or 0.0))
                 if points:
                     n, value, se = (np.array(v) for v in zip(*points))
-                    right.errorbar(n, value, yerr=se, fmt="-" if error == "gaussian" else "--", marker=_MARKERS[k % 7], markersize=3,
+                    right.errorbar(n, value, yerr=se, fmt=_line_style(error), marker=_MARKERS[k % 7], markersize=3,
                                    color=_COLOURS[k % 7], linewidth=1.0, capsize=2)  # fmt: skip
         right.set_xlabel("classes n")
         right.set_ylabel("crossover error sd")
@@ -94,6 +101,9 @@ def fig8_classes(
         for ax in (left, right):
             ax.set_xticks(classes)
         fig.legend(*left.get_legend_handles_labels(), loc="outside lower center", ncols=3, fontsize=7.5)
-        if len(errors) == 2:
-            right.text(0.98, 0.98, "solid: gaussian errors; dashed: truncated", transform=right.transAxes, ha="right", va="top", fontsize=7)
+        solid = [e for e in errors if _line_style(e) == "-"]
+        dashed = [e for e in errors if _line_style(e) == "--"]
+        if solid and dashed:
+            text = f"solid: {', '.join(solid)} errors; dashed: {', '.join(dashed)}"
+            right.text(0.98, 0.98, text, transform=right.transAxes, ha="right", va="top", fontsize=7)
     return fig
