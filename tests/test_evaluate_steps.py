@@ -137,3 +137,26 @@ def test_the_cli_takes_the_estimator(tmp_path, capsys):
     assert "the truncated error model has no closed form" in capsys.readouterr().err
     assert main(["evaluate", str(path), "--estimator", "sample"]) == 2
     assert "--estimator says how the flip probabilities under an error sd are estimated: give --sd" in capsys.readouterr().err
+
+
+def test_library_errors_name_the_parameter_and_the_cli_the_flag(tmp_path, capsys):
+    import re
+    from pathlib import Path
+
+    from mcrank.cli import main
+
+    path = tmp_path / "labels.csv"
+    path.write_text("true,A\nlong,long\nshort,long\n")
+    with pytest.raises(ValueError, match="labels need a utility matrix: give one with the parameter utility"):
+        ev.evaluate_file(path, labels=True)
+    assert main(["evaluate", "--labels", str(path)]) == 2
+    assert "labels need a utility matrix: give one with --utility" in capsys.readouterr().err
+    # No message of the library names a flag (read_utility's default source is the one label that does).
+    package = Path(ev.__file__).parent
+    for module in package.glob("*.py"):
+        for number, line in enumerate(module.read_text().splitlines(), 1):
+            code = line.split("#")[0]
+            if "``" in code or not re.match(r"\s*(raise|f?\"|where|\w+ = f?\")", code) and "ValueError(" not in code:
+                continue  # a docstring, or code that is not a message
+            if re.search(r"[\"'][^\"']*--[a-z]", code) and "source: str = \"--utility\"" not in code:
+                raise AssertionError(f"{module.name}:{number} names a flag: {line.strip()}")

@@ -15,6 +15,7 @@ __all__ = [
     "UsageError",
     "check_output",
     "fail",
+    "flag_names",
     "metric_ids",
     "path_argument",
     "write_output",
@@ -119,6 +120,24 @@ def write_output(text: str, out: str | None) -> Path | None:
         write_stdout(text)
         return None
     return atomic_write_text(out, text)
+
+
+def flag_names(message: str, flags: dict[str, str], *, after_file: bool = False) -> str:
+    """A library message with its parameters named as the command line's flags.
+
+    The library names a parameter as ``"the parameter utility"``, or at the start of a message
+    (``"class_counts: ..."``, ``"class_counts sum to ..."``), or, with ``after_file``, after a
+    file's name (``"x.csv: thresholds: ..."``, where no key of the file has that name); ``flags``
+    maps each parameter to its flag (``{"utility": "--utility"}``).
+    """
+    for parameter, flag in flags.items():
+        message = message.replace(f"the parameter {parameter}", flag)
+        rest = message[len(parameter) :]
+        if message.startswith(parameter) and not (rest[:1].isalnum() or rest[:1] == "_"):
+            message = flag + rest
+        if after_file and (at := message.find(f": {parameter}:")) >= 0:
+            message = message[:at] + f": {flag}:" + message[at + len(parameter) + 3 :]
+    return message
 
 
 def fail(command: str, error: BaseException) -> int:

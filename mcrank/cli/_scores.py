@@ -14,13 +14,13 @@ import json
 import math
 from pathlib import Path
 
-from mcrank.cli._common import UsageError, path_argument, write_stdout
+from mcrank.cli._common import UsageError, flag_names, path_argument, write_stdout
 
 #: Figure formats of ``--plot``, by suffix.
 PLOT_FORMATS = (".png", ".pdf", ".svg")
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
 _FLAGS = {"thresholds": "--thresholds", "positive": "--positive", "folds": "--folds", "samples": "--samples",
-          "prior_count": "--prior-count", "threshold_choice": "--threshold-choice"}  # fmt: skip
+          "prior_count": "--prior-count", "threshold_choice": "--threshold-choice", "truth": "--truth"}  # fmt: skip
 #: Options of the other inputs that mean nothing with --scores.
 _OTHER_INPUTS = (("file", "FILE"), ("labels", "--labels"), ("sd", "--sd"), ("error", "--error"), ("metrics", "--metrics"),
                  ("class_frequencies", "--class-frequencies"), ("class_counts", "--class-counts"))  # fmt: skip
@@ -85,11 +85,8 @@ def _with_flags(function, *args, **kwargs):
         return function(*args, **kwargs)
     except ValueError as error:
         message = str(error)
-        for parameter, flag in _FLAGS.items():
-            if message.startswith(parameter):
-                raise UsageError(flag + message[len(parameter) :]) from None
-            if (at := message.find(f": {parameter}:")) >= 0:  # after the file's name
-                raise UsageError(message[:at] + f": {flag}:" + message[at + len(parameter) + 3 :]) from None
+        if (flagged := flag_names(message, _FLAGS, after_file=True)) != message:
+            raise UsageError(flagged) from None
         raise
 
 

@@ -8,7 +8,7 @@ import math
 import sys
 import textwrap
 
-from mcrank.cli._common import UsageError, metric_ids, path_argument, write_stdout
+from mcrank.cli._common import UsageError, flag_names, metric_ids, path_argument, write_stdout
 
 DESCRIPTION = """\
 Rank classifiers tested on the same test set by their utility yield per test item (paper
@@ -200,18 +200,19 @@ def handler(args) -> int:
 
 
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
-_FLAGS = {"class_frequencies": "--class-frequencies", "class_counts": "--class-counts", "estimator": "--estimator"}
+_FLAGS = {"class_frequencies": "--class-frequencies", "class_counts": "--class-counts", "estimator": "--estimator",
+          "utility": "--utility", "truth": "--truth", "classes": "--utility"}  # fmt: skip
 
 
 def _with_flags(function, *args, **kwargs):
-    """``function(*args, **kwargs)``, with a ValueError about one of :data:`_FLAGS` naming the flag."""
+    """``function(*args, **kwargs)``, with a ValueError's parameters named as their flags
+    (:data:`_FLAGS`, :func:`mcrank.cli._common.flag_names`)."""
     try:
         return function(*args, **kwargs)
     except ValueError as error:
         message = str(error)
-        for parameter, flag in _FLAGS.items():
-            if message.startswith(parameter):
-                raise UsageError(flag + message[len(parameter) :]) from None
+        if (flagged := flag_names(message, _FLAGS)) != message:
+            raise UsageError(flagged) from None
         raise
 
 

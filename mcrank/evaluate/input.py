@@ -410,7 +410,7 @@ def _class_index(labels, classes, source: str) -> tuple[dict[str, int], tuple[st
         return {label: k for k, label in enumerate(labels)}, tuple(labels)
     if (found := sorted(map(int, labels))) != list(range(len(found))):
         raise ValueError(f"{source}: class indices must run from 0 without gaps, found {', '.join(map(str, found))}; "
-                         "to include classes that never appear, give 'classes' in a --utility file")
+                         "to include classes that never appear, give their order as the utility's 'classes' (the parameter classes)")
     return {label: int(label) for label in labels}, None
 
 
@@ -508,7 +508,7 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
         if twice := [name for name in header if header.count(name) > 1]:
             raise ValueError(f"{source}, line 1: column {twice[0]!r} appears twice")
         if truth not in header:
-            raise ValueError(f"{source}, line 1: no column {truth!r} of true classes (the columns are {', '.join(map(repr, header))}); name it with --truth")
+            raise ValueError(f"{source}, line 1: no column {truth!r} of true classes (the columns are {', '.join(map(repr, header))}); name it with the parameter truth")
         if len(header) < 2:
             raise ValueError(f"{source}, line 1: no classifier columns: give one column of outputs per classifier beside {truth!r}")
         columns = [[] for _ in header]

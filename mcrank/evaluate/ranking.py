@@ -1115,7 +1115,7 @@ def evaluate_file(
         assessment, utility_classes = read_utility(utility)
     if labels:
         if assessment is None:
-            raise ValueError(f"{os.fspath(path)}: labels need a utility matrix: give one with --utility (and its 'classes' to fix their order)")
+            raise ValueError(f"{os.fspath(path)}: labels need a utility matrix: give one with the parameter utility (and its 'classes' to fix their order)")
         data = load_labels(path, classes=utility_classes, truth=truth)
         if (m := len(assessment.matrix)) != len(data.classes) and utility_classes is None:
             raise ValueError(
@@ -1137,9 +1137,9 @@ def evaluate_file(
     named_csv = csv_input and data.classes is not None and utility_classes is None
     with_classes = 'as {"utility": ..., "classes": [...]}, the matrix (or distribution) with the classes in its order'
     if assessment is None:
-        where = "add a 'utility' to the file or give one with --utility"
+        where = "add a 'utility' to the file or give one with the parameter utility"
         if csv_input:
-            where = f"give one with --utility{', ' + with_classes if named_csv else ''}"
+            where = f"give one with the parameter utility{', ' + with_classes if named_csv else ''}"
         raise ValueError(f"{data.source}: no utility matrix: the ranking needs the problem's utilities; {where}")
     if named_csv:
         names = ", ".join(map(repr, data.classes))
