@@ -33,14 +33,18 @@ __all__ = [
     "atomic_write_text",
     "check_out_file",
     "check_writable",
+    "holds_same_study",
+    "is_clean",
     "is_complete",
     "provenance",
     "read_study",
     "read_text",
+    "repository_root",
     "rows_to_csv",
     "source_revision",
     "study_csv",
     "study_document",
+    "uncommitted_changes",
     "write_study",
 ]
 
@@ -195,26 +199,70 @@ def provenance() -> dict:
     }
 
 
+def repository_root() -> Path | None:
+    """The git checkout mcrank's source is in (the directory holding ``.git``), else None
+    (an installed copy)."""
+    root = Path(__file__).resolve().parent.parent
+    return root if (root / ".git").exists() else None
+
+
+#: What a result's revision covers: the code, the experiment files and the packaging. Results
+#: files and the rest of the repository do not count.
+SOURCE_PATHS = ("mcrank", "experiments", "pyproject.toml")
+
+
+def uncommitted_changes() -> list[str] | None:
+    """The paths of :data:`SOURCE_PATHS` that differ from the checkout's commit: modified,
+    added, deleted or untracked (and not ignored), relative to the repository. None when
+    mcrank does not run from a git checkout, or git cannot tell."""
+    root = repository_root()
+    if root is None:
+        return None
+    try:
+        status = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "-z", "--untracked-files=all", "--", *SOURCE_PATHS],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    paths, entries = [], iter(status.split("\0"))
+    for entry in entries:
+        if entry:
+            paths.append(entry[3:])
+            if entry[0] in "RC":  # a rename or copy: its source path follows
+                next(entries, None)
+    return sorted(paths)
+
+
 def source_revision() -> dict | None:
     """The git commit of mcrank's source, when it runs from a git checkout, else None.
 
     ``{"commit": "<40 hex digits>", "modified": bool}``: ``modified`` says whether the code,
-    the experiment files or ``pyproject.toml`` differed from that commit (results files and
-    other untracked changes do not count). The version number alone does not identify the
-    code that made a result.
+    the experiment files or ``pyproject.toml`` differed from that commit, untracked files
+    among them included (:func:`uncommitted_changes`; results files and the rest of the
+    repository do not count). The version number alone does not identify the code that
+    made a result.
     """
-    root = Path(__file__).resolve().parent.parent
-    if not (root / ".git").exists():
+    root = repository_root()
+    if root is None:
         return None
     try:
-        def git(*args):
-            return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30, check=True).stdout
-
-        commit = git("rev-parse", "HEAD").strip()
-        modified = bool(git("status", "--porcelain", "--untracked-files=no", "--", "mcrank", "experiments", "pyproject.toml").strip())
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30, check=True).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
-    return {"commit": commit, "modified": modified}
+    changes = uncommitted_changes()
+    if changes is None:
+        return None
+    return {"commit": commit, "modified": bool(changes)}
+
+
+def is_clean(revision) -> bool:
+    """Whether ``revision`` (:func:`source_revision`, as a results file records it) names a
+    commit with nothing modified."""
+    return isinstance(revision, dict) and isinstance(revision.get("commit"), str) and revision.get("modified") is False
 
 
 def csv_comments(comments: dict) -> str:
@@ -284,18 +332,60 @@ def study_csv(document: dict) -> str:
     return rows_to_csv(document["rows"], comments=comments)
 
 
-def write_study(result, directory, name: str, *, description: str = "", source: str | None = None) -> tuple[Path, Path]:
+def write_study(result, directory, name: str, *, description: str = "", source: str | None = None, keep_same: bool = False, before_write=None) -> tuple[Path, ...]:
     """Write a :class:`~mcrank.study.StudyResult` as ``<name>.csv`` then ``<name>.json``.
+
+    Parameters
+    ----------
+    keep_same : bool, default False
+        Leave the files alone if they already hold this study with the same counts
+        (:func:`holds_same_study`): they keep the date, versions and revision of the run that
+        made them, so a run that changes no count changes no file.
+    before_write : callable, optional
+        Called with the CSV's path before anything is written; it may refuse by raising.
 
     Returns
     -------
-    csv_path, json_path : Path
+    tuple of Path
+        ``(csv_path, json_path)``, or nothing if the files were kept.
     """
     directory = Path(directory)
     document = study_document(result, experiment=name, description=description, source=source)
+    if keep_same and holds_same_study(directory, name, document):
+        return ()
+    if before_write is not None:
+        before_write(directory / f"{name}.csv")
     csv_path = atomic_write_text(directory / f"{name}.csv", study_csv(document))
     json_path = atomic_write_text(directory / f"{name}.json", json.dumps(document, indent=2) + "\n")
     return csv_path, json_path
+
+
+#: What identifies a study's numbers in its document; the rest (wall time, versions, python,
+#: platform, revision, date) says how and when they were made.
+_SAME_STUDY = ("experiment", "description", "source", "config", "rows", "batches")
+
+
+def holds_same_study(directory, name: str, document: dict) -> bool:
+    """Whether ``<name>.json`` and ``.csv`` in ``directory`` hold the study of ``document``
+    (:func:`study_document`): the same labels, config (its mcrank version aside), rows and
+    batches, from a clean revision (:func:`is_clean`) or while ``document``'s is not clean.
+
+    A run that repeats a study bit for bit then leaves its files as they are, unless it can
+    replace a record of a modified tree by one of a clean commit.
+    """
+    directory = Path(directory)
+    if not (directory / f"{name}.csv").is_file():
+        return False
+    try:
+        recorded = read_study(directory / f"{name}.json")
+    except (OSError, ValueError):
+        return False
+
+    def numbers(d):  # as JSON text: NaN equals NaN, a tuple its list
+        kept = {key: ({k: v for k, v in d[key].items() if k != "version"} if key == "config" else d.get(key)) for key in _SAME_STUDY}
+        return json.dumps(kept, sort_keys=True)
+
+    return numbers(recorded) == numbers(document) and (is_clean(recorded.get("revision")) or not is_clean(document.get("revision")))
 
 
 #: Largest input file read, in bytes: ``--config /dev/zero`` is refused, not read until the

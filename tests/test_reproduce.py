@@ -1,9 +1,11 @@
 """`mcrank reproduce`: every results file and figure, resuming, and bad experiment files."""
 
 import csv
+import importlib
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -16,13 +18,12 @@ import pytest
 from csv_parts import csv_parts
 
 import mcrank.engine
-import mcrank.figures
 import mcrank.results
 from mcrank._rng import spawn_generators
 from mcrank.cli import main
 from mcrank.reproduce import reproduce
 from mcrank.samplers import sample_rates
-from mcrank.study.samples import load_figure_settings, plan_samples, read_pairs, read_sample, write_sample
+from mcrank.paper.samples import load_figure_settings, plan_samples, read_pairs, read_sample, write_sample
 
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 STUDIES = ["fig6_uniform", "fig7_gaussian_gaussian", "fig7_gaussian_truncated", "fig7_uniform_gaussian", "fig7_uniform_truncated"]
@@ -196,13 +197,14 @@ def test_an_interrupt_dropped_while_drawing_still_stops_the_run(experiments, tmp
     reproduce(experiments, out, samples=500, figures=False, quiet=True)
     dropped = []
     monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: dropped.append(unraisable.exc_type))
-    real_fig1 = mcrank.figures.fig1_hexagon
+    module = importlib.import_module("mcrank.figures.fig1_hexagon")  # the figure's module draws it
+    real_fig1 = module.fig1_hexagon
 
     def fig1_interrupted():
         _interrupt_in_a_garbage_collection_callback()
         return real_fig1()
 
-    monkeypatch.setattr(mcrank.figures, "fig1_hexagon", fig1_interrupted)
+    monkeypatch.setattr(module, "fig1_hexagon", fig1_interrupted)
     code = main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--samples", "500", "--quiet"])
     assert dropped == [KeyboardInterrupt]  # the interrupt did land where it is dropped
     assert code == 130 and capsys.readouterr().err.strip().splitlines() == ["mcrank reproduce: interrupted"]
@@ -422,3 +424,105 @@ def test_figure_settings_that_cannot_be_read_are_an_error_not_the_defaults(exper
     if kind == "dangling link":  # not just "No such file", which would name a file that is there
         assert f"a link to '{tmp_path / 'missing.toml'}', which does not exist" in err[0], err
     assert not out.exists()
+
+
+# --- the repository's committed results ------------------------------------------------------
+
+
+@pytest.fixture()
+def repository(tmp_path, monkeypatch):
+    """A stand-in for the checkout mcrank runs from, with two small committed experiments and
+    nothing uncommitted (``changes`` sets what git would report)."""
+    import mcrank.paper.committed
+
+    root = tmp_path / "repo"
+    (root / "experiments").mkdir(parents=True)
+    for name in ("fig6_uniform", "fig7_uniform_gaussian"):
+        text = (EXPERIMENTS / f"{name}.toml").read_text()
+        (root / "experiments" / f"{name}.toml").write_text(re.sub(r"(?m)^samples = .*$", "samples = 2000", text))
+    (root / "experiments" / "figures.toml").write_text("seed = 3\nyield_vs_metric_matrices = 40\ntrue_um_samples = 200\nperturbation_samples = 200\npairs = 300\n")
+    changes = []
+    monkeypatch.setattr(mcrank.paper.committed, "repository_root", lambda: root)
+    monkeypatch.setattr(mcrank.paper.committed, "uncommitted_changes", lambda: list(changes))
+    monkeypatch.setattr(mcrank.results, "source_revision", lambda: {"commit": "1" * 40, "modified": bool(changes)})
+    return root, changes
+
+
+def _reproduce(capsys, *arguments):
+    code = main(["reproduce", *arguments])
+    return code, capsys.readouterr().err.strip().splitlines()
+
+
+@pytest.mark.parametrize("target", ["results/samples", "results/figures", "results/sub/dir", "experiments", "experiments/more"])
+@pytest.mark.parametrize("samples", [[], ["--samples", "1e3"]])
+def test_nothing_is_written_inside_the_committed_folders(repository, capsys, target, samples):
+    root, _ = repository
+    (root / "results").mkdir()
+    before = _files(root), sorted(root.rglob("*"))
+    code, err = _reproduce(capsys, "--experiments", str(root / "experiments"), "--out", str(root / target), "--quiet", *samples)
+    assert code == 2 and len(err) == 1 and "inside the repository's" in err[0] and "--out" in err[0], err
+    assert (_files(root), sorted(root.rglob("*"))) == before
+
+
+def test_only_the_committed_experiments_at_their_sizes_write_the_committed_results(repository, capsys, tmp_path):
+    root, _ = repository
+    out = root / "results"
+    assert main(["reproduce", "--experiments", str(root / "experiments"), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    before = _files(out)
+    assert "crossover.md" in {p.name for p in before} and "figures/fig7_sweep.png" in {p.as_posix() for p in before}
+    # One experiment file of the two: its crossover tables and fig. 7 would lose a sweep.
+    partial = tmp_path / "partial"
+    partial.mkdir()
+    shutil.copy(root / "experiments" / "fig6_uniform.toml", partial)
+    code, err = _reproduce(capsys, "--experiments", str(partial), "--out", str(out), "--quiet")
+    assert code == 2 and len(err) == 1 and "is not the repository's experiments/" in err[0], err
+    # Another size, by the flag or by an experiment file that says so.
+    code, err = _reproduce(capsys, "--experiments", str(root / "experiments"), "--out", str(out), "--samples", "1000", "--quiet")
+    assert code == 2 and len(err) == 1 and "--samples" in err[0], err
+    small = tmp_path / "small"
+    shutil.copytree(root / "experiments", small)
+    (small / "fig6_uniform.toml").write_text((small / "fig6_uniform.toml").read_text().replace("samples = 2000", "samples = 1000"))
+    code, err = _reproduce(capsys, "--experiments", str(small), "--out", str(out), "--force", "--quiet")
+    assert code == 2 and len(err) == 1, err
+    assert _files(out) == before
+
+
+def test_a_dirty_tree_does_not_write_into_the_committed_results_unless_allowed(repository, capsys):
+    root, changes = repository
+    out = root / "results"
+    arguments = ["--experiments", str(root / "experiments"), "--out", str(out), "--quiet"]
+    changes += ["mcrank/engine/binary.py", "experiments/new.toml", "mcrank/a.py", "mcrank/b.py"]
+    code, err = _reproduce(capsys, *arguments)
+    assert code == 2 and len(err) == 1 and not out.exists(), err
+    assert "uncommitted changes (mcrank/engine/binary.py, experiments/new.toml, mcrank/a.py and 1 more)" in err[0] and "--allow-dirty" in err[0]
+    # Allowed: written, said on stderr even in a quiet run, and recorded as modified.
+    code, err = _reproduce(capsys, *arguments, "--allow-dirty")
+    assert code == 0 and len(err) == 1 and err[0].startswith("reproduce: warning: writing into results/ although the source tree has uncommitted changes"), err
+    assert json.loads((out / "fig6_uniform.json").read_text())["revision"]["modified"] is True
+    # Nothing to write: nothing to refuse, from any tree.
+    assert _reproduce(capsys, *arguments) == (0, [])
+    # Committed: a forced run replaces the record of a modified tree by the clean commit's,
+    # every count the same.
+    changes.clear()
+    rows = json.loads((out / "fig6_uniform.json").read_text())["rows"]
+    assert _reproduce(capsys, *arguments, "--force") == (0, [])
+    document = json.loads((out / "fig6_uniform.json").read_text())
+    assert document["revision"]["modified"] is False and document["rows"] == rows
+
+
+def test_a_forced_run_that_changes_no_number_changes_no_file(experiments, tmp_path, monkeypatch):
+    """--force recomputes every study, sample and figure; files whose numbers come out the same
+    keep their bytes, dates and wall times included, so `git status` shows nothing."""
+    out = tmp_path / "results"
+    for path in experiments.glob("*.toml"):
+        if path.stem not in ("fig6_uniform", "fig7_uniform_gaussian", "figures"):
+            path.unlink()
+    reproduce(experiments, out, samples=2000, quiet=True)
+    before = _files(out)
+    real_provenance = mcrank.results.provenance
+    later = {"date": "2099-01-01T00:00:00+00:00", "platform": "elsewhere", "versions": {"mcrank": "9.9", "numpy": "9.9", "numba": "9.9"}}
+    monkeypatch.setattr(mcrank.results, "provenance", lambda: {**real_provenance(), **later})
+    report = reproduce(experiments, out, samples=2000, quiet=True, force=True)
+    assert report.ran == ["fig6_uniform", "fig7_uniform_gaussian"] and len(report.drawn) == 5 + 7  # samples, figures
+    assert _files(out) == before

@@ -28,12 +28,18 @@ def add_parser(subparsers):
     parser.add_argument("--force", action="store_true", help="recompute every study, sample and figure, even those already up to date")
     parser.add_argument("--jobs", type=int, default=-1, help="parallel jobs per study, -1 for all cores (default -1)")
     parser.add_argument("--no-figures", action="store_true", help="skip the figures")
+    parser.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="write into the repository's results/ from a tree with uncommitted changes (they are recorded as modified)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no log lines or progress bars")
     parser.set_defaults(handler=handler)
     return parser
 
 
 def handler(args) -> int:
+    from mcrank.paper.committed import CommittedResultsError
     from mcrank.reproduce import reproduce
     from mcrank.study import parse_count
 
@@ -45,16 +51,20 @@ def handler(args) -> int:
     if samples is not None and (made := _made_with_other_samples(Path(args.out), samples)):
         # Whatever the directory is called: reached from elsewhere, results/ is just a path.
         raise UsageError(f"--samples changes the studies: {made[0]} was made with {made[1]:,} samples; give another --out DIR")
-    reproduce(
-        args.experiments,
-        args.out,
-        samples=samples,
-        force=args.force,
-        jobs=args.jobs,
-        figures=not args.no_figures,
-        quiet=args.quiet,
-        progress=not args.quiet and sys.stderr.isatty(),
-    )
+    try:
+        reproduce(
+            args.experiments,
+            args.out,
+            samples=samples,
+            force=args.force,
+            jobs=args.jobs,
+            figures=not args.no_figures,
+            quiet=args.quiet,
+            progress=not args.quiet and sys.stderr.isatty(),
+            allow_dirty=args.allow_dirty,
+        )
+    except CommittedResultsError as error:
+        raise UsageError(error.cli_message) from None
     return 0
 
 

@@ -31,6 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
+from mcrank.results import atomic_write_bytes, atomic_write_text, provenance
+from mcrank.samplers import ERROR_MODELS, perturb_um, sample_rates, sample_true_um_xy
+from mcrank.study.config import StudyConfig
 from mcrank.study.experiments import FIGURE_SETTINGS, read_toml
 
 __all__ = [
@@ -60,7 +63,7 @@ YIELD_VS_METRIC_P = {"fig2_yield_vs_metric_p50": 0.5, "fig3_yield_vs_metric_p90"
 TRUE_UM_SD = 1 / 3
 #: The paper's fig. 5 (first panel) and its neighbours: the matrix perturbed, the sds (columns)
 #: and the error models (rows).
-PERTURBATION = {"centre": [[0.5, 0.5], [0.0, 1.0]], "sds": [0.1, 0.2], "errors": ["gaussian", "truncated"]}
+PERTURBATION = {"centre": [[0.5, 0.5], [0.0, 1.0]], "sds": [0.1, 0.2], "errors": list(ERROR_MODELS)}
 
 #: Stream (child of the root seed) of each kind of sample; see the module docstring.
 _STREAMS = {"fig2_yield_vs_metric_p50": 0, "fig3_yield_vs_metric_p90": 1, "fig4_true_um_gaussian": 2, "fig5_perturbation_cloud": 3, "pairs": 4}
@@ -166,23 +169,17 @@ def plan_samples(settings: dict, documents: dict) -> list[Sample]:
 
 def _draw_rates(rng, settings) -> dict:
     """Figs 2 and 3: TPR then TNR of ``n`` classifiers (the paper's rising density on [0.5, 1])."""
-    from mcrank.samplers import sample_rates
-
     return {"tpr": sample_rates(settings["n"], rng=rng), "tnr": sample_rates(settings["n"], rng=rng)}
 
 
 def _draw_true_um(rng, settings) -> dict:
     """Fig. 4: ``n`` truncated gaussian true utility matrices, as points (x, y) of eq. (12)."""
-    from mcrank.samplers import sample_true_um_xy
-
     x, y = sample_true_um_xy(settings["n"], distribution="gaussian", sd=settings["sd"], rng=rng)
     return {"x": x, "y": y}
 
 
 def _draw_perturbations(rng, settings) -> dict:
     """Fig. 5: ``n`` perturbed matrices per error model and sd, drawn row by row."""
-    from mcrank.samplers import perturb_um
-
     centre = np.asarray(settings["centre"], dtype=float)
     clouds = [[perturb_um(centre, sd, error=error, size=settings["n"], rng=rng) for sd in settings["sds"]] for error in settings["errors"]]
     return {"perturbed": np.asarray(clouds, dtype=float)}
@@ -191,8 +188,7 @@ def _draw_perturbations(rng, settings) -> dict:
 def _draw_pairs(rng, settings) -> dict:
     """Fig. 6: ``size`` pairs by the study's procedure (:func:`mcrank.engine.sample_pairs`),
     every difference kept: metric rows in the config's order, sds likewise."""
-    from mcrank.engine import sample_pairs
-    from mcrank.study.config import StudyConfig
+    from mcrank.engine import sample_pairs  # here: a run with every sample up to date needs no engine
 
     study = StudyConfig.from_dict(settings["config"])
     size = settings["size"]
@@ -262,23 +258,38 @@ def is_up_to_date(directory, sample: Sample) -> bool:
     return record is not None and {key: record[key] for key in sample.record()} == sample.record()
 
 
-def write_sample(directory, sample: Sample) -> list[Path]:
+def write_sample(directory, sample: Sample, *, before_write=None) -> list[Path]:
     """Draw ``sample`` and write ``<name>.npz`` then ``<name>.json`` into ``directory``, each
     atomically. The JSON goes last and holds the digest of the ``.npz``: a run stopped
-    between the two leaves a sample that is not up to date, and is drawn again."""
-    from mcrank.results import atomic_write_bytes, atomic_write_text, provenance
+    between the two leaves a sample that is not up to date, and is drawn again.
 
+    A sample drawn again (``reproduce(force=True)``) that is what ``directory`` already holds,
+    arrays and record, is not written: its files keep the date and versions of the run that
+    first drew them. ``before_write(path)``, if given, is called before a file is written, and
+    may refuse by raising.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
     arrays = sample.draw()
     data = _npz_bytes(arrays)
+    digest = hashlib.sha256(data).hexdigest()
+    recorded = read_record(directory, sample.name)
+    if recorded is not None and recorded == {**sample.record(), "sha256": digest}:
+        return []
     made = provenance()
     record = {
         **sample.record(),
         "arrays": {key: list(np.shape(array)) for key, array in arrays.items()},
-        "sha256": hashlib.sha256(data).hexdigest(),
+        "sha256": digest,
         "date": made["date"],
         "versions": made["versions"],
     }
     npz, sidecar = _paths(directory, sample.name)
+    if before_write is not None:
+        before_write(npz)
     return [atomic_write_bytes(npz, data), atomic_write_text(sidecar, json.dumps(record, indent=1) + "\n")]
 
 
