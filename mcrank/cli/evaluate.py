@@ -54,6 +54,8 @@ within 1e-12 of max(1, |a|, |b|). Input files are at most 64 MiB.
 
 
 def add_parser(subparsers):
+    from mcrank.error_models import ERROR_MODELS
+
     parser = subparsers.add_parser(
         "evaluate",
         help="rank your classifiers by utility yield; flag the metrics that disagree",
@@ -83,7 +85,7 @@ def add_parser(subparsers):
     )
     parser.add_argument(
         "--error",
-        choices=("gaussian", "truncated"),
+        choices=tuple(ERROR_MODELS),
         help="error model for --sd: gaussian (default), or truncated to 0 <= U' <= 1 with correct "
         "classification best in each column",
     )

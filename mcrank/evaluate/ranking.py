@@ -713,8 +713,11 @@ def _check_estimator(estimator, method, error: str) -> str:
 
 
 def _has_closed_form(error: str) -> bool:
-    """Whether the error model's perturbed yield difference is normal (the conditional estimator applies)."""
-    return error == "gaussian"
+    """Whether the error model's perturbed yield difference is normal (the conditional estimator
+    applies), as its record in :data:`mcrank.error_models.ERROR_MODELS` says."""
+    from mcrank.error_models import ERROR_MODELS as records
+
+    return records[error].closed_form
 
 
 def _reweight(given: _Given, class_frequencies, class_counts) -> _Weighted:
@@ -1003,7 +1006,7 @@ def _count_flips(normalised, confusions, order, sd, error, samples, rng, progres
     counts are identical for sds from 1e20 to 1e307); drawn with a larger sd, ``sd * Z``
     could overflow to inf, and the yields become NaN (inf - inf) with a RuntimeWarning.
     """
-    if error == "gaussian":
+    if _has_closed_form(error):  # unbounded normal errors: see above
         sd = min(sd, _MAX_DRAWN_SD)
     generator = resolve_rng(rng)
     n, classifiers = normalised.shape[0], len(confusions)

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 
 from mcrank._rng import root_seed_sequence
+from mcrank._validation import MAX_STUDY_SAMPLES
 from mcrank._validation import (
     as_float,
     check_beta_parameters,
@@ -46,7 +47,7 @@ MAX_ROC_MU = 38.0
 ROC_SIGMA_BOUNDS = (1e-3, 1e3)
 
 #: Maximum number of samples a study accepts (the counts are int64; this keeps runs finite).
-MAX_SAMPLES = 10**12
+MAX_SAMPLES = MAX_STUDY_SAMPLES  # mcrank._validation says why it differs from evaluate's
 #: How the perturbed utility matrix's percentage is estimated: by drawing the errors, or by
 #: averaging each pair's probability of being ranked incorrectly (gaussian errors only).
 ESTIMATORS = tuple(_ESTIMATORS)
