@@ -2,9 +2,9 @@
 
 One module per figure; each takes arrays or rows and only draws (no random numbers, no
 sampler, no engine). The illustrative samples of figs 2-6 are drawn by
-:mod:`mcrank.study.samples` and written into ``results/samples/``; figs 6 and 7 also draw
-the rows of the studies' results files. :func:`mcrank.reproduce.reproduce` reads both from
-disk and calls these functions.
+:mod:`mcrank.paper.samples` and written into ``results/samples/``; figs 6 and 7 also draw
+the rows of the studies' results files. :mod:`mcrank.paper.figures`, one registry entry per
+figure, reads both from disk and calls these functions.
 
 - :mod:`~mcrank.figures.fig1_hexagon`: fig. 1, the space of utility matrices;
 - :mod:`~mcrank.figures.yield_vs_metric`: figs 2 and 3, yield against score;

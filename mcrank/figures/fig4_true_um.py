@@ -1,6 +1,6 @@
 """Fig. 4: the truncated gaussian distribution of true utility matrices (``docs/method.md``, "Figures").
 
-The points are drawn by :mod:`mcrank.study.samples` and read from ``results/samples/``.
+The points are drawn by :mod:`mcrank.paper.samples` and read from ``results/samples/``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Fig. 5: the cloud of perturbed utility matrices around one matrix (``docs/method.md``, "Figures").
 
-The perturbed matrices are drawn by :mod:`mcrank.study.samples` and read from
+The perturbed matrices are drawn by :mod:`mcrank.paper.samples` and read from
 ``results/samples/``; the figure places them in the hexagon (eqs. 11 and 12) and draws.
 """
 

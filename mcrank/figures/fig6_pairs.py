@@ -1,7 +1,7 @@
 """Fig. 6: difference of true utility yield against difference of score, pair by pair
 (``docs/method.md``, "Figures").
 
-The pairs are drawn by :mod:`mcrank.study.samples` and read from ``results/samples/``; the
+The pairs are drawn by :mod:`mcrank.paper.samples` and read from ``results/samples/``; the
 percentages in the titles are the rows of the study's results file.
 """
 
@@ -52,7 +52,7 @@ def fig6_pairs(
     ----------
     pairs : mcrank.engine.PairSample or alike
         A few thousand pairs of the same setting as ``rows``: ``d_true``, ``d_metric`` (by
-        metric id) and ``d_utility`` (by sd), as :func:`mcrank.study.samples.read_pairs`
+        metric id) and ``d_utility`` (by sd), as :func:`mcrank.paper.samples.read_pairs`
         returns them. Must hold every metric of ``rows`` and, unless ``sd`` is None,
         ``pairs.d_utility[sd]``.
     rows : sequence of dict

@@ -2,7 +2,7 @@
 
 The confusion matrices are given as their true-positive and true-negative rates: the figure
 computes their yields (eq. 9) and scores, and draws. The rates are drawn by
-:mod:`mcrank.study.samples` and read from ``results/samples/``.
+:mod:`mcrank.paper.samples` and read from ``results/samples/``.
 """
 
 from __future__ import annotations
