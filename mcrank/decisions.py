@@ -6,7 +6,9 @@ rule is eq. 9 of the published version, ``docs/method.md``):
 
 .. math:: d^* = \arg\max_d \sum_c U_{dc}\, p(c \mid x)
 
-not the most probable class, eq. (21), which is what the identity utility matrix chooses.
+not the most probable class, eq. (21), which is what the identity utility matrix chooses. The
+decisions are only as good as the probabilities: optimal for the odds stated, they can do worse
+than the most probable class where those odds are wrong (``docs/decisions.md``, "Calibration").
 
 Conventions (``docs/method.md``, "Conventions"): ``utility[d, c]`` is the utility of decision
 (output) ``d`` when class ``c`` is true, the layout of :mod:`mcrank.utility_space`. The matrix may
@@ -23,6 +25,8 @@ This module needs NumPy only; :mod:`mcrank.sklearn` builds scikit-learn tools on
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 __all__ = ["base_rate_corrected", "expected_utilities", "optimal_decisions"]
@@ -30,9 +34,57 @@ __all__ = ["base_rate_corrected", "expected_utilities", "optimal_decisions"]
 #: How far a row of probabilities (or a prior vector) may sum from 1.
 SUM_TOLERANCE = 1e-6
 
+#: The smallest positive normal float (about 2.2e-308). Below it a float keeps fewer than 53
+#: significant bits, and its reciprocal overflows.
+SMALLEST_NORMAL = float(np.finfo(float).tiny)
+
+
+def _real_array(values, what: str, expected: str) -> np.ndarray:
+    """``values`` as an array of floats, or a one-line ValueError naming ``what``.
+
+    ``np.asarray(values, dtype=float)`` alone would drop the imaginary part of complex numbers
+    (with only a warning) and parse strings of digits as numbers; ragged rows and other
+    strings would fail with NumPy's message, which names no parameter.
+    """
+    if isinstance(values, (str, bytes)):
+        # ValueError, as for every other bad value: the API documents one exception for bad input.
+        raise ValueError(f"{what} must be {expected} of numbers, got the string {values!r}")  # noqa: TRY004
+    try:
+        array = np.asarray(values)
+    except (TypeError, ValueError):  # ragged rows: NumPy cannot make them one array
+        raise ValueError(f"{what} must be {expected} of numbers, with rows of equal length") from None
+    kind = array.dtype.kind
+    if kind == "O":  # such as Fractions, or None mixed with numbers
+        if not all(isinstance(item, numbers.Real) for item in array.flat):
+            bad = next(item for item in array.flat if not isinstance(item, numbers.Real))
+            raise ValueError(f"{what} must be {expected} of real numbers, but holds {bad!r}")
+        return array.astype(float)
+    if kind == "c":
+        raise ValueError(f"{what} must be {expected} of real numbers, got complex values")
+    if kind in "US":
+        raise ValueError(f"{what} must be {expected} of numbers, got strings such as {str(array.flat[0])!r}")
+    if kind not in "biuf":
+        raise ValueError(f"{what} must be {expected} of numbers, got values of type {array.dtype}")
+    return array.astype(float, copy=False)
+
+
+def _scale_of(values: np.ndarray) -> float:
+    """A power of two that brings ``values`` well below the float limit, else 1.
+
+    Sums of values near 1.8e308 overflow to infinity (and then to NaN). Dividing by a power of
+    two changes no bit of a value unless it falls below 1e-308 of the largest, where its share
+    of any sum is below rounding anyway; ordinary values are left alone (scale 1).
+    """
+    largest = float(np.max(np.abs(values), initial=0.0))
+    if largest <= np.finfo(float).max / 16:
+        return 1.0
+    # largest / scale lies in [8, 16): room for sums of 10^306 such values, and 2^e itself
+    # would overflow for e = 1024.
+    return 2.0 ** (int(np.frexp(largest)[1]) - 4)
+
 
 def _check_utility(utility) -> np.ndarray:
-    u = np.asarray(utility, dtype=float)
+    u = _real_array(utility, "utility", "a matrix of shape (decisions, classes)")
     if u.ndim != 2 or u.shape[0] == 0 or u.shape[1] == 0:
         raise ValueError(f"utility must be a matrix of shape (decisions, classes), got shape {u.shape}")
     if not np.all(np.isfinite(u)):
@@ -41,10 +93,7 @@ def _check_utility(utility) -> np.ndarray:
 
 
 def _check_probabilities(probabilities, n_classes: int | None = None) -> np.ndarray:
-    try:
-        p = np.asarray(probabilities, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError("probabilities must be an array of numbers of shape (items, classes)") from None
+    p = _real_array(probabilities, "probabilities", "an array of shape (items, classes)")
     if p.ndim != 2:
         raise ValueError(f"probabilities must have shape (items, classes), got shape {p.shape}")
     if n_classes is not None and p.shape[1] != n_classes:
@@ -65,19 +114,22 @@ def _check_probabilities(probabilities, n_classes: int | None = None) -> np.ndar
 
 
 def _check_prior(values, n_classes: int, what: str, *, positive: bool) -> np.ndarray:
-    try:
-        prior = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be an array of {n_classes} numbers, one per class") from None
+    prior = _real_array(values, what, f"an array of {n_classes} class frequencies")
     if prior.shape != (n_classes,):
         raise ValueError(f"{what} must have one entry per class ({n_classes}), got shape {prior.shape}")
     if not np.all(np.isfinite(prior)):
         raise ValueError(f"{what} contains NaN or infinite values")
-    if positive and np.any(prior <= 0):
-        # It divides: a class never met in training has no learned probability to correct.
-        raise ValueError(f"{what} must be positive (it divides the probabilities), got {prior.tolist()}")
     if np.any(prior < 0):
         raise ValueError(f"{what} must be non-negative, got {prior.tolist()}")
+    if positive and np.any(prior < SMALLEST_NORMAL):
+        # It divides. A class never met in training (prior 0) has no learned probability to
+        # correct; one below the smallest normal float has fewer than 53 significant bits, so
+        # the correction would not be the one typed, and no training set is that lopsided.
+        small = prior[np.argmax(prior < SMALLEST_NORMAL)]
+        raise ValueError(
+            f"{what} must be at least {SMALLEST_NORMAL:.3g} (the smallest normal float; it divides the "
+            f"probabilities), got {float(small)!r}"
+        )
     if abs(prior.sum() - 1.0) > SUM_TOLERANCE:
         raise ValueError(f"{what} must sum to 1 (within {SUM_TOLERANCE:g}), got a sum of {prior.sum():.9g}")
     return prior
@@ -92,17 +144,22 @@ def _corrected(p: np.ndarray, priors, training_priors) -> np.ndarray:
             "give both priors and training_priors (the class frequencies in use and in training), or neither"
         )
     n_classes = p.shape[1]
-    ratio = _check_prior(priors, n_classes, "priors", positive=False) / _check_prior(
-        training_priors, n_classes, "training_priors", positive=True
-    )
-    weighted = p * ratio
-    total = weighted.sum(axis=1, keepdims=True)
-    empty = np.flatnonzero(total[:, 0] == 0)
+    prior = _check_prior(priors, n_classes, "priors", positive=False)
+    training = _check_prior(training_priors, n_classes, "training_priors", positive=True)
+    # In logarithms: p * priors / training_priors overflows to infinity (and the normalisation
+    # to NaN) when a training prior is tiny. Subtracting each item's largest log weight scales
+    # its weights so that the largest is exactly 1: nothing overflows, and only weights below
+    # 1e-308 of the largest underflow, which changes no probability by more than that.
+    with np.errstate(divide="ignore"):  # log 0 = -inf: probability or prior 0 stays weight 0
+        log_weight = np.log(p) + (np.log(prior) - np.log(training))
+    largest = log_weight.max(axis=1, keepdims=True)
+    empty = np.flatnonzero(np.isneginf(largest[:, 0]))
     if empty.size:
         raise ValueError(
             f"item {empty[0]} has probability only on classes whose prior is 0: no probability is left after the correction (eq. 31)"
         )
-    return weighted / total
+    weighted = np.exp(log_weight - largest)
+    return weighted / weighted.sum(axis=1, keepdims=True)
 
 
 def base_rate_corrected(probabilities, *, priors, training_priors) -> np.ndarray:
@@ -126,8 +183,18 @@ def base_rate_corrected(probabilities, *, priors, training_priors) -> np.ndarray
     priors : array_like of shape (n,)
         :math:`\pi`, the class frequencies in use: non-negative, summing to 1.
     training_priors : array_like of shape (n,)
-        :math:`\pi^{\text{train}}`, those the probabilities were learned under: positive,
-        summing to 1.
+        :math:`\pi^{\text{train}}`, those the probabilities were learned under, summing to 1.
+        Each must be at least the smallest normal float (about 2.2e-308): a class absent from
+        training (0) has no learned probability to correct, and a subnormal frequency has too
+        few significant bits to divide by.
+
+    Notes
+    -----
+    The correction is computed in logarithms, with each item's weights scaled so that the
+    largest is 1. Tiny but normal training priors (1e-300, say) therefore give the right
+    probabilities, where multiplying by :math:`\pi_c / \pi^{\text{train}}_c` directly would
+    overflow to infinity and NaN. The price is a relative rounding error of about
+    :math:`10^{-16}\,|\log w|` for a weight :math:`w` relative to the item's largest.
 
     Returns
     -------
@@ -137,19 +204,24 @@ def base_rate_corrected(probabilities, *, priors, training_priors) -> np.ndarray
     ------
     ValueError
         On a bad shape, a probability outside [0, 1], a row or prior not summing to 1, a
-        training prior of 0, or an item whose probability lies wholly on classes of prior 0.
+        training prior of 0 or below the smallest normal float, or an item whose probability
+        lies wholly on classes of prior 0. Each message names the parameter.
     """
     return _corrected(_check_probabilities(probabilities), priors, training_priors)
 
 
-def _expected(p: np.ndarray, u: np.ndarray) -> np.ndarray:
+def _expected(p: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, float]:
+    """Expected utilities divided by a scale (a power of two, 1 unless utilities near 1e308), and the scale."""
+    scale = _scale_of(u)
+    if scale != 1.0:
+        u = u / scale
     # One class at a time, in the same order for every decision: two decisions with equal rows
     # of utility get bit-identical expected utilities, so that a tie is a tie (a BLAS matrix
     # product may round different output cells differently).
     out = np.zeros((p.shape[0], u.shape[0]))
     for c in range(u.shape[1]):
         out += p[:, c : c + 1] * u[:, c]
-    return out
+    return out, scale
 
 
 def expected_utilities(probabilities, utility) -> np.ndarray:
@@ -173,11 +245,12 @@ def expected_utilities(probabilities, utility) -> np.ndarray:
     Raises
     ------
     ValueError
-        On a bad shape, widths that do not match, non-finite utilities, or probabilities
-        outside [0, 1] or not summing to 1.
+        On a bad shape or ragged rows, widths that do not match, complex, non-numeric or
+        non-finite utilities, or probabilities outside [0, 1] or not summing to 1.
     """
     u = _check_utility(utility)
-    return _expected(_check_probabilities(probabilities, u.shape[1]), u)
+    scaled, scale = _expected(_check_probabilities(probabilities, u.shape[1]), u)
+    return scaled * scale
 
 
 def optimal_decisions(probabilities, utility, *, priors=None, training_priors=None) -> np.ndarray:
@@ -199,7 +272,8 @@ def optimal_decisions(probabilities, utility, *, priors=None, training_priors=No
     priors : array_like of shape (n,), optional
         Class frequencies in use (base rates): non-negative, summing to 1.
     training_priors : array_like of shape (n,), optional
-        Class frequencies the probabilities were learned under: positive, summing to 1.
+        Class frequencies the probabilities were learned under: each at least the smallest
+        normal float (about 2.2e-308), summing to 1.
 
     Returns
     -------
@@ -211,8 +285,17 @@ def optimal_decisions(probabilities, utility, *, priors=None, training_priors=No
     Raises
     ------
     ValueError
-        On a bad shape, widths that do not match, non-finite utilities, probabilities outside
-        [0, 1] or not summing to 1, or priors given alone or malformed.
+        On a bad shape or ragged rows, widths that do not match, complex, non-numeric or
+        non-finite utilities, probabilities outside [0, 1] or not summing to 1, or priors
+        given alone or malformed (see :func:`base_rate_corrected`).
+
+    Notes
+    -----
+    The decisions are optimal for the probabilities given, and only as good as they are: an
+    overconfident or underconfident classifier makes eq. (20) weigh the utilities with the
+    wrong odds, and its decisions can then be worse than the most probable class. Check the
+    calibration of the probabilities (a reliability diagram, the log loss on held-out data)
+    before trusting the decisions; ``docs/decisions.md`` measures the effect.
 
     Examples
     --------
@@ -229,4 +312,5 @@ def optimal_decisions(probabilities, utility, *, priors=None, training_priors=No
     p = _corrected(_check_probabilities(probabilities, u.shape[1]), priors, training_priors)
     if p.shape[0] == 0:
         return np.zeros(0, dtype=np.intp)
-    return np.argmax(_expected(p, u), axis=1)
+    scaled, _ = _expected(p, u)  # the scale, a positive constant, changes no argmax
+    return np.argmax(scaled, axis=1)

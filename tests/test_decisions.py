@@ -3,6 +3,7 @@
 import re
 import subprocess
 import sys
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -97,6 +98,88 @@ def test_prior_correction_with_three_classes_and_equal_priors():
     )
 
 
+def test_tiny_training_priors_give_the_decisions_of_bayes_theorem():
+    # The issue's case with a tiny but normal training prior, by hand. Item 0 has no
+    # probability on class 0, so no prior can give it any: class 1. Item 1: weights
+    # 0.2 * 0.5 / 1e-300 = 1e299 and 0.8 * 0.5 / 1 = 0.4, so p' = (1, 4e-300): class 0.
+    # Multiplied out directly, such ratios overflow once a training prior is subnormal.
+    probabilities = [[0.0, 1.0], [0.2, 0.8]]
+    options = {"priors": [0.5, 0.5], "training_priors": [1e-300, 1.0]}
+    assert optimal_decisions(probabilities, np.eye(2), **options).tolist() == [1, 0]
+    corrected = base_rate_corrected(probabilities, **options)
+    np.testing.assert_allclose(corrected, [[0.0, 1.0], [1.0, 4e-300]], rtol=1e-13, atol=0)
+    # A tiny prior in use, even subnormal, only multiplies: p'_0 = 0.999 * 5e-324 / 0.001, a
+    # subnormal (so compared to 1e-3), and the other class takes the item.
+    tiny_in_use = base_rate_corrected([[0.999, 0.001]], priors=[5e-324, 1.0], training_priors=[0.5, 0.5])
+    assert tiny_in_use[0, 1] == 1.0
+    assert tiny_in_use[0, 0] == pytest.approx(float(Fraction(0.999) * Fraction(5e-324) / Fraction(0.001)), rel=1e-3)
+    assert optimal_decisions([[0.999, 0.001]], np.eye(2), priors=[5e-324, 1.0], training_priors=[0.5, 0.5]).tolist() == [1]
+    # Subnormal or zero training priors are refused by name, never turned into NaN decisions.
+    for training in ([1e-320, 1.0], [0.0, 1.0], [5e-324, 1.0]):
+        with pytest.raises(ValueError, match=r"^training_priors must be at least 2.23e-308"):
+            optimal_decisions(probabilities, np.eye(2), priors=[0.5, 0.5], training_priors=training)
+
+
+def _exact_corrected(p_row, priors, training):
+    """Eq. (31) in exact rational arithmetic on the floats as stored."""
+    weights = [Fraction(p) * Fraction(a) / Fraction(t) for p, a, t in zip(p_row, priors, training)]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def test_prior_correction_against_exact_rational_arithmetic():
+    # An independent oracle: Python's Fractions, exact on the floats given, over probabilities
+    # and priors spanning 300 orders of magnitude (with zeros among both).
+    rng = np.random.default_rng(31)
+    n_classes, n_decisions = 4, 5
+    decided_items = 0
+    for case in range(40):
+        probabilities = rng.dirichlet(np.full(n_classes, 0.3), size=25)
+        probabilities[rng.random(probabilities.shape) < 0.15] = 0.0
+        probabilities[:, 0] = 1.0 - probabilities[:, 1:].sum(axis=1)
+        probabilities = np.abs(probabilities)
+        probabilities[probabilities.sum(axis=1) == 0, 0] = 1.0
+        probabilities /= probabilities.sum(axis=1, keepdims=True)
+        training = 10.0 ** rng.uniform(-300, 0, size=n_classes)
+        training /= training.sum()
+        training = np.maximum(training, 1e-305)  # normal, as required
+        training /= training.sum()
+        priors = 10.0 ** rng.uniform(-300, 0, size=n_classes)
+        priors[rng.integers(n_classes)] = 0.0 if case % 3 == 0 else priors[0]
+        priors /= priors.sum()
+        utility = rng.integers(-3, 4, size=(n_decisions, n_classes)).astype(float)
+        try:
+            corrected = base_rate_corrected(probabilities, priors=priors, training_priors=training)
+        except ValueError as error:  # an item wholly on the class of prior 0
+            assert "no probability is left" in str(error)
+            keep = (probabilities * (priors > 0)).sum(axis=1) > 0
+            probabilities = probabilities[keep]
+            corrected = base_rate_corrected(probabilities, priors=priors, training_priors=training)
+        chosen = optimal_decisions(probabilities, utility, priors=priors, training_priors=training)
+        for item, row in enumerate(probabilities):
+            exact = _exact_corrected(row, priors, training)
+            # Relative error of the log-space correction: about 1e-16 per unit of |log weight|.
+            np.testing.assert_allclose(corrected[item], [float(q) for q in exact], rtol=1e-12, atol=1e-300)
+            expected = [sum(Fraction(u) * q for u, q in zip(utility_row, exact)) for utility_row in utility]
+            ranked = sorted(expected, reverse=True)
+            if ranked[0] - ranked[1] > Fraction(1, 10**9):  # clear of rounding: the oracle decides
+                assert chosen[item] == expected.index(ranked[0])
+                decided_items += 1
+    assert decided_items > 500
+
+
+def test_utilities_near_the_float_limit_give_finite_expected_utilities():
+    probabilities = np.random.default_rng(4).dirichlet(np.ones(3), size=100)
+    utility = np.random.default_rng(5).uniform(-1, 1, size=(4, 3))
+    huge = utility * 2.0**1020  # up to 1.1e307, so that sums of them would overflow
+    huge[0, 0] = np.finfo(float).max
+    utility[0, 0] = np.finfo(float).max / 2.0**1020
+    np.testing.assert_array_equal(optimal_decisions(probabilities, huge), optimal_decisions(probabilities, utility))
+    expected = expected_utilities(probabilities, huge)
+    assert np.all(np.isfinite(expected))
+    np.testing.assert_allclose(expected / 2.0**1020, expected_utilities(probabilities, utility), rtol=1e-12, atol=1e-300)
+
+
 def test_no_items_gives_no_decisions():
     chosen = optimal_decisions(np.empty((0, 2)), np.eye(2))
     assert chosen.shape == (0,) and chosen.dtype == np.intp
@@ -111,12 +194,24 @@ def test_no_items_gives_no_decisions():
         ([[0.5, 0.4]], np.eye(2), {}, "must sum to 1"),
         ([[1.5, -0.5]], np.eye(2), {}, "in [0, 1]"),
         ([[np.nan, 1.0]], np.eye(2), {}, "NaN"),
-        ([["a", "b"]], np.eye(2), {}, "array of numbers"),
+        ([["a", "b"]], np.eye(2), {}, "of numbers, got strings such as 'a'"),
         ([[0.5, 0.5]], [[1, np.inf], [0, 1]], {}, "utility contains NaN or infinite"),
         ([[0.5, 0.5]], np.eye(2), {"priors": [0.5, 0.5]}, "give both priors and training_priors"),
         ([[0.5, 0.5]], np.eye(2), {"training_priors": [0.5, 0.5]}, "give both priors and training_priors"),
         ([[0.5, 0.5]], np.eye(2), {"priors": [0.2, 0.3, 0.5], "training_priors": [0.5, 0.5]}, "priors must have one entry per class (2)"),
-        ([[0.5, 0.5]], np.eye(2), {"priors": [0.5, 0.5], "training_priors": [1.0, 0.0]}, "training_priors must be positive"),
+        ([[0.5, 0.5]], np.eye(2), {"priors": [0.5, 0.5], "training_priors": [1.0, 0.0]}, "training_priors must be at least 2.23e-308 (the smallest normal float; it divides the probabilities), got 0.0"),
+        ([[0.5, 0.5]], np.eye(2), {"priors": [0.5, 0.5], "training_priors": [1e-320, 1.0]}, "training_priors must be at least 2.23e-308 (the smallest normal float; it divides the probabilities), got 1e-320"),
+        ([[0.5, 0.5]], np.eye(2), {"priors": [0.5, 0.5], "training_priors": [-0.5, 1.5]}, "training_priors must be non-negative"),
+        ([[0.5, 0.5]], np.eye(2), {"priors": [0.5 + 1j, 0.5], "training_priors": [0.5, 0.5]}, "priors must be an array of 2 class frequencies of real numbers, got complex values"),
+        ([[0.5, 0.5]], np.eye(2), {"priors": ["0.5", "0.5"], "training_priors": [0.5, 0.5]}, "priors must be an array of 2 class frequencies of numbers, got strings such as '0.5'"),
+        ([[0.5, 0.5]], np.eye(2) + 1j, {}, "utility must be a matrix of shape (decisions, classes) of real numbers, got complex values"),
+        ([[0.5, 0.5]], [[1, 0], [0]], {}, "utility must be a matrix of shape (decisions, classes) of numbers, with rows of equal length"),
+        ([[0.5, 0.5]], [["1", "0"], ["0", "1"]], {}, "utility must be a matrix of shape (decisions, classes) of numbers, got strings such as '1'"),
+        ([[0.5, 0.5]], [[1, "a"], [0, 1]], {}, "utility must be a matrix of shape (decisions, classes) of numbers, got strings such as '1'"),
+        ([[0.5, 0.5]], "identity", {}, "utility must be a matrix of shape (decisions, classes) of numbers, got the string 'identity'"),
+        ([[0.5, 0.5]], [[1, None], [0, 1]], {}, "utility must be a matrix of shape (decisions, classes) of real numbers, but holds None"),
+        ([[0.5 + 0j, 0.5]], np.eye(2), {}, "probabilities must be an array of shape (items, classes) of real numbers, got complex values"),
+        ([[0.5, 0.5], [1.0]], np.eye(2), {}, "probabilities must be an array of shape (items, classes) of numbers, with rows of equal length"),
         ([[0.5, 0.5]], np.eye(2), {"priors": [0.5, 0.6], "training_priors": [0.5, 0.5]}, "priors must sum to 1"),
         ([[1.0, 0.0]], np.eye(2), {"priors": [0.0, 1.0], "training_priors": [0.5, 0.5]}, "no probability is left"),
     ],
