@@ -7,7 +7,9 @@ The paper's practical advice in two halves, each one line in scikit-learn:
   ``TunedThresholdClassifierCV(scoring=...)``;
 - **decide** each case by maximal expected utility, eq. (20) of §8.2:
   :class:`UtilityClassifier`, a meta-estimator whose ``predict`` chooses the optimal decision
-  from the wrapped estimator's ``predict_proba`` (:func:`mcrank.decisions.optimal_decisions`).
+  from the wrapped estimator's ``predict_proba`` (:func:`mcrank.decisions.optimal_decisions`),
+  optionally calibrated first (``calibration=``, scikit-learn's ``CalibratedClassifierCV``).
+  The decisions are only as good as those probabilities: ``docs/decisions.md``, "Calibration".
 
 Conventions (``docs/method.md``, "Conventions"; ``docs/decisions.md``): ``utility[d, c]`` is
 the utility of decision (output) ``d`` when class ``c`` is true: rows = decisions, columns =
@@ -27,7 +29,13 @@ import re
 
 import numpy as np
 
-from mcrank.decisions import _check_prior, _check_utility, optimal_decisions
+from mcrank.decisions import (
+    _check_prior,
+    _check_utility,
+    _real_array,
+    _scale_of,
+    optimal_decisions,
+)
 
 __all__ = ["UtilityClassifier", "make_utility_scorer", "utility_score"]
 
@@ -35,13 +43,23 @@ __all__ = ["UtilityClassifier", "make_utility_scorer", "utility_score"]
 #: The first scikit-learn with ``__sklearn_tags__`` and ``expected_failed_checks``.
 MIN_SKLEARN_VERSION = (1, 6)
 
+#: ``UtilityClassifier(calibration=...)``: the methods of ``CalibratedClassifierCV``, each with
+#: the first scikit-learn that has it.
+CALIBRATION_METHODS = {"sigmoid": (1, 6), "isotonic": (1, 6), "temperature": (1, 8)}
+
+
+def _sklearn_version() -> tuple[int, ...]:
+    import sklearn
+
+    return tuple(int(part) for part in re.findall(r"\d+", sklearn.__version__)[:2])
+
 
 def _import_sklearn():
     try:
         import sklearn  # lazily: the rest of mcrank runs without scikit-learn
     except ImportError as error:
         raise ImportError("mcrank.sklearn needs scikit-learn: pip install scikit-learn") from error
-    found = tuple(int(part) for part in re.findall(r"\d+", sklearn.__version__)[:2])
+    found = _sklearn_version()
     if found < MIN_SKLEARN_VERSION:
         raise ImportError(
             f"mcrank.sklearn needs scikit-learn >= {'.'.join(map(str, MIN_SKLEARN_VERSION))}, "
@@ -181,20 +199,22 @@ def utility_score(y_true, y_pred, *, utility, labels=None, decisions=None, sampl
     classes, outputs = _resolve_labels(u, labels, decisions, observed=observed)
     true_index = _indices(truth, classes, "y_true", "labels")
     decision_index = _indices(taken, outputs, "y_pred", "decisions" if decisions is not None else "labels")
-    utilities = u[decision_index, true_index]
+    # Utilities near the float limit would overflow in the sum; a power of two keeps every bit.
+    scale = _scale_of(u)
+    utilities = u[decision_index, true_index] / scale
     if sample_weight is None:
-        return float(utilities.mean())
-    try:
-        weights = np.asarray(sample_weight, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError("sample_weight must be an array of numbers") from None
+        return float(utilities.mean()) * scale
+    weights = _real_array(sample_weight, "sample_weight", "an array of shape (n_samples,)")
     if weights.shape != utilities.shape:
         raise ValueError(f"sample_weight has shape {weights.shape} but there are {utilities.shape[0]} items")
     if not np.all(np.isfinite(weights)) or np.any(weights < 0):
         raise ValueError("sample_weight must be finite and non-negative")
-    if weights.sum() <= 0:
+    largest = weights.max()
+    if largest <= 0:
         raise ValueError("sample_weight sums to 0: the utility yield of no weight is undefined")
-    return float(np.average(utilities, weights=weights))
+    # Relative to the largest weight: weights near 1e308 would overflow in their sum (inf/inf is
+    # NaN), and subnormal ones would lose their last bits in it.
+    return float(np.average(utilities, weights=weights / largest)) * scale
 
 
 def make_utility_scorer(utility, *, labels=None, decisions=None):
@@ -257,23 +277,29 @@ def __dir__():
 def _utility_classifier_class():
     _import_sklearn()
     from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-    from sklearn.utils import get_tags
-    from sklearn.utils.validation import check_is_fitted
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.utils import assert_all_finite, get_tags
+    from sklearn.utils.validation import check_is_fitted, column_or_1d
 
     class UtilityClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         r"""Decide by maximal expected utility from a classifier's probabilities, eq. (20).
 
         ``predict`` returns, for each item, the decision :math:`d` that maximises
         :math:`\sum_c U_{dc}\, p(c \mid x)`, with :math:`p(c \mid x)` from the fitted
-        estimator's ``predict_proba`` (optionally corrected to other base rates, eq. 31). It
-        chooses what is optimal, not what is most probable: with the identity utility it
-        returns the most probable class, eq. (21).
+        estimator's ``predict_proba`` (optionally calibrated first, and corrected to other
+        base rates, eq. 31). It chooses what is optimal, not what is most probable: with the
+        identity utility it returns the most probable class, eq. (21).
+
+        The decisions are only as good as the probabilities. Eq. (20) weighs the utilities by
+        :math:`p(c \mid x)`; where these are overconfident or underconfident the decisions
+        are optimal for the wrong odds, and can score below the most probable class. See
+        Notes, and ``calibration``.
 
         Parameters
         ----------
         estimator : estimator instance
-            A classifier with ``predict_proba``. It is cloned in :meth:`fit`; the instance
-            passed is left unfitted.
+            A classifier with ``predict_proba`` (with ``calibration``, ``decision_function``
+            will do). It is cloned in :meth:`fit`; the instance passed is left unfitted.
         utility : array_like of shape (n_decisions, n_classes) or "identity"
             ``utility[i, j]`` = utility of decision ``i`` when class ``j`` is true (rows =
             decisions, columns = true classes). May be rectangular, with ``decisions``
@@ -291,12 +317,29 @@ def _utility_classifier_class():
             ``training_priors``, the probabilities are corrected by eq. (31) before deciding;
             give both or neither.
         training_priors : array_like of shape (n_classes,), default=None
-            Class frequencies the estimator learned under: positive, summing to 1.
+            Class frequencies the estimator learned under: each at least the smallest normal
+            float (about 2.2e-308), summing to 1.
+        calibration : {None, "sigmoid", "isotonic", "temperature"}, default=None
+            If not None, :meth:`fit` fits
+            ``CalibratedClassifierCV(estimator, method=calibration, cv=cv)`` instead of the
+            estimator, and the decisions weigh its calibrated probabilities: a clone of the
+            estimator is fitted on each training fold and calibrated on the rest, and their
+            calibrated probabilities averaged. ``"sigmoid"`` is Platt's scaling (one class
+            against the rest, then normalised), ``"isotonic"`` a monotone fit that needs
+            many items per class, ``"temperature"`` one scale of all the log-odds (the
+            natural choice for several classes; scikit-learn >= 1.8). For other options of
+            ``CalibratedClassifierCV``, pass one as ``estimator`` and leave this None.
+        cv : int, cross-validation generator or iterable, default=None
+            The folds of the calibration, as ``CalibratedClassifierCV`` takes them (None: 5
+            stratified folds). Only with ``calibration``: alone it would change nothing, and
+            is refused.
 
         Attributes
         ----------
         estimator_ : estimator instance
-            The fitted clone of ``estimator``.
+            The fitted model whose ``predict_proba`` the decisions weigh: the fitted clone of
+            ``estimator``, or with ``calibration`` the fitted ``CalibratedClassifierCV``
+            around it.
         classes_ : ndarray of shape (n_classes,)
             The classes, in the order of the utility's columns and of :meth:`predict_proba`.
         decisions_ : ndarray of shape (n_decisions,)
@@ -312,6 +355,18 @@ def _utility_classifier_class():
         --------
         mcrank.decisions.optimal_decisions : the decisions, from probabilities.
         utility_score : the utility yield that :meth:`score` returns.
+        sklearn.calibration.CalibratedClassifierCV : the calibration behind ``calibration``.
+
+        Notes
+        -----
+        How much the probabilities matter is measured in ``docs/decisions.md`` (and
+        ``examples/calibrated_decisions.py``) on the digits data. Calibration is no cure by
+        itself: it refits the probabilities on held-out folds, which helps an overconfident
+        estimator, but a poor calibration method can also make good probabilities worse (there,
+        one-vs-rest sigmoid scaling of a multinomial logistic regression). Compare the
+        candidates by the utility yield under cross-validation, for example with
+        ``GridSearchCV(..., {"calibration": [None, "sigmoid", "isotonic"]})``, since
+        :meth:`score` is the utility yield.
 
         Examples
         --------
@@ -330,13 +385,56 @@ def _utility_classifier_class():
         ['treat', 'treat', 'treat']
         """
 
-        def __init__(self, estimator, utility, *, labels=None, decisions=None, priors=None, training_priors=None):
+        def __init__(
+            self,
+            estimator,
+            utility,
+            *,
+            labels=None,
+            decisions=None,
+            priors=None,
+            training_priors=None,
+            calibration=None,
+            cv=None,
+        ):
             self.estimator = estimator
             self.utility = utility
             self.labels = labels
             self.decisions = decisions
             self.priors = priors
             self.training_priors = training_priors
+            self.calibration = calibration
+            self.cv = cv
+
+        def _probability_model(self):
+            """The unfitted model whose ``predict_proba`` the decisions weigh."""
+            if self.calibration is None:
+                if self.cv is not None:
+                    raise ValueError(
+                        f"cv sets the folds of the calibration, but calibration is None (got cv={self.cv!r}): "
+                        "give calibration= or leave cv=None"
+                    )
+                needed = ("predict_proba",)
+            else:
+                first = CALIBRATION_METHODS.get(self.calibration) if isinstance(self.calibration, str) else None
+                if first is None:
+                    raise ValueError(
+                        f"calibration must be None or one of {', '.join(map(repr, CALIBRATION_METHODS))}, "
+                        f"got {self.calibration!r}"
+                    )
+                if _sklearn_version() < first:
+                    raise ValueError(
+                        f"calibration={self.calibration!r} needs scikit-learn >= {'.'.join(map(str, first))}"
+                    )
+                needed = ("predict_proba", "decision_function")  # CalibratedClassifierCV takes either
+            if not hasattr(self.estimator, "fit") or not any(hasattr(self.estimator, name) for name in needed):
+                raise ValueError(
+                    f"estimator must be a classifier with {' or '.join(needed)} (eq. 20 weighs its probabilities), "
+                    f"got {self.estimator!r}"
+                )
+            if self.calibration is None:
+                return clone(self.estimator)
+            return CalibratedClassifierCV(clone(self.estimator), method=self.calibration, cv=self.cv)
 
         def _checked_utility(self, n_classes):
             if isinstance(self.utility, str):
@@ -364,20 +462,19 @@ def _utility_classifier_class():
             Raises
             ------
             ValueError
-                If the estimator has no ``predict_proba``, ``y`` holds a class that
-                ``labels`` does not name, or the utility, decisions or priors do not fit the
-                classes.
+                If the estimator has no ``predict_proba`` (nor ``decision_function``, with
+                ``calibration``), ``y`` is not one label per item or holds a class that
+                ``labels`` does not name, ``calibration`` or ``cv`` is unknown or given
+                alone, or the utility, decisions or priors do not fit the classes.
             """
-            if not hasattr(self.estimator, "fit") or not hasattr(self.estimator, "predict_proba"):
-                raise ValueError(
-                    f"estimator must be a classifier with predict_proba (eq. 20 weighs its probabilities), got {self.estimator!r}"
-                )
             # Checked before the (possibly long) fit wherever y is not needed.
+            model = self._probability_model()
             if self.labels is not None:
                 classes = _as_labels(self.labels, "labels")
                 _check_unique(classes, "labels")
                 self._check_parameters(classes)
-            estimator = clone(self.estimator).fit(X, y, **fit_params)
+            y = self._checked_targets(y)
+            estimator = model.fit(X, y, **fit_params)
             learned = getattr(estimator, "classes_", None)
             if learned is None:
                 raise ValueError(f"estimator {self.estimator!r} sets no classes_ when fitted: is it a classifier?")
@@ -392,6 +489,40 @@ def _utility_classifier_class():
                 if hasattr(estimator, attribute):
                     setattr(self, attribute, getattr(estimator, attribute))
             return self
+
+        @staticmethod
+        def _checked_targets(y):
+            if y is None:
+                return y  # the estimator says that it needs y, in scikit-learn's words
+            ragged = ValueError("y must hold one class label per item, of shape (n_samples,)")
+            # Object dtype: only the shape and kinds are wanted, and mixed labels such as
+            # [0, "a"] must not become strings; np.shape would refuse array-likes that only
+            # define __array__.
+            try:
+                values = y if hasattr(y, "shape") else np.asarray(y, dtype=object)
+            except ValueError:
+                raise ragged from None
+            shape = values.shape
+            if len(shape) == 2 and shape[1] == 1:
+                # scikit-learn's convention for a column vector: accepted with a DataConversionWarning.
+                y = values = column_or_1d(y, warn=True)
+            elif len(shape) != 1:
+                raise ValueError(
+                    f"y must hold one class label per item, of shape (n_samples,), got shape {shape}: "
+                    "UtilityClassifier takes one decision per item, so multi-output targets are not supported"
+                )
+            if getattr(values, "dtype", None) is not None and values.dtype.kind == "O":
+                labels = values.tolist()
+                # np.asarray([[0, 1], [1]], dtype=object) is a 1-D array of lists: a ragged y.
+                if any(isinstance(label, (list, tuple, np.ndarray)) for label in labels):
+                    raise ragged
+                if labels and all(isinstance(label, float) for label in labels):
+                    values = np.asarray(labels, dtype=float)
+            # CalibratedClassifierCV casts y before it refuses NaN or infinity, with a
+            # RuntimeWarning first: refused here, in scikit-learn's words, before any estimator.
+            if getattr(values, "dtype", None) is not None and values.dtype.kind == "f":
+                assert_all_finite(values, input_name="y")
+            return y
 
         def _check_parameters(self, classes):
             utility = self._checked_utility(classes.shape[0])

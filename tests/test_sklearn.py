@@ -1,9 +1,11 @@
 """mcrank.sklearn: utility yield as a scikit-learn metric and scorer, and the UtilityClassifier meta-estimator."""
 
+import importlib.util
 import pickle
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -11,8 +13,9 @@ import pytest
 
 pytest.importorskip("sklearn")
 
+from sklearn.calibration import CalibratedClassifierCV
 from sklearn.datasets import load_breast_cancer, load_iris, make_classification  # noqa: E402
-from sklearn.exceptions import NotFittedError  # noqa: E402
+from sklearn.exceptions import DataConversionWarning, NotFittedError  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.metrics import confusion_matrix  # noqa: E402
 from sklearn.model_selection import (  # noqa: E402
@@ -25,7 +28,8 @@ from sklearn.model_selection import (  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
-from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.estimator_checks import check_estimator, parametrize_with_checks  # noqa: E402
 
 import mcrank.sklearn  # noqa: E402
 from mcrank.confusion import from_sklearn  # noqa: E402
@@ -34,6 +38,7 @@ from mcrank.sklearn import UtilityClassifier, make_utility_scorer, utility_score
 from mcrank.utility_space import utility_yield  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sklearn_decisions.py"
+CALIBRATION_EXAMPLE = EXAMPLE.with_name("calibrated_decisions.py")
 BINARY_UTILITY = np.array([[1.0, 0.0], [0.3, 0.8]])  # output class 1 when p(class 1) > 0.7 / 1.5
 TREAT_DISMISS_TEST = np.array([[0.9, 0.6], [0.0, 1.0], [0.85, 0.9]])
 
@@ -57,10 +62,24 @@ def _model():
 # --- scikit-learn's estimator checks --------------------------------------------------------
 
 # "identity" sizes the utility to the classes seen in fit, so every check passes, whatever
-# number of classes it fits on.
-@parametrize_with_checks([UtilityClassifier(LogisticRegression(), "identity")])
+# number of classes it fits on, and whatever the estimator inside: a tree (which accepts NaN
+# and multi-output targets itself) and calibrated probabilities too.
+@parametrize_with_checks(
+    [
+        UtilityClassifier(LogisticRegression(), "identity"),
+        UtilityClassifier(DecisionTreeClassifier(random_state=0), "identity"),
+        UtilityClassifier(LogisticRegression(), "identity", calibration="sigmoid", cv=2),
+    ]
+)
 def test_identity_utility_passes_every_estimator_check(estimator, check):
     check(estimator)
+
+
+def test_check_estimator_with_a_tree_inside_passes_in_one_call():
+    # The call docs/decisions.md quotes, as a user would make it.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=UserWarning)  # SkipTest of the array API check
+        check_estimator(UtilityClassifier(DecisionTreeClassifier(random_state=0), utility="identity"))
 
 
 _FITS_MORE_CLASSES = (
@@ -293,6 +312,50 @@ def test_grid_search_and_pickle_of_the_meta_estimator(cancer):
     np.testing.assert_array_equal(copy.predict(X), best.predict(X))
 
 
+# --- calibration --------------------------------------------------------------------------------
+
+
+def test_calibration_decides_on_calibrated_classifier_cv_probabilities(iris):
+    X, y = iris
+    rng = np.random.default_rng(8)
+    utility = rng.random((3, 3)) + np.eye(3)
+    for method in ("sigmoid", "isotonic"):
+        model = UtilityClassifier(_model(), utility, calibration=method, cv=3).fit(X, y)
+        assert isinstance(model.estimator_, CalibratedClassifierCV)
+        reference = CalibratedClassifierCV(_model(), method=method, cv=3).fit(X, y)
+        probabilities = reference.predict_proba(X)
+        np.testing.assert_array_equal(model.predict_proba(X), probabilities)
+        np.testing.assert_array_equal(model.predict(X), optimal_decisions(probabilities, utility))
+    uncalibrated = UtilityClassifier(_model(), utility).fit(X, y)
+    assert not np.array_equal(uncalibrated.predict_proba(X), model.predict_proba(X))
+    # Parameters are stored as given and cloned as such; the fitted model ends in _.
+    assert model.get_params()["calibration"] == "isotonic" and model.get_params()["cv"] == 3
+
+
+def test_calibration_takes_a_decision_function_and_sample_weight(cancer):
+    X, y = cancer
+    weights = np.where(y == 0, 3.0, 1.0)
+    model = UtilityClassifier(SVC(), TREAT_DISMISS_TEST[:2], calibration="sigmoid", cv=3).fit(X, y, sample_weight=weights)
+    reference = CalibratedClassifierCV(SVC(), method="sigmoid", cv=3).fit(X, y, sample_weight=weights)
+    np.testing.assert_array_equal(model.predict_proba(X), reference.predict_proba(X))
+
+
+def test_calibration_is_a_parameter_grid_search_can_choose(iris):
+    X, y = iris
+    search = GridSearchCV(
+        UtilityClassifier(_model(), "identity", cv=3), {"calibration": ["sigmoid", "isotonic"]}, cv=3
+    ).fit(X, y)
+    assert search.best_params_["calibration"] in ("sigmoid", "isotonic")
+    assert search.best_estimator_.cv == 3
+
+
+def test_column_vector_y_is_accepted_with_scikit_learns_warning(iris):
+    X, y = iris
+    with pytest.warns(DataConversionWarning):
+        model = UtilityClassifier(DecisionTreeClassifier(random_state=0), "identity").fit(X, y[:, np.newaxis])
+    np.testing.assert_array_equal(model.classes_, [0, 1, 2])
+
+
 # --- bad input: one-line ValueErrors ---------------------------------------------------------------
 
 
@@ -311,6 +374,13 @@ def test_grid_search_and_pickle_of_the_meta_estimator(cancer):
         (([], [], {"utility": np.eye(2)}), "y_true is empty"),
         (([0, 1], [0, 1], {"utility": [[1, np.nan], [0, 1]]}), "utility contains NaN"),
         (([0, "a"], [0, 1], {"utility": np.eye(2)}), "mixed types"),
+        (([0, 1], [0, 1], {"utility": np.eye(2) * (1 + 1j)}), "utility must be a matrix of shape (decisions, classes) of real numbers, got complex values"),
+        (([0, 1], [0, 1], {"utility": [[1, 0], [0]]}), "utility must be a matrix of shape (decisions, classes) of numbers, with rows of equal length"),
+        (([0, 1], [0, 1], {"utility": [["1", "0"], ["0", "1"]]}), "utility must be a matrix of shape (decisions, classes) of numbers, got strings such as '1'"),
+        (([0, 1], [0, 1], {"utility": np.eye(2), "sample_weight": [np.nan, 1.0]}), "sample_weight must be finite and non-negative"),
+        (([0, 1], [0, 1], {"utility": np.eye(2), "sample_weight": [1j, 1.0]}), "sample_weight must be an array of shape (n_samples,) of real numbers, got complex values"),
+        (([0, 1], [0, 1], {"utility": np.eye(2), "sample_weight": ["1", "2"]}), "sample_weight must be an array of shape (n_samples,) of numbers, got strings such as '1'"),
+        (([0, 1], [0, 1], {"utility": np.eye(2), "sample_weight": [0.0, 0.0]}), "sample_weight sums to 0"),
     ],
 )
 def test_utility_score_bad_input_raises_one_line(arguments, message):
@@ -318,6 +388,20 @@ def test_utility_score_bad_input_raises_one_line(arguments, message):
     with pytest.raises(ValueError, match=re.escape(message)) as caught:
         utility_score(y_true, y_pred, **options)
     assert "\n" not in str(caught.value)
+
+
+def test_sample_weights_and_utilities_near_the_float_limits_give_finite_scores():
+    y_true, y_pred = [0, 1, 1, 0], [0, 1, 0, 0]
+    utility = np.array([[1.0, 0.25], [0.0, 1.0]])
+    plain = utility_score(y_true, y_pred, utility=utility, sample_weight=[1, 2, 3, 4])
+    assert plain == pytest.approx((1 + 2 + 3 * 0.25 + 4) / 10, rel=1e-15)
+    # Weights whose sum overflows (it was NaN) and subnormal weights: the same weighted mean.
+    big = np.finfo(float).max / 4
+    assert utility_score(y_true, y_pred, utility=utility, sample_weight=[big / 4, big / 2, 3 * big / 4, big]) == pytest.approx(plain, rel=1e-15)
+    assert utility_score(y_true, y_pred, utility=utility, sample_weight=[5e-324, 1e-323, 1.5e-323, 2e-323]) == pytest.approx(plain, rel=1e-15)
+    # Utilities near the float limit: their mean is finite.
+    huge = utility * np.finfo(float).max
+    assert utility_score(y_true, y_pred, utility=huge) == pytest.approx(utility_score(y_true, y_pred, utility=utility) * np.finfo(float).max, rel=1e-15)
 
 
 def test_scorer_refuses_a_utility_of_the_wrong_width_at_once():
@@ -335,6 +419,12 @@ def test_scorer_refuses_a_utility_of_the_wrong_width_at_once():
         (_model(), np.eye(3), {"priors": [0.5, 0.5], "training_priors": [0.5, 0.5]}, "priors must have one entry per class (3)"),
         (_model(), "diagonal", {}, "utility must be a matrix or 'identity', got 'diagonal'"),
         (SVC(), "identity", {}, "estimator must be a classifier with predict_proba"),
+        (_model(), np.eye(3) * 1j, {}, "utility must be a matrix of shape (decisions, classes) of real numbers, got complex values"),
+        (_model(), [[1, 0, 0], [0, 1]], {}, "utility must be a matrix of shape (decisions, classes) of numbers, with rows of equal length"),
+        (_model(), [["1", "0", "0"]] * 3, {}, "utility must be a matrix of shape (decisions, classes) of numbers, got strings such as '1'"),
+        (_model(), np.eye(3), {"calibration": "platt"}, "calibration must be None or one of 'sigmoid', 'isotonic', 'temperature', got 'platt'"),
+        (_model(), np.eye(3), {"cv": 3}, "cv sets the folds of the calibration, but calibration is None (got cv=3)"),
+        (_model(), np.eye(3), {"priors": [0.2, 0.3, 0.5], "training_priors": [0.0, 0.5, 0.5]}, "training_priors must be at least 2.23e-308"),
     ],
 )
 def test_meta_estimator_bad_input_raises_one_line(iris, estimator, utility, options, message):
@@ -342,6 +432,18 @@ def test_meta_estimator_bad_input_raises_one_line(iris, estimator, utility, opti
     with pytest.raises(ValueError, match=re.escape(message)) as caught:
         UtilityClassifier(estimator, utility, **options).fit(X, y)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("estimator", [_model(), DecisionTreeClassifier(random_state=0)])
+def test_a_two_column_y_is_refused_by_name(iris, estimator):
+    # A tree accepts multi-output y itself; UtilityClassifier takes one decision per item.
+    X, y = iris
+    for target in (np.column_stack([y, y]), np.column_stack([y, y]).tolist()):
+        with pytest.raises(ValueError, match=re.escape("y must hold one class label per item, of shape (n_samples,), got shape (150, 2)")) as caught:
+            UtilityClassifier(estimator, "identity").fit(X, target)
+        assert "\n" not in str(caught.value)
+    with pytest.raises(ValueError, match=re.escape("y must hold one class label per item, of shape (n_samples,)")):
+        UtilityClassifier(estimator, "identity").fit(X[:2], [[0, 1], [1]])
 
 
 def test_probabilities_that_do_not_sum_to_one_are_refused():
@@ -392,3 +494,37 @@ def test_example_runs_and_prints_its_three_sections():
         assert section in result.stdout
     # docs/decisions.md shows this output, as printed.
     assert result.stdout.strip() in (EXAMPLE.parents[1] / "docs" / "decisions.md").read_text()
+
+
+def _calibration_example():
+    spec = importlib.util.spec_from_file_location("calibrated_decisions", CALIBRATION_EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_calibration_example_runs_as_docs_decisions_md_shows_it():
+    result = subprocess.run(
+        [sys.executable, "-W", "error", str(CALIBRATION_EXAMPLE)], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert "naive Bayes" in result.stdout and "+ isotonic calibration" in result.stdout
+    assert result.stdout.strip() in (EXAMPLE.parents[1] / "docs" / "decisions.md").read_text()
+
+
+def test_calibration_example_supports_what_the_docs_conclude():
+    # docs/decisions.md: with naive Bayes's overconfident probabilities, deciding by expected
+    # utility gains nothing measurable; with calibrated ones it gains, by more than 4 SE.
+    example = _calibration_example()
+    from sklearn.datasets import load_digits
+    from sklearn.naive_bayes import GaussianNB
+
+    X, y = load_digits(return_X_y=True)
+    utility = example.digits_utility()
+    raw = example.compare(GaussianNB(), None, X, y, utility)
+    calibrated = example.compare(GaussianNB(), "isotonic", X, y, utility)
+    assert abs(raw["gain"]) < 2 * raw["gain_se"]
+    assert calibrated["gain"] > 4 * calibrated["gain_se"]
+    assert calibrated["log_loss"] < raw["log_loss"] / 4
+    assert calibrated["decided"] > raw["decided"] + 0.1
