@@ -9,8 +9,9 @@ results on disk -> figures (``docs/method.md`` holds the procedure):
 - :mod:`mcrank.samplers`: the random draws of the study's steps 1-4;
 - :mod:`mcrank.study`: what a study is (config, result, experiment files), checked once;
 - :mod:`mcrank.engine`: a parallel runner and the Monte Carlo kernels;
-- :mod:`mcrank.results`, :mod:`mcrank.reproduce`, :mod:`mcrank.figures`: results on disk and
-  the paper's figures drawn from them;
+- :mod:`mcrank.results`, :mod:`mcrank.figures`, :mod:`mcrank.paper`, :mod:`mcrank.reproduce`:
+  results on disk, the figures drawn from them, the paper's tables, samples and registry of
+  figures, and the command that runs it all (``docs/development.md``, "Layout");
 - :mod:`mcrank.evaluate`: ranking your own classifiers by utility yield;
 - :mod:`mcrank.cli`: the ``mcrank`` command, which parses, calls the above and prints.
 """
