@@ -47,11 +47,11 @@ class TrueUmDistribution:
         for any number of classes, with Dirichlet class proportions.
     draw : numba function
         On the hexagon, ``draw(rng, sd, n, x, y)`` fills ``x[:n]``, ``y[:n]`` with points of
-        the hexagon. Element by element, ``draw(rng, sd, identity, u) -> (low, high)`` fills the
-        n x n ``u`` (``identity`` is ``np.eye(n)``) with one matrix as drawn, and returns its
-        smallest and largest element, from which the caller brings it to eq. (11)'s standard
-        form. ``sd`` is the study's ``true_um_sd``; ``rng`` a numpy Generator. Jitted
-        (``mcrank._jit.jit``), ideally with ``inline="always"``.
+        the hexagon. Element by element, ``draw(rng, sd, identity, u, normalise)`` fills the
+        n x n ``u`` (``identity`` is ``np.eye(n)``) with one matrix, brought to eq. (11)'s
+        standard form by :func:`_standard_form` if ``normalise``. ``sd`` is the study's
+        ``true_um_sd``; ``rng`` a numpy Generator. Jitted (``mcrank._jit.jit``), ideally with
+        ``inline="always"``.
     title : str
         What a figure calls matrices of this distribution (fig. 7's panels).
     check : callable or None
@@ -192,8 +192,21 @@ register_true_um_distribution(
 
 
 @jit(inline="always")
-def _uniform_elements(rng, sd, identity, u):
-    """In each column n iid Uniform(0, 1), the largest moved to the diagonal."""
+def _standard_form(u, low, high):
+    """``u`` brought to the standard form of eq. (11), given its smallest and largest element."""
+    width = high - low
+    n = u.shape[0]
+    for i in range(n):
+        for j in range(n):
+            u[i, j] = (u[i, j] - low) / width
+
+
+@jit(inline="always")
+def _uniform_elements(rng, sd, identity, u, normalise):
+    """In each column n iid Uniform(0, 1), the largest moved to the diagonal.
+
+    Normalised here rather than by returning the extremes to the caller: an inlined function
+    that returns a tuple cost the n-class kernel 2 % of its time (measured)."""
     n = u.shape[0]
     low, high = 1.0, 0.0
     for j in range(n):
@@ -211,15 +224,17 @@ def _uniform_elements(rng, sd, identity, u):
         # Tracked as drawn: numba's min() and max() of a small matrix cost more than the draws.
         low = bottom if bottom < low else low
         high = top if top > high else high
-    return low, high
+    if normalise:
+        _standard_form(u, low, high)
 
 
 @jit(inline="always")
-def _gaussian_elements(rng, sd, identity, u):
+def _gaussian_elements(rng, sd, identity, u, normalise):
     """The identity perturbed by the ``truncated`` error model: each column N(I_.j, sd^2)
     conditioned on [0, 1] and its diagonal element the largest."""
     _perturb_truncated(rng, identity, sd, u)
-    return u.min(), u.max()
+    if normalise:
+        _standard_form(u, u.min(), u.max())
 
 
 def _check_positive_sd(sd: float, what: str, ask: str) -> None:

@@ -313,25 +313,18 @@ _on_hexagon = generate_predicate(
     "Whether distribution number ``code`` is on the hexagon (:attr:`TrueUmDistribution.hexagon <mcrank.distributions.TrueUmDistribution.hexagon>`).",
 )  # fmt: skip
 # Step 1 at any n: a hexagon point mapped by eq. (12), which is in standard form already, or a
-# matrix drawn element by element, then brought to the standard form of eq. (11).
+# matrix drawn element by element (and brought to the standard form of eq. 11 by its sampler).
 _DRAW_UTILITY = """\
 def _draw_utility(rng, code, sd, identity, xy, u, normalise=True):
     if _on_hexagon(code):
         _fill_hexagon(rng, code, sd, 1, xy[0], xy[1])
         u[0, 0], u[0, 1], u[1, 0], u[1, 1] = _um_from_xy(xy[0, 0], xy[1, 0])
         return
-{switch}    if not normalise:
-        return
-    width = high - low
-    n = u.shape[0]
-    for i in range(n):
-        for j in range(n):
-            u[i, j] = (u[i, j] - low) / width
-"""
+{switch}"""
 _draw_utility = generate(
     "_draw_utility",
-    _DRAW_UTILITY.format(switch=_branches(_element_distributions, "low, high = {f}(rng, sd, identity, u)", "low, high = np.nan, np.nan")),
-    {**_pieces(_element_distributions, "draw"), "np": np, "_on_hexagon": _on_hexagon, "_fill_hexagon": _fill_hexagon, "_um_from_xy": _um_from_xy},
+    _DRAW_UTILITY.format(switch=_branches(_element_distributions, "{f}(rng, sd, identity, u, normalise)")),
+    {**_pieces(_element_distributions, "draw"), "_on_hexagon": _on_hexagon, "_fill_hexagon": _fill_hexagon, "_um_from_xy": _um_from_xy},
     __name__,
     """Step 1 into ``u`` (n, n) from distribution number ``code`` (:data:`TRUE_UM_DISTRIBUTIONS`),
     in the standard form of eq. (11) (unless not ``normalise``); ``xy`` (2, 1) is work space for

@@ -76,7 +76,7 @@ from mcrank._jit import jit
 from mcrank.engine import run_study
 from mcrank.engine.binary import _count_chunk, study_arguments
 from mcrank.engine.counts import new_counts
-from mcrank.samplers import _draw_columns, _draw_multinomial, _draw_proportions, _draw_utility
+from mcrank.samplers import ERROR_MODELS, HEXAGON_DISTRIBUTIONS, _draw_columns, _draw_multinomial, _draw_proportions, _draw_utility, _on_hexagon
 from mcrank.study import StudyConfig
 from mcrank.metrics import PAPER_METRICS
 
@@ -85,8 +85,9 @@ from numpy_oracle import run_oracle  # noqa: E402  (the oracle lives with the te
 
 #: The paper's sweep of error standard deviations (fig. 7).
 SWEEP_SDS = tuple(np.linspace(0.0, 0.5, 51))
-TRUE_UMS = ("uniform", "gaussian")
-ERRORS = ("gaussian", "truncated")
+#: The paper's settings: its true-utility distributions (on the hexagon) and error models.
+TRUE_UMS = HEXAGON_DISTRIBUTIONS
+ERRORS = tuple(ERROR_MODELS)
 
 #: The project's speed targets, reported beside the measurements (never asserted).
 TARGETS = {
@@ -357,7 +358,7 @@ def _class_sampler_floor(rng, pairs, study):
     identity, xy, matrix, buffer = np.eye(n), np.empty((2, 1)), np.empty((n, n)), np.empty(256)
     for q in range(pairs):
         _draw_utility(rng, study.true_um, study.true_um_sd, identity, xy, u)
-        _draw_proportions(rng, study.true_um, study.p_low, study.p_high, study.concentration, p)
+        _draw_proportions(rng, _on_hexagon(study.true_um), study.p_low, study.p_high, study.concentration, p)
         for _ in range(2):
             _draw_columns(rng, study.rate_alpha, study.rate_beta, study.rate_low, study.rate_high, given)
             for i in range(n):

@@ -120,6 +120,7 @@ def _count_chunk(rng, rng_error, rng_counts, size, study, counts):
     direction, d_scored, spread = np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK)
     d_metric, probabilities = np.empty((metric_codes.size, _BLOCK)), np.empty(_BLOCK)
     scale = float(study.test_size) if finite else 1.0
+    closed_form = _closed_form(study.error)
     for start in range(0, size, _BLOCK):
         m = min(_BLOCK, size - start)
         for q in range(m):
@@ -146,12 +147,12 @@ def _count_chunk(rng, rng_error, rng_counts, size, study, counts):
                 second = _margins(scored[1], row_sums[1], column_sums[1])
                 for k in range(metric_codes.size):
                     d_metric[k, q] = _score_matrix(metric_codes[k], scored[1], second, beta) - _score_matrix(metric_codes[k], scored[0], first, beta)
-            if _closed_form(study.error) and not study.conditional:
+            if closed_form and not study.conditional:
                 for k in range(sds.size):
                     d = d_scored[q] + sds[k] * spread[q] * rng_error.standard_normal()
                     counts.utility_incorrect[k] += not _ranked_correctly(direction[q], d)
                     counts.utility_tied[k] += finite and _tied(d)
-            elif not _closed_form(study.error):
+            elif not closed_form:
                 for k in range(sds.size):
                     _perturb_into(rng_error, u, sds[k], study.error, v)
                     d, _ = _difference(v, scored[0], scored[1], scale)
@@ -173,7 +174,7 @@ def _count_chunk(rng, rng_error, rng_counts, size, study, counts):
             counts.metric_incorrect[k] += incorrect
             if finite:
                 counts.metric_tied[k] += tied
-        if _closed_form(study.error) and study.conditional:
+        if closed_form and study.conditional:
             for k in range(sds.size):
                 _incorrect_probabilities(direction, d_scored, spread, sds[k], m, probabilities)
                 total, squares = _sum_and_squares(probabilities, m)
