@@ -288,16 +288,18 @@ BAD_OPTIONS = [
     (["--sd", "abc"], "--sd must be a number, got 'abc'"),
     (["--samples", "0"], "--samples must be a whole number from 1 to 1,000,000,000, got '0'"),
     (["--seed", "-3"], "seed must be a non-negative integer, got -3"),
-    (["--seed", "5"], "--seed sets the Monte Carlo estimate of the flip probabilities, which needs an error sd"),
-    (["--samples", "1e4", "--seed", "5"], "--samples and --seed set the Monte Carlo estimate"),
-    (["--sd", "0.1", "--seed", "5"], "--seed sets the Monte Carlo estimate of the flip probabilities, but under gaussian errors they are exact"),
+    (["--metrics", "accuracy", "in.json"], "--metrics took in.json for a metric id: give FILE before --metrics"),
 ]
 
 
 @pytest.mark.parametrize(("options", "message"), BAD_OPTIONS, ids=[case[1][:30] for case in BAD_OPTIONS])
-def test_bad_option_gives_one_line_and_exit_2(capsys, tmp_path, options, message):
+def test_bad_option_gives_one_line_and_exit_2(capsys, tmp_path, options, message, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     path = write(tmp_path, "in.json", _with(classes=["long", "short"]))
-    code, out, err = run(capsys, path, *options)
+    if options[-1] == "in.json":  # FILE taken by --metrics: no FILE before it
+        code, out, err = run(capsys, *options)
+    else:
+        code, out, err = run(capsys, path, *options)
     assert code == 2 and out == ""
     assert err.startswith("mcrank evaluate: error: ") and err.count("\n") == 1, err
     assert message in err, err
@@ -460,3 +462,48 @@ def test_the_guide_shows_the_real_output(capsys):
     code, out, _ = run(capsys, EXAMPLES / "triage_3class.json")
     # An excerpt of whole lines: every number shown is the real output's.
     assert code == 0 and shown.count("\n") >= 10 and ("\n" + shown) in out
+
+
+@pytest.mark.parametrize(
+    ("options", "unused"),
+    [
+        (["--seed", "5"], "--seed not used: nothing is drawn (no error sd and no --test-uncertainty)"),
+        (["--samples", "1e4", "--seed", "5"], "--samples and --seed not used: nothing is drawn"),
+        (["--sd", "0.1", "--seed", "5"], "--seed not used: nothing is drawn (the flip probabilities under gaussian errors are exact)"),
+    ],
+)
+def test_a_seed_where_nothing_is_drawn_is_noted_not_refused(capsys, options, unused):
+    # A script that always passes a seed must not break where nothing is random (issue 25).
+    code, out, err = run(capsys, EXAMPLES / "factory.json", *options)
+    assert code == 0 and err.startswith("mcrank evaluate: note: ") and err.count("\n") == 1 and unused in err, err
+    drawn_nothing = [value for k, value in enumerate(options) if options[k - 1 if k else 0] not in ("--seed", "--samples")
+                     and value not in ("--seed", "--samples")]  # fmt: skip
+    assert out == run(capsys, EXAMPLES / "factory.json", *drawn_nothing)[1]
+
+
+def test_metrics_are_separated_by_spaces_or_commas_as_run_takes_them(capsys):
+    spaced = run(capsys, EXAMPLES / "factory.json", "--metrics", "accuracy", "f1", "--format", "json")
+    commas = run(capsys, EXAMPLES / "factory.json", "--metrics", "accuracy,f1", "--format", "json")
+    assert spaced[0] == commas[0] == 0
+    assert [m["id"] for m in json.loads(spaced[1])["metrics"]] == ["accuracy", "f1"]
+    assert {**json.loads(spaced[1]), "date": None} == {**json.loads(commas[1]), "date": None}
+    code, out, _ = run(capsys, "--metrics", "accuracy", "f1", "--", EXAMPLES / "factory.json")  # FILE after the list
+    assert code == 0 and "accuracy*" in out
+
+
+@pytest.mark.parametrize("suffix", [".json", ".csv", ".txt"])
+def test_out_writes_the_file_in_the_format_of_its_extension(capsys, tmp_path, suffix):
+    path = tmp_path / f"ranking{suffix}"
+    code, out, err = run(capsys, EXAMPLES / "triage_3class.json", "--out", path)
+    assert code == 0 and out == "" and err == f"mcrank evaluate: wrote {path}\n"
+    text = path.read_text()
+    expected = run(capsys, EXAMPLES / "triage_3class.json", "--format", {".json": "json", ".csv": "csv"}.get(suffix, "table"))[1]
+    if suffix == ".json":
+        assert {**json.loads(text), "date": None} == {**json.loads(expected), "date": None}
+    elif suffix == ".csv":
+        assert csv_parts(text)[1] == csv_parts(expected)[1]
+    else:
+        assert text == expected
+    assert run(capsys, EXAMPLES / "triage_3class.json", "--out", path, "--quiet")[2] == ""
+    code, _, err = run(capsys, EXAMPLES / "triage_3class.json", "--out", tmp_path / "missing" / "x.json")
+    assert code == 2 and "does not exist" in err

@@ -275,7 +275,6 @@ def test_cli_table_says_which_choice_and_flags_auc(tmp_path, capsys):
     [
         (["--utility", "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]", "--positive", "sick"], "2x2"),
         (["--utility", UTILITY, "--threshold-choice", "test", "--folds", "3"], "--folds"),
-        (["--utility", UTILITY, "--threshold-choice", "test", "--seed", "3"], "nothing here is random"),
         (["--utility", UTILITY, "--folds", "500"], "--folds: 500 folds"),
         (["--utility", json.dumps({"utility": COSTLY.tolist(), "classes": ["well", "sick"]}), "--positive", "sick"], "positive"),
         ([], "--positive"),
@@ -287,3 +286,19 @@ def test_cli_bad_input_one_line_exit_2(tmp_path, capsys, argv, message):
     code, out, err = run(capsys, "--scores", path, "--truth", "outcome", *argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and message in err, err
+
+
+def test_cli_seed_where_nothing_is_random_is_noted(tmp_path, capsys):
+    # A script that always passes a seed must not break where nothing is drawn (issue 25).
+    path, _, _ = _file(tmp_path)
+    code, out, err = run(capsys, "--scores", path, "--truth", "outcome", "--utility", UTILITY, "--threshold-choice", "test", "--seed", "3")
+    assert code == 0 and err.count("\n") == 1 and "note: --seed not used: nothing is drawn" in err, err
+    assert out == run(capsys, "--scores", path, "--truth", "outcome", "--utility", UTILITY, "--threshold-choice", "test")[1]
+
+
+def test_cli_scores_out_file(tmp_path, capsys):
+    path, _, _ = _file(tmp_path)
+    out_file = tmp_path / "ranking.csv"
+    code, out, err = run(capsys, "--scores", path, "--truth", "outcome", "--utility", UTILITY, "--seed", "3", "--out", out_file)
+    assert code == 0 and out == "" and err == f"mcrank evaluate: wrote {out_file}\n"
+    assert "rank,model,utility_yield" in out_file.read_text()

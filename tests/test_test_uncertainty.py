@@ -214,7 +214,11 @@ def test_the_table_prints_the_intervals_and_the_three_probabilities(capsys):
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "95% interval" in out and "from labels item by item" in out
-    assert "cautious over in-between       test set " in out and "; utility errors 0.0352; both " in out
+    pairs = out[out.index("Pairs: probability") :].split("\n\n")[0].splitlines()
+    heading = next(line for line in pairs if line.startswith("  pair"))
+    assert heading.split() == ["pair", "test", "set", "utility", "errors", "both"]
+    row = next(line for line in pairs if line.startswith("  cautious over in-between"))
+    assert row.split()[4] == "0.0352" and row.split()[6] == "±"  # exact under utility errors; both drawn
 
 
 BAD = [

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import shutil
 import sys
 from pathlib import Path
 
 __all__ = [
+    "FORMAT_BY_SUFFIX",
     "STDOUT",
     "OneLineParser",
     "SubcommandParser",
@@ -17,7 +19,9 @@ __all__ = [
     "fail",
     "flag_names",
     "metric_ids",
+    "output_format",
     "path_argument",
+    "terminal_width",
     "write_output",
     "write_stdout",
 ]
@@ -108,6 +112,27 @@ def check_output(out: str | None) -> None:
     if not path.parent.is_dir():
         raise UsageError(f"--out {out}: directory {path.parent} does not exist")
     check_out_file(path)
+
+
+#: The output format an ``--out`` file's extension implies, when ``--format`` is not given.
+FORMAT_BY_SUFFIX = {".json": "json", ".csv": "csv"}
+
+
+def output_format(out: str | None) -> str:
+    """The format of ``--out PATH`` without ``--format``: by its extension, else ``table``."""
+    return "table" if out in STDOUT else FORMAT_BY_SUFFIX.get(Path(out).suffix.lower(), "table")
+
+
+#: Characters a line of a table written to a file, or to what is not a terminal.
+DEFAULT_WIDTH = 80
+
+
+def terminal_width(out: str | None = None) -> int:
+    """The width of the tables: the terminal's (:func:`shutil.get_terminal_size`, which reads
+    ``COLUMNS`` first) when they go to standard output, else :data:`DEFAULT_WIDTH`."""
+    if out not in STDOUT:
+        return DEFAULT_WIDTH
+    return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns or DEFAULT_WIDTH
 
 
 def write_output(text: str, out: str | None) -> Path | None:

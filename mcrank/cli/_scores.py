@@ -12,9 +12,10 @@ from __future__ import annotations
 import io
 import json
 import math
+import sys
 from pathlib import Path
 
-from mcrank.cli._common import UsageError, flag_names, path_argument, write_stdout
+from mcrank.cli._common import UsageError, flag_names, path_argument, write_output
 
 #: Figure formats of ``--plot``, by suffix.
 PLOT_FORMATS = (".png", ".pdf", ".svg")
@@ -30,29 +31,16 @@ def add_arguments(parser) -> None:
     """The options of ``--scores``, in one group of ``evaluate``'s help."""
     group = parser.add_argument_group(
         "scoring classifiers and decision curves",
-        "--scores FILE.csv reads labels and scores, one row per item: a column 'true' (or --truth) and one column per model "
-        "with its score of the positive class (a probability for decision curves). The positive class is --positive, or "
-        "the first of the utility's 'classes'. With a 2x2 --utility the models are ranked by the utility at each one's "
-        "best threshold, beside AUC; without one (or with --thresholds or --plot) the decision curves are computed, with "
-        "--test-uncertainty their posterior bands and the probability that one model's net benefit exceeds another's.",
+        "--scores FILE.csv has a column 'true' and one of scores per model. With a 2x2 --utility the models are ranked "
+        "at their best thresholds, beside AUC; without one, decision curves.",
     )
-    group.add_argument("--scores", type=path_argument, metavar="FILE.csv", help="labels and scores, one row per item (instead of FILE)")
-    group.add_argument("--positive", metavar="LABEL", help="with --scores, the label of the positive class (the event, 'treat')")
-    group.add_argument(
-        "--threshold-choice",
-        choices=("crossfit", "split", "test"),
-        help="with --scores and --utility, where each model's best threshold is chosen: crossfit (default; K folds, each "
-        "fold decided at the threshold chosen on the others), split (a random half chooses, the other half evaluates) or "
-        "test (the whole test set: optimistic)",
-    )
-    group.add_argument("--folds", metavar="K", help="folds of --threshold-choice crossfit (default 5)")
-    group.add_argument(
-        "--thresholds",
-        metavar="SPEC",
-        help="threshold probabilities of the decision curves: START:STOP:STEP (inclusive) or a list P1,P2,... "
-        "(default 0.01:0.99:0.01)",
-    )
-    group.add_argument("--plot", type=path_argument, metavar="OUT.png", help="write the decision-curve figure (.png, .pdf or .svg)")
+    add = group.add_argument
+    add("--scores", type=path_argument, metavar="FILE.csv", help="labels and scores instead of FILE")
+    add("--positive", metavar="LABEL", help="the positive class (default: the utility's first)")
+    add("--threshold-choice", choices=("crossfit", "split", "test"), help="where the thresholds are chosen (crossfit)")
+    add("--folds", metavar="K", help="folds of crossfit (default 5)")
+    add("--thresholds", metavar="SPEC", help="START:STOP:STEP or P1,P2,... (default 0.01:0.99:0.01)")
+    add("--plot", type=path_argument, metavar="OUT.png", help="decision-curve figure: .png, .pdf or .svg")
 
 
 def _thresholds(text: str | None):
@@ -141,9 +129,10 @@ def handler(args) -> int:
         raise UsageError("--format csv holds one table: the ranking (--utility) or the decision curves (--thresholds, --plot); "
                          "--format json holds both")  # fmt: skip
     random = (utility is not None and choice_given(args) != "test") or args.test_uncertainty
-    if not random and (args.seed is not None or args.samples is not None):
-        raise UsageError("--seed and --samples set the split or folds of --threshold-choice and the bands of --test-uncertainty: "
-                         "nothing here is random")  # fmt: skip
+    if not random and (given := [flag for flag, value in (("--samples", args.samples), ("--seed", args.seed)) if value is not None]):
+        # A seed a script always passes is no error: it is noted, and nothing is drawn.
+        print(f"mcrank evaluate: note: {' and '.join(given)} not used: nothing is drawn (they set the split or folds of "
+              "--threshold-choice and the bands of --test-uncertainty)", file=sys.stderr)  # fmt: skip
     samples = DEFAULT_BAND_SAMPLES if args.samples is None else check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
     folds = DEFAULT_FOLDS if args.folds is None else check_count(args.folds, "--folds", minimum=2)
     choice = args.threshold_choice or "crossfit"
@@ -174,7 +163,8 @@ def handler(args) -> int:
         text = render_scores_table(test_set, ranking, curves)
     if plot is not None:
         _write_plot(curves, plot)
-    write_stdout(text)
+    if write_output(text, args.out) is not None and not args.quiet:
+        print(f"mcrank evaluate: wrote {args.out}", file=sys.stderr)
     return 0
 
 
@@ -206,12 +196,16 @@ def _probability(value: float) -> str:
 
 def render_scores_table(test_set, ranking, curves) -> str:
     """The report of ``--scores`` as text: the test set, the ranking, the decision curves."""
+    from mcrank.evaluate.report import (
+        printable,  # names escaped: a U+202E would reverse the rest of the row
+    )
+
     positives = int(test_set.positive.sum())
     lines = [f"Test set: {test_set.items} items; positive class {test_set.classes[0]!r} {positives}, negative "
-             f"{test_set.classes[1]!r} {test_set.items - positives}; models: {', '.join(test_set.scores)}"]  # fmt: skip
+             f"{test_set.classes[1]!r} {test_set.items - positives}; models: {', '.join(map(printable, test_set.scores))}"]  # fmt: skip
     if ranking is not None:
         u = ranking.utility
-        names = [m.name for m in ranking.models]
+        names = [printable(m.name) for m in ranking.models]
         width = max(len("model"), *map(len, names))
         lines += ["", f"Utility matrix (rows = output, columns = true class; positive first): {u.tolist()}",
                   "", "Ranking by utility yield per item at each model's best threshold (empirical ROC, output positive when "
@@ -219,7 +213,7 @@ def render_scores_table(test_set, ranking, curves) -> str:
         lines.append(f"  rank  {'model':<{width}}  utility yield  best threshold  on the whole test set (optimistic)     AUC (rank)")
         for m in ranking.models:
             threshold = {math.inf: "never", -math.inf: "always"}.get(m.threshold, f"{m.threshold:.6g}")
-            lines.append(f"  {m.rank:>4}  {m.name:<{width}}  {m.utility_yield:+13.6g}  {threshold:>14}  {m.test_set_yield:+33.6g}"
+            lines.append(f"  {m.rank:>4}  {printable(m.name):<{width}}  {m.utility_yield:+13.6g}  {threshold:>14}  {m.test_set_yield:+33.6g}"
                          f"  {m.auc:.4f} ({m.auc_rank})")  # fmt: skip
         if ranking.optimistic:
             lines.append("  The thresholds were chosen on the items they are scored on: these yields are optimistic.")
@@ -229,6 +223,7 @@ def render_scores_table(test_set, ranking, curves) -> str:
         by_name = {m.name: m for m in ranking.models}
         for better, worse in ranking.auc_disagreements:
             a, b = by_name[better], by_name[worse]
+            better, worse = printable(better), printable(worse)
             relation = "ties them" if a.auc == b.auc else f"puts {worse} above {better} ({b.auc:.4f} against {a.auc:.4f})"
             if a.rank == b.rank:
                 relation = f"separates {better} and {worse}, tied in utility"
@@ -237,10 +232,11 @@ def render_scores_table(test_set, ranking, curves) -> str:
         lines += ["", _curves_heading(curves)]
         names = list(curves.net_benefit)
         pairs = list(curves.probability_better or {})
+        shown = {name: printable(name) for name in names}
         with_bands = curves.bands is not None
         cell = 26 if with_bands else 10
-        header = f"  {'p_t':>6}  {'treat all':>10}" + "".join(f"  {n:>{cell}}" for n in names)
-        header += "".join(f"  {'P(' + a + ' > ' + b + ')':>{max(10, len(a) + len(b) + 6)}}" for a, b in pairs)
+        header = f"  {'p_t':>6}  {'treat all':>10}" + "".join(f"  {shown[n]:>{cell}}" for n in names)
+        header += "".join(f"  {'P(' + shown[a] + ' > ' + shown[b] + ')':>{max(10, len(shown[a]) + len(shown[b]) + 6)}}" for a, b in pairs)
         lines.append(header)
         for k, t in enumerate(curves.thresholds):
             row = f"  {t:>6.4g}  {curves.treat_all[k]:>+10.4f}"
@@ -250,7 +246,8 @@ def render_scores_table(test_set, ranking, curves) -> str:
                     low, high = curves.bands[name][k]
                     value += f" [{low:+.4f}, {high:+.4f}]"
                 row += f"  {value:>{cell}}"
-            row += "".join(f"  {_probability(curves.probability_better[a, b][k]):>{max(10, len(a) + len(b) + 6)}}" for a, b in pairs)
+            row += "".join(f"  {_probability(curves.probability_better[a, b][k]):>{max(10, len(shown[a]) + len(shown[b]) + 6)}}"
+                           for a, b in pairs)  # fmt: skip
             lines.append(row)
     return "\n".join(lines) + "\n"
 
@@ -271,6 +268,9 @@ def _curves_heading(curves) -> str:
 def _render_csv(test_set, ranking, curves, made: dict) -> str:
     import csv
 
+    from mcrank.evaluate.report import (
+        csv_text,  # a name a spreadsheet would read as a formula starts with '
+    )
     from mcrank.results import csv_comments, provenance
 
     buffer = io.StringIO()
@@ -282,7 +282,7 @@ def _render_csv(test_set, ranking, curves, made: dict) -> str:
         buffer.write(csv_comments({**comments, **provenance()}))
         writer.writerow(["rank", "model", "utility_yield", "threshold", "test_set_yield", "auc", "auc_rank"])
         for m in ranking.models:
-            writer.writerow([m.rank, m.name, repr(m.utility_yield), repr(m.threshold), repr(m.test_set_yield), repr(m.auc), m.auc_rank])
+            writer.writerow([m.rank, csv_text(m.name), repr(m.utility_yield), repr(m.threshold), repr(m.test_set_yield), repr(m.auc), m.auc_rank])
         return buffer.getvalue()
     if curves.bands is not None:
         comments.update(prior_count=curves.prior_count, samples=curves.samples, seed=curves.seed)
@@ -292,7 +292,7 @@ def _render_csv(test_set, ranking, curves, made: dict) -> str:
     if curves.bands is not None:
         header += [f"{name}_{end}" for name in names for end in ("low", "high")]
         header += [f"probability_{a}_over_{b}" for a, b in pairs]
-    writer.writerow(header)
+    writer.writerow([csv_text(cell) for cell in header])
     for k, t in enumerate(curves.thresholds):
         row = [repr(float(t)), repr(float(curves.treat_all[k])), "0.0", *(repr(float(curves.net_benefit[n][k])) for n in names)]
         if curves.bands is not None:

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
-from mcrank.cli._common import STDOUT, SubcommandParser, UsageError, check_output, metric_ids, path_argument, write_output
+from mcrank.cli._common import (  # noqa: F401 - FORMAT_BY_SUFFIX, output_format: run's before they were shared
+    FORMAT_BY_SUFFIX,
+    SubcommandParser,
+    UsageError,
+    check_output,
+    metric_ids,
+    output_format,
+    path_argument,
+    write_output,
+)
 
 FORMATS = ("table", "json", "csv")
 
@@ -68,6 +76,8 @@ class _StudyParser(SubcommandParser):
                     options[option] = meta[key]
             if meta["choices"] is not None:
                 options["choices"] = meta["choices"]()
+                if "metavar" not in options and len(",".join(options["choices"])) > 40:
+                    options["metavar"] = "NAME"  # the help lists them: {a,b,...} would not fit 80 columns
             groups[meta["group"]].add_argument(meta["flag"], **options)
         _add_execution_flags(self)
 
@@ -111,15 +121,6 @@ def _check_kind_flags(overrides: dict, kind: str) -> None:
         if meta["flag"] is not None and kind not in meta["kinds"] and overrides.get(parameter.name) is not None:
             owners = " or ".join(f"--study {owner}" for owner in meta["kinds"])
             raise UsageError(f"{meta['flag']} is an option of {owners}, not of --study {kind}")
-
-
-#: The output format an --out file's extension implies, when --format is not given.
-FORMAT_BY_SUFFIX = {".json": "json", ".csv": "csv"}
-
-
-def output_format(out: str | None) -> str:
-    """The format of ``--out PATH`` without ``--format``: by its extension, else ``table``."""
-    return "table" if out in STDOUT else FORMAT_BY_SUFFIX.get(Path(out).suffix.lower(), "table")
 
 
 def handler(args) -> int:

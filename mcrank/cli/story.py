@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import sys
 
-from mcrank.cli._common import write_stdout
+from mcrank.cli._common import check_output, path_argument, write_output
 
 
 def add_parser(subparsers):
@@ -17,7 +18,9 @@ def add_parser(subparsers):
             "computed from the confusion matrices (1) and (2)."
         ),
     )
-    parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
+    parser.add_argument("--format", choices=("table", "json"), help="default: from --out's extension (.json), else table")
+    parser.add_argument("--out", type=path_argument, metavar="PATH", help="write to PATH (atomically); -: stdout")
+    parser.add_argument("--quiet", action="store_true", help="no 'wrote' line")
     parser.set_defaults(handler=handler)
     return parser
 
@@ -25,8 +28,12 @@ def add_parser(subparsers):
 def handler(args) -> int:
     from mcrank.story import story
 
+    check_output(args.out)
+    chosen = args.format or ("json" if args.out is not None and args.out.lower().endswith(".json") else "table")
     result = story()
-    write_stdout(json.dumps(result, indent=2) + "\n" if args.format == "json" else render_table(result) + "\n")
+    text = json.dumps(result, indent=2) + "\n" if chosen == "json" else render_table(result) + "\n"
+    if write_output(text, args.out) is not None and not args.quiet:
+        print(f"mcrank story: wrote {args.out}", file=sys.stderr)
     return 0
 
 

@@ -62,6 +62,7 @@ from mcrank.evaluate.input import (
     ItemLabels,
     UtilityAssessment,
     confusions_from_labels,
+    labels_from_predictions,
     load_input,
     load_labels,
     parse_utility,
@@ -78,6 +79,7 @@ from mcrank.evaluate.ranking import (
     PairFlip,
     evaluate,
     evaluate_file,
+    evaluate_predictions,
     metrics_for,
 )
 from mcrank.evaluate.scoring import (
@@ -107,6 +109,8 @@ __all__ = [
     "confusions_from_labels",
     "evaluate",
     "evaluate_file",
+    "evaluate_predictions",
+    "labels_from_predictions",
     "load_input",
     "load_labels",
     "metrics_for",

@@ -36,8 +36,8 @@ from mcrank.confusion import from_sklearn
 from mcrank.samplers import ERROR_MODELS as _SAMPLER_ERROR_MODELS
 from mcrank.utility_space import expected_um
 
-__all__ = ["ERROR_MODELS", "MAX_INPUT_BYTES", "EvaluationInput", "ItemLabels", "UtilityAssessment",
-           "confusions_from_labels", "load_input", "load_labels", "parse_utility", "read_utility"]  # fmt: skip
+__all__ = ["ERROR_MODELS", "MAX_INPUT_BYTES", "EvaluationInput", "ItemLabels", "UtilityAssessment", "confusions_from_labels",
+           "label_array", "labels_from_predictions", "load_input", "load_labels", "parse_utility", "read_utility"]  # fmt: skip
 
 #: The error models of the utility matrix, those of :func:`mcrank.samplers.perturb_um`.
 ERROR_MODELS = tuple(_SAMPLER_ERROR_MODELS)
@@ -414,6 +414,58 @@ def _class_index(labels, classes, source: str) -> tuple[dict[str, int], tuple[st
     return {label: int(label) for label in labels}, None
 
 
+def label_array(y, what: str) -> np.ndarray:
+    """Labels as a flat array, refusing a text label with a NUL character.
+
+    numpy's string arrays drop trailing NULs (``np.asarray(["A\\x00"])`` holds ``"A"``), so
+    a label ``"A\\x00"`` would silently become ``"A"``: refused here, naming ``what``, before
+    the labels become an array. Labels already in a numpy array are taken as they are.
+    """
+    if not isinstance(y, np.ndarray):
+        if isinstance(y, (list, tuple)):
+            values = y
+        elif isinstance(y, (str, bytes)):
+            values = [y]
+        else:
+            try:
+                values = list(y)
+            except TypeError:  # one label
+                values = [y]
+        for position, label in enumerate(values):
+            if isinstance(label, (str, bytes)) and ("\x00" in label if isinstance(label, str) else b"\x00" in label):
+                raise ValueError(f"{what}: label {label!r} (item {position}) holds a NUL character, which numpy's "
+                                 "string arrays would drop: give labels without it")  # fmt: skip
+        y = values
+    return np.asarray(y).ravel()
+
+
+def _encode_labels(pairs: dict, classes) -> tuple[tuple, dict[str, tuple[np.ndarray, np.ndarray]]]:
+    """The class order, and per classifier its (y_true, y_pred) as class indices."""
+    if classes is None:
+        classes = np.unique(np.concatenate([y for pair in pairs.values() for y in pair]))
+    classes = tuple(classes.tolist() if isinstance(classes, np.ndarray) else classes)
+    position, codes = {label: k for k, label in enumerate(classes)}, {}
+    for name, pair in pairs.items():
+        for y, which in zip(pair, ("y_true", "y_pred")):
+            if unknown := [label for label in dict.fromkeys(y.tolist()) if label not in position]:
+                raise ValueError(f"classifier {name!r}: {which} has label {unknown[0]!r}, not one of the classes")
+        codes[name] = tuple(np.array([position[label] for label in y.tolist()], dtype=np.int64) for y in pair)
+    return classes, codes
+
+
+def _label_pairs(predictions) -> dict:
+    if not isinstance(predictions, dict) or not predictions:
+        raise ValueError("predictions: give a non-empty mapping of classifier names to (y_true, y_pred)")
+    pairs = {}
+    for name, pair in predictions.items():
+        if isinstance(pair, (str, bytes)) or len(pair) != 2:
+            raise ValueError(f"classifier {name!r}: give (y_true, y_pred), as many labels in each")
+        pairs[name] = tuple(label_array(y, f"classifier {name!r}: {which}") for y, which in zip(pair, ("y_true", "y_pred")))
+        if pairs[name][0].shape != pairs[name][1].shape:
+            raise ValueError(f"classifier {name!r}: give (y_true, y_pred), as many labels in each")
+    return pairs
+
+
 def confusions_from_labels(predictions, *, classes=None) -> tuple[dict[str, np.ndarray], tuple]:
     """Confusion matrices, in the paper's layout, from label arrays per classifier.
 
@@ -432,23 +484,57 @@ def confusions_from_labels(predictions, *, classes=None) -> tuple[dict[str, np.n
         Counts; rows = output, columns = true class (the transpose of scikit-learn's).
     classes : tuple
         The labels in class order.
+
+    Raises
+    ------
+    ValueError
+        For arrays of different lengths, a label that is not one of ``classes``, or a text
+        label holding a NUL character (see :func:`label_array`).
+
+    See Also
+    --------
+    mcrank.evaluate.evaluate_predictions : the ranking in one call, the labels kept paired.
     """
-    pairs = {name: tuple(np.asarray(y).ravel() for y in pair) for name, pair in predictions.items()}
-    for name, pair in pairs.items():
-        if len(pair) != 2 or pair[0].shape != pair[1].shape:
-            raise ValueError(f"classifier {name!r}: give (y_true, y_pred), as many labels in each")
-    if classes is None:
-        classes = np.unique(np.concatenate([y for pair in pairs.values() for y in pair]))
-    classes = tuple(classes.tolist() if isinstance(classes, np.ndarray) else classes)
-    position, confusions = {label: k for k, label in enumerate(classes)}, {}
-    for name, pair in pairs.items():
-        for y, which in zip(pair, ("y_true", "y_pred")):
-            if unknown := [label for label in dict.fromkeys(y.tolist()) if label not in position]:
-                raise ValueError(f"classifier {name!r}: {which} has label {unknown[0]!r}, not one of the classes")
-        sklearn_layout = np.zeros((len(classes), len(classes)), dtype=np.int64)  # true class in rows
-        np.add.at(sklearn_layout, tuple(np.array([position[label] for label in y.tolist()], dtype=np.int64) for y in pair), 1)
+    classes, codes = _encode_labels(_label_pairs(predictions), classes)
+    return _tabulate(codes, len(classes)), classes
+
+
+def _tabulate(codes: dict, n: int) -> dict[str, np.ndarray]:
+    """Per classifier, the counts of its (y_true, y_pred) class indices, in the paper's layout."""
+    confusions = {}
+    for name, (truth, output) in codes.items():
+        sklearn_layout = np.zeros((n, n), dtype=np.int64)  # true class in rows
+        np.add.at(sklearn_layout, (truth, output), 1)
         confusions[name] = from_sklearn(sklearn_layout)
-    return confusions, classes
+    return confusions
+
+
+def labels_from_predictions(y_true, predictions, *, classes=None) -> tuple[dict[str, np.ndarray], tuple, ItemLabels]:
+    """One test set's labels, item by item: the confusion matrices, the classes and the
+    :class:`ItemLabels` that keep the pairing of the items (:func:`mcrank.evaluate.evaluate`'s
+    ``labels``).
+
+    Parameters
+    ----------
+    y_true : array_like of shape (items,)
+        The true labels.
+    predictions : dict of str to array_like of shape (items,)
+        Per classifier, its outputs for the same items, in the same order.
+    classes : sequence, optional
+        The labels in class order (that of the utility matrix); by default the sorted labels.
+
+    Returns
+    -------
+    confusions : dict of str to ndarray of shape (n, n)
+    classes : tuple
+    labels : ItemLabels
+    """
+    if not isinstance(predictions, dict) or not predictions:
+        raise ValueError("predictions: give a non-empty mapping of classifier names to their outputs (y_pred)")
+    truth = label_array(y_true, "y_true")
+    classes, codes = _encode_labels(_label_pairs({name: (truth, y_pred) for name, y_pred in predictions.items()}), classes)
+    labels = ItemLabels(next(iter(codes.values()))[0], {name: output for name, (_, output) in codes.items()})
+    return _tabulate(codes, len(classes)), classes, labels
 
 
 # --- labels, one row per test item ---------------------------------------------------------
@@ -461,7 +547,7 @@ def _sorted_labels(labels) -> tuple[str, ...]:
     return tuple(sorted(labels))
 
 
-def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "true") -> EvaluationInput:
+def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "true", n_classes: int | None = None) -> EvaluationInput:
     """Read a test set's labels, one row per item, and tabulate each classifier's confusion matrix.
 
     The CSV file has a header naming its columns: ``truth`` (the true class) and one column
@@ -481,6 +567,9 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
         label is an integer), and ``class_order`` says so.
     truth : str, default "true"
         The column of true classes.
+    n_classes : int, optional
+        Without ``classes``, the number of classes the labels must name (the utility
+        matrix's): checked before any confusion matrix, of ``n^2`` cells, is tabulated.
 
     Returns
     -------
@@ -527,6 +616,11 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
         raise ValueError(f"{source}, line {reader.line_num}: not valid CSV: {error}") from None
     if not columns[0]:
         raise ValueError(f"{source}: no data rows below the header")
+    # Every distinct label checked as text, before numpy's string arrays, which drop trailing
+    # NULs ("A\x00" would silently be "A"), see it.
+    for k, column in enumerate(columns):
+        for label in dict.fromkeys(column):
+            _check_name(label, "class", f"{source}, line {lines[column.index(label)]}, column {header[k]!r}")
     # Each column's distinct labels once (np.unique), not every cell through Python.
     found = [np.unique(np.array(column), return_inverse=True) for column in columns]
     if classes is None:
@@ -542,6 +636,10 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
                                  f"utility's classes {', '.join(map(repr, classes))}")
     if len(classes) < 2:
         raise ValueError(f"{source}: only one class ({classes[0]!r}) found: a classification needs at least 2")
+    if n_classes is not None and len(classes) != n_classes:  # before n^2 cells a classifier are tabulated
+        shown = ", ".join(map(repr, classes[:5])) + (f", ... ({len(classes) - 5} more)" if len(classes) > 5 else "")
+        raise ValueError(f"{source}: the labels name {len(classes)} classes ({shown}) but the utility matrix is "
+                         f"{n_classes}x{n_classes}: give the utility with its classes, {{\"utility\": ..., \"classes\": [...]}}")  # fmt: skip
     position = {label: k for k, label in enumerate(classes)}
     codes = {name: np.array([position[v] for v in values.tolist()], dtype=np.int64)[inverse.ravel()]
              for name, (values, inverse) in zip(header, found)}

@@ -52,6 +52,7 @@ __all__ = [
     "SAMPLE",
     "evaluate",
     "evaluate_file",
+    "evaluate_predictions",
     "metrics_for",
 ]
 
@@ -334,6 +335,45 @@ class Evaluation:
     class_frequencies: dict | None = None
     estimator: str | None = None
 
+    def __str__(self) -> str:
+        """The report that ``mcrank evaluate`` prints, 80 characters wide
+        (:func:`mcrank.evaluate.report.render_table`, which takes another width)."""
+        from mcrank.evaluate.report import render_table
+
+        return render_table(self)
+
+    def to_records(self) -> list[dict]:
+        """The ranking as a table without pandas: one dict per classifier, in rank order, with
+        ``rank``, ``classifier``, ``utility_yield``, each metric's score (NaN where undefined)
+        and ``<metric>_rank`` and, with the test-set uncertainty, ``utility_yield_low`` and
+        ``utility_yield_high``: the CSV output's first columns (:func:`mcrank.evaluate.report.records`)."""
+        from mcrank.evaluate.report import records
+
+        return records(self)
+
+    def to_frame(self):
+        """:meth:`to_records` as a pandas DataFrame: one row per classifier, in rank order.
+
+        Raises
+        ------
+        ImportError
+            If pandas is not installed (:meth:`to_records` needs no pandas).
+        """
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("Evaluation.to_frame needs pandas (pip install pandas); to_records() gives the same table "
+                              "as a list of dicts, one per classifier") from None  # fmt: skip
+        return pandas.DataFrame.from_records(self.to_records())
+
+    def metric_agreement(self) -> list[dict]:
+        """Per metric, how its ranking agrees with the utility yield's: pairs it orders the
+        other way, ties differently or cannot score, and Kendall's tau-b
+        (:func:`mcrank.evaluate.report.metric_agreement`)."""
+        from mcrank.evaluate.report import metric_agreement
+
+        return metric_agreement(self)
+
     def to_dict(self) -> dict:
         """A JSON-ready dict: ``classifiers`` in rank order, ``disagreements``, and ``pairs``
         (with an error sd), plus the classes, the test set and the utility matrix used.
@@ -378,6 +418,7 @@ class Evaluation:
                 }
                 for d in self.disagreements
             ],
+            "metric_agreement": self.metric_agreement(),
         }
         if self.test_uncertainty is not None:
             result["test_uncertainty"] = dict(self.test_uncertainty)
@@ -1174,3 +1215,51 @@ def evaluate_file(
         progress=progress,
     )
     return replace(result, description=data.description)
+
+
+def evaluate_predictions(y_true, predictions, utility, *, classes=None, **evaluate_options) -> Evaluation:
+    """Rank classifiers from their predictions on one labelled test set, in one call.
+
+    The labels stay paired item by item (:func:`mcrank.evaluate.input.labels_from_predictions`),
+    so that with ``test_uncertainty=True`` each pair's test-set flip probability is the exact
+    one of its joint table (true class, one's output, the other's), as ``mcrank evaluate``
+    gives it for a file of labels.
+
+    Parameters
+    ----------
+    y_true : array_like of shape (items,)
+        The true labels.
+    predictions : dict of str to array_like of shape (items,)
+        Per classifier, its outputs (``predict(X)``) for the same items, in the same order.
+    utility : array_like of shape (n, n), dict or UtilityAssessment
+        The utility matrix (rows = output, columns = true class), in any form of
+        :func:`parse_utility`, its classes in the order of ``classes``.
+    classes : sequence, optional
+        The labels in the utility matrix's order; by default the sorted labels, as
+        scikit-learn's ``confusion_matrix`` sorts them. Their ``str`` names the classes.
+    **evaluate_options
+        Any keyword of :func:`evaluate` but ``classes`` and ``labels`` (``sd``,
+        ``test_uncertainty``, ``rng``, ``class_frequencies``, ``metrics``, ...).
+
+    Returns
+    -------
+    Evaluation
+        ``str()`` of it is the report, ``to_records()`` and ``to_frame()`` the table.
+
+    Examples
+    --------
+    >>> from mcrank.evaluate import evaluate_predictions
+    >>> y_true = ["long"] * 50 + ["short"] * 50
+    >>> y_a = ["long"] * 27 + ["short"] * 23 + ["long"] * 15 + ["short"] * 35
+    >>> y_b = ["long"] * 43 + ["short"] * 7 + ["long"] * 18 + ["short"] * 32
+    >>> result = evaluate_predictions(y_true, {"A": y_a, "B": y_b}, [[15, -335], [-35, 165]])
+    >>> [(row["classifier"], row["utility_yield"], row["accuracy"]) for row in result.to_records()]
+    [('A', 3.5, 0.62), ('B', -3.5, 0.75)]
+    """
+    from mcrank.evaluate.input import labels_from_predictions
+
+    for taken in ("labels", "source"):
+        if taken in evaluate_options:
+            raise TypeError(f"evaluate_predictions() takes no {taken!r}: the labels are y_true and predictions")
+    confusions, classes, labels = labels_from_predictions(y_true, predictions, classes=classes)
+    return evaluate(confusions, utility, classes=[str(c) for c in classes], labels=labels, **evaluate_options)

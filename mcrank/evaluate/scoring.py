@@ -37,7 +37,7 @@ import numpy as np
 
 from mcrank._rng import resolve_rng, root_seed_sequence
 from mcrank._validation import check_choice, check_count, check_name, check_square
-from mcrank.evaluate.input import read_input_text
+from mcrank.evaluate.input import label_array, read_input_text
 from mcrank.evaluate.ranking import _compare, _competition_ranks
 
 __all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringResult", "auc_score", "load_scores",
@@ -168,7 +168,7 @@ def scored_test_set(y_true, scores, *, positive=None, classes=None) -> ScoredTes
         Naming the parameter: not two classes, an unknown ``positive``, scores of the wrong
         length, NaN or infinite scores.
     """
-    labels = np.asarray(y_true).ravel().tolist()
+    labels = label_array(y_true, "y_true").tolist()  # a text label with a NUL refused, not cut
     if not labels:
         raise ValueError("y_true: no items")
     truth, names = _binary_truth(labels, positive, classes, "y_true")
