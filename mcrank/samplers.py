@@ -34,7 +34,6 @@ from mcrank._jit import jit
 from mcrank._rng import resolve_rng
 from mcrank._validation import check_beta_parameters, check_choice, check_count, check_positive, check_range, check_sd
 from mcrank.distributions import MAX_TRUE_UM_SD, TRUE_UM_DISTRIBUTIONS
-from mcrank.distributions import _check_true_um_sd  # noqa: F401  (where the study's schema looked for it before)
 from mcrank.error_models import ERROR_MODELS, _draw_truncated_normal_01, _proposal
 from mcrank.utility_space import _um_from_xy, normalise_um
 
