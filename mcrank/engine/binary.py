@@ -211,8 +211,8 @@ def _draw_block(rng, study, m, utility, rates, cells, d_true):
             for r in range(1, 5):
                 rates[r, i] = _draw_rate(rng, alpha, beta, low, high)
     # Several short loops rather than one: a loop that writes 14 rows has too many possible
-    # overlaps between them for the compiler to check, and stays scalar (2.7 ns a pair
-    # more, measured).
+    # overlaps between them for the compiler to check, and stays scalar (docs/performance.md,
+    # "Notes behind the code").
     u00, u01, u10, u11 = utility[0], utility[1], utility[2], utility[3]
     for i in range(m):
         u00[i], u01[i], u10[i], u11[i] = _um_from_xy(u00[i], u01[i])  # from (x, y)

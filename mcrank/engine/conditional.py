@@ -13,7 +13,8 @@ and no variate drawn.
 
 The kernels evaluate the normal tail a block of pairs at a time with :func:`_normal_sf`, a
 rational approximation that the compiler vectorises (numba's ``math.erfc`` is a scalar
-library call, 12 ns, which would eat most of the gain), and add the probabilities with
+library call, which would eat most of the gain: ``docs/performance.md``, "Notes behind the
+code"), and add the probabilities with
 :func:`_sum_and_squares`.
 
 Where the probabilities are printed rather than averaged (``mcrank evaluate``'s flip

@@ -19,9 +19,8 @@ A metric's entry holds whichever of three forms it has, side by side:
       N = \sum_{ij} C_{ij}, \qquad r_i = \sum_j C_{ij} \ \text{(output totals)}, \qquad
       t_j = \sum_i C_{ij} \ \text{(true-class totals)}.
 
-  The margins are computed once per matrix for every metric: the six default metrics took
-  53, 107 and 273 ns a matrix at n = 3, 5 and 10 each summing its own, 34, 56 and 146 with
-  the margins shared (1,024 stored matrices, one core). At n = 2 the n-class
+  The margins are computed once per matrix for every metric, rather than summed again by each
+  (``docs/performance.md``, "The n-class study", has what that saves). At n = 2 the n-class
   form agrees with the two-class form (tested), which the two-class scores use. The n-class
   kernel of the engine calls it pair by pair; :func:`mcrank.metrics.score` applies it to
   stacks of matrices.

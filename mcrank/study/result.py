@@ -70,8 +70,8 @@ class StudyResult:
         ``tied_pct``, a percentage of all pairs. None for the ``confusion`` kind.
     wall_time : float
         Seconds for the whole run: chunks, scheduling and any cluster start-up, and the
-        compilation or cache load of the kernels in a process's first run (20-35 s measured
-        on this project's machine after a change to the source, otherwise under 1 s).
+        compilation or cache load of the kernels in a process's first run (tens of seconds
+        after a change to the source, ``docs/performance.md``).
     """
 
     config: StudyConfig
