@@ -337,3 +337,10 @@ def test_story_writes_out_in_the_format_of_its_extension(capsys, tmp_path):
     assert captured.out == "" and captured.err == f"mcrank story: wrote {path}\n"
     assert main(["story", "--format", "json"]) == 0
     assert json.loads(path.read_text()) == json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("argv", [[path] for path in sorted(EXAMPLES.glob("*.json")) if path.name != "wine_utility.json"]
+                         + [["--labels", EXAMPLES / "triage_labels.csv", "--utility", EXAMPLES / "triage_3class.json"]])  # fmt: skip
+def test_every_example_prints_within_80_columns(capsys, argv):
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 80

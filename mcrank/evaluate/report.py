@@ -332,7 +332,7 @@ def render_table(result, *, width: int = DEFAULT_WIDTH, cap: int = PAIR_LIST_CAP
                      else "Class order: the sorted labels (the utility names no classes).")  # fmt: skip
     if len(classes) == 2:
         lines.append(f"Binary metrics take class 0, {classes[0]!r}, as positive.")
-    lines += _render_utility(result.utility, classes)
+    lines += _render_utility(result.utility, classes, width)
     lines += _render_ranking(result, shown, yield_format, width)
     lines += _render_agreement(result, width)
     lines += _render_disagreements(result, names, width, cap)
@@ -343,12 +343,12 @@ def render_table(result, *, width: int = DEFAULT_WIDTH, cap: int = PAIR_LIST_CAP
     return "\n".join(lines)
 
 
-def _render_utility(u, classes) -> list[str]:
+def _render_utility(u, classes, width) -> list[str]:
     number = column_format(u.matrix.ravel())
     cells = [[number(v) for v in row] for row in u.matrix]
     label_width = max(len(c) for c in classes)
     cell = max(max(len(c) for c in classes), *(len(v) for row in cells for v in row))
-    lines = ["", f"Utility matrix, {u.describe()} (rows = output, columns = true class):"]
+    lines = [""] + _wrap(f"Utility matrix, {u.describe()} (rows = output, columns = true class):", width)
     lines.append("  " + " " * label_width + "".join(f"  {c:>{cell}}" for c in classes))
     lines += [f"  {name:<{label_width}}" + "".join(f"  {v:>{cell}}" for v in row) for name, row in zip(classes, cells)]
     return lines
@@ -414,7 +414,8 @@ def _render_agreement(result, width) -> list[str]:
     for a in agreement:
         tau = "-" if a["kendall_tau_b"] is None else f"{a['kendall_tau_b']:+.2f}"
         row = f"  {a['metric']:<{id_width}}" + "".join(f"  {a[key]:>{max(len(label), count_width)}}" for key, label in counts)
-        lines.append(row + f"  {tau:>5}  {a['name']}")
+        row += f"  {tau:>5}  "
+        lines.append(row + _cut(a["name"], max(12, width - len(row))))  # the id says which; the name in full in JSON
     return lines
 
 
