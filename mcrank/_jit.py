@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numba
 
-__all__ = ["extend_cache_key", "jit"]
+__all__ = ["extend_cache_key", "jit", "kernels_cached"]
 
 _OPTIONS = dict(cache=True, error_model="numpy", nogil=True)
 
@@ -63,6 +63,13 @@ def _cache_directory() -> str | None:
 numba.config.CACHE_DIR = _cache_directory() or ""
 if not numba.config.CACHE_DIR:
     _OPTIONS["cache"] = False
+
+
+def kernels_cached() -> bool:
+    """Whether numba's cache for this version of the sources holds compiled kernels (one
+    index file, ``.nbi``, per function): if not, the next study compiles them (tens of
+    seconds), which a command says before it starts rather than sit silent."""
+    return bool(numba.config.CACHE_DIR) and any(Path(numba.config.CACHE_DIR).rglob("*.nbi"))
 
 
 def extend_cache_key(text: str) -> None:

@@ -141,8 +141,11 @@ def reproduce(
             continue
         if before_write is not None:
             before_write(out / f"{experiment.name}.json")  # before the study runs, not after
+        from mcrank._jit import kernels_cached
         from mcrank.engine import run_study  # here: a run with every study up to date needs no engine
 
+        if not report.ran and sys.stderr.isatty() and not kernels_cached():  # a terminal's first run
+            _log("compiling the kernels (first run after an install or a change, tens of seconds)...", quiet)
         _log(f"{label}: {experiment.config.samples:,} pairs, {len(experiment.config.sds)} sd(s)...", quiet)
         result = run_study(experiment.config, jobs=jobs, progress=progress)
         report.files += write_study(result, out, experiment.name, description=experiment.description, source=str(experiment.path), keep_same=True)

@@ -141,6 +141,10 @@ def handler(args) -> int:
     check_output(args.out)  # before the run, so that a long run does not end on an unwritable path
     chosen_format = args.format or output_format(args.out)
     progress = not args.quiet and sys.stderr.isatty()
+    from mcrank._jit import kernels_cached
+
+    if progress and not kernels_cached():  # on a terminal, as the progress bar
+        print("mcrank run: compiling the kernels (first run after an install or a change, tens of seconds)...", file=sys.stderr)
     result = run_study(config, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=progress)
     # With --config, the file the parameters came from, as a study of reproduce names it
     # (flags may have overridden some; the config holds every value used).
