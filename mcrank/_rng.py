@@ -4,15 +4,42 @@ Every stochastic function of mcrank takes ``rng: int | SeedSequence | Generator 
 and resolves it with :func:`resolve_rng`. Parallel chunks get independent children of one
 root :class:`numpy.random.SeedSequence` from :func:`spawn_generators`. Library code never
 touches numpy's global random state.
+
+**One seed, one stream per quantity.** A computation that draws several random quantities
+(``mcrank evaluate``: the test set's posterior, the utility's errors, the deployment's class
+frequencies; the decision curves' bands) draws each from a child of the root of its own,
+:func:`stream_generator`, keyed by the quantity (:data:`TEST_SET`, :data:`UTILITY_ERRORS`,
+:data:`DEPLOYMENT_FREQUENCIES`, :data:`DECISION_CURVE_BANDS`, :data:`DECISION_CURVE_PAIRS`)
+and a position within it: adding an option that draws one quantity changes no number of
+another.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["child_seed_sequence", "resolve_rng", "root_seed_sequence", "spawn_generators"]
+__all__ = [
+    "DECISION_CURVE_BANDS",
+    "DECISION_CURVE_PAIRS",
+    "DEPLOYMENT_FREQUENCIES",
+    "TEST_SET",
+    "UTILITY_ERRORS",
+    "child_seed_sequence",
+    "resolve_rng",
+    "root_of",
+    "root_seed_sequence",
+    "spawn_generators",
+    "stream_generator",
+]
 
 RngLike = int | np.random.SeedSequence | np.random.Generator | None
+
+#: The random quantities, each the first element of its streams' spawn keys (see
+#: :func:`stream_generator`): the test set's posterior (Dirichlet draws of class proportions,
+#: columns and pairs' joint tables), the errors of the utility matrix (perturbed matrices),
+#: the deployment's class frequencies drawn from registry counts, the decision curves' bands,
+#: and the decision curves' pair probabilities drawn where their integral does not converge.
+TEST_SET, UTILITY_ERRORS, DEPLOYMENT_FREQUENCIES, DECISION_CURVE_BANDS, DECISION_CURVE_PAIRS = 0, 1, 2, 3, 4
 
 
 def root_seed_sequence(seed: int | np.random.SeedSequence | None) -> np.random.SeedSequence:
@@ -40,6 +67,30 @@ def resolve_rng(rng: RngLike = None) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng
     return np.random.default_rng(root_seed_sequence(rng))
+
+
+def root_of(rng: RngLike) -> np.random.SeedSequence:
+    """The root :class:`~numpy.random.SeedSequence` whose children a computation draws from.
+
+    A SeedSequence is its own root, an int or None gives :func:`root_seed_sequence`; a
+    Generator gives a root seeded by 128 bits drawn from it, once (so the caller's stream
+    advances, as with :func:`resolve_rng`, and two calls give two independent roots).
+    """
+    if isinstance(rng, np.random.Generator):
+        return np.random.SeedSequence([int(word) for word in rng.integers(0, 2**32, size=4, dtype=np.uint64)])
+    return root_seed_sequence(rng)
+
+
+def stream_generator(root: np.random.SeedSequence, quantity: int, index: int = 0) -> np.random.Generator:
+    """The Generator of one random quantity: the child ``(quantity, index)`` of ``root``.
+
+    ``quantity`` is one of :data:`TEST_SET`, :data:`UTILITY_ERRORS`,
+    :data:`DEPLOYMENT_FREQUENCIES`, :data:`DECISION_CURVE_BANDS`, :data:`DECISION_CURVE_PAIRS`;
+    ``index`` numbers the parts of a quantity that are drawn apart (a pair, a model), so that
+    drawing one part or not leaves the others' numbers alone. Spawn keys of one length
+    only: numpy pads entropy with zeros, so a key ``(0,)`` could stand for ``(0, 0)``.
+    """
+    return np.random.default_rng(child_seed_sequence(root, quantity, index))
 
 
 def child_seed_sequence(root: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:

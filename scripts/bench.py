@@ -20,7 +20,8 @@ After JIT warm-up (numba's on-disk cache on, as mcrank configures it), this scri
 and then: finite test sets against the floor of their draws; (e) the conditional estimator
 against the sample estimator; (f) the n-class study at n = 3, 5 and 10 against two floors,
 the variates it draws (their number checked by the same count) and its own samplers, and
-against the n-class NumPy oracle; (g) ``evaluate --test-uncertainty``; (h) the ROC study (scoring
+against the n-class NumPy oracle; (g) ``evaluate --test-uncertainty``, and its peak RSS (fresh process) at
+10^6 and 10^8 draws; (h) the ROC study (scoring
 classifiers at their best thresholds, 10^6 pairs, its four scores and one sd, 0.1, gaussian
 errors, one core) against the random-number floor of the variates it draws (counted as in (d))
 and against a plain NumPy vectorised implementation of the same steps, and its peak memory
@@ -436,10 +437,31 @@ def print_classes(results: dict, samples: int, cores: int, out=sys.stdout) -> No
               f"x {cores} cores {cores * per_pair / e['floor']:.1f}x); 1e6 pairs on all cores {e['all_cores']:.3f} s", file=out)
 
 
-def measure_test_uncertainty(repeat: int) -> dict:
+def evaluate_rss_mib(samples: int) -> float:
+    """Peak resident memory (MiB) of a fresh process that runs ``mcrank evaluate
+    examples/factory.json --test-uncertainty --seed 1 --samples <samples>`` (two classifiers)."""
+    import subprocess
+
+    factory = Path(__file__).resolve().parent.parent / "examples" / "factory.json"
+    code = (
+        "import contextlib, io, resource, sys; from mcrank.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    code = main(['evaluate', {str(factory)!r}, '--test-uncertainty', '--seed', '1', '--quiet', '--samples', '{samples}'])\n"
+        "print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    status, kib = completed.stdout.split()[-2:]
+    if status != "0":
+        raise RuntimeError(f"mcrank evaluate --samples {samples} exited {status}: {completed.stderr}")
+    return int(kib) / 1024  # ru_maxrss is in KiB on Linux
+
+
+def measure_test_uncertainty(repeat: int, rss_samples=(10**6, 10**8)) -> dict:
     """(g) ``mcrank evaluate --test-uncertainty``: 10^4 posterior draws for 10 classifiers (45
     pairs) on 10^4 labelled items of three classes, from the labels (joint tables) and from
-    the confusion matrices alone, without and with an error sd (target: a few seconds)."""
+    the confusion matrices alone, without and with an error sd (target: a few seconds); and
+    the peak RSS of ``mcrank evaluate examples/factory.json --test-uncertainty`` in a fresh
+    process at each of ``rss_samples`` draws (flat: the draws are reduced block by block)."""
     from mcrank.evaluate import ItemLabels, evaluate
 
     rng = np.random.default_rng(1)
@@ -455,6 +477,7 @@ def measure_test_uncertainty(repeat: int) -> dict:
                 evaluate(confusions, utility, sd=sd, test_uncertainty=True, samples=samples, rng=1, labels=labels)
             run(samples=100)  # warm-up
             results[f"{'labels' if labels is not None else 'matrices'}/{'sd' if sd else 'no sd'}"] = best_time(run, repeat)
+    results["rss_mib"] = {samples: evaluate_rss_mib(samples) for samples in rss_samples}
     return results
 
 
@@ -462,7 +485,11 @@ def print_test_uncertainty(results: dict, out=sys.stdout) -> None:
     print("", file=out)
     print("(g) evaluate --test-uncertainty, 10^4 draws, 10 classifiers, 10^4 items, 3 classes, 1 process:", file=out)
     for key, seconds in results.items():
-        print(f"  {key:18s} {seconds:.3f} s", file=out)
+        if key != "rss_mib":
+            print(f"  {key:18s} {seconds:.3f} s", file=out)
+    if "rss_mib" in results:
+        rss = ", ".join(f"{n:.0e} draws {mib:.0f} MiB" for n, mib in results["rss_mib"].items())
+        print(f"  peak RSS of `mcrank evaluate examples/factory.json --test-uncertainty` (fresh process): {rss}", file=out)
 
 
 # --- (i) decision curves ------------------------------------------------------------------------
@@ -941,7 +968,7 @@ def main(argv=None) -> int:
     results["test_sets"] = measure_test_sets(samples, repeat)
     results["estimators"] = measure_estimators(samples, args.jobs, repeat)
     results["classes"] = measure_classes(samples, args.jobs, repeat)
-    results["test_uncertainty"] = measure_test_uncertainty(repeat)
+    results["test_uncertainty"] = measure_test_uncertainty(repeat, (10**4, 10**6) if args.quick else (10**6, 10**8))
     results["roc"] = measure_roc(samples, args.jobs, repeat)
     results["decision_curves"] = measure_decision_curves(repeat)
     load_after = load_average()

@@ -217,7 +217,7 @@ def test_same_seed_same_bands_and_the_seed_is_recorded():
         (dict(y_true=[1, 1, 1, 1]), r"y_true: only one class"),
         (dict(y_true=["a", "b", "a", "b"]), r"positive: give the label of the positive class"),
         (dict(y_true=[0, 1, 2, 1]), r"y_true: 3 distinct labels"),
-        (dict(test_uncertainty=True, prior_count=0), r"prior_count must be positive"),
+        (dict(test_uncertainty=True, prior_count=0), r"prior_count must be from 1e-06 to 1e\+12"),
         (dict(test_uncertainty=True, samples=0), r"samples"),
     ],
 )

@@ -356,8 +356,10 @@ def test_many_classifiers_match_all_pairs_compared_at_once(monkeypatch):
     confusions = _many_classifiers(40)
     monkeypatch.setattr(ranking, "_CHUNK_ELEMENTS", 100)  # 2 samples per chunk
     result = ev.evaluate(confusions, EQ4, sd=0.3, samples=2001, rng=8, metrics=["accuracy"], method="monte carlo")
-    # The same perturbed matrices (same seed), every pair compared over every sample at once.
-    perturbed = perturb_um(result.normalised_utility, 0.3, size=2001, rng=8).reshape(2001, -1)
+    # The same perturbed matrices (seed 8's stream of the utility's errors, the child (1, 0) of
+    # its SeedSequence: mcrank._rng), every pair compared over every sample at once.
+    stream = np.random.default_rng(np.random.SeedSequence(8, spawn_key=(1, 0)))
+    perturbed = perturb_um(result.normalised_utility, 0.3, size=2001, rng=stream).reshape(2001, -1)
     yields = {name: perturbed @ (np.ravel(c) / 100) for name, c in confusions.items()}
     assert len(result.pairs) == 40 * 39 // 2
     compared = [p for p in result.pairs if p.flips is not None]  # not tied under EQ4

@@ -204,7 +204,8 @@ def test_the_same_seed_gives_the_same_output(capsys):
                                          "samples": 3000, "seed": 7, "interval": 0.95, "exact_pairs": 3}  # fmt: skip
     assert all(p["flip_probability_test"] is not None and p["flip_probability_both"] is not None for p in first["pairs"])
     # With labels the test-set probabilities are exact (no SE); under both, Monte Carlo.
-    assert all(p["flip_probability_test_se"] is None and p["flip_probability_both_se"] > 0 for p in first["pairs"])
+    # (an SE of 0 where none of the 3000 draws flips: in-between over high-accuracy, about 0.001)
+    assert all(p["flip_probability_test_se"] is None and p["flip_probability_both_se"] is not None for p in first["pairs"])
     assert all(len(c["utility_yield_interval"]) == 2 for c in first["classifiers"])
 
 

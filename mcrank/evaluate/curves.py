@@ -42,10 +42,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mcrank._rng import root_seed_sequence
-from mcrank._validation import check_count, check_positive
+from mcrank._rng import DECISION_CURVE_BANDS, DECISION_CURVE_PAIRS, root_of, stream_generator
+from mcrank._validation import MAX_EVALUATE_SAMPLES, check_count
 from mcrank.evaluate.scoring import ScoredTestSet, scored_test_set
-from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, _flip_exact, prior_per_cell
+from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, _flip_exact, _IntervalQuantiles, check_prior_count, prior_per_cell
 
 __all__ = ["DEFAULT_BAND_SAMPLES", "DEFAULT_THRESHOLDS", "DecisionCurves", "decision_curves", "net_benefit_utility"]
 
@@ -55,8 +55,9 @@ DEFAULT_THRESHOLDS = np.round(np.arange(1, 100) / 100, 2)
 DEFAULT_BAND_SAMPLES = 10_000
 #: The central posterior interval of the bands.
 BAND = 0.95
-#: Work space of the band draws, in draws x thresholds per block.
-_BAND_BLOCK = 1 << 20
+#: Work space of the band draws, in draws x thresholds per block: the draws are reduced block
+#: by block (:class:`~mcrank.evaluate.uncertainty._IntervalQuantiles`), whatever ``samples``.
+_BAND_BLOCK = 1 << 18
 
 
 def net_benefit_utility(threshold: float) -> np.ndarray:
@@ -202,12 +203,17 @@ def decision_curves(y_true, scores=None, *, positive=None, thresholds=None, test
         Also the posterior bands and the probability, per threshold and pair, that one
         model's net benefit exceeds the other's on the population (module docstring).
     prior_count : float, default 1
-        The Dirichlet prior's total count (:mod:`mcrank.evaluate.uncertainty`).
+        The Dirichlet prior's total count (:mod:`mcrank.evaluate.uncertainty`), in
+        [:data:`~mcrank.evaluate.uncertainty.MIN_PRIOR_COUNT`,
+        :data:`~mcrank.evaluate.uncertainty.MAX_PRIOR_COUNT`].
     samples : int, default 10000
-        Posterior draws of the bands.
+        Posterior draws of the bands, at most :data:`mcrank._validation.MAX_EVALUATE_SAMPLES`;
+        drawn in blocks, so memory does not grow with them.
     rng : int, SeedSequence, Generator or None
-        The band draws (the probabilities are exact, except where the integral fails to
-        converge and they are drawn); None draws a fresh seed, recorded in the result.
+        The band draws, each model's from its own stream of the root
+        (:func:`mcrank._rng.stream_generator`, ``DECISION_CURVE_BANDS``; the probabilities
+        are exact, except where the integral fails to converge and they are drawn, from
+        ``DECISION_CURVE_PAIRS``); None draws a fresh seed, recorded in the result.
 
     Returns
     -------
@@ -240,8 +246,8 @@ def decision_curves(y_true, scores=None, *, positive=None, thresholds=None, test
     _check_probabilities(test_set)
     t = DEFAULT_THRESHOLDS.copy() if thresholds is None else _check_thresholds(thresholds)
     if test_uncertainty:
-        prior_count = check_positive(prior_count, "prior_count")
-        samples = check_count(samples, "samples")
+        prior_count = check_prior_count(prior_count)
+        samples = check_count(samples, "samples", maximum=MAX_EVALUATE_SAMPLES)
     is_positive, total = test_set.positive, test_set.items
     odds = t / (1.0 - t)
     prevalence = float(is_positive.sum()) / total
@@ -253,30 +259,30 @@ def decision_curves(y_true, scores=None, *, positive=None, thresholds=None, test
     if not test_uncertainty:
         return DecisionCurves(t, net_benefit, treat_all, prevalence, total, test_set.classes)
 
-    root = rng if isinstance(rng, np.random.Generator) else root_seed_sequence(rng)
-    seed = int(root.entropy) if isinstance(root, np.random.SeedSequence) and root.spawn_key == () else None
-    generator = root if isinstance(root, np.random.Generator) else np.random.default_rng(root)
+    generator_given = isinstance(rng, np.random.Generator)
+    root = root_of(rng)
+    seed = int(root.entropy) if not generator_given and root.spawn_key == () else None
     positives, negatives = float(is_positive.sum()), float((~is_positive).sum())
     own = prior_per_cell(prior_count, 4)
     bands = {}
     low, high = (1 - BAND) / 2, 1 - (1 - BAND) / 2
-    for name in names:
+    step = max(1, _BAND_BLOCK // t.size)  # draws per block, at every threshold at once
+    for index, name in enumerate(names):
+        generator = stream_generator(root, DECISION_CURVE_BANDS, index)
         tp, fp = treated[name]
         # By aggregation, TP, FP and the untreated rest suffice: NB = f_TP - w f_FP.
         alpha = np.stack((tp + own, fp + own, positives - tp + negatives - fp + 2 * own), axis=-1)  # (T, 3)
-        band = np.empty((t.size, 2))
-        step = max(1, _BAND_BLOCK // samples)
-        for start in range(0, t.size, step):
-            block = slice(start, start + step)
-            gamma = generator.standard_gamma(np.broadcast_to(alpha[block], (samples, *alpha[block].shape)))
-            draws = (gamma[..., 0] - odds[block] * gamma[..., 1]) / gamma.sum(axis=-1)
-            band[block] = np.quantile(draws, [low, high], axis=0).T
-        bands[name] = band
+        quantiles = _IntervalQuantiles(t.size, samples, (low, high))
+        for start in range(0, samples, step):
+            gamma = generator.standard_gamma(np.broadcast_to(alpha, (min(step, samples - start), *alpha.shape)))
+            quantiles.add(((gamma[..., 0] - odds * gamma[..., 1]) / gamma.sum(axis=-1)).T)
+        bands[name] = quantiles.result()
 
     joint = prior_per_cell(prior_count, 8)
-    better, exact = {}, {}
+    better, exact, pair = {}, {}, -1
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
+            pair += 1
             both = _treated_counts(is_positive, np.minimum(levels[a], levels[b]), t.size)
             only_a, only_b = treated[a] - both, treated[b] - both  # (2, T): positives, negatives
             probability, is_exact = np.empty(t.size), np.ones(t.size, dtype=bool)
@@ -284,9 +290,12 @@ def decision_curves(y_true, scores=None, *, positive=None, thresholds=None, test
                 weights = np.array([1.0, -odds[k], -1.0, odds[k]])
                 alpha = np.array([only_a[0, k], only_a[1, k], only_b[0, k], only_b[1, k]]) + joint
                 below = _flip_exact(weights, alpha)  # P(NB_a < NB_b); a tie has probability 0
-                if below is None:  # the integral did not converge: drawn instead
-                    gamma = generator.standard_gamma(np.broadcast_to(alpha, (samples, 4)))
-                    below, is_exact[k] = float(np.mean(gamma @ weights < 0)), False
+                if below is None:  # the integral did not converge: drawn instead, in blocks
+                    generator, below = stream_generator(root, DECISION_CURVE_PAIRS, pair * t.size + k), 0
+                    for start in range(0, samples, _BAND_BLOCK):
+                        gamma = generator.standard_gamma(np.broadcast_to(alpha, (min(_BAND_BLOCK, samples - start), 4)))
+                        below += int(np.count_nonzero(gamma @ weights < 0))
+                    below, is_exact[k] = below / samples, False
                 probability[k] = 1.0 - below
             better[a, b], exact[a, b] = probability, is_exact
     return DecisionCurves(t, net_benefit, treat_all, prevalence, total, test_set.classes, bands, better, exact,

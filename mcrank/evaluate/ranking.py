@@ -22,7 +22,7 @@ import numpy as np
 from tqdm import tqdm
 
 from mcrank._jit import jit
-from mcrank._rng import child_seed_sequence, resolve_rng, root_seed_sequence
+from mcrank._rng import UTILITY_ERRORS, root_of, stream_generator
 from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_positive
 from mcrank.evaluate.input import (
     ERROR_MODELS,
@@ -33,7 +33,7 @@ from mcrank.evaluate.input import (
     parse_utility,
     read_utility,
 )
-from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, PRIOR_NOTE_SHARE, posterior_uncertainty, prior_per_cell
+from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, PRIOR_NOTE_SHARE, check_prior_count, posterior_uncertainty, prior_per_cell
 from mcrank.metrics import METRICS, get_metric
 from mcrank.samplers import perturb_um
 from mcrank.utility_space import normalise_um, utility_yield
@@ -79,6 +79,8 @@ FLIP_FORMULA = "Phi(-d / (sd * ||C_A - C_B||_F))"
 #: Deployment class frequencies must sum to 1 within this (then they are divided by their sum):
 #: frequencies written to 6 decimals, or computed in floating point, pass; a typo does not.
 FREQUENCY_TOLERANCE = 1e-6
+#: The deployment's class counts sum to at most this, as a confusion matrix's counts.
+_MAX_CLASS_COUNTS = 2**53 - 1
 #: Binary metrics left out by default: F-beta with beta = 1 is F1.
 _BINARY_SKIPPED = ("fbeta",)
 # Work space of the flip counts, in float64 elements per array (16 MiB): a chunk of samples
@@ -672,7 +674,7 @@ class _Given:
     utility: UtilityAssessment  # with the sd and error model that apply
     estimator: str  # one of ESTIMATORS
     samples: int
-    rng: object  # a root SeedSequence, or the Generator given
+    rng: np.random.SeedSequence  # the root of every stream (mcrank._rng)
     root_seed: int | None  # the root seed, to record, or None for a Generator
     prior_count: float
     metrics: list
@@ -720,10 +722,12 @@ def _read(confusions, utility, classes, sd, error, samples, rng, estimator, meth
     samples = check_count(samples, "samples", maximum=MAX_SAMPLES)
     estimator = _check_estimator(estimator, method, utility.error)
     if test_uncertainty or class_counts is not None:
-        prior_count = check_positive(prior_count, "prior_count")
-    if not isinstance(rng, np.random.Generator):
-        rng = root_seed_sequence(rng)  # a bad seed fails here, sd or not
-    root_seed = int(rng.entropy) if isinstance(rng, np.random.SeedSequence) and rng.spawn_key == () else None
+        prior_count = check_prior_count(prior_count)
+    generator_given = isinstance(rng, np.random.Generator)
+    # One root for every stream (mcrank._rng): a bad seed fails here, sd or not; a Generator
+    # gives a root drawn from it, once.
+    rng = root_of(rng)
+    root_seed = int(rng.entropy) if not generator_given and rng.spawn_key == () else None
     chosen = metrics_for(n, metrics)
     names = list(checked)
     counts = np.array([checked[name] for name in names])
@@ -872,13 +876,11 @@ def _flips_under_test_set(given: _Given, weighted: _Weighted, ranking: _Ranking,
         if not _has_closed_form(u.error):
             _check_truncated(normalised, given.classes, u.source)
         perturbed = partial(perturb_um, normalised, min(u.sd, _MAX_DRAWN_SD), error=u.error)
-    # Its own stream: the Monte Carlo of the truncated model keeps the root's.
-    stream = child_seed_sequence(given.rng, 1) if isinstance(given.rng, np.random.SeedSequence) else given.rng
     frequencies = {} if deployment is None else ({"frequency_counts": deployment["counts"]} if deployment["source"] == "counts"
                                                  else {"frequencies": deployment["pi"]})  # fmt: skip
     signs = np.concatenate(ranking.signs) if ranking.rows else np.zeros(0)
     return posterior_uncertainty(u.matrix, given.counts, given.names, ranking.order, signs, labels=labels, samples=given.samples,
-                                 prior_count=given.prior_count, perturbed=perturbed, rng=stream, **frequencies)  # fmt: skip
+                                 prior_count=given.prior_count, perturbed=perturbed, rng=given.rng, **frequencies)  # fmt: skip
 
 
 def _pairs(given: _Given, weighted: _Weighted, ranking: _Ranking, under_error, posterior) -> tuple[PairFlip, ...]:
@@ -951,6 +953,9 @@ def _deployment_frequencies(class_frequencies, class_counts, class_totals, class
     else:
         what = "class_counts"
         counts = _check_frequency_vector(class_counts, n, classes, what)
+        if (total := sum(counts.tolist())) > _MAX_CLASS_COUNTS:  # inf when the sum overflows
+            raise ValueError(f"{what} sum to {total:g}: at most 2**53 - 1 = {_MAX_CLASS_COUNTS}, as counts, above which they are "
+                             "not exact in floating point")  # fmt: skip
         if not counts.any():
             raise ValueError(f"{what} are all 0: no cases to learn the deployment's class frequencies from")
         alpha = counts + prior_per_cell(prior_count, n)
@@ -1035,7 +1040,10 @@ def _count_flips(normalised, confusions, order, sd, error, samples, rng, progres
     of ``samples`` perturbed utility matrices fail to put ``order[a]`` strictly ahead.
 
     All pairs share the same perturbed matrices (common random numbers), drawn in chunks from
-    one Generator, so that the counts do not depend on the chunk size. A chunk holds at most
+    one Generator, the stream ``UTILITY_ERRORS`` of the root ``rng``
+    (:func:`mcrank._rng.stream_generator`; the test-set posterior draws its perturbed matrices
+    from it too), so that the counts depend neither on the chunk size nor on the options that
+    draw other quantities. A chunk holds at most
     :data:`_CHUNK_ELEMENTS` elements of perturbed matrices and of yields, and the pairs are
     compared by :func:`_count_not_ahead` in tiles of samples, so that the work space grows
     with neither the number of samples nor that of pairs (the square of the number of
@@ -1049,7 +1057,7 @@ def _count_flips(normalised, confusions, order, sd, error, samples, rng, progres
     """
     if _has_closed_form(error):  # unbounded normal errors: see above
         sd = min(sd, _MAX_DRAWN_SD)
-    generator = resolve_rng(rng)
+    generator = stream_generator(root_of(rng), UTILITY_ERRORS)
     n, classifiers = normalised.shape[0], len(confusions)
     chunk = max(1, _CHUNK_ELEMENTS // (n * n + classifiers))
     flips = np.zeros(classifiers * (classifiers - 1) // 2, dtype=np.int64)
@@ -1160,12 +1168,8 @@ def evaluate_file(
     if labels:
         if assessment is None:
             raise ValueError(f"{os.fspath(path)}: labels need a utility matrix: give one with the parameter utility (and its 'classes' to fix their order)")
-        data = load_labels(path, classes=utility_classes, truth=truth)
-        if (m := len(assessment.matrix)) != len(data.classes) and utility_classes is None:
-            raise ValueError(
-                f"{data.source}: the labels name {len(data.classes)} classes ({', '.join(map(repr, data.classes))}) but the "
-                f"utility matrix is {m}x{m}: give the utility with its classes, {{\"utility\": ..., \"classes\": [...]}}"
-            )
+        # The utility's size checked before the n^2 cells of each classifier are tabulated.
+        data = load_labels(path, classes=utility_classes, truth=truth, n_classes=None if utility_classes else len(assessment.matrix))
         result = evaluate(data.confusions, assessment, classes=data.classes, sd=sd, error=error, samples=samples, rng=rng, estimator=estimator,
                           test_uncertainty=test_uncertainty, prior_count=prior_count, labels=data.labels, metrics=metrics,
                           class_frequencies=class_frequencies, class_counts=class_counts,

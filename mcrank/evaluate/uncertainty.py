@@ -48,6 +48,23 @@ flip probabilities are Monte Carlo.
 
 Utilities are those of the normalised matrix (eq. 11), which ranks as the matrix does; the
 draws never touch the items: the counts are tabulated once.
+
+**Streams and memory.** Each random quantity has a stream of its own from the root seed
+(:func:`mcrank._rng.stream_generator`): the class proportions and columns
+(``TEST_SET, 0``), each pair's joint table (``TEST_SET, 1 + pair``), the perturbed utility
+matrices (``UTILITY_ERRORS``, the stream of :func:`mcrank.evaluate.ranking._count_flips`
+too, so both see the same matrices) and the deployment's frequencies
+(``DEPLOYMENT_FREQUENCIES``). Adding an error sd or deployment counts leaves every other
+number as it was. The draws are made in blocks of :data:`_BLOCK` and reduced as they come:
+sums for the flip probabilities, and for the intervals :class:`_IntervalQuantiles`, which
+keeps the draws (exact quantiles) while ``samples x classifiers`` is at most
+:data:`EXACT_QUANTILE_DRAWS`, and above it counts them in fine histograms around the
+quantiles: the memory does not grow with ``samples``.
+
+**The prior's range.** ``prior_count`` lies in [:data:`MIN_PRIOR_COUNT`,
+:data:`MAX_PRIOR_COUNT`]. Above it a cell's gamma variate, of relative sd
+``sqrt(cells / prior_count)``, is too narrow for double precision (at 1e50 every draw is its
+mean, ties everywhere); below it the prior on a cell underflows.
 """
 
 from __future__ import annotations
@@ -57,10 +74,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mcrank._rng import resolve_rng
+from mcrank._rng import DEPLOYMENT_FREQUENCIES, TEST_SET, UTILITY_ERRORS, root_of, stream_generator
+from mcrank._validation import as_float
 
-__all__ = ["DEFAULT_PRIOR_COUNT", "EXACT_TOLERANCE", "PRIOR_NOTE_SHARE", "RankingUncertainty", "posterior_uncertainty",
-           "prior_per_cell"]  # fmt: skip
+__all__ = ["DEFAULT_PRIOR_COUNT", "EXACT_QUANTILE_DRAWS", "EXACT_TOLERANCE", "MAX_PRIOR_COUNT", "MIN_PRIOR_COUNT",
+           "PRIOR_NOTE_SHARE", "RankingUncertainty", "check_prior_count", "posterior_uncertainty", "prior_per_cell"]  # fmt: skip
 
 #: The Dirichlet prior's total count, spread evenly over the cells of the table (see
 #: :func:`prior_per_cell`): the weight of one test item, whatever the number of classes and
@@ -69,8 +87,23 @@ DEFAULT_PRIOR_COUNT = 1.0
 #: Above this share of the test set's items, the prior's total count is worth a note: the
 #: intervals and the probabilities then lean on it, not only on the test set.
 PRIOR_NOTE_SHARE = 0.03
+#: The prior's total count is at least this: a cell of a pair's joint table then has a prior
+#: of at least 1e-6 / n^3, whose gamma variates, where they do not underflow, are numbers.
+MIN_PRIOR_COUNT = 1e-6
+#: ... and at most this: the weight of 10^12 test items, when a cell's gamma variate still has
+#: a relative sd above 1e-6, far above double precision (at 1e50 every draw was its mean and
+#: every pair tied; at 1e308 the sums overflowed).
+MAX_PRIOR_COUNT = 1e12
 #: Posterior draws per block: the work space is a few blocks of draws x components.
 _BLOCK = 2048
+#: Up to this many draws (samples x classifiers) the intervals are the exact quantiles of the
+#: kept draws (32 MiB); above it, of histograms (:class:`_IntervalQuantiles`).
+EXACT_QUANTILE_DRAWS = 1 << 22
+#: Draws per classifier kept to place the histograms of :class:`_IntervalQuantiles`.
+_PILOT_DRAWS = 1 << 16
+#: Half-width of a histogram's window around a quantile, in standard errors of the pilot's
+#: quantile: the full run's quantile lies outside with probability below 1e-15.
+_WINDOW_SE = 8.0
 #: The central interval of the utility yield.
 INTERVAL = 0.95
 #: The absolute error the exact flip probabilities are computed to.
@@ -128,10 +161,122 @@ def prior_per_cell(prior_count: float, cells: int) -> float:
     return prior_count / cells
 
 
+def check_prior_count(value, what: str = "prior_count") -> float:
+    """The prior's total count: a finite number in [:data:`MIN_PRIOR_COUNT`, :data:`MAX_PRIOR_COUNT`]."""
+    number = as_float(value, what)
+    if not MIN_PRIOR_COUNT <= number <= MAX_PRIOR_COUNT:
+        raise ValueError(f"{what} must be from {MIN_PRIOR_COUNT:g} to {MAX_PRIOR_COUNT:g} (the prior weighs as that many test "
+                         f"items; outside, its draws are not numbers in double precision), got {number:g}")  # fmt: skip
+    return number
+
+
 def _dirichlet(rng: np.random.Generator, alpha: np.ndarray, size: int) -> np.ndarray:
-    """``size`` draws of Dirichlet(alpha) along the last axis (alpha broadcast), by gammas."""
+    """``size`` draws of Dirichlet(alpha) along the last axis (alpha broadcast), by gammas.
+
+    Where every gamma variate of a draw underflows to 0 (a Dirichlet without counts, whose
+    prior alone is below 1e-3 a cell), the draw is the limit of such a Dirichlet: one vertex,
+    component ``i`` with probability ``alpha_i / sum(alpha)``, rather than 0 / 0.
+    """
     gamma = rng.standard_gamma(np.broadcast_to(alpha, (size, *np.shape(alpha))))
-    return gamma / gamma.sum(axis=-1, keepdims=True)
+    total = gamma.sum(axis=-1, keepdims=True)
+    if np.all(total > 0):
+        return gamma / total
+    empty = total[..., 0] == 0
+    weights = np.broadcast_to(alpha, gamma.shape)[empty]  # (m, components)
+    chosen = (rng.random((len(weights), 1)) * weights.sum(axis=-1, keepdims=True) < np.cumsum(weights, axis=-1)).argmax(axis=-1)
+    gamma[empty] = np.eye(gamma.shape[-1])[chosen]
+    total[empty] = 1.0
+    return gamma / total
+
+
+class _IntervalQuantiles:
+    """The quantiles ``probabilities`` of each of ``k`` streams of ``samples`` draws, in memory
+    that does not grow with ``samples``.
+
+    While ``samples * k <= exact_draws`` every draw is kept and the quantiles are numpy's
+    (``method="linear"``), exactly. Above, the first ``pilot`` draws of each stream are kept;
+    from them, around each quantile ``q``, a window between the pilot's quantiles at
+    ``q -+ _WINDOW_SE sqrt(q (1 - q) / pilot)`` gets a histogram of ``bins`` bins, fine enough
+    that a bin holds about a quarter of the final quantile's Monte Carlo standard error,
+    ``sqrt(q (1 - q) / samples)``, in probability; every draw, the pilot's included, is
+    counted (below the window, or in its bin). The quantile is read at numpy's rank
+    ``q (samples - 1)`` in its bin, the bin's draws taken as evenly spread: its error is at
+    most one bin's width, a quarter of the Monte Carlo standard error of the quantile
+    itself. Should the rank fall outside the window (probability below 1e-15), the pilot's
+    quantile is used.
+    """
+
+    def __init__(self, k: int, samples: int, probabilities, *, exact_draws: int = EXACT_QUANTILE_DRAWS, pilot: int = _PILOT_DRAWS):
+        self.samples, self.probabilities = samples, np.asarray(probabilities, dtype=float)
+        self.exact = samples * k <= exact_draws
+        self.kept = np.empty((k, samples if self.exact else min(pilot, samples)))
+        self.filled = 0
+        self.windows = None
+
+    def add(self, draws: np.ndarray) -> None:
+        """The next draws of every stream, shape (k, size)."""
+        room = self.kept.shape[1] - self.filled
+        if room > 0:
+            taken = draws[:, :room]
+            self.kept[:, self.filled : self.filled + taken.shape[1]] = taken
+            self.filled += taken.shape[1]
+            draws = draws[:, room:]
+            if self.exact or self.filled < self.kept.shape[1]:
+                return
+            self._place_windows()
+            self._count(self.kept)
+        if draws.shape[1]:
+            self._count(draws)
+
+    def _place_windows(self) -> None:
+        q, m = self.probabilities, self.kept.shape[1]
+        spread = _WINDOW_SE * np.sqrt(q * (1 - q) / m)
+        lower = np.quantile(self.kept, np.clip(q - spread, 0, 1), axis=1).T  # (k, quantiles)
+        upper = np.quantile(self.kept, np.clip(q + spread, 0, 1), axis=1).T
+        # Draws beyond the pilot's extremes are possible: an open end when the window reaches it.
+        lower = np.where(q - spread <= 0, -np.inf, lower)
+        upper = np.where(q + spread >= 1, np.inf, upper)
+        self.bins = int(math.ceil(8 * _WINDOW_SE * math.sqrt(self.samples / m)))
+        self.windows = (lower, upper)
+        k, quantiles = lower.shape
+        self.below = np.zeros((k, quantiles), dtype=np.int64)
+        self.counts = np.zeros((k, quantiles, self.bins), dtype=np.int64)
+        finite = np.isfinite(lower) & np.isfinite(upper)
+        self.width = np.where(finite, upper - lower, 0.0) / self.bins
+
+    def _count(self, draws: np.ndarray) -> None:
+        lower, upper = self.windows
+        k, quantiles = lower.shape
+        for j in range(quantiles):
+            low, high = lower[:, j : j + 1], upper[:, j : j + 1]
+            self.below[:, j] += np.count_nonzero(draws < low, axis=1)
+            inside = (draws >= low) & (draws <= high)
+            rows, columns = np.nonzero(inside)
+            width = self.width[rows, j]
+            offset = np.where(width > 0, (draws[rows, columns] - lower[rows, j]) / np.where(width > 0, width, 1.0), 0.0)
+            where = rows * self.bins + np.minimum(offset.astype(np.int64), self.bins - 1)
+            self.counts[:, j] += np.bincount(where, minlength=k * self.bins).reshape(k, self.bins)
+
+    def result(self) -> np.ndarray:
+        """Shape (k, quantiles)."""
+        if self.exact or self.windows is None:  # every draw kept
+            return np.quantile(self.kept[:, : self.filled], self.probabilities, axis=1).T
+        lower, _ = self.windows
+        k, quantiles = lower.shape
+        fallback = np.quantile(self.kept, self.probabilities, axis=1).T
+        out = np.empty((k, quantiles))
+        for c in range(k):
+            for j, q in enumerate(self.probabilities):
+                rank = q * (self.samples - 1) - self.below[c, j]  # 0-based, within the window
+                cumulative = np.cumsum(self.counts[c, j])
+                if not np.isfinite(lower[c, j]) or rank < 0 or rank >= cumulative[-1]:
+                    out[c, j] = fallback[c, j]
+                    continue
+                b = int(np.searchsorted(cumulative, rank, side="right"))
+                before = cumulative[b - 1] if b else 0
+                inside = (rank - before + 0.5) / (cumulative[b] - before)
+                out[c, j] = lower[c, j] + (b + inside) * self.width[c, j]
+        return out
 
 
 def _flip(differences: np.ndarray, sign: float) -> np.ndarray:
@@ -241,8 +386,8 @@ def posterior_uncertainty(
     samples : int
         Posterior draws.
     prior_count : float, default 1
-        The Dirichlet prior's total count, > 0, spread evenly over the cells of the table
-        (:func:`prior_per_cell`).
+        The Dirichlet prior's total count, in [:data:`MIN_PRIOR_COUNT`,
+        :data:`MAX_PRIOR_COUNT`], spread evenly over the cells of the table (:func:`prior_per_cell`).
     frequencies : ndarray of shape (n,), optional
         Deployment class frequencies, summing to 1, in place of the test set's class
         proportions; every class with a frequency above 0 must have test items.
@@ -254,12 +399,16 @@ def posterior_uncertainty(
         ``perturbed(size=, rng=) -> (size, n, n)`` perturbed normalised utility matrices: with
         it, the flip probabilities under both uncertainties are estimated too.
     rng : int, SeedSequence, Generator or None
+        The root of the streams (module docstring; :func:`mcrank._rng.root_of`).
 
     Returns
     -------
     RankingUncertainty
     """
-    rng = resolve_rng(rng)
+    prior_count = check_prior_count(prior_count)
+    root = root_of(rng)
+    draws = stream_generator(root, TEST_SET)  # the class proportions and every classifier's columns
+    errors = stream_generator(root, UTILITY_ERRORS)
     lowest, scale = float(np.min(utility)), float(np.max(utility) - np.min(utility))
     u = (np.asarray(utility, dtype=float) - lowest) / scale
     counts = np.asarray(confusions, dtype=float)
@@ -273,10 +422,12 @@ def posterior_uncertainty(
         frequencies = np.asarray(frequencies, dtype=float)
     if frequency_counts is not None:
         frequency_alpha = np.asarray(frequency_counts, dtype=float) + prior_per_cell(prior_count, n)
+        deployment_draws = stream_generator(root, DEPLOYMENT_FREQUENCIES)
     flip_test, flip_test_sq = np.zeros(len(pairs)), np.zeros(len(pairs))
     flip_both, flip_both_sq = np.zeros(len(pairs)), np.zeros(len(pairs))
     exact = np.full(len(pairs), np.nan)  # the exact flip probabilities, where there are
-    yields = [[] for _ in range(k)]
+    low, high = (1 - INTERVAL) / 2, 1 - (1 - INTERVAL) / 2
+    yields = _IntervalQuantiles(k, samples, (low, high))
     # Every table's prior from the one rule: its marginals are those of the full joint table.
     class_alpha = counts[0].sum(axis=0) + prior_per_cell(prior_count, n)  # (n,): the class totals
     column_alpha = counts.transpose(0, 2, 1) + prior_per_cell(prior_count, n * n)  # (k, n true, n outputs)
@@ -302,39 +453,42 @@ def posterior_uncertainty(
             if signs[p] != 0 and not deployment:  # the merged component has weight 0 and drops out
                 value = _flip_exact(signs[p] * weights, alpha[:-1])
                 exact[p] = np.nan if value is None else value
+        # Each pair drawn has a stream of its own: whether another is exact, or an error sd
+        # makes the exact ones drawn too, changes none of its draws.
+        pair_draws = {p: stream_generator(root, TEST_SET, 1 + p) for p in range(len(pairs)) if both or math.isnan(exact[p])}
 
     done = 0
     while done < samples:
         size = min(_BLOCK, samples - done)
         done += size
-        v = perturbed(size=size, rng=rng) if both else None  # (size, n, n)
+        v = perturbed(size=size, rng=errors) if both else None  # (size, n, n)
         # The class proportions of this block's draws: the test set's, or the deployment's.
         if frequencies is not None:
             proportions = np.broadcast_to(frequencies, (size, n))
         elif frequency_counts is not None:
-            proportions = _dirichlet(rng, frequency_alpha, size)
+            proportions = _dirichlet(deployment_draws, frequency_alpha, size)
         else:
-            proportions = _dirichlet(rng, class_alpha, size)  # (size, n)
+            proportions = _dirichlet(draws, class_alpha, size)  # (size, n)
         frequencies_drawn = []
+        block_yields = np.empty((k, size))
         for c in range(k):
-            columns = _dirichlet(rng, column_alpha[c], size)  # (size, n true, n outputs)
+            columns = _dirichlet(draws, column_alpha[c], size)  # (size, n true, n outputs)
             cells = columns.transpose(0, 2, 1) * proportions[:, None, :]  # (size, output, true)
             frequencies_drawn.append(cells)
-            yields[c].append(np.einsum("sij,ij->s", cells, u))
+            block_yields[c] = np.einsum("sij,ij->s", cells, u)
+        yields.add(block_yields)
         if labels is not None:
             perturbed_weights = v[:, a, j] - v[:, b, j] if both else None  # (size, cells), shared by the pairs
-            for p, alpha in enumerate(joint):
-                drawn = math.isnan(exact[p])
-                if not (drawn or both):
-                    continue
+            for p, pair_rng in pair_draws.items():
+                alpha, drawn = joint[p], math.isnan(exact[p])
                 if deployment:
                     # One Dirichlet per true class, each scaled to that class's frequency.
-                    gamma = rng.standard_gamma(np.broadcast_to(alpha, (size, alpha.size)))
+                    gamma = pair_rng.standard_gamma(np.broadcast_to(alpha, (size, alpha.size)))
                     totals = gamma @ class_indicator  # (size, n): each class's normaliser
-                    share = np.divide(proportions, totals, out=np.zeros((size, n)), where=proportions > 0)
+                    share = np.divide(proportions, totals, out=np.zeros((size, n)), where=(proportions > 0) & (totals > 0))
                     f = gamma[:, : j.size] * share[:, j]
                 else:
-                    f = _dirichlet(rng, alpha, size)[:, :-1]  # the merged component has weight 0
+                    f = _dirichlet(pair_rng, alpha, size)[:, :-1]  # the merged component has weight 0
                 if drawn:
                     flips = _flip(f @ weights, signs[p])
                     flip_test[p] += flips.sum()
@@ -354,11 +508,9 @@ def posterior_uncertainty(
                     flip_both[p] += flips.sum()
                     flip_both_sq[p] += (flips * flips).sum()
 
-    low, high = (1 - INTERVAL) / 2, 1 - (1 - INTERVAL) / 2
-    intervals = {}
-    for c, name in enumerate(names):
-        draws = lowest + scale * np.concatenate(yields[c])  # back in the units of the matrix (eq. 11 undone)
-        intervals[name] = (float(np.quantile(draws, low)), float(np.quantile(draws, high)))
+    # Back in the units of the matrix (eq. 11 undone), within its range despite rounding.
+    ends = np.clip(lowest + scale * yields.result(), lowest, lowest + scale)
+    intervals = {name: (float(ends[c, 0]), float(ends[c, 1])) for c, name in enumerate(names)}
     test, test_se = _mean_and_se(flip_test, flip_test_sq, samples)
     exact_pairs = ~np.isnan(exact)
     test[exact_pairs], test_se[exact_pairs] = exact[exact_pairs], np.nan
