@@ -166,3 +166,33 @@ def test_labels_of_many_classes_and_a_small_utility_are_refused_before_tabulatin
     from mcrank._validation import MAX_INPUT_BYTES
 
     assert peak < MAX_INPUT_BYTES + (8 << 20), peak
+
+
+def test_the_largest_prior_makes_every_pair_a_coin_toss_and_beyond_it_is_refused(capsys):
+    """The issue: from a prior of 1e50 every pair was reported certain, where about 0.5 is right
+    (a prior of that many items swamps the test set). At the largest allowed, 1e12, the
+    probabilities are 0.5 (exact with labels, within 4 SE drawn); above it, one line."""
+    from mcrank.evaluate import evaluate, evaluate_file
+
+    result = evaluate(json.loads(Path(FACTORY).read_text())["classifiers"], [[15, -335], [-35, 165]], test_uncertainty=True,
+                      samples=20_000, rng=1, prior_count=1e12)  # fmt: skip
+    (pair,) = result.pairs
+    assert abs(pair.flip_probability_test - 0.5) < 4 * 0.5 / np.sqrt(20_000), pair
+    labelled = evaluate_file(TRIAGE_LABELS, labels=True, utility=TRIAGE, test_uncertainty=True, samples=100, rng=1, prior_count=1e12)
+    assert all(p.flip_probability_test_se is None and abs(p.flip_probability_test - 0.5) < 1e-3 for p in labelled.pairs)
+    for value in ("1e50", "1e307"):
+        code, out, err, caught = _run(capsys, [FACTORY, "--test-uncertainty", *QUICK, "--prior-count", value])
+        assert code == 2 and caught == [] and err.count("\n") == 1 and "--prior-count must be from 1e-06 to 1e+12" in err, err
+
+
+def test_the_smallest_prior_keeps_the_exact_probabilities():
+    """At the smallest prior, 1e-6, the labels' probabilities are still exact (the Gil-Pelaez
+    integral converges for the three pairs), and close to those of the default prior."""
+    from mcrank.evaluate import evaluate_file
+
+    result = evaluate_file(TRIAGE_LABELS, labels=True, utility=TRIAGE, test_uncertainty=True, samples=2000, rng=1, prior_count=1e-6)
+    assert all(0 <= p.flip_probability_test <= 1 for p in result.pairs)
+    assert result.test_uncertainty["exact_pairs"] == 3 and all(p.flip_probability_test_se is None for p in result.pairs)
+    default = evaluate_file(TRIAGE_LABELS, labels=True, utility=TRIAGE, test_uncertainty=True, samples=2000, rng=1)
+    for tiny, one in zip(result.pairs, default.pairs):
+        assert tiny.flip_probability_test == pytest.approx(one.flip_probability_test, rel=0.5), (tiny, one)
