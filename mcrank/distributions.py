@@ -54,6 +54,9 @@ class TrueUmDistribution:
         ``inline="always"``.
     title : str
         What a figure calls matrices of this distribution (fig. 7's panels).
+    reads_sd : bool
+        Whether ``draw`` reads ``sd`` (the study's ``true_um_sd``): a study refuses a
+        ``true_um_sd`` other than the default with a distribution that ignores it.
     check : callable or None
         ``check(sd, what, ask)`` raises ValueError for an ``sd`` the distribution cannot take:
         ``what`` names the parameter, and ``ask.format(name)`` says how the caller asks for
@@ -67,13 +70,14 @@ class TrueUmDistribution:
     draw: Callable = field(repr=False, compare=False)
     title: str = ""
     check: Callable | None = field(default=None, repr=False, compare=False)
+    reads_sd: bool = False
 
 
 #: Every distribution of true utility matrices by name, in the order registered (its code).
 TRUE_UM_DISTRIBUTIONS: Registry = Registry("true-utility distribution")
 
 
-def register_true_um_distribution(name: str, draw, *, help: str, hexagon: bool, title: str = "", check=None) -> TrueUmDistribution:
+def register_true_um_distribution(name: str, draw, *, help: str, hexagon: bool, title: str = "", check=None, reads_sd: bool = False) -> TrueUmDistribution:
     """Add a distribution of true utility matrices; its code is its position. See
     :class:`TrueUmDistribution` for the arguments.
 
@@ -81,7 +85,7 @@ def register_true_um_distribution(name: str, draw, *, help: str, hexagon: bool, 
     :mod:`mcrank.engine`) is imported, in every process that runs kernels: the kernels' switches
     are generated then, and a RuntimeError says so afterwards.
     """
-    record = TrueUmDistribution(name, len(TRUE_UM_DISTRIBUTIONS), help, hexagon, draw, title or f"{name} true utility matrices", check)
+    record = TrueUmDistribution(name, len(TRUE_UM_DISTRIBUTIONS), help, hexagon, draw, title or f"{name} true utility matrices", check, reads_sd)
     return TRUE_UM_DISTRIBUTIONS.add(record)
 
 
@@ -167,7 +171,7 @@ def _check_true_um_sd(sd: float, what: str, ask: str) -> None:
         raise ValueError(
             f"{what} must be at most {MAX_TRUE_UM_SD:g} for the gaussian true-utility distribution, got {sd:g}: "
             f"above that the gaussian truncated to the hexagon is uniform within 1 %, so use the uniform distribution "
-            f"({ask.format('uniform')}), drawn directly, rather than rejection at about 2 pi sd^2 / 3 proposals per point ({2 * math.pi * sd**2 / 3:.2g} here)"
+            f"({ask.format('uniform')}), drawn directly, rather than rejection at about 2 pi sd^2 / 3 proposals per point ({2 * math.pi * sd * sd / 3:.2g} here)"
         )
 
 
@@ -185,6 +189,7 @@ register_true_um_distribution(
     hexagon=True,
     title="Truncated gaussian true utility matrices",
     check=_check_true_um_sd,
+    reads_sd=True,
 )
 
 
@@ -256,5 +261,6 @@ register_true_um_distribution(
     hexagon=False,
     title="Gaussian-elements true utility matrices",
     check=_check_positive_sd,
+    reads_sd=True,
 )
 TRUE_UM_DISTRIBUTIONS.builtins_registered()

@@ -159,7 +159,7 @@ def test_bad_input_is_one_line_and_exit_code_2(capsys, args, fragment):
         (["--rate-beta", "1e-20", "1e-20"], "must sum to at least 0.001"),
         (["--rate-beta", "1e-10", "1e-10"], "must sum to at least 0.001"),
         (["--true-um", "gaussian", "--true-um-sd", "1e6"], "true_um_sd must be at most 10"),
-        (["--true-um", "gaussian", "--true-um-sd", "1e4"], "--true-um uniform"),
+        (["--true-um", "gaussian", "--true-um-sd", "1e4"], "true_um=\"uniform\""),
     ],
 )
 def test_settings_whose_sampler_never_returns_are_refused_before_the_run(capsys, monkeypatch, args, fragment):

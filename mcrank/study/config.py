@@ -46,6 +46,11 @@ MAX_ROC_MU = 38.0
 #: sd 1): wider and the curves are corners to double precision.
 ROC_SIGMA_BOUNDS = (1e-3, 1e3)
 
+#: Range of the Dirichlet parameter of the class proportions (see :func:`_checked`).
+MIN_CONCENTRATION, MAX_CONCENTRATION = 0.01, 1e12
+#: Closest a fixed prevalence of the roc study may come to 0 or 1 (see :func:`_checked_prevalence`).
+MIN_PREVALENCE = 1e-6
+
 #: Maximum number of samples a study accepts (the counts are int64; this keeps runs finite).
 MAX_SAMPLES = MAX_STUDY_SAMPLES  # mcrank._validation says why it differs from evaluate's
 #: How the perturbed utility matrix's percentage is estimated: by drawing the errors, or by
@@ -466,8 +471,13 @@ def _checked(config: StudyConfig) -> dict:
         elements = " or ".join(d.name for d in TRUE_UM_DISTRIBUTIONS.values() if not d.hexagon)
         raise ValueError(f"the true-utility distribution {true_um!r} is the paper's hexagon of two-class matrices; for {classes} classes choose {elements}")
     if distribution.check is not None:
-        distribution.check(true_um_sd, "true_um_sd", 'true_um = "{0}" or --true-um {0}')
+        distribution.check(true_um_sd, "true_um_sd", 'true_um="{0}"')
     class_concentration = check_positive(config.class_concentration, "class_concentration")
+    if not MIN_CONCENTRATION <= class_concentration <= MAX_CONCENTRATION:
+        raise ValueError(
+            f"class_concentration must be from {MIN_CONCENTRATION:g} to {MAX_CONCENTRATION:g}, got {class_concentration:g}: below, the "
+            "Dirichlet's gamma draws underflow to 0 and the class proportions are 0/0; above, they are equal to within rounding"
+        )
     error = check_choice(config.error, ERROR_MODELS, "error model")
     if config.estimator is not None:
         estimator = check_choice(config.estimator, _ESTIMATORS, "estimator")
@@ -522,6 +532,10 @@ _USED_WHEN = {
     "class_proportion": (lambda c: c.true_um in HEXAGON_DISTRIBUTIONS, "a hexagon distribution of two-class utility matrices (true_um)"),
     "class_concentration": (lambda c: c.true_um not in HEXAGON_DISTRIBUTIONS, "an element-wise true-utility distribution (true_um)"),
     "fbeta_beta": (lambda c: "fbeta" in c.metrics, "the fbeta metric among the metrics"),
+    "true_um_sd": (
+        lambda c: TRUE_UM_DISTRIBUTIONS[c.true_um].reads_sd,
+        "the true-utility distributions " + " and ".join(name for name, d in TRUE_UM_DISTRIBUTIONS.items() if d.reads_sd) + " (true_um)",
+    ),
 }
 
 
@@ -561,6 +575,11 @@ def _checked_prevalence(value) -> float:
     prevalence = as_float(value, "prevalence")
     if not 0.0 < prevalence < 1.0:
         raise ValueError(f"prevalence (the fraction of class 0) must lie in (0, 1), got {prevalence!r}")
+    if not MIN_PREVALENCE <= prevalence <= 1.0 - MIN_PREVALENCE:
+        raise ValueError(
+            f"prevalence must be at least {MIN_PREVALENCE:g} from 0 and from 1, got {prevalence!r}: closer, the rarer class "
+            "weighs less in a yield than its rounding, and every pair ties"
+        )
     return prevalence
 
 
