@@ -41,6 +41,8 @@ __all__ = ["ERROR_MODELS", "MAX_INPUT_BYTES", "EvaluationInput", "ItemLabels", "
 
 #: The error models of the utility matrix, those of :func:`mcrank.samplers.perturb_um`.
 ERROR_MODELS = tuple(_SAMPLER_ERROR_MODELS)
+#: The error model of an uncertain utility that names none: the first registered, as for a study.
+DEFAULT_ERROR_MODEL = ERROR_MODELS[0]
 _FILE_KEYS = ("classifiers", "utility", "classes", "description")
 _CSV_COLUMNS = ("classifier", "output", "true", "count")
 #: Larger counts are not all exact in floating point (2**53 + 1 is read as 2**53): the checks
@@ -71,7 +73,7 @@ class UtilityAssessment:
     matrices: np.ndarray | None = None
     probabilities: np.ndarray | None = None
     sd: float | None = None
-    error: str = "gaussian"
+    error: str = DEFAULT_ERROR_MODEL
     source: str = "utility"
 
     def describe(self) -> str:
@@ -190,7 +192,7 @@ def parse_utility(value, *, source: str = "utility") -> UtilityAssessment:
         raise ValueError(f"{source}: unknown key {unknown[0]!r}; expected 'matrix', or 'matrices' with 'probabilities', and optionally 'sd' and 'error'")
     sd = None if value.get("sd") is None else check_positive(_real(value["sd"], f"{source}: sd"), f"{source}: sd")
     try:
-        error = check_choice(value.get("error", "gaussian"), ERROR_MODELS, "error model")
+        error = check_choice(value.get("error", DEFAULT_ERROR_MODEL), ERROR_MODELS, "error model")
     except ValueError as failure:
         raise ValueError(f"{source}: {failure}") from None
     if ("matrix" in value) == ("matrices" in value):

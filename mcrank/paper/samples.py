@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from mcrank.results import atomic_write_bytes, atomic_write_text, provenance
-from mcrank.samplers import ERROR_MODELS, perturb_um, sample_rates, sample_true_um_xy
+from mcrank.samplers import ERROR_MODELS, TRUE_UM_DISTRIBUTIONS, perturb_um, sample_rates, sample_true_um_xy
 from mcrank.study.config import StudyConfig
 from mcrank.study.experiments import FIGURE_SETTINGS, read_toml
 
@@ -174,7 +174,9 @@ def _draw_rates(rng, settings) -> dict:
 
 def _draw_true_um(rng, settings) -> dict:
     """Fig. 4: ``n`` truncated gaussian true utility matrices, as points (x, y) of eq. (12)."""
-    x, y = sample_true_um_xy(settings["n"], distribution="gaussian", sd=settings["sd"], rng=rng)
+    # The paper's fig. 4 draws its gaussian distribution: the one on the hexagon with an sd.
+    gaussian = next(name for name, d in TRUE_UM_DISTRIBUTIONS.items() if d.hexagon and d.reads_sd)
+    x, y = sample_true_um_xy(settings["n"], distribution=gaussian, sd=settings["sd"], rng=rng)
     return {"x": x, "y": y}
 
 
