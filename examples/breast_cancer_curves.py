@@ -64,7 +64,9 @@ def report(y_true, scores, *, samples: int = 10_000) -> tuple[str, object]:
     names, pairs = list(scores), list(curves.probability_better)
     lines = [f"{test_set.items} tumours, {int(test_set.positive.sum())} malignant (prevalence {curves.prevalence:.3f})", "",
              "Net benefit [95 % posterior band]; P(a > b): posterior probability that a's net benefit is higher"]  # fmt: skip
-    lines.append(f"{'p_t':>5} {'treat all':>9}" + "".join(f" {n:>24}" for n in names) + "".join(f" {a[:3] + '>' + b[:3]:>8}" for a, b in pairs))
+    lines.append(
+        f"{'p_t':>5} {'treat all':>9}" + "".join(f" {n:>24}" for n in names) + "".join(f" {a[:3] + '>' + b[:3]:>8}" for a, b in pairs)
+    )
     for t in PRINTED:
         k = int(np.argmin(np.abs(curves.thresholds - t)))
         row = f"{t:>5.2f} {curves.treat_all[k]:>+9.3f}"

@@ -43,8 +43,7 @@ DECISIONS = ["treat", "dismiss", "another test"]
 def main():
     X, y = load_breast_cancer(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.4, stratify=y, random_state=SEED)
-    print(f"breast-cancer data: {len(y_train)} patients to train, {len(y_test)} to test, "
-          f"{np.mean(y == MALIGNANT):.0%} malignant")
+    print(f"breast-cancer data: {len(y_train)} patients to train, {len(y_test)} to test, {np.mean(y == MALIGNANT):.0%} malignant")
 
     print("\n1. Three classifiers ranked by utility yield (utility per patient, eq. 9)")
     classifiers = {
@@ -55,8 +54,7 @@ def main():
     rows = []
     for name, classifier in classifiers.items():
         predicted = classifier.fit(X_train, y_train).predict(X_test)
-        rows.append((utility_score(y_test, predicted, utility=UTILITY, labels=LABELS),
-                     accuracy_score(y_test, predicted), name))
+        rows.append((utility_score(y_test, predicted, utility=UTILITY, labels=LABELS), accuracy_score(y_test, predicted), name))
     print(f"   {'classifier':<22}{'utility':>9}{'accuracy':>10}")
     for value, accuracy, name in sorted(rows, reverse=True):
         print(f"   {name:<22}{value:>9.4f}{accuracy:>10.4f}")
@@ -87,8 +85,9 @@ def main():
     ]:
         counts = [np.sum(chosen == decision) for decision in DECISIONS]
         print(f"   {name:<36}{value:>9.4f}   {counts[0]:>6}{counts[1]:>8}{counts[2]:>13}")
-    missed = [np.sum((chosen == "dismiss") & (y_test == MALIGNANT))
-              for chosen in (plain_decisions, two.predict(X_test), three.predict(X_test))]
+    missed = [
+        np.sum((chosen == "dismiss") & (y_test == MALIGNANT)) for chosen in (plain_decisions, two.predict(X_test), three.predict(X_test))
+    ]
     print(f"   malignant tumours dismissed: {missed[0]} by predict, {missed[1]} and {missed[2]} by UtilityClassifier")
 
 

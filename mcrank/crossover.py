@@ -47,7 +47,12 @@ def _table(rows: list[dict]) -> list[dict]:
         raise ValueError("a crossover needs a sweep: at least two utility rows with different sds")
     metrics = sorted((r for r in rows if r["name"] != "utility"), key=lambda r: r["incorrect_pct"])
     return [
-        {"metric": r["name"], "incorrect_pct": r["incorrect_pct"], "se_pct": r["se_pct"], **_crossing(grid, r["incorrect_pct"], r["se_pct"])}
+        {
+            "metric": r["name"],
+            "incorrect_pct": r["incorrect_pct"],
+            "se_pct": r["se_pct"],
+            **_crossing(grid, r["incorrect_pct"], r["se_pct"]),
+        }
         for r in metrics
     ]
 

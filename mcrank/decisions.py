@@ -97,9 +97,7 @@ def _check_probabilities(probabilities, n_classes: int | None = None) -> np.ndar
     if p.ndim != 2:
         raise ValueError(f"probabilities must have shape (items, classes), got shape {p.shape}")
     if n_classes is not None and p.shape[1] != n_classes:
-        raise ValueError(
-            f"probabilities have {p.shape[1]} classes (columns) but utility has {n_classes} (one column per true class)"
-        )
+        raise ValueError(f"probabilities have {p.shape[1]} classes (columns) but utility has {n_classes} (one column per true class)")
     if not np.all(np.isfinite(p)):
         raise ValueError("probabilities contain NaN or infinite values")
     outside = np.flatnonzero(np.any((p < 0) | (p > 1), axis=1))
@@ -107,9 +105,7 @@ def _check_probabilities(probabilities, n_classes: int | None = None) -> np.ndar
         raise ValueError(f"probabilities must lie in [0, 1]; item {outside[0]} has {p[outside[0]].tolist()}")
     off = np.flatnonzero(np.abs(p.sum(axis=1) - 1.0) > SUM_TOLERANCE)
     if off.size:
-        raise ValueError(
-            f"each item's probabilities must sum to 1 (within {SUM_TOLERANCE:g}); item {off[0]} sums to {p[off[0]].sum():.9g}"
-        )
+        raise ValueError(f"each item's probabilities must sum to 1 (within {SUM_TOLERANCE:g}); item {off[0]} sums to {p[off[0]].sum():.9g}")
     return p
 
 
@@ -127,8 +123,7 @@ def _check_prior(values, n_classes: int, what: str, *, positive: bool) -> np.nda
         # the correction would not be the one typed, and no training set is that lopsided.
         small = prior[np.argmax(prior < SMALLEST_NORMAL)]
         raise ValueError(
-            f"{what} must be at least {SMALLEST_NORMAL:.3g} (the smallest normal float; it divides the "
-            f"probabilities), got {float(small)!r}"
+            f"{what} must be at least {SMALLEST_NORMAL:.3g} (the smallest normal float; it divides the probabilities), got {float(small)!r}"
         )
     if abs(prior.sum() - 1.0) > SUM_TOLERANCE:
         raise ValueError(f"{what} must sum to 1 (within {SUM_TOLERANCE:g}), got a sum of {prior.sum():.9g}")
@@ -140,9 +135,7 @@ def _corrected(p: np.ndarray, priors, training_priors) -> np.ndarray:
     if priors is None and training_priors is None:
         return p
     if priors is None or training_priors is None:
-        raise ValueError(
-            "give both priors and training_priors (the class frequencies in use and in training), or neither"
-        )
+        raise ValueError("give both priors and training_priors (the class frequencies in use and in training), or neither")
     n_classes = p.shape[1]
     prior = _check_prior(priors, n_classes, "priors", positive=False)
     training = _check_prior(training_priors, n_classes, "training_priors", positive=True)

@@ -77,7 +77,9 @@ class TrueUmDistribution:
 TRUE_UM_DISTRIBUTIONS: Registry = Registry("true-utility distribution")
 
 
-def register_true_um_distribution(name: str, draw, *, help: str, hexagon: bool, title: str = "", check=None, reads_sd: bool = False) -> TrueUmDistribution:
+def register_true_um_distribution(
+    name: str, draw, *, help: str, hexagon: bool, title: str = "", check=None, reads_sd: bool = False
+) -> TrueUmDistribution:
     """Add a distribution of true utility matrices; its code is its position. See
     :class:`TrueUmDistribution` for the arguments.
 
@@ -85,7 +87,9 @@ def register_true_um_distribution(name: str, draw, *, help: str, hexagon: bool, 
     :mod:`mcrank.engine`) is imported, in every process that runs kernels: the kernels' switches
     are generated then, and a RuntimeError says so afterwards.
     """
-    record = TrueUmDistribution(name, len(TRUE_UM_DISTRIBUTIONS), help, hexagon, draw, title or f"{name} true utility matrices", check, reads_sd)
+    record = TrueUmDistribution(
+        name, len(TRUE_UM_DISTRIBUTIONS), help, hexagon, draw, title or f"{name} true utility matrices", check, reads_sd
+    )
     return TRUE_UM_DISTRIBUTIONS.add(record)
 
 

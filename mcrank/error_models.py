@@ -70,7 +70,9 @@ class ErrorModel:
 ERROR_MODELS: Registry = Registry("error model")
 
 
-def register_error_model(name: str, perturb, *, help: str, closed_form: bool = False, two_class_kernel: bool = False, check=None) -> ErrorModel:
+def register_error_model(
+    name: str, perturb, *, help: str, closed_form: bool = False, two_class_kernel: bool = False, check=None
+) -> ErrorModel:
     """Add an error model; its code is its position. See :class:`ErrorModel` for the arguments.
 
     Call it before :mod:`mcrank.samplers` (so before :mod:`mcrank.study` or

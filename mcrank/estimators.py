@@ -47,13 +47,19 @@ class Estimator:
         """A ValueError if this estimator cannot estimate under ``error_model``."""
         if self.needs_closed_form and not error_model.closed_form:
             admitted = " or ".join(e.name for e in ERROR_MODELS.values() if e.closed_form)
-            raise ValueError(f"the {self.name} estimator needs {admitted} errors; with {error_model.name} errors the estimator is {default_estimator(False).name!r}")
+            raise ValueError(
+                f"the {self.name} estimator needs {admitted} errors; with {error_model.name} errors the estimator is {default_estimator(False).name!r}"
+            )
 
 
 #: Every estimator by name, in the order registered (its code).
 ESTIMATORS: Registry = Registry("estimator")
 ESTIMATORS.add(Estimator("sample", 0, "draw the errors, as the paper (any error model)"))
-ESTIMATORS.add(Estimator("conditional", 1, "the closed-form probability of misranking each pair (gaussian errors; their default)", needs_closed_form=True))
+ESTIMATORS.add(
+    Estimator(
+        "conditional", 1, "the closed-form probability of misranking each pair (gaussian errors; their default)", needs_closed_form=True
+    )
+)
 ESTIMATORS.builtins_registered()
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 
 __all__ = ["ReproduceReport", "check_out_directory", "draw_figures", "reproduce", "write_crossovers"]
 
+
 @dataclass
 class ReproduceReport:
     """What a reproduce run did: studies run and skipped, samples and figures drawn and
@@ -148,7 +149,9 @@ def reproduce(
             _log("compiling the kernels (first run after an install or a change, tens of seconds)...", quiet)
         _log(f"{label}: {experiment.config.samples:,} pairs, {len(experiment.config.sds)} sd(s)...", quiet)
         result = run_study(experiment.config, jobs=jobs, progress=progress)
-        report.files += write_study(result, out, experiment.name, description=experiment.description, source=str(experiment.path), keep_same=True)
+        report.files += write_study(
+            result, out, experiment.name, description=experiment.description, source=str(experiment.path), keep_same=True
+        )
         report.ran.append(experiment.name)
         _log(f"{label}: done in {result.wall_time:.1f} s", quiet)
     documents = {e.name: read_study(out / f"{e.name}.json") for e in studies}
@@ -170,7 +173,14 @@ def write_crossovers(documents: dict, out, *, before_write=None) -> list[Path]:
 
 
 def draw_figures(
-    documents: dict, out, settings: dict, *, force: bool = False, quiet: bool = True, report: ReproduceReport | None = None, before_write=None
+    documents: dict,
+    out,
+    settings: dict,
+    *,
+    force: bool = False,
+    quiet: bool = True,
+    report: ReproduceReport | None = None,
+    before_write=None,
 ) -> ReproduceReport:
     """The samples of figs 2-6 into ``out/samples``, then figs 1-11 (PNG and PDF) into
     ``out/figures``, each skipped when up to date (see the module docstring) unless ``force``.

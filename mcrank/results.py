@@ -22,7 +22,7 @@ import stat
 import subprocess
 import sys
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -195,7 +195,7 @@ def provenance() -> dict:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "revision": source_revision(),
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
 
@@ -250,7 +250,9 @@ def source_revision() -> dict | None:
     if root is None:
         return None
     try:
-        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30, check=True
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     changes = uncommitted_changes()
@@ -332,7 +334,9 @@ def study_csv(document: dict) -> str:
     return rows_to_csv(document["rows"], comments=comments)
 
 
-def write_study(result, directory, name: str, *, description: str = "", source: str | None = None, keep_same: bool = False, before_write=None) -> tuple[Path, ...]:
+def write_study(
+    result, directory, name: str, *, description: str = "", source: str | None = None, keep_same: bool = False, before_write=None
+) -> tuple[Path, ...]:
     """Write a :class:`~mcrank.study.StudyResult` as ``<name>.csv`` then ``<name>.json``.
 
     Parameters

@@ -37,7 +37,7 @@ from mcrank.decisions import (
     optimal_decisions,
 )
 
-__all__ = ["UtilityClassifier", "make_utility_scorer", "utility_score"]
+__all__ = ["UtilityClassifier", "make_utility_scorer", "utility_score"]  # noqa: F822 - UtilityClassifier comes from __getattr__, on use
 
 
 #: The first scikit-learn with ``__sklearn_tags__`` and ``expected_failed_checks``.
@@ -126,14 +126,11 @@ def _resolve_labels(utility: np.ndarray, labels, decisions, *, observed=()) -> t
     if classes is not None and classes.shape[0] != n_classes:
         hint = "" if labels is not None else "; pass labels= to name the classes in the utility's column order"
         raise ValueError(
-            f"utility has {n_classes} columns (one per true class) but there are {classes.shape[0]} classes "
-            f"{classes.tolist()}{hint}"
+            f"utility has {n_classes} columns (one per true class) but there are {classes.shape[0]} classes {classes.tolist()}{hint}"
         )
     if decisions is None:
         if n_decisions != n_classes:
-            raise ValueError(
-                f"utility is {n_decisions}x{n_classes}: a rectangular utility needs decisions= naming its {n_decisions} rows"
-            )
+            raise ValueError(f"utility is {n_decisions}x{n_classes}: a rectangular utility needs decisions= naming its {n_decisions} rows")
         return classes, classes
     outputs = _as_labels(decisions, "decisions")
     _check_unique(outputs, "decisions")
@@ -419,18 +416,14 @@ def _utility_classifier_class():
                 first = CALIBRATION_METHODS.get(self.calibration) if isinstance(self.calibration, str) else None
                 if first is None:
                     raise ValueError(
-                        f"calibration must be None or one of {', '.join(map(repr, CALIBRATION_METHODS))}, "
-                        f"got {self.calibration!r}"
+                        f"calibration must be None or one of {', '.join(map(repr, CALIBRATION_METHODS))}, got {self.calibration!r}"
                     )
                 if _sklearn_version() < first:
-                    raise ValueError(
-                        f"calibration={self.calibration!r} needs scikit-learn >= {'.'.join(map(str, first))}"
-                    )
+                    raise ValueError(f"calibration={self.calibration!r} needs scikit-learn >= {'.'.join(map(str, first))}")
                 needed = ("predict_proba", "decision_function")  # CalibratedClassifierCV takes either
             if not hasattr(self.estimator, "fit") or not any(hasattr(self.estimator, name) for name in needed):
                 raise ValueError(
-                    f"estimator must be a classifier with {' or '.join(needed)} (eq. 20 weighs its probabilities), "
-                    f"got {self.estimator!r}"
+                    f"estimator must be a classifier with {' or '.join(needed)} (eq. 20 weighs its probabilities), got {self.estimator!r}"
                 )
             if self.calibration is None:
                 return clone(self.estimator)
@@ -529,9 +522,7 @@ def _utility_classifier_class():
             _, decisions = _resolve_labels(utility, classes, self.decisions)
             if self.priors is not None or self.training_priors is not None:
                 if self.priors is None or self.training_priors is None:
-                    raise ValueError(
-                        "give both priors and training_priors (the class frequencies in use and in training), or neither"
-                    )
+                    raise ValueError("give both priors and training_priors (the class frequencies in use and in training), or neither")
                 _check_prior(self.priors, classes.shape[0], "priors", positive=False)
                 _check_prior(self.training_priors, classes.shape[0], "training_priors", positive=True)
             return utility, decisions
@@ -570,9 +561,7 @@ def _utility_classifier_class():
                 Labels from ``decisions_``; a tie goes to the first decision of the utility.
             """
             probabilities = self.predict_proba(X)
-            chosen = optimal_decisions(
-                probabilities, self.utility_, priors=self.priors, training_priors=self.training_priors
-            )
+            chosen = optimal_decisions(probabilities, self.utility_, priors=self.priors, training_priors=self.training_priors)
             return self.decisions_[chosen]
 
         def score(self, X, y, sample_weight=None):

@@ -200,8 +200,7 @@ def xy_from_um(utility, *, invalid: str = "raise") -> tuple[np.ndarray, np.ndarr
     ordered = (u00 >= u10) & (u11 >= u01)
     if invalid == "raise" and not np.all(ordered):
         raise ValueError(
-            "utility matrix rewards misclassification over correct classification "
-            "(U00 < U10 or U11 < U01): it has no place in the hexagon"
+            "utility matrix rewards misclassification over correct classification (U00 < U10 or U11 < U01): it has no place in the hexagon"
         )
     x = np.where(u00 < 1, 1 - u00, 0.0) - np.where(u11 < 1, 1 - u11, 0.0)
     y = np.where(u01 > 0, u01, 0.0) - np.where(u10 > 0, u10, 0.0)

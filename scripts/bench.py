@@ -77,9 +77,17 @@ from mcrank._jit import jit
 from mcrank.engine import run_study
 from mcrank.engine.binary import _count_chunk, study_arguments
 from mcrank.engine.counts import new_counts
-from mcrank.samplers import ERROR_MODELS, HEXAGON_DISTRIBUTIONS, _draw_columns, _draw_multinomial, _draw_proportions, _draw_utility, _on_hexagon
-from mcrank.study import StudyConfig
 from mcrank.metrics import PAPER_METRICS
+from mcrank.samplers import (
+    ERROR_MODELS,
+    HEXAGON_DISTRIBUTIONS,
+    _draw_columns,
+    _draw_multinomial,
+    _draw_proportions,
+    _draw_utility,
+    _on_hexagon,
+)
+from mcrank.study import StudyConfig
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from numpy_oracle import run_oracle  # noqa: E402  (the oracle lives with the tests)
@@ -235,6 +243,7 @@ def outputs_per_normal(n: int) -> float:
 
 def variates_per_pair(config: StudyConfig, pairs: int, per_normal: float) -> tuple[float, float]:
     """(uniforms, normals) the engine draws per pair for ``config``, counted on one chunk."""
+
     def consumed(sds):
         study = study_arguments(config)._replace(sds=np.array(sds, dtype=float))
         counts = new_counts(study)
@@ -313,11 +322,17 @@ def print_estimators(results: dict, samples: int, out=sys.stdout) -> None:
     target = " (target: >= 2x less time to the same SE, 4x the goal)" if samples == TARGET_PAIRS else ""
     print(f"(e) conditional against sample estimator, gaussian sweep of 51 sds, {samples:.0e} pairs, all cores{target}:", file=out)
     t = results["time"]
-    print(f"  time: sample {t['sample']:.3f} s, conditional {t['conditional']:.3f} s; sample / conditional "
-          f"{results['time_ratio']:.2f}x (median of paired rounds)", file=out)
+    print(
+        f"  time: sample {t['sample']:.3f} s, conditional {t['conditional']:.3f} s; sample / conditional "
+        f"{results['time_ratio']:.2f}x (median of paired rounds)",
+        file=out,
+    )
     for sd, ratio in results["variance_ratio"].items():
-        print(f"  sd {sd:<4g}  variance sample / conditional {ratio:5.2f}x   time to the same SE: "
-              f"{results['time_to_se_gain'][sd]:5.2f}x less", file=out)
+        print(
+            f"  sd {sd:<4g}  variance sample / conditional {ratio:5.2f}x   time to the same SE: "
+            f"{results['time_to_se_gain'][sd]:5.2f}x less",
+            file=out,
+        )
 
 
 @jit
@@ -392,7 +407,8 @@ def measure_classes(samples: int, jobs: int, repeat: int) -> dict:
         study, pairs = class_arguments(single), 10_000
         _class_sampler_floor(np.random.default_rng(3), 10, study)
         consumed = {
-            "engine": outputs_consumed(lambda rng: _class_chunk(rng, rng, rng, pairs, study, new_counts(study)), np.random.default_rng(2)) / pairs,
+            "engine": outputs_consumed(lambda rng: _class_chunk(rng, rng, rng, pairs, study, new_counts(study)), np.random.default_rng(2))
+            / pairs,
             "floor": outputs_consumed(lambda rng: _class_floor(rng, pairs, n), np.random.default_rng(2)) / pairs,
         }
         times = round_times(
@@ -425,16 +441,24 @@ def print_classes(results: dict, samples: int, cores: int, out=sys.stdout) -> No
         per_pair = e["oracle_per_pair"] * samples
         used = e["outputs_per_pair"]
         print(f"  n = {n:2d}  64-bit outputs per pair: engine {used['engine']:.3f}, floor loop {used['floor']:.3f}", file=out)
-        print(f"          floor: the same variates {e['floor']:.3f} s; the engine's samplers and matrices {e['samplers']:.3f} s "
-              f"({e['samplers'] / e['floor']:.2f}x the variates)", file=out)
+        print(
+            f"          floor: the same variates {e['floor']:.3f} s; the engine's samplers and matrices {e['samplers']:.3f} s "
+            f"({e['samplers'] / e['floor']:.2f}x the variates)",
+            file=out,
+        )
         for name, label in (("single", "one setting (sd 0.1)"), ("sweep", "sweep of 51 sds")):
             r = e[name]
-            print(f"          {label:21s} 1 job {r['engine']:.3f} s: {r['ratio']:.2f}x the variates, "
-                  f"{r['samplers_ratio']:.2f}x the samplers", file=out)
+            print(
+                f"          {label:21s} 1 job {r['engine']:.3f} s: {r['ratio']:.2f}x the variates, {r['samplers_ratio']:.2f}x the samplers",
+                file=out,
+            )
         all_cores = e["all_cores"] / samples
-        print(f"          oracle / engine per pair: 1 job {e['oracle_per_pair'] / e['engine_per_pair']:.1f}x (ceiling "
-              f"oracle / floor {per_pair / e['floor']:.1f}x); all cores {e['oracle_per_pair'] / all_cores:.1f}x (ceiling "
-              f"x {cores} cores {cores * per_pair / e['floor']:.1f}x); 1e6 pairs on all cores {e['all_cores']:.3f} s", file=out)
+        print(
+            f"          oracle / engine per pair: 1 job {e['oracle_per_pair'] / e['engine_per_pair']:.1f}x (ceiling "
+            f"oracle / floor {per_pair / e['floor']:.1f}x); all cores {e['oracle_per_pair'] / all_cores:.1f}x (ceiling "
+            f"x {cores} cores {cores * per_pair / e['floor']:.1f}x); 1e6 pairs on all cores {e['all_cores']:.3f} s",
+            file=out,
+        )
 
 
 def evaluate_rss_mib(samples: int) -> float:
@@ -473,8 +497,10 @@ def measure_test_uncertainty(repeat: int, rss_samples=(10**6, 10**8)) -> dict:
     results = {}
     for labels in (ItemLabels(truth, outputs), None):
         for sd in (None, 0.1):
+
             def run(labels=labels, sd=sd, samples=10_000):
                 evaluate(confusions, utility, sd=sd, test_uncertainty=True, samples=samples, rng=1, labels=labels)
+
             run(samples=100)  # warm-up
             results[f"{'labels' if labels is not None else 'matrices'}/{'sd' if sd else 'no sd'}"] = best_time(run, repeat)
     results["rss_mib"] = {samples: evaluate_rss_mib(samples) for samples in rss_samples}
@@ -509,8 +535,10 @@ def measure_decision_curves(repeat: int) -> dict:
     scores = {f"m{k}": 1 / (1 + np.exp(-(x * (1 - 0.2 * k) - 1 + 0.3 * k * rng.normal(size=items)))) for k in range(3)}
     results = {}
     for key, uncertain in (("curves", False), ("with posterior", True)):
+
         def run(uncertain=uncertain):
             decision_curves(y, scores, test_uncertainty=uncertain, rng=1)
+
         run()  # warm-up
         results[key] = best_time(run, repeat)
     return results
@@ -585,8 +613,11 @@ def print_test_sets(results: dict, samples: int, out=sys.stdout) -> None:
     print(f"finite test sets (one sd, {samples:.0e} pairs, 1 job{target}):", file=out)
     for entry in results.values():
         per_pair = 1e9 * entry["engine"] / samples
-        print(f"  n = {entry['classes']}  N = {entry['size']:>6,}  engine {entry['engine']:.3f} s ({per_pair:.0f} ns a pair)  "
-              f"floor {entry['floor']:.3f} s  engine / floor {entry['ratio']:.2f}x", file=out)
+        print(
+            f"  n = {entry['classes']}  N = {entry['size']:>6,}  engine {entry['engine']:.3f} s ({per_pair:.0f} ns a pair)  "
+            f"floor {entry['floor']:.3f} s  engine / floor {entry['ratio']:.2f}x",
+            file=out,
+        )
 
 
 # --- (h) the ROC study ---------------------------------------------------------------------------
@@ -685,7 +716,9 @@ def roc_rss_mib(samples: int, jobs: int) -> float:
         f"run_study(bench.roc_study_config({samples}), jobs={jobs}); "
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     )
-    completed = subprocess.run([sys.executable, "-c", code, str(Path(__file__).resolve().parent)], capture_output=True, text=True, check=True)
+    completed = subprocess.run(
+        [sys.executable, "-c", code, str(Path(__file__).resolve().parent)], capture_output=True, text=True, check=True
+    )
     return int(completed.stdout.split()[-1]) / 1024  # ru_maxrss is in KiB on Linux
 
 
@@ -738,10 +771,16 @@ def print_roc(results: dict, samples: int, out=sys.stdout) -> None:
     print(f"(h) the ROC study, {samples:.0e} pairs, 4 scores, sd 0.1, gaussian errors, 1 job{target}:", file=out)
     r = results
     print(f"  variates per pair: uniforms {r['uniforms_per_pair']:.3f}, normals {r['normals_per_pair']:.3f}", file=out)
-    print(f"  engine {r['engine']:.3f} s ({1e9 * r['engine'] / samples:,.0f} ns a pair); floor {r['floor']:.3f} s; "
-          f"engine / floor {r['ratio']:.2f}x (median of rounds)", file=out)
-    print(f"  NumPy, {r['numpy_pairs']:.0e} pairs: {r['numpy']:.3f} s ({1e9 * r['numpy'] / r['numpy_pairs']:,.0f} ns a pair); "
-          f"numpy / engine per pair {r['numpy_ratio']:.1f}x", file=out)
+    print(
+        f"  engine {r['engine']:.3f} s ({1e9 * r['engine'] / samples:,.0f} ns a pair); floor {r['floor']:.3f} s; "
+        f"engine / floor {r['ratio']:.2f}x (median of rounds)",
+        file=out,
+    )
+    print(
+        f"  NumPy, {r['numpy_pairs']:.0e} pairs: {r['numpy']:.3f} s ({1e9 * r['numpy'] / r['numpy_pairs']:,.0f} ns a pair); "
+        f"numpy / engine per pair {r['numpy_ratio']:.1f}x",
+        file=out,
+    )
     print("  peak RSS: " + ", ".join(f"{n:.0e} pairs {mib:.0f} MiB" for n, mib in r["rss_mib"].items()), file=out)
 
 
@@ -804,6 +843,7 @@ def measure(samples: int, jobs: int, repeat: int, oracle_samples: int, count_sam
     results["single_median"] = {1: results["floor"]["single"]["engine_median"]}
     results["sweep"] = {}
     for error in ERRORS:
+
         def sweep(j, error=error):
             for t in TRUE_UMS:
                 study(samples, jobs=j, true_um=t, error=error, sds=SWEEP_SDS)
@@ -874,13 +914,31 @@ def _table(results: dict) -> list[tuple[str, str, str, str, str, str]]:
         return f"{1e9 * seconds / pairs:,.0f} ns"
 
     for j, t in results["single"].items():
-        rows.append(("(a) one setting: 7 metrics, sd 0.1, gaussian errors", f"{n:.0e}", _jobs_label(j), f"{t:.3f} s", ns(t, n), f"<= {TARGETS['single_setting_s']} s"))
+        rows.append(
+            (
+                "(a) one setting: 7 metrics, sd 0.1, gaussian errors",
+                f"{n:.0e}",
+                _jobs_label(j),
+                f"{t:.3f} s",
+                ns(t, n),
+                f"<= {TARGETS['single_setting_s']} s",
+            )
+        )
     for j, t in results["single_median"].items():
         rows.append((f"    median of the {results['repeat']} runs", f"{n:.0e}", _jobs_label(j), f"{t:.3f} s", ns(t, n), ""))
     for error in ERRORS:
         target = TARGETS[f"sweep_{error}_s"]
         for j, t in results["sweep"][error].items():
-            rows.append((f"(b) sweep: 51 sds x 2 true-UM dists, {error}", f"2 x {n:.0e}", _jobs_label(j), f"{t:.3f} s", ns(t, 2 * n), f"<= {target} s"))
+            rows.append(
+                (
+                    f"(b) sweep: 51 sds x 2 true-UM dists, {error}",
+                    f"2 x {n:.0e}",
+                    _jobs_label(j),
+                    f"{t:.3f} s",
+                    ns(t, 2 * n),
+                    f"<= {target} s",
+                )
+            )
     m = results["oracle_samples"]
     m_sweep = results["oracle_sweep_samples"]
     for key, label, m in [(e, f"one setting, {e} errors", m) for e in ERRORS] + [
@@ -891,7 +949,16 @@ def _table(results: dict) -> list[tuple[str, str, str, str, str, str]]:
         rows.append((f"(c) NumPy oracle, {label}", f"{m:.0e}", "1", f"{entry['oracle']:.3f} s", ns(entry["oracle"], m), ""))
         rows.append(("    engine, same work", f"{m:.0e}", "1", f"{engine:.4f} s", ns(engine, m), ""))
         rows.append(("    oracle / engine", "", "1", f"{entry['oracle'] / engine:.1f}x", "", f">= {TARGETS['oracle_ratio']:.0f}x"))
-        rows.append(("    oracle / floor: the most an engine drawing these could reach", "", "1", f"{entry['oracle'] / entry['floor']:.1f}x", "", ""))
+        rows.append(
+            (
+                "    oracle / floor: the most an engine drawing these could reach",
+                "",
+                "1",
+                f"{entry['oracle'] / entry['floor']:.1f}x",
+                "",
+                "",
+            )
+        )
         if "engine_all_cores" in entry:
             n, t = results["samples"], entry["engine_all_cores"]
             rows.append(("    engine, same setting, more pairs", f"{n:.0e}", "all", f"{t:.3f} s", ns(t, n), ""))
@@ -899,7 +966,9 @@ def _table(results: dict) -> list[tuple[str, str, str, str, str, str]]:
             rows.append(("    oracle / engine, per pair", "", "all", f"{ratio:.1f}x", "", f">= {TARGETS['oracle_ratio']:.0f}x"))
             cores = results["cores"]
             ceiling = cores * entry["oracle"] / entry["floor"]
-            rows.append((f"    oracle / floor x {cores} cores: the most an engine drawing these could reach", "", "all", f"{ceiling:.1f}x", "", ""))
+            rows.append(
+                (f"    oracle / floor x {cores} cores: the most an engine drawing these could reach", "", "all", f"{ceiling:.1f}x", "", "")
+            )
     floors = (
         ("single", "(a)"),
         ("single_truncated", "(a), truncated errors"),
@@ -938,8 +1007,11 @@ def print_report(info: dict, results: dict, load_before, load_after, out=sys.std
         if i == 0:
             print("  ".join("-" * w for w in widths), file=out)
     print("", file=out)
-    print(f"variates per pair drawn by the engine (counted from PCG64 state distances; "
-          f"{results['outputs_per_normal']:.4f} outputs per normal):", file=out)
+    print(
+        f"variates per pair drawn by the engine (counted from PCG64 state distances; "
+        f"{results['outputs_per_normal']:.4f} outputs per normal):",
+        file=out,
+    )
     for key, entry in results["variates_per_pair"].items():
         # Per sd that draws: sd 0 needs no variate.
         sds = 1 if key.startswith("single") else sum(sd > 0 for sd in SWEEP_SDS)

@@ -61,8 +61,10 @@ def row(label: str, draw_population, rng) -> str:
         return f"| {label} | {len(results)} | {100 * wrong.mean():.1f} | 0.0 | - | - |"
     rate = wrong[confident].mean()
     se = np.sqrt(max(rate * (1 - rate), 1 / k) / k)
-    return (f"| {label} | {len(results)} | {100 * wrong.mean():.1f} | {100 * k / len(results):.1f} | "
-            f"{100 * p[confident].mean():.1f} | {100 * rate:.1f} ± {100 * se:.1f} |")
+    return (
+        f"| {label} | {len(results)} | {100 * wrong.mean():.1f} | {100 * k / len(results):.1f} | "
+        f"{100 * p[confident].mean():.1f} | {100 * rate:.1f} ± {100 * se:.1f} |"
+    )
 
 
 def main() -> None:

@@ -19,7 +19,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def main() -> None:
-    print("| prior total | a pair's cell | forest: yield, 95 % interval | P(flip) logistic over forest | P(flip) logistic over svm | yields inside |")
+    print(
+        "| prior total | a pair's cell | forest: yield, 95 % interval | P(flip) logistic over forest | P(flip) logistic over svm | yields inside |"
+    )
     print("|---:|---:|---|---:|---:|---:|")
     for total in (0.01, 0.1, 1.0, 3.0, 9.0, 27.0):
         result = evaluate_file(ROOT / "examples" / "wine_labels.csv", labels=True, utility=ROOT / "examples" / "wine_utility.json",
@@ -28,8 +30,10 @@ def main() -> None:
         low, high = forest.utility_yield_interval
         flips = {(p.better, p.worse): p.flip_probability_test for p in result.pairs}
         inside = sum(c.utility_yield_interval[0] <= c.utility_yield <= c.utility_yield_interval[1] for c in result.classifiers)
-        print(f"| {total:g} | {total / 27:.2g} | {forest.utility_yield:+.3f} [{low:+.3f}, {high:+.3f}] | "
-              f"{flips['logistic', 'forest']:.3f} | {flips['logistic', 'svm']:.3f} | {inside} of {len(result.classifiers)} |")
+        print(
+            f"| {total:g} | {total / 27:.2g} | {forest.utility_yield:+.3f} [{low:+.3f}, {high:+.3f}] | "
+            f"{flips['logistic', 'forest']:.3f} | {flips['logistic', 'svm']:.3f} | {inside} of {len(result.classifiers)} |"
+        )
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
 from numpy_oracle import (
     perturb_gaussian,
     perturb_truncated,

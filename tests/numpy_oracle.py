@@ -215,9 +215,7 @@ def perturb_truncated(utility: np.ndarray, sd: float, rng: np.random.Generator) 
     while pending.size:
         proposal = utility[pending] + rng.normal(0.0, sd, (pending.size, 4))
         admissible = (
-            np.all((proposal >= 0.0) & (proposal <= 1.0), axis=1)
-            & (proposal[:, 0] >= proposal[:, 2])
-            & (proposal[:, 3] >= proposal[:, 1])
+            np.all((proposal >= 0.0) & (proposal <= 1.0), axis=1) & (proposal[:, 0] >= proposal[:, 2]) & (proposal[:, 3] >= proposal[:, 1])
         )
         out[pending[admissible]] = proposal[admissible]
         pending = pending[~admissible]
@@ -242,12 +240,7 @@ def utility_yield(utility: np.ndarray, p: np.ndarray, a: np.ndarray, b: np.ndarr
     -------
     ndarray of shape (n,)
     """
-    return (
-        utility[:, 0] * p * a
-        + utility[:, 1] * (1 - p) * (1 - b)
-        + utility[:, 2] * p * (1 - a)
-        + utility[:, 3] * (1 - p) * b
-    )
+    return utility[:, 0] * p * a + utility[:, 1] * (1 - p) * (1 - b) + utility[:, 2] * p * (1 - a) + utility[:, 3] * (1 - p) * b
 
 
 def metric_score(name: str, p: np.ndarray, a: np.ndarray, b: np.ndarray, *, fbeta_beta: float = 1.0) -> np.ndarray:
@@ -420,9 +413,7 @@ def run_oracle(
 
         d_true = utility_yield(utility, p, a2, b2) - utility_yield(utility, p, a1, b1)
         for name in metrics:
-            d = metric_score(name, p, a2, b2, fbeta_beta=fbeta_beta) - metric_score(
-                name, p, a1, b1, fbeta_beta=fbeta_beta
-            )
+            d = metric_score(name, p, a2, b2, fbeta_beta=fbeta_beta) - metric_score(name, p, a1, b1, fbeta_beta=fbeta_beta)
             metric_incorrect[name] += int(np.count_nonzero(~ranked_correctly(d_true, d)))
         for k, s in enumerate(sds):
             perturbed = perturb(utility, s, rng)

@@ -35,8 +35,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtr
-
 from numpy_oracle import (
     perturb_gaussian,
     perturb_truncated,
@@ -44,6 +42,7 @@ from numpy_oracle import (
     sample_hexagon_uniform,
     utility_from_xy,
 )
+from scipy.special import ndtr
 
 __all__ = [
     "GRID",

@@ -21,7 +21,17 @@ def test_bench_quick_run_prints_the_table(tmp_path):
     )
     assert completed.returncode == 0, completed.stderr
     text = completed.stdout
-    for expected in ("(a) one setting", "median of the 1 runs", "(b) sweep", "(c) NumPy oracle", "oracle / engine", "(d) random-number floor", "engine / floor", "cpu", "oracle / floor x 2 cores"):
+    for expected in (
+        "(a) one setting",
+        "median of the 1 runs",
+        "(b) sweep",
+        "(c) NumPy oracle",
+        "oracle / engine",
+        "(d) random-number floor",
+        "engine / floor",
+        "cpu",
+        "oracle / floor x 2 cores",
+    ):
         assert expected in text, expected
     payload = json.loads(out.read_text())
     assert payload["results"]["samples"] == 3000

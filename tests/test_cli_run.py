@@ -7,7 +7,8 @@ import pytest
 from csv_parts import csv_parts
 
 from mcrank.cli import main
-from mcrank.study import load_experiment, parse_count as parse_samples, parse_sds
+from mcrank.study import load_experiment, parse_sds
+from mcrank.study import parse_count as parse_samples
 
 SMALL = ["--samples", "2000", "--seed", "7", "--quiet"]
 
@@ -26,7 +27,17 @@ def test_json_has_config_and_rows(capsys):
     assert config["seed"] == 7 and config["samples"] == 2000 and config["sds"] == [0.0, 0.1]
     assert "version" in config and config["true_um"] == "uniform" and config["error"] == "gaussian"
     rows = document["rows"]
-    assert [r["name"] for r in rows] == ["accuracy", "tpr", "precision", "balanced_accuracy", "mcc", "fowlkes_mallows", "f1", "utility", "utility"]
+    assert [r["name"] for r in rows] == [
+        "accuracy",
+        "tpr",
+        "precision",
+        "balanced_accuracy",
+        "mcc",
+        "fowlkes_mallows",
+        "f1",
+        "utility",
+        "utility",
+    ]
     for row in rows:
         assert set(row) >= {"name", "sd", "realised_sd", "incorrect_pct", "se_pct"}
         if row["name"] != "utility":
@@ -36,8 +47,8 @@ def test_json_has_config_and_rows(capsys):
 
 def test_json_says_how_it_was_made_as_reproduce_does(capsys, tmp_path):
     from mcrank.engine import run_study
-    from mcrank.study import StudyConfig
     from mcrank.results import write_study
+    from mcrank.study import StudyConfig
 
     code, out, _ = run(capsys, *SMALL, "--format", "json")
     document = json.loads(out)
@@ -159,7 +170,7 @@ def test_bad_input_is_one_line_and_exit_code_2(capsys, args, fragment):
         (["--rate-beta", "1e-20", "1e-20"], "must sum to at least 0.001"),
         (["--rate-beta", "1e-10", "1e-10"], "must sum to at least 0.001"),
         (["--true-um", "gaussian", "--true-um-sd", "1e6"], "true_um_sd must be at most 10"),
-        (["--true-um", "gaussian", "--true-um-sd", "1e4"], "true_um=\"uniform\""),
+        (["--true-um", "gaussian", "--true-um-sd", "1e4"], 'true_um="uniform"'),
     ],
 )
 def test_settings_whose_sampler_never_returns_are_refused_before_the_run(capsys, monkeypatch, args, fragment):
@@ -220,7 +231,7 @@ def test_wrong_types_in_an_experiment_file_are_named(tmp_path, capsys, line, mes
 def test_an_experiment_file_may_start_with_a_byte_order_mark(tmp_path, capsys):
     # Some editors write one; evaluate's JSON reader skips it too.
     path = tmp_path / "bom.toml"
-    path.write_bytes(b"\xef\xbb\xbf" + b'samples = 100\nsds = [0.2]\nseed = 5\n')
+    path.write_bytes(b"\xef\xbb\xbf" + b"samples = 100\nsds = [0.2]\nseed = 5\n")
     assert load_experiment(path).config.sds == (0.2,)
     code, out, err = run(capsys, "--config", str(path), "--format", "json", "--quiet")
     assert code == 0 and err == "" and json.loads(out)["config"]["seed"] == 5
@@ -513,7 +524,10 @@ def test_numbers_and_lists_parse_alike_on_the_command_line(capsys):
     common = ("--samples", "2000", "--metrics", "accuracy", "--jobs", "1", "--quiet", "--format", "csv")
     _, by_exponent, _ = run(capsys, *common, "--seed", "1e3", "--sd", "0.1,0.2")
     _, by_digits, _ = run(capsys, *common, "--seed", "1000", "--sd", "0.1", "0.2")
-    rows = lambda text: [line for line in text.splitlines() if not line.startswith("#")]
+
+    def rows(text):
+        return [line for line in text.splitlines() if not line.startswith("#")]
+
     assert rows(by_exponent) == rows(by_digits) and len(rows(by_digits)) == 4
     code, _, err = run(capsys, *common, "--seed", "1.5")
     assert code == 2 and err.startswith("mcrank run: error: seed must be a whole number")

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numpy_oracle import sample_hexagon_gaussian, sample_hexagon_uniform, sample_rates, utility_from_xy
 from scipy import special, stats
 
 from mcrank.cli import main
 from mcrank.engine import run_study
 from mcrank.engine.conditional import NORMAL_SF_ERROR, _normal_sf_into
 from mcrank.study import StudyConfig
-from numpy_oracle import sample_hexagon_gaussian, sample_hexagon_uniform, sample_rates, utility_from_xy
 
 SWEEP = tuple(np.round(np.linspace(0.0, 0.5, 51), 12))
 

@@ -301,7 +301,9 @@ def test_cli_bad_thresholds_one_line_exit_2_nothing_written(tmp_path, capsys, ar
     assert err.count("\n") == 1 and message in err
 
 
-@pytest.mark.parametrize(("cell", "message"), [("1.5", "not a probability in [0, 1]"), ("nan", "not a finite number"), ("-0.2", "not a probability")])
+@pytest.mark.parametrize(
+    ("cell", "message"), [("1.5", "not a probability in [0, 1]"), ("nan", "not a finite number"), ("-0.2", "not a probability")]
+)
 def test_cli_bad_probabilities_one_line_exit_2_nothing_written(tmp_path, capsys, cell, message):
     path = tmp_path / "scores.csv"
     path.write_text(f"true,m\nevent,0.9\nnone,{cell}\nevent,0.4\n")

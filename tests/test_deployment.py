@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from csv_parts import csv_parts
+
 from mcrank.cli import main
 from mcrank.evaluate import ItemLabels, evaluate, evaluate_file, load_labels
 
@@ -122,7 +122,9 @@ def test_a_class_absent_from_the_test_set_may_only_have_frequency_0():
     with pytest.raises(ValueError, match=r"^class_counts: class '1' has no test items"):
         evaluate(confusions, u, class_counts=[10, 0, 10])
     result = evaluate(confusions, u, class_frequencies=[0.5, 0, 0.5])
-    assert {c.name: c.utility_yield for c in result.classifiers} == pytest.approx({"A": 0.5 * 5 / 7 + 0.5 * 7 / 8, "B": 0.5 * 6 / 7 + 0.5 * 7 / 8})
+    assert {c.name: c.utility_yield for c in result.classifiers} == pytest.approx(
+        {"A": 0.5 * 5 / 7 + 0.5 * 7 / 8, "B": 0.5 * 6 / 7 + 0.5 * 7 / 8}
+    )
 
 
 # --- uncertain frequencies, from counts -------------------------------------------------------
@@ -217,7 +219,9 @@ def test_bad_frequencies_give_one_line_exit_2_and_nothing_written(capsys, option
 
 
 def test_frequencies_within_the_tolerance_are_taken_and_normalised():
-    result = evaluate(TRIAGE["classifiers"], TRIAGE["utility"], classes=TRIAGE["classes"], class_frequencies=[0.3333333, 0.3333333, 0.3333333])
+    result = evaluate(
+        TRIAGE["classifiers"], TRIAGE["utility"], classes=TRIAGE["classes"], class_frequencies=[0.3333333, 0.3333333, 0.3333333]
+    )
     assert sum(result.class_frequencies["deployment"].values()) == pytest.approx(1.0, abs=1e-15)
 
 

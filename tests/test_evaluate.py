@@ -91,7 +91,15 @@ def test_three_class_example_accuracy_picks_the_wrong_classifier():
     for metric_id in ("accuracy", "micro_f1", "mcc"):
         assert len(flagged[metric_id].flipped) == 3
     assert "balanced_accuracy" not in flagged
-    assert set(result.classifiers[0].scores) == {"accuracy", "balanced_accuracy", "macro_f1", "micro_f1", "mcc", "cohen_kappa", "macro_precision"}
+    assert set(result.classifiers[0].scores) == {
+        "accuracy",
+        "balanced_accuracy",
+        "macro_f1",
+        "micro_f1",
+        "mcc",
+        "cohen_kappa",
+        "macro_precision",
+    }
 
 
 def test_uncertain_example_ranks_by_the_expected_matrix():
@@ -403,7 +411,10 @@ def test_ranks_and_disagreements_match_every_pair_compared_one_by_one(monkeypatc
     # Few items, so that many yields and metric values tie; a classifier that never outputs
     # class 0, so that precision is undefined for it.
     rng = np.random.default_rng(11)
-    confusions = {f"c{k}": [[int(a), 6 - int(b)], [4 - int(a), int(b)]] for k, (a, b) in enumerate(zip(rng.integers(0, 5, 70), rng.integers(0, 7, 70)))}
+    confusions = {
+        f"c{k}": [[int(a), 6 - int(b)], [4 - int(a), int(b)]]
+        for k, (a, b) in enumerate(zip(rng.integers(0, 5, 70), rng.integers(0, 7, 70)))
+    }
     confusions["never"] = [[0, 0], [4, 6]]
     utility = [[3, 1], [0, 2]]
     monkeypatch.setattr(ranking, "_RANK_BLOCK", 100)  # ranks computed a block of rows at a time
@@ -541,8 +552,7 @@ def test_rounding_does_not_break_a_tie():
     utility = [[0.1, 0.2], [0.3, 0.7]]
     confusions = {"A": [[35, 5], [5, 35]], "B": [[20, 11], [20, 29]]}
     exact = {
-        name: sum(Fraction(str(u)) * c for urow, crow in zip(utility, m) for u, c in zip(urow, crow))
-        for name, m in confusions.items()
+        name: sum(Fraction(str(u)) * c for urow, crow in zip(utility, m) for u, c in zip(urow, crow)) for name, m in confusions.items()
     }
     assert exact["A"] == exact["B"]
     assert sum(u * c for urow, crow in zip(utility, confusions["B"]) for u, c in zip(urow, crow)) != float(exact["A"])

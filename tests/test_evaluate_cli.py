@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from csv_parts import csv_parts
+
 from mcrank.cli import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -210,50 +210,142 @@ BAD_FILES = [
     ("duplicate.json", '{"classifiers": {"A": [[1, 0], [0, 1]], "A": [[1, 0], [0, 1]]}}', "duplicate key 'A'"),
     ("no_classifiers.json", _with(classifiers={}), "'classifiers' must be a non-empty object"),
     ("not_square.json", _with(classifiers={"A": [[1, 2, 3], [4, 5, 6]]}), "classifier 'A': not square: 2 rows but row 0 has 3"),
-    ("sizes.json", _with(classifiers={"A": [[1, 2], [3, 4]], "B": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}), "'B': the confusion matrix is 3x3 but classifier 'A''s is 2x2"),
-    ("negative.json", _with(classifiers={"A": [[27, 15], [23, 35]], "B": [[-1, 18], [51, 32]]}), "classifier 'B', row 0 (output '0'), column 0 (true '0'): count -1 is negative"),
-    ("fraction.json", _with(classifiers={"A": [[0.27, 0.15], [0.23, 0.35]]}), "count 0.27 is not a whole number (give counts, not fractions)"),
-    ("nan.json", '{"classifiers": {"A": [[1, NaN], [3, 4]]}, "utility": [[1, 0], [0, 1]]}', "row 0 (output '0'), column 1 (true '1'): count nan is NaN"),
-    ("inf.json", '{"classifiers": {"A": [[1, 2], [Infinity, 4]]}, "utility": [[1, 0], [0, 1]]}', "row 1 (output '1'), column 0 (true '0'): count inf is infinite"),
-    ("huge_count.json", _with(classifiers={"A": [[27, 15], [23, 10**400]]}), "huge_count.json: classifier 'A', row 1, column 1: a number too large for a floating-point number"),
-    ("big_count.json", _with(classifiers={"A": [[27, 15], [23, 2**53 + 1]]}), "row 1 (output '1'), column 1 (true '1'): count 9.0072e+15 is too large"),
-    ("huge_utility.json", _with(utility=[[15, -335], [-35, -(10**400)]]), "huge_utility.json: utility, row 1, column 1: a number too large for a floating-point number"),
+    (
+        "sizes.json",
+        _with(classifiers={"A": [[1, 2], [3, 4]], "B": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}),
+        "'B': the confusion matrix is 3x3 but classifier 'A''s is 2x2",
+    ),
+    (
+        "negative.json",
+        _with(classifiers={"A": [[27, 15], [23, 35]], "B": [[-1, 18], [51, 32]]}),
+        "classifier 'B', row 0 (output '0'), column 0 (true '0'): count -1 is negative",
+    ),
+    (
+        "fraction.json",
+        _with(classifiers={"A": [[0.27, 0.15], [0.23, 0.35]]}),
+        "count 0.27 is not a whole number (give counts, not fractions)",
+    ),
+    (
+        "nan.json",
+        '{"classifiers": {"A": [[1, NaN], [3, 4]]}, "utility": [[1, 0], [0, 1]]}',
+        "row 0 (output '0'), column 1 (true '1'): count nan is NaN",
+    ),
+    (
+        "inf.json",
+        '{"classifiers": {"A": [[1, 2], [Infinity, 4]]}, "utility": [[1, 0], [0, 1]]}',
+        "row 1 (output '1'), column 0 (true '0'): count inf is infinite",
+    ),
+    (
+        "huge_count.json",
+        _with(classifiers={"A": [[27, 15], [23, 10**400]]}),
+        "huge_count.json: classifier 'A', row 1, column 1: a number too large for a floating-point number",
+    ),
+    (
+        "big_count.json",
+        _with(classifiers={"A": [[27, 15], [23, 2**53 + 1]]}),
+        "row 1 (output '1'), column 1 (true '1'): count 9.0072e+15 is too large",
+    ),
+    (
+        "huge_utility.json",
+        _with(utility=[[15, -335], [-35, -(10**400)]]),
+        "huge_utility.json: utility, row 1, column 1: a number too large for a floating-point number",
+    ),
     ("overflowing_yield.json", _with(utility=[[1e308, -1e308], [-1e308, 1e308]]), "the utility yields overflow"),
-    ("huge_sd.json", _with(utility={"matrix": [[1, 0], [0, 1]], "sd": 10**400}), "huge_sd.json: utility: sd: a number too large for a floating-point number"),
+    (
+        "huge_sd.json",
+        _with(utility={"matrix": [[1, 0], [0, 1]], "sd": 10**400}),
+        "huge_sd.json: utility: sd: a number too large for a floating-point number",
+    ),
     ("string.json", _with(classifiers={"A": [[1, "2"], [3, 4]]}), "classifier 'A', row 0, column 1: '2' is not a number"),
-    ("test_set.json", _with(classifiers={"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 33]]}), "classifiers 'A' and 'B' have different column totals (true class '1': 50 vs 51): they were not tested on the same test set"),
+    (
+        "test_set.json",
+        _with(classifiers={"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 33]]}),
+        "classifiers 'A' and 'B' have different column totals (true class '1': 50 vs 51): they were not tested on the same test set",
+    ),
     ("zeros.json", _with(classifiers={"A": [[0, 0], [0, 0]]}), "classifier 'A': the confusion matrix is all zeros"),
-    ("utility_size.json", _with(utility=[[1, 0, 0], [0, 1, 0], [0, 0, 1]]), "utility: the utility matrix is 3x3 but the confusion matrices are 2x2"),
+    (
+        "utility_size.json",
+        _with(utility=[[1, 0, 0], [0, 1, 0], [0, 0, 1]]),
+        "utility: the utility matrix is 3x3 but the confusion matrices are 2x2",
+    ),
     ("utility_constant.json", _with(utility=[[2, 2], [2, 2]]), "utility: the utility matrix is constant"),
-    ("utility_nan.json", '{"classifiers": {"A": [[1, 2], [3, 4]]}, "utility": [[1, NaN], [0, 1]]}', "utility, row 0, column 1: utility nan is not finite"),
-    ("negative_probability.json", _with(utility={"matrices": [[[1, 0], [0, 1]], [[1, 0], [0, 0]]], "probabilities": [1.2, -0.2]}), "utility: probabilities[1] = -0.2 is not a probability"),
-    ("probability_sum.json", _with(utility={"matrices": [[[1, 0], [0, 1]], [[1, 0], [0, 0]]], "probabilities": [0.5, 0.6]}), "utility: probabilities sum to 1.1, not 1"),
-    ("probability_count.json", _with(utility={"matrices": [[[1, 0], [0, 1]], [[1, 0], [0, 0]]], "probabilities": [1.0]}), "utility: 2 matrices but 1 probabilities"),
+    (
+        "utility_nan.json",
+        '{"classifiers": {"A": [[1, 2], [3, 4]]}, "utility": [[1, NaN], [0, 1]]}',
+        "utility, row 0, column 1: utility nan is not finite",
+    ),
+    (
+        "negative_probability.json",
+        _with(utility={"matrices": [[[1, 0], [0, 1]], [[1, 0], [0, 0]]], "probabilities": [1.2, -0.2]}),
+        "utility: probabilities[1] = -0.2 is not a probability",
+    ),
+    (
+        "probability_sum.json",
+        _with(utility={"matrices": [[[1, 0], [0, 1]], [[1, 0], [0, 0]]], "probabilities": [0.5, 0.6]}),
+        "utility: probabilities sum to 1.1, not 1",
+    ),
+    (
+        "probability_count.json",
+        _with(utility={"matrices": [[[1, 0], [0, 1]], [[1, 0], [0, 0]]], "probabilities": [1.0]}),
+        "utility: 2 matrices but 1 probabilities",
+    ),
     ("classes_length.json", _with(classes=["long", "short", "medium"]), "3 class names but the confusion matrices are 2x2"),
     ("classes_twice.json", _with(classes=["long", "long"]), "class name 'long' appears twice"),
-    ("newline_name.json", _with(classifiers={"A": [[27, 15], [23, 35]], "x\ny": [[43, 18], [7, 32]]}), "classifier name 'x\\ny' contains the control character '\\n': names are printed one per line"),
+    (
+        "newline_name.json",
+        _with(classifiers={"A": [[27, 15], [23, 35]], "x\ny": [[43, 18], [7, 32]]}),
+        "classifier name 'x\\ny' contains the control character '\\n': names are printed one per line",
+    ),
     ("empty_name.json", _with(classifiers={"": [[27, 15], [23, 35]]}), "a classifier name is empty ('')"),
     ("separator_class.json", _with(classes=["long\u2028", "short"]), "class name 'long\\u2028' contains the control character"),
     ("no_utility.json", _with(utility=None), "no utility matrix: the ranking needs the problem's utilities"),
     ("matrix.txt", "1,2", "unknown file type '.txt'"),
     ("header.csv", "name,output,true,count\nA,0,0,1\n", "line 1: missing column 'classifier'"),
     ("fields.csv", "classifier,output,true,count\nA,0,0\n", "line 2: expected 4 fields, got 3"),
-    ("twice.csv", "classifier,output,true,count,Count\nA,0,0,1,1\n", "line 1: column 'count' appears twice; the header must be classifier,output,true,count"),
+    (
+        "twice.csv",
+        "classifier,output,true,count,Count\nA,0,0,1,1\n",
+        "line 1: column 'count' appears twice; the header must be classifier,output,true,count",
+    ),
     ("extra.csv", "classifier,output,weight,true,count\nA,0,1,0,1\n", "line 1: unexpected column 'weight'"),
     ("count.csv", "classifier,output,true,count\nA,0,0,many\n", "line 2: count 'many' is not a number"),
-    ("huge_count.csv", "classifier,output,true,count\nA,0,0,5\nA,1,1," + "9" * 400 + "\n", "huge_count.csv: classifier 'A', row 1, column 1: a number too large for a floating-point number"),
-    ("repeat.csv", "classifier,output,true,count\nA,0,0,1\nA,1,1,2\nA,0,0,3\n", "line 4: classifier 'A', output '0', true '0' already given on line 2"),
+    (
+        "huge_count.csv",
+        "classifier,output,true,count\nA,0,0,5\nA,1,1," + "9" * 400 + "\n",
+        "huge_count.csv: classifier 'A', row 1, column 1: a number too large for a floating-point number",
+    ),
+    (
+        "repeat.csv",
+        "classifier,output,true,count\nA,0,0,1\nA,1,1,2\nA,0,0,3\n",
+        "line 4: classifier 'A', output '0', true '0' already given on line 2",
+    ),
     ("one_class.csv", "classifier,output,true,count\nA,x,x,5\n", "only one class ('x')"),
-    ("newline_name.csv", 'classifier,output,true,count\nA,0,0,5\n"x\ny",1,1,4\n', "line 3: classifier name 'x\\ny' contains the control character '\\n'"),
+    (
+        "newline_name.csv",
+        'classifier,output,true,count\nA,0,0,5\n"x\ny",1,1,4\n',
+        "line 3: classifier name 'x\\ny' contains the control character '\\n'",
+    ),
     ("tab_class.csv", "classifier,output,true,count\nA,a\tb,a\tb,5\n", "line 2: class name 'a\\tb' contains the control character '\\t'"),
-    ("negative.csv", "classifier,output,true,count\nA,0,0,5\nA,1,0,-2\nA,1,1,4\n", "classifier 'A', row 1 (output '1'), column 0 (true '0'): count -2 is negative"),
-    ("gaps.csv", "classifier,output,true,count\nA,0,0,5\nA,1000000,1,4\n", "class indices must run from 0 without gaps, found 0, 1, 1000000"),
+    (
+        "negative.csv",
+        "classifier,output,true,count\nA,0,0,5\nA,1,0,-2\nA,1,1,4\n",
+        "classifier 'A', row 1 (output '1'), column 0 (true '0'): count -2 is negative",
+    ),
+    (
+        "gaps.csv",
+        "classifier,output,true,count\nA,0,0,5\nA,1000000,1,4\n",
+        "class indices must run from 0 without gaps, found 0, 1, 1000000",
+    ),
     ("empty_class.csv", "classifier,output,true,count\nA,0,,5\n", "line 2: empty 'true' field"),
     ("header_only.csv", "classifier,output,true,count\n", "no data rows below the header"),
     ("huge.csv", 'classifier,output,true,count\nA,0,0,"' + "1" * 200_000 + '"\n', "not valid CSV: field larger than field limit"),
     ("binary.json", "\udcff", "not a text file (not UTF-8)"),
     ("deep.json", "[" * 100_000, "deep.json: nested too deeply to read"),
-    ("deep_utility.json", '{"classifiers": {"A": [[1, 2], [3, 4]]}, "utility": ' + "[" * 500 + "]" * 500 + "}", "deep_utility.json: utility, row 0, column 0: a list is not a number"),
+    (
+        "deep_utility.json",
+        '{"classifiers": {"A": [[1, 2], [3, 4]]}, "utility": ' + "[" * 500 + "]" * 500 + "}",
+        "deep_utility.json: utility, row 0, column 0: a list is not a number",
+    ),
 ]
 
 

@@ -62,9 +62,7 @@ def test_the_labels_are_kept_item_by_item():
         rows = list(csv.DictReader(file))
     assert data.labels.truth.tolist() == [("healthy", "benign", "malignant").index(row["true"]) for row in rows]
     assert list(data.labels.outputs) == ["high-accuracy", "cautious", "in-between"]
-    assert data.labels.outputs["cautious"][:5].tolist() == [
-        ("healthy", "benign", "malignant").index(row["cautious"]) for row in rows[:5]
-    ]
+    assert data.labels.outputs["cautious"][:5].tolist() == [("healthy", "benign", "malignant").index(row["cautious"]) for row in rows[:5]]
 
 
 def test_the_report_says_where_the_class_order_came_from(capsys):
@@ -126,7 +124,10 @@ def test_bad_labels_give_one_line_and_exit_2(capsys, tmp_path, content, options,
 
 BAD_USE = [
     (["--labels", LABELS], "labels need a utility matrix: give one with --utility"),
-    (["--labels", LABELS, "--utility", "[[1, 0], [0, 1]]"], "the labels name 3 classes ('benign', 'healthy', 'malignant') but the utility matrix is 2x2"),
+    (
+        ["--labels", LABELS, "--utility", "[[1, 0], [0, 1]]"],
+        "the labels name 3 classes ('benign', 'healthy', 'malignant') but the utility matrix is 2x2",
+    ),
     ([MATRICES, "--labels", LABELS], "give one input: FILE (confusion matrices) or --labels FILE.csv"),
     ([], "give one input: FILE (confusion matrices) or --labels FILE.csv"),
     ([MATRICES, "--truth", "y"], "--truth names the column of true classes in a --labels file"),

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from csv_parts import csv_parts
+
 from mcrank.cli import SUBCOMMANDS, main
 from mcrank.evaluate import (
     ItemLabels,
@@ -33,7 +33,6 @@ from mcrank.evaluate.report import (
     metric_agreement,
     printable,
     probability_text,
-    render_table,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,7 +79,9 @@ def test_many_classifiers_one_row_each_within_80_columns(capsys, tmp_path, k):
     assert blocks >= 2 and rows == names * blocks
     # Each metric's summary: the pairs it reverses, and Kendall's tau-b.
     agreement = {a["metric"]: a for a in result.metric_agreement()}
-    assert [line.split()[0] for line in out[out.index("Each metric against") :].splitlines() if line.startswith("  ")][1:14] == list(agreement)
+    assert [line.split()[0] for line in out[out.index("Each metric against") :].splitlines() if line.startswith("  ")][1:14] == list(
+        agreement
+    )
     lists = out[out.index("Pairs each metric orders differently") :]
     for d in result.disagreements:
         assert agreement[d.metric]["reversed"] == len(d.flipped)
@@ -179,7 +180,9 @@ def test_str_is_the_cli_report_and_records_are_the_csv_columns(capsys):
     assert code == 0 and str(result) + "\n" == out
     assert "Evaluation(" not in str(result)
     records = result.to_records()
-    _, rows = csv_parts(run(capsys, EXAMPLES / "factory.json", "--test-uncertainty", "--seed", "1", "--samples", "2000", "--format", "csv")[1])
+    _, rows = csv_parts(
+        run(capsys, EXAMPLES / "factory.json", "--test-uncertainty", "--seed", "1", "--samples", "2000", "--format", "csv")[1]
+    )
     assert [r["classifier"] for r in records] == [row["classifier"] for row in rows] == ["A", "B"]
     for record, row in zip(records, rows):
         for key, value in record.items():
@@ -270,7 +273,7 @@ def test_bidi_and_other_non_printing_characters_are_escaped_everywhere(capsys, t
 
 @pytest.mark.parametrize("first", ["=", "+", "-", "@"])
 def test_a_name_that_a_spreadsheet_would_run_is_escaped_in_csv(capsys, tmp_path, first):
-    name = f"{first}HYPERLINK(\"http://x\")"
+    name = f'{first}HYPERLINK("http://x")'
     assert csv_text(name) == "'" + name and csv_text("A") == "A" and csv_text("'quoted") == "'quoted"
     assert csv_text("\tx") == "'\tx" and csv_text("\rx") == "'\rx"  # (control characters are refused in names on input)
     path = tmp_path / "formula.json"
@@ -283,7 +286,7 @@ def test_a_name_that_a_spreadsheet_would_run_is_escaped_in_csv(capsys, tmp_path,
         assert "'" + name in cells
     assert json.loads(run(capsys, path, "--format", "json")[1])["classifiers"][0]["name"] == name
     scores = tmp_path / "scores.csv"
-    scores.write_text(f"true,\"{name}\",c\nyes,0.9,0.8\nno,0.2,0.3\nyes,0.7,0.4\nno,0.1,0.6\n")
+    scores.write_text(f'true,"{name}",c\nyes,0.9,0.8\nno,0.2,0.3\nyes,0.7,0.4\nno,0.1,0.6\n')
     for options in (["--thresholds", "0.5", "--test-uncertainty", "--samples", "100", "--seed", "1"],
                     ["--utility", '{"utility": [[1, -1], [0, 0]], "classes": ["yes", "no"]}', "--threshold-choice", "test"]):  # fmt: skip
         code, out, err = run(capsys, "--scores", scores, "--positive", "yes", "--format", "csv", *options)

@@ -158,5 +158,5 @@ def test_library_errors_name_the_parameter_and_the_cli_the_flag(tmp_path, capsys
             code = line.split("#")[0]
             if "``" in code or not re.match(r"\s*(raise|f?\"|where|\w+ = f?\")", code) and "ValueError(" not in code:
                 continue  # a docstring, or code that is not a message
-            if re.search(r"[\"'][^\"']*--[a-z]", code) and "source: str = \"--utility\"" not in code:
+            if re.search(r"[\"'][^\"']*--[a-z]", code) and 'source: str = "--utility"' not in code:
                 raise AssertionError(f"{module.name}:{number} names a flag: {line.strip()}")

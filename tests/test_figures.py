@@ -11,22 +11,22 @@ import sys
 
 import numpy as np
 import pytest
-from matplotlib.text import Text
 from matplotlib import rcParams
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from mcrank import figures
+from mcrank.confusion import confusion_from_pab
 from mcrank.engine import run_study, sample_pairs
+from mcrank.figures._style import matrix_tex
 from mcrank.figures.fig1_hexagon import FIG1_POINTS
 from mcrank.figures.fig5_perturbation import _cloud_xy
 from mcrank.figures.fig7_sweep import _spread
 from mcrank.figures.yield_vs_metric import _discordant_examples
-from mcrank.figures._style import matrix_tex
 from mcrank.metrics import get_metric
 from mcrank.samplers import perturb_um, sample_rates, sample_true_um_xy
 from mcrank.study import StudyConfig
 from mcrank.utility_space import IDENTITY_UM, utility_yield
-from mcrank.confusion import confusion_from_pab
 
 SDS = (0.0, 0.1, 0.2, 0.3)
 
@@ -84,7 +84,6 @@ def test_the_figures_only_draw():
     modules = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split()
     assert "mcrank.figures.fig7_sweep" in modules
     assert not {"mcrank._rng", "mcrank.samplers", "mcrank.engine"} & set(modules)
-
 
 
 def test_paper_style_restores_rcparams_and_figures_leave_them_alone():
@@ -386,7 +385,9 @@ def test_fig8_draws_the_metrics_the_utility_and_the_crossovers():
 
     def rows(n, shift):
         metric_rows = [dict(name=m, sd=None, incorrect_pct=10.0 + k + n / 10, se_pct=0.05) for k, m in enumerate(("accuracy", "mcc"))]
-        return metric_rows + [dict(name="utility", sd=float(s), realised_sd=float(s), incorrect_pct=shift + 40 * s, se_pct=0.05) for s in sds]
+        return metric_rows + [
+            dict(name="utility", sd=float(s), realised_sd=float(s), incorrect_pct=shift + 40 * s, se_pct=0.05) for s in sds
+        ]
 
     sweeps = {e: {n: rows(n, 1.0 if e == "gaussian" else 0.5) for n in (2, 3, 4)} for e in ("gaussian", "truncated")}
     crossovers = {e: {n: crossover_table(r) for n, r in by_n.items()} for e, by_n in sweeps.items()}
@@ -394,7 +395,12 @@ def test_fig8_draws_the_metrics_the_utility_and_the_crossovers():
     left, right = fig.axes
     assert left.get_xlabel() == right.get_xlabel() == "classes n"
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert labels == ["Accuracy", "Matthews correlation coefficient", "utility matrix, gaussian errors of sd 0.1", "utility matrix, truncated errors of sd 0.1"]
+    assert labels == [
+        "Accuracy",
+        "Matthews correlation coefficient",
+        "utility matrix, gaussian errors of sd 0.1",
+        "utility matrix, truncated errors of sd 0.1",
+    ]
     # The utility at sd 0.1 is 1 + 4 = 5 % under gaussian errors, at every n.
     gaussian = next(line for line in left.get_lines() if line.get_label().startswith("utility matrix, gaussian"))
     np.testing.assert_allclose(gaussian.get_ydata(), [5.0, 5.0, 5.0])

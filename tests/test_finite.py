@@ -7,9 +7,9 @@ import warnings
 
 import numpy as np
 import pytest
+from finite_oracle import binary_count_score, run_finite_oracle
 from scipy import stats
 
-from finite_oracle import binary_count_score, run_finite_oracle
 from mcrank.cli import main
 from mcrank.engine import run_study
 from mcrank.metrics import get_metric

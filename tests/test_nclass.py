@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from nclass_oracle import METRICS, nclass_scores, run_nclass_oracle, sample_utility
 from scipy import stats
 
 from mcrank.cli import main
 from mcrank.engine import run_study
 from mcrank.samplers import perturb_um, sample_class_proportions, sample_conditional_rates, sample_utility_elements
 from mcrank.study import StudyConfig
-from nclass_oracle import METRICS, nclass_scores, run_nclass_oracle, sample_utility
 
 
 def _z(a, b, n):

@@ -32,8 +32,8 @@ def test_the_readme_crossover_rows_are_the_committed_ones():
 
 
 def test_the_committed_results_were_made_with_the_experiment_files():
-    from mcrank.study import load_experiment
     from mcrank.results import is_complete
+    from mcrank.study import load_experiment
 
     for path in sorted(p for p in (ROOT / "experiments").glob("*.toml") if p.name != "figures.toml"):
         assert is_complete(ROOT / "results", path.stem, load_experiment(path).config), path.stem
@@ -41,9 +41,7 @@ def test_the_committed_results_were_made_with_the_experiment_files():
 
 def test_the_constraints_pin_the_versions_that_made_the_results():
     pins = dict(
-        line.split("==")
-        for line in (ROOT / "constraints.txt").read_text().splitlines()
-        if line.strip() and not line.startswith("#")
+        line.split("==") for line in (ROOT / "constraints.txt").read_text().splitlines() if line.strip() and not line.startswith("#")
     )
     for path in sorted((ROOT / "results").glob("*.json")):
         versions = json.loads(path.read_text())["versions"]

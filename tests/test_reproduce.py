@@ -21,9 +21,9 @@ import mcrank.engine
 import mcrank.results
 from mcrank._rng import spawn_generators
 from mcrank.cli import main
+from mcrank.paper.samples import load_figure_settings, plan_samples, read_pairs, read_sample, write_sample
 from mcrank.reproduce import reproduce
 from mcrank.samplers import sample_rates
-from mcrank.paper.samples import load_figure_settings, plan_samples, read_pairs, read_sample, write_sample
 
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 STUDIES = ["fig6_uniform", "fig7_gaussian_gaussian", "fig7_gaussian_truncated", "fig7_uniform_gaussian", "fig7_uniform_truncated"]
@@ -66,7 +66,9 @@ def experiments(tmp_path):
     """The repository's experiment files, with small figure samples so the test is quick."""
     directory = tmp_path / "experiments"
     shutil.copytree(EXPERIMENTS, directory)
-    (directory / "figures.toml").write_text("seed = 3\nyield_vs_metric_matrices = 40\ntrue_um_samples = 200\nperturbation_samples = 200\npairs = 300\n")
+    (directory / "figures.toml").write_text(
+        "seed = 3\nyield_vs_metric_matrices = 40\ntrue_um_samples = 200\nperturbation_samples = 200\npairs = 300\n"
+    )
     return directory
 
 
@@ -91,13 +93,20 @@ def test_reproduce_writes_every_result_and_figure(experiments, tmp_path, capsys)
         assert made["versions"] == document["versions"] and made["date"] == document["date"]
     for name in ROC_STUDIES:
         document = json.loads((out / f"{name}.json").read_text())
-        assert document["config"]["kind"] == "roc" and [r["name"] for r in document["rows"]][:4] == ["auc", "best_accuracy", "best_youden", "best_f1"]
+        assert document["config"]["kind"] == "roc" and [r["name"] for r in document["rows"]][:4] == [
+            "auc",
+            "best_accuracy",
+            "best_youden",
+            "best_f1",
+        ]
         assert 0 < document["rows"][0]["tied_pct"] < 20 and document["rows"][0]["samples"] < 3000
     crossover = list(csv.DictReader(io.StringIO((out / "crossover.csv").read_text())))
     roc = [r for r in crossover if r["experiment"].startswith("roc_")]
     crossover = [r for r in crossover if not r["experiment"].startswith("roc_")]
     paper = {(t, e) for t in ("uniform", "gaussian") for e in ("gaussian", "truncated")}
-    assert {(r["true_um"], r["error"]) for r in crossover if r["classes"] == "2"} == paper | {("uniform-elements", e) for e in ("gaussian", "truncated")}
+    assert {(r["true_um"], r["error"]) for r in crossover if r["classes"] == "2"} == paper | {
+        ("uniform-elements", e) for e in ("gaussian", "truncated")
+    }
     # One crossover table per roc sweep (B ~ Uniform(0, 1)), after the others.
     assert {r["experiment"] for r in roc} == {f"roc_{t}_{e}" for t, e in paper}
     assert {r["metric"] for r in roc} == {"auc", "best_accuracy", "best_youden", "best_f1"}
@@ -294,7 +303,7 @@ def test_an_interrupted_reproduce_resumes_where_it_stopped(experiments, tmp_path
 @pytest.mark.parametrize(
     "text, fragment",
     [
-        ('samples = 100\nseed = 1\nsigma = 0.1\n', "unknown key 'sigma'"),
+        ("samples = 100\nseed = 1\nsigma = 0.1\n", "unknown key 'sigma'"),
         ("samples = [\n", "not valid TOML"),
         ('samples = 100\nsds = "0:1"\nseed = 1\n', "start:stop:step"),
         ("samples = 100\n", "key 'seed' is missing"),
@@ -394,7 +403,9 @@ def test_samples_into_the_default_results_by_another_spelling_are_refused(experi
 
 def test_two_sweeps_of_the_same_setting_are_refused(experiments, tmp_path, capsys):
     (experiments / "zz_copy.toml").write_text((experiments / "fig7_uniform_gaussian.toml").read_text())
-    code = main(["reproduce", "--experiments", str(experiments), "--out", str(tmp_path / "r"), "--samples", "500", "--quiet", "--no-figures"])
+    code = main(
+        ["reproduce", "--experiments", str(experiments), "--out", str(tmp_path / "r"), "--samples", "500", "--quiet", "--no-figures"]
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "fig7_uniform_gaussian" in err[0] and "zz_copy" in err[0]
 
@@ -440,7 +451,9 @@ def repository(tmp_path, monkeypatch):
     for name in ("fig6_uniform", "fig7_uniform_gaussian"):
         text = (EXPERIMENTS / f"{name}.toml").read_text()
         (root / "experiments" / f"{name}.toml").write_text(re.sub(r"(?m)^samples = .*$", "samples = 2000", text))
-    (root / "experiments" / "figures.toml").write_text("seed = 3\nyield_vs_metric_matrices = 40\ntrue_um_samples = 200\nperturbation_samples = 200\npairs = 300\n")
+    (root / "experiments" / "figures.toml").write_text(
+        "seed = 3\nyield_vs_metric_matrices = 40\ntrue_um_samples = 200\nperturbation_samples = 200\npairs = 300\n"
+    )
     changes = []
     monkeypatch.setattr(mcrank.paper.committed, "repository_root", lambda: root)
     monkeypatch.setattr(mcrank.paper.committed, "uncommitted_changes", lambda: list(changes))
@@ -495,10 +508,17 @@ def test_a_dirty_tree_does_not_write_into_the_committed_results_unless_allowed(r
     changes += ["mcrank/engine/binary.py", "experiments/new.toml", "mcrank/a.py", "mcrank/b.py"]
     code, err = _reproduce(capsys, *arguments)
     assert code == 2 and len(err) == 1 and not out.exists(), err
-    assert "uncommitted changes (mcrank/engine/binary.py, experiments/new.toml, mcrank/a.py and 1 more)" in err[0] and "--allow-dirty" in err[0]
+    assert (
+        "uncommitted changes (mcrank/engine/binary.py, experiments/new.toml, mcrank/a.py and 1 more)" in err[0]
+        and "--allow-dirty" in err[0]
+    )
     # Allowed: written, said on stderr even in a quiet run, and recorded as modified.
     code, err = _reproduce(capsys, *arguments, "--allow-dirty")
-    assert code == 0 and len(err) == 1 and err[0].startswith("reproduce: warning: writing into results/ although the source tree has uncommitted changes"), err
+    assert (
+        code == 0
+        and len(err) == 1
+        and err[0].startswith("reproduce: warning: writing into results/ although the source tree has uncommitted changes")
+    ), err
     assert json.loads((out / "fig6_uniform.json").read_text())["revision"]["modified"] is True
     # Nothing to write: nothing to refuse, from any tree.
     assert _reproduce(capsys, *arguments) == (0, [])

@@ -9,11 +9,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy.special import ndtr, ndtri
-
-from mcrank import roc
-from mcrank.engine import run_study
-from mcrank.study import StudyConfig
 from numpy_oracle import perturb_gaussian, sample_hexagon_uniform, utility_from_xy
 from roc_oracle import (
     GRID,
@@ -27,6 +22,11 @@ from roc_oracle import (
     run_roc_oracle,
     yield_at,
 )
+from scipy.special import ndtr, ndtri
+
+from mcrank import roc
+from mcrank.engine import run_study
+from mcrank.study import StudyConfig
 
 #: Hand-picked classifiers: hooks near f = 0 (sigma < 1) and near f = 1 (sigma > 1), equal
 #: variances, the prior's edges.
@@ -272,9 +272,7 @@ SETTINGS = [
     pytest.param(dict(true_um="uniform", error="gaussian", sds=(0.1, 0.2)), id="uniform-gaussian-random-B"),
     pytest.param(dict(true_um="uniform", error="truncated", sds=(0.1, 0.2), prevalence=0.2), id="uniform-truncated-B0.2"),
     pytest.param(dict(true_um="gaussian", error="gaussian", sds=(0.1,), prevalence=0.2), id="gaussian-gaussian-B0.2"),
-    pytest.param(
-        dict(true_um="gaussian", error="truncated", sds=(0.05, 0.3)), id="gaussian-truncated-random-B", marks=pytest.mark.slow
-    ),
+    pytest.param(dict(true_um="gaussian", error="truncated", sds=(0.05, 0.3)), id="gaussian-truncated-random-B", marks=pytest.mark.slow),
 ]
 
 
@@ -332,7 +330,10 @@ def test_the_same_seed_gives_the_same_rows_with_any_number_of_jobs():
     config = StudyConfig(kind="roc", samples=100_000, seed=70, sds=(0.1, 0.2), error="truncated", chunk_size=20_000)
     one = run_study(config, jobs=1).rows()
     assert one == run_study(config, jobs=2).rows()
-    assert one != run_study(StudyConfig(kind="roc", samples=100_000, seed=71, sds=(0.1, 0.2), error="truncated", chunk_size=20_000), jobs=1).rows()
+    assert (
+        one
+        != run_study(StudyConfig(kind="roc", samples=100_000, seed=71, sds=(0.1, 0.2), error="truncated", chunk_size=20_000), jobs=1).rows()
+    )
 
 
 BAD = [

@@ -24,7 +24,9 @@ def test_the_roc_study_prints_its_scores_the_utility_rows_and_the_pairs_tied_in_
     code, out, err = run(capsys, *SMALL, "--sd", "0.1", "0.2")
     assert code == 0 and err == ""
     lines = out.splitlines()
-    assert lines[0].startswith("4,000 pairs of scoring classifiers (binormal ROC, mu ~ U(0, 3), log sigma ~ U(log 0.5, log 2)); B ~ Uniform(0, 1)")
+    assert lines[0].startswith(
+        "4,000 pairs of scoring classifiers (binormal ROC, mu ~ U(0, 3), log sigma ~ U(log 0.5, log 2)); B ~ Uniform(0, 1)"
+    )
     assert "% of pairs tied in truth" in lines[1]
     names = [line.split()[0] for line in lines[4:]]
     assert names == ["auc", "best_accuracy", "best_youden", "best_f1", "utility", "utility"]
@@ -47,7 +49,9 @@ def test_the_records_of_a_roc_study_hold_its_parameters_and_none_of_another_kind
     assert sum(document["batches"]["samples"]) == rows[0]["samples"]
     assert [sum(column) for column in zip(*document["batches"]["incorrect"])] == [row["incorrect"] for row in rows]
     # The record rebuilds the config, as reproduce reads it back.
-    assert StudyConfig.from_dict({k: v for k, v in config.items() if k != "version"}).to_dict() == {k: v for k, v in config.items() if k != "version"}
+    assert StudyConfig.from_dict({k: v for k, v in config.items() if k != "version"}).to_dict() == {
+        k: v for k, v in config.items() if k != "version"
+    }
 
 
 def test_a_confusion_study_records_exactly_what_it_did_before_there_were_kinds():
@@ -87,7 +91,12 @@ def test_bad_input_of_the_roc_study_is_one_line_and_exit_2_and_writes_nothing(ca
 
 
 @pytest.mark.parametrize(
-    "args, flag", [(["--prevalence", "0.3"], "--prevalence"), (["--roc-mu-range", "0", "3"], "--roc-mu-range"), (["--roc-sigma-range", "1", "1"], "--roc-sigma-range")]
+    "args, flag",
+    [
+        (["--prevalence", "0.3"], "--prevalence"),
+        (["--roc-mu-range", "0", "3"], "--roc-mu-range"),
+        (["--roc-sigma-range", "1", "1"], "--roc-sigma-range"),
+    ],
 )
 def test_an_option_of_the_roc_study_given_to_another_kind_is_refused(capsys, tmp_path, args, flag):
     out = tmp_path / "result.csv"

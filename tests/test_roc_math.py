@@ -67,7 +67,9 @@ def test_best_threshold_is_the_grid_maximum(seed):
         assert_at_grid_max(value, grid_yield(utility, prevalence, mu, sigma), fpr)
         # The yield at the returned threshold is the returned yield.
         t = roc.binormal_tpr(fpr, mu, sigma)
-        at = prevalence * (utility[0, 0] * t + utility[1, 0] * (1 - t)) + (1 - prevalence) * (utility[0, 1] * fpr + utility[1, 1] * (1 - fpr))
+        at = prevalence * (utility[0, 0] * t + utility[1, 0] * (1 - t)) + (1 - prevalence) * (
+            utility[0, 1] * fpr + utility[1, 1] * (1 - fpr)
+        )
         assert at == pytest.approx(value, abs=1e-9)
 
 
@@ -109,7 +111,9 @@ def test_sigma_exactly_one_is_the_linear_case(mu):
         if mu > 0:
             x = (math.log(a / d) - mu * mu / 2) / mu
             interior = prevalence * (0.1 + 0.9 * ndtr(mu + x)) + (1 - prevalence) * (0.8 - 0.5 * ndtr(x))
-            assert value == pytest.approx(max(interior, 0.1 * prevalence + 0.8 * (1 - prevalence), prevalence + 0.3 * (1 - prevalence)), rel=1e-14)
+            assert value == pytest.approx(
+                max(interior, 0.1 * prevalence + 0.8 * (1 - prevalence), prevalence + 0.3 * (1 - prevalence)), rel=1e-14
+            )
     # And next to sigma = 1 the quadratic's leading coefficient is tiny: no jump.
     values = [roc.best_threshold(utility, 0.4, mu, s)[1] for s in (1 - 1e-12, 1.0, 1 + 1e-12)]
     assert max(values) - min(values) < 1e-10

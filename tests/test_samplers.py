@@ -16,7 +16,14 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from mcrank.samplers import _draw_truncated_normal_01, _fill_truncated_columns, perturb_um, sample_class_proportion, sample_rates, sample_true_um_xy
+from mcrank.samplers import (
+    _draw_truncated_normal_01,
+    _fill_truncated_columns,
+    perturb_um,
+    sample_class_proportion,
+    sample_rates,
+    sample_true_um_xy,
+)
 from mcrank.utility_space import um_from_xy
 
 N = 200_000

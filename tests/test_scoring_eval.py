@@ -169,7 +169,9 @@ def test_auc_disagreement_is_flagged():
     assert [m.name for m in result.models] == ["early", "smooth"]
     assert by_name["smooth"].auc_rank == 1 and by_name["early"].auc_rank == 2
     assert result.auc_disagreements == (("early", "smooth"),)
-    agreeing = rank_scoring(scored_test_set(y, {"smooth": smooth, "worse": smooth + 2 * rng.normal(size=300)}), COSTLY, threshold_choice="test")
+    agreeing = rank_scoring(
+        scored_test_set(y, {"smooth": smooth, "worse": smooth + 2 * rng.normal(size=300)}), COSTLY, threshold_choice="test"
+    )
     assert agreeing.auc_disagreements == ()
 
 

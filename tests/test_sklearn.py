@@ -25,7 +25,6 @@ from sklearn.model_selection import (  # noqa: E402
     TunedThresholdClassifierCV,
     cross_val_score,
 )
-from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier
@@ -61,6 +60,7 @@ def _model():
 
 # --- scikit-learn's estimator checks --------------------------------------------------------
 
+
 # "identity" sizes the utility to the classes seen in fit, so every check passes, whatever
 # number of classes it fits on, and whatever the estimator inside: a tree (which accepts NaN
 # and multi-output targets itself) and calibrated probabilities too.
@@ -83,8 +83,7 @@ def test_check_estimator_with_a_tree_inside_passes_in_one_call():
 
 
 _FITS_MORE_CLASSES = (
-    "fits on 3 or 4 classes: a 2x2 utility cannot weigh them, and fit says so with a one-line "
-    "ValueError, the intended behaviour"
+    "fits on 3 or 4 classes: a 2x2 utility cannot weigh them, and fit says so with a one-line ValueError, the intended behaviour"
 )
 #: The checks a fixed binary utility cannot meet, and why (scikit-learn 1.9).
 BINARY_UTILITY_EXPECTED_FAILURES = {
@@ -164,9 +163,7 @@ def test_labels_fix_the_class_order():
     utility = np.arange(9.0).reshape(3, 3)  # sorted order a, b, c
     order = [2, 0, 1]  # c, a, b
     permuted = utility[np.ix_(order, order)]
-    assert utility_score(y_true, y_pred, utility=utility) == utility_score(
-        y_true, y_pred, utility=permuted, labels=["c", "a", "b"]
-    )
+    assert utility_score(y_true, y_pred, utility=utility) == utility_score(y_true, y_pred, utility=permuted, labels=["c", "a", "b"])
 
 
 def test_mixed_label_types_keep_their_types():
@@ -182,32 +179,24 @@ def test_scorer_in_grid_search_picks_the_model_of_a_hand_written_loop():
     X, y = make_classification(n_samples=300, n_features=8, weights=[0.7], flip_y=0.05, random_state=0)
     cv = StratifiedKFold(4, shuffle=True, random_state=0)
     grid = [0.001, 0.003, 0.01, 0.1, 1.0, 10.0]
-    search = GridSearchCV(
-        LogisticRegression(), {"C": grid}, scoring=make_utility_scorer(BINARY_UTILITY, labels=[0, 1]), cv=cv
-    ).fit(X, y)
+    search = GridSearchCV(LogisticRegression(), {"C": grid}, scoring=make_utility_scorer(BINARY_UTILITY, labels=[0, 1]), cv=cv).fit(X, y)
     by_hand = []
     for C in grid:
         folds = [
-            utility_score(
-                y[test], LogisticRegression(C=C).fit(X[train], y[train]).predict(X[test]), utility=BINARY_UTILITY, labels=[0, 1]
-            )
+            utility_score(y[test], LogisticRegression(C=C).fit(X[train], y[train]).predict(X[test]), utility=BINARY_UTILITY, labels=[0, 1])
             for train, test in cv.split(X, y)
         ]
         by_hand.append(np.mean(folds))
     assert len(set(by_hand)) > 2, "the grid should separate the models"
     np.testing.assert_allclose(search.cv_results_["mean_test_score"], by_hand, rtol=1e-12)
     assert search.best_params_["C"] == grid[int(np.argmax(by_hand))]
-    scores = cross_val_score(
-        LogisticRegression(C=grid[0]), X, y, scoring=make_utility_scorer(BINARY_UTILITY, labels=[0, 1]), cv=cv
-    )
+    scores = cross_val_score(LogisticRegression(C=grid[0]), X, y, scoring=make_utility_scorer(BINARY_UTILITY, labels=[0, 1]), cv=cv)
     assert np.mean(scores) == pytest.approx(by_hand[0], rel=1e-12)
 
 
 def test_scorer_in_tuned_threshold_and_eq20_as_a_threshold(cancer):
     X, y = cancer
-    tuned = TunedThresholdClassifierCV(
-        _model(), scoring=make_utility_scorer(BINARY_UTILITY, labels=[0, 1]), cv=5, random_state=0
-    ).fit(X, y)
+    tuned = TunedThresholdClassifierCV(_model(), scoring=make_utility_scorer(BINARY_UTILITY, labels=[0, 1]), cv=5, random_state=0).fit(X, y)
     # Few items of these data have middling probabilities, so the tuned threshold lies anywhere
     # on a wide plateau: only check that it ran and scored in the utility's range.
     assert 0 < tuned.best_threshold_ < 1 and 0 <= tuned.best_score_ <= 1
@@ -253,9 +242,7 @@ def test_three_classes_square_rectangular_and_identity(iris):
     np.testing.assert_array_equal(chosen, np.array(decisions)[optimal_decisions(probabilities, refer)])
     assert set(chosen) == set(decisions)
     np.testing.assert_array_equal(referring.decisions_, decisions)
-    assert referring.score(X, y) == pytest.approx(
-        utility_score(y, chosen, utility=refer, labels=[0, 1, 2], decisions=decisions), rel=1e-15
-    )
+    assert referring.score(X, y) == pytest.approx(utility_score(y, chosen, utility=refer, labels=[0, 1, 2], decisions=decisions), rel=1e-15)
 
 
 def test_labels_reorder_the_utility_and_may_name_unseen_classes(iris):
@@ -299,9 +286,9 @@ def test_fit_passes_sample_weight_to_the_estimator(cancer):
 def test_grid_search_and_pickle_of_the_meta_estimator(cancer):
     X, y = cancer
     decisions = ["treat", "dismiss", "test"]
-    search = GridSearchCV(
-        UtilityClassifier(_model(), TREAT_DISMISS_TEST, decisions=decisions), {"estimator__C": [0.01, 1.0]}, cv=3
-    ).fit(X, y)
+    search = GridSearchCV(UtilityClassifier(_model(), TREAT_DISMISS_TEST, decisions=decisions), {"estimator__C": [0.01, 1.0]}, cv=3).fit(
+        X, y
+    )
     scorer = make_utility_scorer(TREAT_DISMISS_TEST, labels=[0, 1], decisions=decisions)
     by_scorer = GridSearchCV(
         UtilityClassifier(_model(), TREAT_DISMISS_TEST, decisions=decisions), {"estimator__C": [0.01, 1.0]}, cv=3, scoring=scorer
@@ -342,9 +329,7 @@ def test_calibration_takes_a_decision_function_and_sample_weight(cancer):
 
 def test_calibration_is_a_parameter_grid_search_can_choose(iris):
     X, y = iris
-    search = GridSearchCV(
-        UtilityClassifier(_model(), "identity", cv=3), {"calibration": ["sigmoid", "isotonic"]}, cv=3
-    ).fit(X, y)
+    search = GridSearchCV(UtilityClassifier(_model(), "identity", cv=3), {"calibration": ["sigmoid", "isotonic"]}, cv=3).fit(X, y)
     assert search.best_params_["calibration"] in ("sigmoid", "isotonic")
     assert search.best_estimator_.cv == 3
 
@@ -364,8 +349,14 @@ def test_column_vector_y_is_accepted_with_scikit_learns_warning(iris):
     [
         (([0, 1, 1], [0, 1], {"utility": np.eye(2)}), "y_true has 3 items but y_pred has 2"),
         (([0, 2, 1], [0, 1, 1], {"utility": np.eye(2), "labels": [0, 1]}), "y_true holds 2, which labels does not name"),
-        (([0, 1, 1], [0, 1, "x"], {"utility": TREAT_DISMISS_TEST, "labels": [0, 1], "decisions": [0, 1, "t"]}), "y_pred holds 'x', which decisions does not name"),
-        (([0, 1, 2], [0, 1, 1], {"utility": np.eye(2)}), "utility has 2 columns (one per true class) but there are 3 classes [0, 1, 2]; pass labels="),
+        (
+            ([0, 1, 1], [0, 1, "x"], {"utility": TREAT_DISMISS_TEST, "labels": [0, 1], "decisions": [0, 1, "t"]}),
+            "y_pred holds 'x', which decisions does not name",
+        ),
+        (
+            ([0, 1, 2], [0, 1, 1], {"utility": np.eye(2)}),
+            "utility has 2 columns (one per true class) but there are 3 classes [0, 1, 2]; pass labels=",
+        ),
         (([0, 1], [0, 1], {"utility": TREAT_DISMISS_TEST}), "a rectangular utility needs decisions= naming its 3 rows"),
         (([0, 1], [0, 1], {"utility": TREAT_DISMISS_TEST, "decisions": [0, 1]}), "decisions names 2 decisions but utility has 3 rows"),
         (([0, 1], [0, 1], {"utility": np.eye(2), "labels": [0, 0]}), "labels must not repeat a label: 0"),
@@ -374,12 +365,27 @@ def test_column_vector_y_is_accepted_with_scikit_learns_warning(iris):
         (([], [], {"utility": np.eye(2)}), "y_true is empty"),
         (([0, 1], [0, 1], {"utility": [[1, np.nan], [0, 1]]}), "utility contains NaN"),
         (([0, "a"], [0, 1], {"utility": np.eye(2)}), "mixed types"),
-        (([0, 1], [0, 1], {"utility": np.eye(2) * (1 + 1j)}), "utility must be a matrix of shape (decisions, classes) of real numbers, got complex values"),
-        (([0, 1], [0, 1], {"utility": [[1, 0], [0]]}), "utility must be a matrix of shape (decisions, classes) of numbers, with rows of equal length"),
-        (([0, 1], [0, 1], {"utility": [["1", "0"], ["0", "1"]]}), "utility must be a matrix of shape (decisions, classes) of numbers, got strings such as '1'"),
+        (
+            ([0, 1], [0, 1], {"utility": np.eye(2) * (1 + 1j)}),
+            "utility must be a matrix of shape (decisions, classes) of real numbers, got complex values",
+        ),
+        (
+            ([0, 1], [0, 1], {"utility": [[1, 0], [0]]}),
+            "utility must be a matrix of shape (decisions, classes) of numbers, with rows of equal length",
+        ),
+        (
+            ([0, 1], [0, 1], {"utility": [["1", "0"], ["0", "1"]]}),
+            "utility must be a matrix of shape (decisions, classes) of numbers, got strings such as '1'",
+        ),
         (([0, 1], [0, 1], {"utility": np.eye(2), "sample_weight": [np.nan, 1.0]}), "sample_weight must be finite and non-negative"),
-        (([0, 1], [0, 1], {"utility": np.eye(2), "sample_weight": [1j, 1.0]}), "sample_weight must be an array of shape (n_samples,) of real numbers, got complex values"),
-        (([0, 1], [0, 1], {"utility": np.eye(2), "sample_weight": ["1", "2"]}), "sample_weight must be an array of shape (n_samples,) of numbers, got strings such as '1'"),
+        (
+            ([0, 1], [0, 1], {"utility": np.eye(2), "sample_weight": [1j, 1.0]}),
+            "sample_weight must be an array of shape (n_samples,) of real numbers, got complex values",
+        ),
+        (
+            ([0, 1], [0, 1], {"utility": np.eye(2), "sample_weight": ["1", "2"]}),
+            "sample_weight must be an array of shape (n_samples,) of numbers, got strings such as '1'",
+        ),
         (([0, 1], [0, 1], {"utility": np.eye(2), "sample_weight": [0.0, 0.0]}), "sample_weight sums to 0"),
     ],
 )
@@ -397,11 +403,17 @@ def test_sample_weights_and_utilities_near_the_float_limits_give_finite_scores()
     assert plain == pytest.approx((1 + 2 + 3 * 0.25 + 4) / 10, rel=1e-15)
     # Weights whose sum overflows (it was NaN) and subnormal weights: the same weighted mean.
     big = np.finfo(float).max / 4
-    assert utility_score(y_true, y_pred, utility=utility, sample_weight=[big / 4, big / 2, 3 * big / 4, big]) == pytest.approx(plain, rel=1e-15)
-    assert utility_score(y_true, y_pred, utility=utility, sample_weight=[5e-324, 1e-323, 1.5e-323, 2e-323]) == pytest.approx(plain, rel=1e-15)
+    assert utility_score(y_true, y_pred, utility=utility, sample_weight=[big / 4, big / 2, 3 * big / 4, big]) == pytest.approx(
+        plain, rel=1e-15
+    )
+    assert utility_score(y_true, y_pred, utility=utility, sample_weight=[5e-324, 1e-323, 1.5e-323, 2e-323]) == pytest.approx(
+        plain, rel=1e-15
+    )
     # Utilities near the float limit: their mean is finite.
     huge = utility * np.finfo(float).max
-    assert utility_score(y_true, y_pred, utility=huge) == pytest.approx(utility_score(y_true, y_pred, utility=utility) * np.finfo(float).max, rel=1e-15)
+    assert utility_score(y_true, y_pred, utility=huge) == pytest.approx(
+        utility_score(y_true, y_pred, utility=utility) * np.finfo(float).max, rel=1e-15
+    )
 
 
 def test_scorer_refuses_a_utility_of_the_wrong_width_at_once():
@@ -422,9 +434,19 @@ def test_scorer_refuses_a_utility_of_the_wrong_width_at_once():
         (_model(), np.eye(3) * 1j, {}, "utility must be a matrix of shape (decisions, classes) of real numbers, got complex values"),
         (_model(), [[1, 0, 0], [0, 1]], {}, "utility must be a matrix of shape (decisions, classes) of numbers, with rows of equal length"),
         (_model(), [["1", "0", "0"]] * 3, {}, "utility must be a matrix of shape (decisions, classes) of numbers, got strings such as '1'"),
-        (_model(), np.eye(3), {"calibration": "platt"}, "calibration must be None or one of 'sigmoid', 'isotonic', 'temperature', got 'platt'"),
+        (
+            _model(),
+            np.eye(3),
+            {"calibration": "platt"},
+            "calibration must be None or one of 'sigmoid', 'isotonic', 'temperature', got 'platt'",
+        ),
         (_model(), np.eye(3), {"cv": 3}, "cv sets the folds of the calibration, but calibration is None (got cv=3)"),
-        (_model(), np.eye(3), {"priors": [0.2, 0.3, 0.5], "training_priors": [0.0, 0.5, 0.5]}, "training_priors must be at least 2.23e-308"),
+        (
+            _model(),
+            np.eye(3),
+            {"priors": [0.2, 0.3, 0.5], "training_priors": [0.0, 0.5, 0.5]},
+            "training_priors must be at least 2.23e-308",
+        ),
     ],
 )
 def test_meta_estimator_bad_input_raises_one_line(iris, estimator, utility, options, message):
@@ -439,7 +461,9 @@ def test_a_two_column_y_is_refused_by_name(iris, estimator):
     # A tree accepts multi-output y itself; UtilityClassifier takes one decision per item.
     X, y = iris
     for target in (np.column_stack([y, y]), np.column_stack([y, y]).tolist()):
-        with pytest.raises(ValueError, match=re.escape("y must hold one class label per item, of shape (n_samples,), got shape (150, 2)")) as caught:
+        with pytest.raises(
+            ValueError, match=re.escape("y must hold one class label per item, of shape (n_samples,), got shape (150, 2)")
+        ) as caught:
             UtilityClassifier(estimator, "identity").fit(X, target)
         assert "\n" not in str(caught.value)
     with pytest.raises(ValueError, match=re.escape("y must hold one class label per item, of shape (n_samples,)")):
@@ -479,9 +503,7 @@ def test_an_old_scikit_learn_says_which_version_it_needs(monkeypatch):
 
 
 def test_example_runs_and_prints_its_three_sections():
-    result = subprocess.run(
-        [sys.executable, "-W", "error", str(EXAMPLE)], capture_output=True, text=True, timeout=120, check=False
-    )
+    result = subprocess.run([sys.executable, "-W", "error", str(EXAMPLE)], capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     for section in (

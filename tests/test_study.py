@@ -49,8 +49,23 @@ def test_the_defaults_follow_the_number_of_classes():
 
 
 def test_text_parses_alike_for_every_parameter():
-    values = parse_values({"samples": "1e3", "seed": "2e2", "chunk_size": "1e4", "sds": ["0.1,0.2", "0:0.2:0.1"], "metrics": ["accuracy,f1", "mcc"], "error": None})
-    assert values == {"samples": 1000, "seed": 200, "chunk_size": 10_000, "sds": (0.1, 0.2, 0.0, 0.1, 0.2), "metrics": ("accuracy", "f1", "mcc")}
+    values = parse_values(
+        {
+            "samples": "1e3",
+            "seed": "2e2",
+            "chunk_size": "1e4",
+            "sds": ["0.1,0.2", "0:0.2:0.1"],
+            "metrics": ["accuracy,f1", "mcc"],
+            "error": None,
+        }
+    )
+    assert values == {
+        "samples": 1000,
+        "seed": 200,
+        "chunk_size": 10_000,
+        "sds": (0.1, 0.2, 0.0, 0.1, 0.2),
+        "metrics": ("accuracy", "f1", "mcc"),
+    }
     with pytest.raises(ValueError, match="seed must be a whole number"):
         parse_values({"seed": "1.5"})
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mcrank.cli import main
-from mcrank.evaluate import ItemLabels, evaluate, evaluate_file, load_labels
+from mcrank.evaluate import ItemLabels, evaluate, load_labels
 from mcrank.evaluate.uncertainty import posterior_uncertainty
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -181,7 +181,22 @@ def test_identical_classifiers_are_tied_not_a_probability(capsys):
     result = evaluate(same, [[15, -335], [-35, 165]], test_uncertainty=True, samples=2000, rng=5)
     (pair,) = result.pairs
     assert pair.flip_probability_test is None and pair.flip_probability_both is None
-    assert main(["evaluate", str(EXAMPLES / "factory.json"), "--utility", "[[1, 0], [0, 1]]", "--test-uncertainty", "--seed", "1", "--samples", "1000"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                str(EXAMPLES / "factory.json"),
+                "--utility",
+                "[[1, 0], [0, 1]]",
+                "--test-uncertainty",
+                "--seed",
+                "1",
+                "--samples",
+                "1000",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "How sure the ranking is" in out and "95% interval" in out
 
@@ -266,10 +281,12 @@ def test_the_csv_says_which_probabilities_are_exact(capsys):
             "--test-uncertainty", "--samples", "2000", "--seed", "1", "--format", "csv"]  # fmt: skip
     assert main(argv) == 0
     rows = [line.split(",") for line in capsys.readouterr().out.splitlines() if not line.startswith("#")]
-    header, first = rows[0], dict(zip(rows[0], rows[1]))
+    first = dict(zip(rows[0], rows[1]))
     assert first["test_exact_pairs"] == "3" and first["flip_probability_test_se_vs_in-between"] == ""
     assert 0 < float(first["flip_probability_test_vs_in-between"]) < 0.01, first
-    assert main(["evaluate", str(EXAMPLES / "factory.json"), "--test-uncertainty", "--samples", "2000", "--seed", "1", "--format", "csv"]) == 0
+    assert (
+        main(["evaluate", str(EXAMPLES / "factory.json"), "--test-uncertainty", "--samples", "2000", "--seed", "1", "--format", "csv"]) == 0
+    )
     rows = [line.split(",") for line in capsys.readouterr().out.splitlines() if not line.startswith("#")]
     first = dict(zip(rows[0], rows[1]))
     assert first["test_exact_pairs"] == "0" and float(first["flip_probability_test_se_vs_B"]) > 0, first

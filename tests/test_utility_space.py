@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from mcrank.utility_space import (
     IDENTITY_UM,
-    _um_from_xy,
     TNR_UM,
     TPR_UM,
+    _um_from_xy,
     expected_um,
     in_hexagon,
     normalise_um,
@@ -34,6 +34,7 @@ LANDMARKS = {
     (0.0, 1.0): [[1.0, 1.0], [0.0, 1.0]],
     (0.0, -1.0): [[1.0, 0.0], [1.0, 1.0]],
 }
+
 
 def _typed_in_hexagon(x, y):
     return abs(x) <= 1 and abs(y) <= 1 and abs(y - x) <= 1

@@ -39,4 +39,3 @@ def test_the_guide_shows_the_examples_real_output(capsys, monkeypatch):
     shown = guide[guide.index(f"$ mcrank {' '.join(command)}\n") :].split("\n", 1)[1].split("```")[0]
     assert shown == out
     assert "Deployment class frequencies (given): class_0 0.1, class_1 0.6, class_2 0.3" in out
-

@@ -107,7 +107,9 @@ def handler(args) -> int:
             raise UsageError("--utility: an error sd is not used with --scores; give the matrix alone")
         utility = assessment.matrix
     if args.positive is None and classes is None:
-        raise UsageError("--scores: say which label is the positive class: --positive LABEL, or 'classes' in --utility (the first is positive)")
+        raise UsageError(
+            "--scores: say which label is the positive class: --positive LABEL, or 'classes' in --utility (the first is positive)"
+        )
     plot = None if args.plot is None else Path(args.plot)
     if plot is not None and plot.suffix.lower() not in PLOT_FORMATS:
         raise UsageError(f"--plot {args.plot}: give a file ending in {', '.join(PLOT_FORMATS)}")
@@ -186,7 +188,9 @@ def _write_plot(curves, path: Path) -> None:
     figure = decision_curve_figure(curves)
     buffer = io.BytesIO()
     with paper_style():
-        figure.savefig(buffer, format=path.suffix.lower()[1:], **({"metadata": {"CreationDate": None}} if path.suffix.lower() == ".pdf" else {}))
+        figure.savefig(
+            buffer, format=path.suffix.lower()[1:], **({"metadata": {"CreationDate": None}} if path.suffix.lower() == ".pdf" else {})
+        )
     atomic_write_bytes(path, buffer.getvalue())
 
 
@@ -282,7 +286,9 @@ def _render_csv(test_set, ranking, curves, made: dict) -> str:
         buffer.write(csv_comments({**comments, **provenance()}))
         writer.writerow(["rank", "model", "utility_yield", "threshold", "test_set_yield", "auc", "auc_rank"])
         for m in ranking.models:
-            writer.writerow([m.rank, csv_text(m.name), repr(m.utility_yield), repr(m.threshold), repr(m.test_set_yield), repr(m.auc), m.auc_rank])
+            writer.writerow(
+                [m.rank, csv_text(m.name), repr(m.utility_yield), repr(m.threshold), repr(m.test_set_yield), repr(m.auc), m.auc_rank]
+            )
         return buffer.getvalue()
     if curves.bands is not None:
         comments.update(prior_count=curves.prior_count, samples=curves.samples, seed=curves.seed)

@@ -18,7 +18,9 @@ def add_parser(subparsers):
             "crossover tables and results/figures/ (PNG and PDF)."
         ),
     )
-    parser.add_argument("--experiments", type=path_argument, default="experiments", metavar="DIR", help="experiment files (default: experiments)")
+    parser.add_argument(
+        "--experiments", type=path_argument, default="experiments", metavar="DIR", help="experiment files (default: experiments)"
+    )
     parser.add_argument("--out", type=path_argument, default="results", metavar="DIR", help="output directory (default: results)")
     parser.add_argument(
         "--samples",

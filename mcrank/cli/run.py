@@ -42,7 +42,9 @@ def add_parser(subparsers):
 def _add_execution_flags(parser) -> None:
     execution = parser.add_argument_group("execution and output")
     execution.add_argument("--jobs", type=int, default=-1, help="parallel jobs, -1 for all cores (default -1); counts do not depend on it")
-    execution.add_argument("--backend", choices=("threading", "loky", "dask"), default="threading", help="joblib backend (default threading)")
+    execution.add_argument(
+        "--backend", choices=("threading", "loky", "dask"), default="threading", help="joblib backend (default threading)"
+    )
     execution.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address for --backend dask (needs mcrank[dask])")
     execution.add_argument(
         "--format", choices=FORMATS, help="output format (default: from the --out file's extension, .json or .csv, else table)"
@@ -65,7 +67,9 @@ class _StudyParser(SubcommandParser):
 
         self._study_flags = True
         groups = {name: self.add_argument_group(title) for name, title in GROUPS.items()}
-        groups["study"].add_argument("--config", type=path_argument, metavar="FILE", help="experiment TOML file (see experiments/); flags override it")
+        groups["study"].add_argument(
+            "--config", type=path_argument, metavar="FILE", help="experiment TOML file (see experiments/); flags override it"
+        )
         for parameter in study_parameters():
             meta = parameter.metadata
             if meta["flag"] is None:

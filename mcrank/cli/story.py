@@ -46,10 +46,7 @@ def render_table(result: dict) -> str:
         lines.append(f"{m['name']:<{width}}  {m['A']:6.2f}  {m['B']:6.2f}  {m['favours']}")
     lines += ["", "Utility yield per test item (eq. 9)"]
     for u in result["utilities"]:
-        lines.append(
-            f"{u['description']:<{width}}  {u['A']:+6.1f}  {u['B']:+6.1f}  best: {u['best']}  "
-            f"({u['unit']}, U = {u['matrix']})"
-        )
+        lines.append(f"{u['description']:<{width}}  {u['A']:+6.1f}  {u['B']:+6.1f}  best: {u['best']}  ({u['unit']}, U = {u['matrix']})")
         verdict = ", ".join(u["metrics_against"]) or "none"
         lines.append(f"{'':<{width}}  metrics favouring the other classifier: {verdict}")
     return "\n".join(lines)

@@ -49,7 +49,9 @@ def chunk_counts(counts: StudyCounts, conditional: bool) -> ChunkCounts:
         incorrect = np.concatenate((counts.metric_incorrect, counts.utility_incorrect))
     return ChunkCounts(
         incorrect,
-        np.concatenate((counts.deviation_sum, counts.deviation_squares, counts.metric_tied, counts.utility_tied, counts.probability_squares)),
+        np.concatenate(
+            (counts.deviation_sum, counts.deviation_squares, counts.metric_tied, counts.utility_tied, counts.probability_squares)
+        ),
     )
 
 

@@ -146,7 +146,9 @@ def _count_chunk(rng, rng_error, rng_counts, size, study, counts):
                 first = _margins(scored[0], row_sums[0], column_sums[0])
                 second = _margins(scored[1], row_sums[1], column_sums[1])
                 for k in range(metric_codes.size):
-                    d_metric[k, q] = _score_matrix(metric_codes[k], scored[1], second, beta) - _score_matrix(metric_codes[k], scored[0], first, beta)
+                    d_metric[k, q] = _score_matrix(metric_codes[k], scored[1], second, beta) - _score_matrix(
+                        metric_codes[k], scored[0], first, beta
+                    )
             if closed_form and not study.conditional:
                 for k in range(sds.size):
                     d = d_scored[q] + sds[k] * spread[q] * rng_error.standard_normal()

@@ -129,9 +129,10 @@ def run_chunks(
     batch_incorrect = None
     sums = None
     start = time.perf_counter()
-    with _parallel_context(backend, jobs, scheduler), tqdm(
-        total=samples, unit="pair", unit_scale=True, disable=not progress, file=sys.stderr, leave=False
-    ) as bar:
+    with (
+        _parallel_context(backend, jobs, scheduler),
+        tqdm(total=samples, unit="pair", unit_scale=True, disable=not progress, file=sys.stderr, leave=False) as bar,
+    ):
         tasks = (
             joblib.delayed(_run_one)(chunk_function, root, chunk, min(chunk_size, samples - chunk * chunk_size), arguments)
             for chunk in range(chunks)

@@ -55,6 +55,7 @@ The paper's story (§0) from label arrays:
 ['accuracy', 'tpr', 'precision']
 """
 
+from mcrank.evaluate.curves import DecisionCurves, decision_curves, net_benefit_utility
 from mcrank.evaluate.input import (
     ERROR_MODELS,
     MAX_INPUT_BYTES,
@@ -68,7 +69,6 @@ from mcrank.evaluate.input import (
     parse_utility,
     read_utility,
 )
-from mcrank.evaluate.curves import DecisionCurves, decision_curves, net_benefit_utility
 from mcrank.evaluate.ranking import (
     DEFAULT_SAMPLES,
     MAX_SAMPLES,

@@ -50,7 +50,6 @@ _CSV_COLUMNS = ("classifier", "output", "true", "count")
 _MAX_COUNT = 2**53 - 1
 
 
-
 @dataclass(frozen=True)
 class UtilityAssessment:
     """The utility matrix of a problem, as assessed.
@@ -154,8 +153,13 @@ def _check_confusions(confusions, classes, source: str) -> tuple[dict[str, np.nd
             reference = c.sum(axis=0)
         if np.any(different := (totals := c.sum(axis=0)) != reference):
             j = int(np.argmax(different))
-            raise ValueError(_at(source, f"classifiers {first!r} and {name!r} have different column totals (true class "
-                                         f"{classes[j]!r}: {reference[j]:g} vs {totals[j]:g}): they were not tested on the same test set"))
+            raise ValueError(
+                _at(
+                    source,
+                    f"classifiers {first!r} and {name!r} have different column totals (true class "
+                    f"{classes[j]!r}: {reference[j]:g} vs {totals[j]:g}): they were not tested on the same test set",
+                )
+            )
     return checked, classes
 
 
@@ -189,7 +193,9 @@ def parse_utility(value, *, source: str = "utility") -> UtilityAssessment:
     if not isinstance(value, dict):
         return _checked_utility(UtilityAssessment(_square(value, source), source=source))
     if unknown := sorted(set(value) - {"matrix", "matrices", "probabilities", "sd", "error"}):
-        raise ValueError(f"{source}: unknown key {unknown[0]!r}; expected 'matrix', or 'matrices' with 'probabilities', and optionally 'sd' and 'error'")
+        raise ValueError(
+            f"{source}: unknown key {unknown[0]!r}; expected 'matrix', or 'matrices' with 'probabilities', and optionally 'sd' and 'error'"
+        )
     sd = None if value.get("sd") is None else check_positive(_real(value["sd"], f"{source}: sd"), f"{source}: sd")
     try:
         error = check_choice(value.get("error", DEFAULT_ERROR_MODEL), ERROR_MODELS, "error model")
@@ -363,8 +369,13 @@ def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> Evalua
         header, end = [h.strip().lower() for h in next(reader)], reader.line_num
         if sorted(header) != sorted(_CSV_COLUMNS):
             missing, extra = [c for c in _CSV_COLUMNS if c not in header], [h for h in header if h not in _CSV_COLUMNS]
-            fault = (f"missing column {missing[0]!r}" if missing else f"unexpected column {extra[0]!r}" if extra
-                     else f"column {next(h for h in header if header.count(h) > 1)!r} appears twice")
+            fault = (
+                f"missing column {missing[0]!r}"
+                if missing
+                else f"unexpected column {extra[0]!r}"
+                if extra
+                else f"column {next(h for h in header if header.count(h) > 1)!r} appears twice"
+            )
             raise ValueError(f"{source}, line 1: {fault}; the header must be {','.join(_CSV_COLUMNS)}")
         for row in reader:
             line, end = end + 1, reader.line_num  # a row starts after the last one ends: a field may hold newlines
@@ -394,7 +405,9 @@ def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> Evalua
     counts, seen = {}, {}
     for line, name, output, true, count in records:
         if (key := (name, index[output], index[true])) in seen:
-            raise ValueError(f"{source}, line {line}: classifier {name!r}, output {output!r}, true {true!r} already given on line {seen[key]}")
+            raise ValueError(
+                f"{source}, line {line}: classifier {name!r}, output {output!r}, true {true!r} already given on line {seen[key]}"
+            )
         seen[key] = line
         counts.setdefault(name, [[0] * n for _ in range(n)])[key[1]][key[2]] = count
     return EvaluationInput(_check_confusions(counts, classes, source)[0], None, classes, None, source)
@@ -411,8 +424,10 @@ def _class_index(labels, classes, source: str) -> tuple[dict[str, int], tuple[st
     if not all(numbered):
         return {label: k for k, label in enumerate(labels)}, tuple(labels)
     if (found := sorted(map(int, labels))) != list(range(len(found))):
-        raise ValueError(f"{source}: class indices must run from 0 without gaps, found {', '.join(map(str, found))}; "
-                         "to include classes that never appear, give their order as the utility's 'classes' (the parameter classes)")
+        raise ValueError(
+            f"{source}: class indices must run from 0 without gaps, found {', '.join(map(str, found))}; "
+            "to include classes that never appear, give their order as the utility's 'classes' (the parameter classes)"
+        )
     return {label: int(label) for label in labels}, None
 
 
@@ -599,7 +614,9 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
         if twice := [name for name in header if header.count(name) > 1]:
             raise ValueError(f"{source}, line 1: column {twice[0]!r} appears twice")
         if truth not in header:
-            raise ValueError(f"{source}, line 1: no column {truth!r} of true classes (the columns are {', '.join(map(repr, header))}); name it with the parameter truth")
+            raise ValueError(
+                f"{source}, line 1: no column {truth!r} of true classes (the columns are {', '.join(map(repr, header))}); name it with the parameter truth"
+            )
         if len(header) < 2:
             raise ValueError(f"{source}, line 1: no classifier columns: give one column of outputs per classifier beside {truth!r}")
         columns = [[] for _ in header]
@@ -634,8 +651,10 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
         for k, (values, _) in enumerate(found):
             if unknown := [label for label in values.tolist() if label not in classes]:
                 line = lines[columns[k].index(unknown[0])]
-                raise ValueError(f"{source}, line {line}, column {header[k]!r}: label {unknown[0]!r} is not one of the "
-                                 f"utility's classes {', '.join(map(repr, classes))}")
+                raise ValueError(
+                    f"{source}, line {line}, column {header[k]!r}: label {unknown[0]!r} is not one of the "
+                    f"utility's classes {', '.join(map(repr, classes))}"
+                )
     if len(classes) < 2:
         raise ValueError(f"{source}: only one class ({classes[0]!r}) found: a classification needs at least 2")
     if n_classes is not None and len(classes) != n_classes:  # before n^2 cells a classifier are tabulated
@@ -643,10 +662,13 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
         raise ValueError(f"{source}: the labels name {len(classes)} classes ({shown}) but the utility matrix is "
                          f"{n_classes}x{n_classes}: give the utility with its classes, {{\"utility\": ..., \"classes\": [...]}}")  # fmt: skip
     position = {label: k for k, label in enumerate(classes)}
-    codes = {name: np.array([position[v] for v in values.tolist()], dtype=np.int64)[inverse.ravel()]
-             for name, (values, inverse) in zip(header, found)}
+    codes = {
+        name: np.array([position[v] for v in values.tolist()], dtype=np.int64)[inverse.ravel()]
+        for name, (values, inverse) in zip(header, found)
+    }
     y, n = codes.pop(truth), len(classes)
     # rows = output, columns = true class: cell (i, j) counts the items with output i and truth j.
     confusions = {name: np.bincount(out * n + y, minlength=n * n).reshape(n, n) for name, out in codes.items()}
-    return EvaluationInput(_check_confusions(confusions, classes, source)[0], None, classes, None, source,
-                           ItemLabels(y, codes), class_order)
+    return EvaluationInput(
+        _check_confusions(confusions, classes, source)[0], None, classes, None, source, ItemLabels(y, codes), class_order
+    )

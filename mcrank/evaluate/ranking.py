@@ -654,8 +654,12 @@ def evaluate(
         samples=given.samples if sampled or test_uncertainty else None,
         seed=seed,
         method=_DEPRECATED_METHOD_NAMES[given.estimator] if with_sd else None,
-        test_uncertainty=None if posterior is None else _test_uncertainty_settings(posterior, given.samples, seed, float(given.class_totals.sum())),
-        class_frequencies=None if weighted.deployment is None else _frequency_report(weighted.deployment, given.class_totals, given.classes),
+        test_uncertainty=None
+        if posterior is None
+        else _test_uncertainty_settings(posterior, given.samples, seed, float(given.class_totals.sum())),
+        class_frequencies=None
+        if weighted.deployment is None
+        else _frequency_report(weighted.deployment, given.class_totals, given.classes),
         estimator=given.estimator if with_sd else None,
     )
 
@@ -746,7 +750,9 @@ def _check_estimator(estimator, method, error: str) -> str:
     if method is not None:  # the deprecated name, with either vocabulary
         method = _estimator_name(method, "method")
         if estimator is not None and _estimator_name(estimator, "estimator") != method:
-            raise ValueError(f"estimator {estimator!r} and method {method!r} disagree: give estimator alone (method is its deprecated name)")
+            raise ValueError(
+                f"estimator {estimator!r} and method {method!r} disagree: give estimator alone (method is its deprecated name)"
+            )
         estimator = method
     if estimator is None:
         return CONDITIONAL if _has_closed_form(error) else SAMPLE
@@ -899,7 +905,11 @@ def _pairs(given: _Given, weighted: _Weighted, ranking: _Ranking, under_error, p
             else:
                 pair = PairFlip(names[a], names[b], difference, f, math.sqrt(f * (1 - f) / given.samples), int(counts[index]))
             if posterior is not None and sign != 0:
-                both = (None, None) if posterior.flip_both is None else (float(posterior.flip_both[index]), float(posterior.flip_both_se[index]))
+                both = (
+                    (None, None)
+                    if posterior.flip_both is None
+                    else (float(posterior.flip_both[index]), float(posterior.flip_both_se[index]))
+                )
                 pair = replace(pair, flip_probability_test=float(posterior.flip_test[index]),
                                flip_probability_test_se=None if posterior.flip_test_exact[index] else float(posterior.flip_test_se[index]),
                                flip_probability_both=both[0], flip_probability_both_se=both[1])  # fmt: skip
@@ -1167,7 +1177,9 @@ def evaluate_file(
         assessment, utility_classes = read_utility(utility)
     if labels:
         if assessment is None:
-            raise ValueError(f"{os.fspath(path)}: labels need a utility matrix: give one with the parameter utility (and its 'classes' to fix their order)")
+            raise ValueError(
+                f"{os.fspath(path)}: labels need a utility matrix: give one with the parameter utility (and its 'classes' to fix their order)"
+            )
         # The utility's size checked before the n^2 cells of each classifier are tabulated.
         data = load_labels(path, classes=utility_classes, truth=truth, n_classes=None if utility_classes else len(assessment.matrix))
         result = evaluate(data.confusions, assessment, classes=data.classes, sd=sd, error=error, samples=samples, rng=rng, estimator=estimator,

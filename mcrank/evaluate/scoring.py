@@ -89,7 +89,9 @@ def _default_positive(labels: list):
     values = set(labels)
     if all(isinstance(v, (bool, np.bool_)) for v in labels):
         return True
-    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in labels) and (values <= {0, 1} or values <= {-1, 1}):
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in labels) and (
+        values <= {0, 1} or values <= {-1, 1}
+    ):
         return 1
     return None
 
@@ -98,7 +100,9 @@ def _binary_truth(labels: list, positive, classes, where: str) -> tuple[np.ndarr
     """Per item, whether it is positive; and the (positive, negative) labels as text."""
     distinct = list(dict.fromkeys(labels))
     if len(distinct) > 2:
-        raise ValueError(f"{where}: {len(distinct)} distinct labels ({', '.join(map(repr, distinct[:5]))}): a scoring classifier's problem has 2 classes")
+        raise ValueError(
+            f"{where}: {len(distinct)} distinct labels ({', '.join(map(repr, distinct[:5]))}): a scoring classifier's problem has 2 classes"
+        )
     if classes is not None:
         classes = tuple(map(str, classes))
         if len(classes) != 2:
@@ -111,8 +115,10 @@ def _binary_truth(labels: list, positive, classes, where: str) -> tuple[np.ndarr
     if positive is None:
         positive = _default_positive(distinct)
         if positive is None:
-            raise ValueError(f"positive: give the label of the positive class ({where} has the labels "
-                             f"{', '.join(map(repr, distinct[:5]))}); it is 1 by default only for labels 0/1 or -1/1")
+            raise ValueError(
+                f"positive: give the label of the positive class ({where} has the labels "
+                f"{', '.join(map(repr, distinct[:5]))}); it is 1 by default only for labels 0/1 or -1/1"
+            )
     is_positive = np.array([v == positive or str(v) == str(positive) for v in distinct])
     if not is_positive.any():
         raise ValueError(f"positive: {positive!r} is not one of the labels of {where} ({', '.join(map(repr, distinct))})")
@@ -248,8 +254,11 @@ def load_scores(path, *, truth: str = "true", positive=None, classes=None) -> Sc
             values = np.array(column, dtype=float)
         except ValueError:
             values = None
-        bad = ([i for i, cell in enumerate(column) if not _is_number(cell)] if values is None
-               else np.flatnonzero(~np.isfinite(values)).tolist())
+        bad = (
+            [i for i, cell in enumerate(column) if not _is_number(cell)]
+            if values is None
+            else np.flatnonzero(~np.isfinite(values)).tolist()
+        )
         if bad:
             raise ValueError(f"{source}, line {lines[bad[0]]}, column {name!r}: score {column[bad[0]]!r} is not a finite number")
         scores[name] = values
@@ -423,8 +432,10 @@ class ScoringEvaluation:
             return "thresholds chosen on the whole test set and evaluated on it: optimistic (biased upwards)"
         seed = "" if self.seed is None else f", seed {self.seed}"
         if self.threshold_choice == "split":
-            return (f"thresholds chosen on a random half of the test set (stratified{seed}) and evaluated on the other "
-                    f"{self.evaluated_items} items")
+            return (
+                f"thresholds chosen on a random half of the test set (stratified{seed}) and evaluated on the other "
+                f"{self.evaluated_items} items"
+            )
         return f"cross-fitted: {self.folds} folds (stratified{seed}), each fold's items decided at the thresholds chosen on the others"
 
     def to_dict(self) -> dict:
@@ -442,10 +453,17 @@ class ScoringEvaluation:
             "classes": list(self.classes),
             "utility": self.utility.tolist(),
             "models": [
-                {"name": m.name, "rank": m.rank, "utility_yield": m.utility_yield,
-                 "threshold": number(m.threshold), "threshold_rule": _threshold_rule(m.threshold),
-                 "test_set_yield": m.test_set_yield, "fold_thresholds": [number(t) for t in m.fold_thresholds],
-                 "auc": number(m.auc), "auc_rank": m.auc_rank}
+                {
+                    "name": m.name,
+                    "rank": m.rank,
+                    "utility_yield": m.utility_yield,
+                    "threshold": number(m.threshold),
+                    "threshold_rule": _threshold_rule(m.threshold),
+                    "test_set_yield": m.test_set_yield,
+                    "fold_thresholds": [number(t) for t in m.fold_thresholds],
+                    "auc": number(m.auc),
+                    "auc_rank": m.auc_rank,
+                }
                 for m in self.models
             ],
             "auc_disagreements": [list(pair) for pair in self.auc_disagreements],
@@ -556,8 +574,9 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
             if by_yield != by_auc:
                 disagreements.append((names[a], names[b]))
     models = tuple(
-        ScoringResult(names[k], ranks[k], float(totals[k] / evaluated), thresholds[k], test_yields[k], chosen[k],
-                      float(aucs[k]), auc_ranks[k])
+        ScoringResult(
+            names[k], ranks[k], float(totals[k] / evaluated), thresholds[k], test_yields[k], chosen[k], float(aucs[k]), auc_ranks[k]
+        )
         for k in order
     )
     return ScoringEvaluation(models, tuple(disagreements), threshold_choice, folds if threshold_choice == "crossfit" else None,

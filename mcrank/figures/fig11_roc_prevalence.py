@@ -20,7 +20,9 @@ _COLOURS = ("0.1", OKABE_ITO["reddish_purple"], OKABE_ITO["sky_blue"], OKABE_ITO
 _MARKERS = ("o", "s", "^", "D", "v")
 
 
-def fig11_roc_prevalence(studies: Mapping[str, Mapping[float, list]], names: Mapping[str, str], *, sds=(0.1, 0.2), band_se: float = 2.0) -> Figure:
+def fig11_roc_prevalence(
+    studies: Mapping[str, Mapping[float, list]], names: Mapping[str, str], *, sds=(0.1, 0.2), band_se: float = 2.0
+) -> Figure:
     """% incorrectly ranked pairs of scoring classifiers against the prevalence B (log scale).
 
     One panel per error model: a line per score (AUC and the best-threshold scores; they do
@@ -58,7 +60,16 @@ def fig11_roc_prevalence(studies: Mapping[str, Mapping[float, list]], names: Map
             ax = top[k]
             for j, score in enumerate(scores):
                 pct = np.array([next(float(r["incorrect_pct"]) for r in by_b[b] if r["name"] == score) for b in prevalences])
-                ax.plot(prevalences, pct, "-", marker=_MARKERS[j % 5], markersize=3, color=_COLOURS[j % 5], linewidth=1.0, label=names.get(score, score))
+                ax.plot(
+                    prevalences,
+                    pct,
+                    "-",
+                    marker=_MARKERS[j % 5],
+                    markersize=3,
+                    color=_COLOURS[j % 5],
+                    linewidth=1.0,
+                    label=names.get(score, score),
+                )
             for sd, style in zip(sds, ("-", "--", ":")):
                 points = []
                 for b in prevalences:

@@ -45,8 +45,14 @@ def fig4_true_um_gaussian(x, y, *, sd: float = 1 / 3, width: float = 3.6) -> Fig
         ax.plot(x, y, "o", color=CORRECT, markersize=1.6, alpha=0.5, markeredgewidth=0, zorder=2)
         ax.plot([0], [0], "D", color="black", markersize=5, zorder=4)
         ax.annotate(
-            "identity\n(accuracy)", xy=(0, 0), xytext=(-1.05, 0.75), ha="left", va="center", fontsize=8,
-            arrowprops=dict(arrowstyle="-", color="black", linewidth=0.5, shrinkA=1, shrinkB=3), zorder=5,
+            "identity\n(accuracy)",
+            xy=(0, 0),
+            xytext=(-1.05, 0.75),
+            ha="left",
+            va="center",
+            fontsize=8,
+            arrowprops=dict(arrowstyle="-", color="black", linewidth=0.5, shrinkA=1, shrinkB=3),
+            zorder=5,
         )
         sd_text = "1/3" if math.isclose(sd, 1 / 3) else f"{sd:.3g}"
         ax.set_title(f"Truncated gaussian true utility matrices\nsd {sd_text} in x and y, {x.size} samples")

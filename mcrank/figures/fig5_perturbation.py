@@ -66,8 +66,7 @@ def fig5_perturbation_cloud(
     perturbed = np.asarray(perturbed, dtype=float)
     if perturbed.ndim != 5 or perturbed.shape[:2] != (len(errors), len(sds)) or perturbed.shape[3:] != (2, 2):
         raise ValueError(
-            f"perturbed must have shape ({len(errors)}, {len(sds)}, n, 2, 2): one cloud per error model "
-            f"and sd; got {perturbed.shape}"
+            f"perturbed must have shape ({len(errors)}, {len(sds)}, n, 2, 2): one cloud per error model and sd; got {perturbed.shape}"
         )
     n = perturbed.shape[2]
     centre = np.asarray(centre, dtype=float)

@@ -34,9 +34,7 @@ def _panel_title(name: str, pct: float, width: int = 26) -> str:
     return "\n".join(textwrap.wrap(name, width)) + f": {pct:.1f} %"
 
 
-def fig6_pairs(
-    pairs, rows: Sequence[Mapping], *, sd: float | None = 0.1, max_points: int = 3000, ncols: int = 3
-) -> Figure:
+def fig6_pairs(pairs, rows: Sequence[Mapping], *, sd: float | None = 0.1, max_points: int = 3000, ncols: int = 3) -> Figure:
     """Fig. 6: difference of true utility yield against difference of score, pair by pair.
 
     One panel per metric row of ``rows``, plus one for the perturbed utility matrix with
@@ -94,7 +92,7 @@ def fig6_pairs(
     with paper_style():
         fig = new_figure(PAGE_WIDTH * ncols / 3, 2.25 * nrows + 0.1)
         axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True)
-        for ax in axes.flat[len(panels):]:
+        for ax in axes.flat[len(panels) :]:
             ax.remove()
         for k, ax in enumerate(axes.flat[: len(panels)]):
             title, pct, ylabel, d = panels[k]
@@ -103,12 +101,26 @@ def fig6_pairs(
             ax.axhline(0, color=GUIDE, linewidth=0.5, zorder=0)
             ax.axvline(0, color=GUIDE, linewidth=0.5, zorder=0)
             ax.plot(
-                d_true[correct], d[correct], "o", color=CORRECT, markersize=1.6, alpha=0.45,
-                markeredgewidth=0, zorder=2, label="correctly ranked pair",
+                d_true[correct],
+                d[correct],
+                "o",
+                color=CORRECT,
+                markersize=1.6,
+                alpha=0.45,
+                markeredgewidth=0,
+                zorder=2,
+                label="correctly ranked pair",
             )
             ax.plot(
-                d_true[~correct], d[~correct], "^", color=WRONG, markersize=2.8, alpha=0.85,
-                markeredgewidth=0, zorder=3, label="incorrectly ranked pair",
+                d_true[~correct],
+                d[~correct],
+                "^",
+                color=WRONG,
+                markersize=2.8,
+                alpha=0.85,
+                markeredgewidth=0,
+                zorder=3,
+                label="incorrectly ranked pair",
             )
             ax.set_title(_panel_title(title, pct))
             ax.set_ylabel(ylabel)

@@ -58,15 +58,15 @@ def _place_metric_labels(fig: Figure, labelled: list) -> None:
     placed, so that the layout reserved their width.
     """
     fig.draw_without_rendering()
-    for ax, annotations, values in labelled:
-        if not annotations:
+    for ax, labels, values in labelled:
+        if not labels:
             continue
         to_display = ax.transData.transform
         pixels = to_display(np.column_stack([np.zeros(len(values)), values]))[:, 1]
-        gap = 1.2 * annotations[0].get_fontsize() * fig.dpi / 72
+        gap = 1.2 * labels[0].get_fontsize() * fig.dpi / 72
         spread = _spread(pixels, gap)
         data_y = ax.transData.inverted().transform(np.column_stack([np.zeros(len(values)), spread]))[:, 1]
-        for annotation, y in zip(annotations, data_y):
+        for annotation, y in zip(labels, data_y):
             annotation.xyann = (annotation.xyann[0], y)
 
 
@@ -144,9 +144,15 @@ def fig7_sweep(sweeps: Mapping[tuple[str, str], Sequence[Mapping]], *, band_se: 
             annotations = [
                 ax.annotate(
                     f"{get_metric(r['name']).name} {float(r['incorrect_pct']):.1f} %",
-                    xy=(1.0, value), xycoords=ax.get_yaxis_transform(),
-                    xytext=(1.03, value), textcoords=ax.get_yaxis_transform(),
-                    ha="left", va="center", fontsize=7.5, color="0.2", annotation_clip=False,
+                    xy=(1.0, value),
+                    xycoords=ax.get_yaxis_transform(),
+                    xytext=(1.03, value),
+                    textcoords=ax.get_yaxis_transform(),
+                    ha="left",
+                    va="center",
+                    fontsize=7.5,
+                    color="0.2",
+                    annotation_clip=False,
                     arrowprops=dict(arrowstyle="-", color=METRIC_LINE, linewidth=0.5, shrinkA=0, shrinkB=1.5),
                 )
                 for r, value in zip(metric_rows, values)

@@ -66,7 +66,16 @@ def fig8_classes(
         metrics = [row["name"] for row in source[classes[0]] if is_metric_row(row)]
         for k, metric in enumerate(metrics):
             values = [next(float(r["incorrect_pct"]) for r in source[n] if r["name"] == metric) for n in classes]
-            left.plot(classes, values, "-", marker=_MARKERS[k % 7], markersize=3, color=_COLOURS[k % 7], linewidth=1.0, label=get_metric(metric).name)
+            left.plot(
+                classes,
+                values,
+                "-",
+                marker=_MARKERS[k % 7],
+                markersize=3,
+                color=_COLOURS[k % 7],
+                linewidth=1.0,
+                label=get_metric(metric).name,
+            )
         for error in errors:
             points = []
             for n, rows in sorted(sweeps[error].items()):

@@ -42,7 +42,9 @@ def _curve(studies: Mapping[int, Sequence[Mapping]], name: str, sd: float | None
             np.array([float(row["se_pct"]) for _, row in points]))  # fmt: skip
 
 
-def fig9_test_size(panels: Mapping[str, tuple[Mapping[int, Sequence[Mapping]], Sequence[Mapping] | None]], *, band_se: float = 2.0) -> Figure:
+def fig9_test_size(
+    panels: Mapping[str, tuple[Mapping[int, Sequence[Mapping]], Sequence[Mapping] | None]], *, band_se: float = 2.0
+) -> Figure:
     """% incorrectly ranked pairs against the test-set size N, one panel per setting.
 
     Each panel has one line per metric, and one for the utility matrix scored on the test
@@ -92,7 +94,9 @@ def fig9_test_size(panels: Mapping[str, tuple[Mapping[int, Sequence[Mapping]], S
                 handles.setdefault(label, line)
                 reference = None if population is None else _row(population, name, sd)
                 if reference is not None:
-                    ax.plot([right / 1.15, right * 1.15], [float(reference["incorrect_pct"])] * 2, style, color=colour, linewidth=width + 0.8)
+                    ax.plot(
+                        [right / 1.15, right * 1.15], [float(reference["incorrect_pct"])] * 2, style, color=colour, linewidth=width + 0.8
+                    )
             ax.axvline(right / 1.3, color=METRIC_LINE, linewidth=0.5)
             ax.text(right, 0.98, "popu-\nlation", transform=ax.get_xaxis_transform(), ha="center", va="top", fontsize=7.5, color="0.3")
             ax.set_xscale("log")

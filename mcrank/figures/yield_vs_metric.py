@@ -121,13 +121,25 @@ def fig_yield_vs_metric(
                 for i, j in _discordant_examples(yields, scores, examples):
                     ax.plot(yields[[i, j]], scores[[i, j]], "-", color=WRONG, linewidth=0.6, zorder=3)
                     ax.plot(
-                        yields[[i, j]], scores[[i, j]], "^", color=WRONG, markersize=5,
-                        markeredgecolor="black", markeredgewidth=0.4, zorder=4,
+                        yields[[i, j]],
+                        scores[[i, j]],
+                        "^",
+                        color=WRONG,
+                        markersize=5,
+                        markeredgecolor="black",
+                        markeredgewidth=0.4,
+                        zorder=4,
                     )
                 misranked = 100 * _misranked_fraction(yields, scores)
                 ax.text(
-                    0.03, 0.97, f"misranked pairs: {misranked:.1f} %", transform=ax.transAxes,
-                    ha="left", va="top", fontsize=7.5, color="0.25",
+                    0.03,
+                    0.97,
+                    f"misranked pairs: {misranked:.1f} %",
+                    transform=ax.transAxes,
+                    ha="left",
+                    va="top",
+                    fontsize=7.5,
+                    color="0.25",
                 )
                 if row == 0:
                     ax.set_title("true U = " + matrix_tex(utility), pad=6)

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from mcrank._jit import jit
 from mcrank._validation import check_zero_division
 from mcrank.confusion import _cells_from_pab
 from mcrank.metrics import definitions as _definitions  # noqa: F401 - registers every metric
-from mcrank.metrics.definitions import Margins, _margins, margins
-from mcrank._jit import jit
 from mcrank.metrics._registry import REGISTRY, Metric, dispatch, dispatch_matrix
+from mcrank.metrics.definitions import Margins, _margins, margins
 
 __all__ = ["METRICS", "ORDER_MIN_CELL", "PAPER_METRICS", "Margins", "Metric", "get_metric", "margins", "score"]
 

@@ -96,9 +96,21 @@ class Metric:
 REGISTRY: list[Metric] = []
 
 
-def register(id: str, name: str, *, binary=None, order=None, general=None, compliant: bool = False, equivalent_um=None, aliases=()) -> Metric:
+def register(
+    id: str, name: str, *, binary=None, order=None, general=None, compliant: bool = False, equivalent_um=None, aliases=()
+) -> Metric:
     """Add a metric to the library; its code is its position."""
-    metric = Metric(id, name, len(REGISTRY), compliant, binary, order, general, None if equivalent_um is None else np.array(equivalent_um, dtype=float), tuple(aliases))
+    metric = Metric(
+        id,
+        name,
+        len(REGISTRY),
+        compliant,
+        binary,
+        order,
+        general,
+        None if equivalent_um is None else np.array(equivalent_um, dtype=float),
+        tuple(aliases),
+    )
     REGISTRY.append(metric)
     return metric
 

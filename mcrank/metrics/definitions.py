@@ -127,7 +127,15 @@ def _tpr_order(c00, c01, c10, c11, beta):
     return c00, c00 + c10
 
 
-register("tpr", "True-positive rate (recall)", binary=_tpr, order=_tpr_order, compliant=True, equivalent_um=TPR_UM, aliases=("recall", "sensitivity"))
+register(
+    "tpr",
+    "True-positive rate (recall)",
+    binary=_tpr,
+    order=_tpr_order,
+    compliant=True,
+    equivalent_um=TPR_UM,
+    aliases=("recall", "sensitivity"),
+)
 
 
 @jit
@@ -140,7 +148,9 @@ def _tnr_order(c00, c01, c10, c11, beta):
     return c11, c11 + c01
 
 
-register("tnr", "True-negative rate (specificity)", binary=_tnr, order=_tnr_order, compliant=True, equivalent_um=TNR_UM, aliases=("specificity",))
+register(
+    "tnr", "True-negative rate (specificity)", binary=_tnr, order=_tnr_order, compliant=True, equivalent_um=TNR_UM, aliases=("specificity",)
+)
 
 
 @jit

@@ -112,7 +112,11 @@ class DirtyTreeGate:
         if changes == []:
             self._checked = True
             return
-        state = "git cannot tell whether the source tree has uncommitted changes" if changes is None else f"the source tree has uncommitted changes ({_listing(changes)})"
+        state = (
+            "git cannot tell whether the source tree has uncommitted changes"
+            if changes is None
+            else f"the source tree has uncommitted changes ({_listing(changes)})"
+        )
         if not self.allow_dirty:
             raise CommittedResultsError(
                 f"{state}, and results/ records the commit that made it",
@@ -120,4 +124,8 @@ class DirtyTreeGate:
                 cli_remedy="commit them first, or give --allow-dirty to write results that record a modified tree",
             )
         self._checked = True
-        print(f"reproduce: warning: writing into results/ although {state}; what is written records \"modified\": true", file=sys.stderr, flush=True)
+        print(
+            f'reproduce: warning: writing into results/ although {state}; what is written records "modified": true',
+            file=sys.stderr,
+            flush=True,
+        )

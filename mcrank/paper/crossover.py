@@ -21,7 +21,19 @@ __all__ = ["CROSSOVER_FILES", "crossover_texts", "write_crossovers"]
 #: The files of the crossover tables, in the results directory.
 CROSSOVER_FILES = ("crossover.csv", "crossover.md")
 
-_FIELDS = ("classes", "true_um", "error", "metric", "incorrect_pct", "se_pct", "crossover_sd", "crossover_se", "crossover_realised_sd", "status", "se_method")
+_FIELDS = (
+    "classes",
+    "true_um",
+    "error",
+    "metric",
+    "incorrect_pct",
+    "se_pct",
+    "crossover_sd",
+    "crossover_se",
+    "crossover_realised_sd",
+    "status",
+    "se_method",
+)
 _FIELDS += ("experiment", "seed", "samples", "date", "version")  # the study the row comes from, and its run
 
 
@@ -59,9 +71,17 @@ def crossover_texts(documents: dict) -> dict[str, str] | None:
         config = document["config"]
         table = crossover_table(document["rows"], batches=document.get("batches"))
         versions = document.get("versions") or {}
-        study = {"experiment": name, "seed": config["seed"], "samples": config["samples"], "date": document.get("date", ""), "version": config.get("version", "")}
+        study = {
+            "experiment": name,
+            "seed": config["seed"],
+            "samples": config["samples"],
+            "date": document.get("date", ""),
+            "version": config.get("version", ""),
+        }
         for row in table:
-            writer.writerow({"classes": classes, "true_um": true_um, "error": error, **{k: "" if v is None else v for k, v in row.items()}, **study})
+            writer.writerow(
+                {"classes": classes, "true_um": true_um, "error": error, **{k: "" if v is None else v for k, v in row.items()}, **study}
+            )
         sds = config["sds"]
         note = (
             f"From `{name}.json`: seed {config['seed']}, {config['samples']:,} pairs, {len(sds)} sds from {min(sds):g} to "

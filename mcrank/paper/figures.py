@@ -27,7 +27,19 @@ from mcrank.paper.samples import read_pairs, read_sample
 from mcrank.paper.sweeps import HEXAGON, all_sweeps, hexagon_sweeps, kind
 from mcrank.results import atomic_write_text
 
-__all__ = ["FIGURES", "MANIFEST", "ROC_EXAMPLE", "Figure", "FigureJob", "Inputs", "draw", "figure_jobs", "inputs_digest", "read_manifest", "write_manifest"]
+__all__ = [
+    "FIGURES",
+    "MANIFEST",
+    "ROC_EXAMPLE",
+    "Figure",
+    "FigureJob",
+    "Inputs",
+    "draw",
+    "figure_jobs",
+    "inputs_digest",
+    "read_manifest",
+    "write_manifest",
+]
 
 #: Where the figure modules are: their source is part of each figure's inputs. Found without
 #: importing them (and matplotlib), which a run with nothing to draw does not need.
@@ -158,7 +170,10 @@ def _fig8(inputs: Inputs) -> list:
         for (t, error), by_n in class_sweeps.items()
         if t == true_um
     }
-    data = {"sweeps": {e: {str(n): r for n, r in v.items()} for e, v in sweeps.items()}, "crossovers": {e: {str(n): t for n, t in v.items()} for e, v in crossovers.items()}}
+    data = {
+        "sweeps": {e: {str(n): r for n, r in v.items()} for e, v in sweeps.items()},
+        "crossovers": {e: {str(n): t for n, t in v.items()} for e, v in crossovers.items()},
+    }
     return [("fig8_classes", data, lambda module: module.fig8_classes(sweeps, crossovers))]
 
 
@@ -179,14 +194,19 @@ def _fig9(inputs: Inputs) -> list:
     panels = {}
     for key, studies in sorted(groups.items()):
         seeds = {d["config"]["seed"] for d in studies.values()}
-        candidates = [d for d in documents.values() if d["config"].get("test_size") is None and kind(d) == "confusion" and setting(d["config"]) == key]
+        candidates = [
+            d for d in documents.values() if d["config"].get("test_size") is None and kind(d) == "confusion" and setting(d["config"]) == key
+        ]
         population = next((d for d in candidates if d["config"]["seed"] in seeds), candidates[0] if candidates else None)
         classes, true_um, error = key
         title = f"{classes} classes, {true_um} true utility matrices, {error} errors ({studies[min(studies)]['config']['samples']:,} pairs per point)"
         panels[title] = ({n: d["rows"] for n, d in sorted(studies.items())}, None if population is None else population["rows"])
     if not panels:
         return []
-    data = {title: {"studies": {str(n): r for n, r in studies.items()}, "population": population} for title, (studies, population) in panels.items()}
+    data = {
+        title: {"studies": {str(n): r for n, r in studies.items()}, "population": population}
+        for title, (studies, population) in panels.items()
+    }
     return [("fig9_test_size", data, lambda module: module.fig9_test_size(panels))]
 
 

@@ -66,7 +66,13 @@ TRUE_UM_SD = 1 / 3
 PERTURBATION = {"centre": [[0.5, 0.5], [0.0, 1.0]], "sds": [0.1, 0.2], "errors": list(ERROR_MODELS)}
 
 #: Stream (child of the root seed) of each kind of sample; see the module docstring.
-_STREAMS = {"fig2_yield_vs_metric_p50": 0, "fig3_yield_vs_metric_p90": 1, "fig4_true_um_gaussian": 2, "fig5_perturbation_cloud": 3, "pairs": 4}
+_STREAMS = {
+    "fig2_yield_vs_metric_p50": 0,
+    "fig3_yield_vs_metric_p90": 1,
+    "fig4_true_um_gaussian": 2,
+    "fig5_perturbation_cloud": 3,
+    "pairs": 4,
+}
 _STREAM_COUNT = 5
 
 #: Fields of a study's config that its pairs of fig. 6 do not depend on
@@ -154,10 +160,20 @@ def plan_samples(settings: dict, documents: dict) -> list[Sample]:
         for name, p in YIELD_VS_METRIC_P.items()
     ]
     samples.append(
-        Sample("fig4_true_um_gaussian", seed, _STREAMS["fig4_true_um_gaussian"], {"kind": "true_um", "n": settings["true_um_samples"], "sd": TRUE_UM_SD})
+        Sample(
+            "fig4_true_um_gaussian",
+            seed,
+            _STREAMS["fig4_true_um_gaussian"],
+            {"kind": "true_um", "n": settings["true_um_samples"], "sd": TRUE_UM_SD},
+        )
     )
     samples.append(
-        Sample("fig5_perturbation_cloud", seed, _STREAMS["fig5_perturbation_cloud"], {"kind": "perturbations", "n": settings["perturbation_samples"], **PERTURBATION})
+        Sample(
+            "fig5_perturbation_cloud",
+            seed,
+            _STREAMS["fig5_perturbation_cloud"],
+            {"kind": "perturbations", "n": settings["perturbation_samples"], **PERTURBATION},
+        )
     )
     for name, document in documents.items():
         # Only what the pairs depend on: a study's size, seed and chunks do not change them.

@@ -33,7 +33,9 @@ def all_sweeps(documents: dict) -> dict:
 
 def hexagon_sweeps(documents: dict) -> dict:
     """The paper's sweeps (two classes, the hexagon), as ``{(true_um, error): (name, document)}``."""
-    return {(true_um, error): value for (classes, true_um, error), value in all_sweeps(documents).items() if classes == 2 and true_um in HEXAGON}
+    return {
+        (true_um, error): value for (classes, true_um, error), value in all_sweeps(documents).items() if classes == 2 and true_um in HEXAGON
+    }
 
 
 def roc_sweeps(documents: dict) -> dict:

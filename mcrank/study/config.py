@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 
 from mcrank._rng import root_seed_sequence
-from mcrank._validation import MAX_STUDY_SAMPLES
 from mcrank._validation import (
+    MAX_STUDY_SAMPLES,
     as_float,
     check_beta_parameters,
     check_choice,
@@ -26,13 +26,28 @@ from mcrank._validation import (
     check_range,
     check_sd,
 )
-from mcrank.metrics import METRICS, PAPER_METRICS, get_metric
 from mcrank.distributions import default_true_um
 from mcrank.estimators import ESTIMATORS as _ESTIMATORS
 from mcrank.estimators import default_estimator
+from mcrank.metrics import METRICS, PAPER_METRICS, get_metric
 from mcrank.samplers import ERROR_MODELS, HEXAGON_DISTRIBUTIONS, TRUE_UM_DISTRIBUTIONS
 
-__all__ = ["ESTIMATORS", "GROUPS", "KINDS", "MAX_CLASSES", "MAX_SAMPLES", "MAX_SDS", "MAX_TEST_SIZE", "NCLASS_METRICS", "StudyConfig", "parse_count", "parse_metrics", "parse_sds", "parse_values", "study_parameters"]
+__all__ = [
+    "ESTIMATORS",
+    "GROUPS",
+    "KINDS",
+    "MAX_CLASSES",
+    "MAX_SAMPLES",
+    "MAX_SDS",
+    "MAX_TEST_SIZE",
+    "NCLASS_METRICS",
+    "StudyConfig",
+    "parse_count",
+    "parse_metrics",
+    "parse_sds",
+    "parse_values",
+    "study_parameters",
+]
 
 #: The kinds of study, by the classifiers they compare: ``confusion``, classifiers given by
 #: their confusion matrices (the paper's §4.2, the n-class study, finite test sets); ``roc``,
@@ -147,13 +162,35 @@ def _sd_grid(value: str) -> np.ndarray:
 GROUPS = {"study": "the study (defaults: the paper's)", "roc": 'the roc study (--study roc; docs/method.md, "The ROC/AUC study")'}
 
 
-def _parameter(default, *, help: str, flag: str | None = None, parse=None, kinds=KINDS, metavar=None, nargs=None, cli_type=None, choices=None, group: str = "study"):
+def _parameter(
+    default,
+    *,
+    help: str,
+    flag: str | None = None,
+    parse=None,
+    kinds=KINDS,
+    metavar=None,
+    nargs=None,
+    cli_type=None,
+    choices=None,
+    group: str = "study",
+):
     """A field of :class:`StudyConfig` with what everything else derives from it: how text is
     parsed into it (``parse``, for the command line and experiment files alike), which kinds of
     study read it (``kinds``; given to another kind, a value other than the default is refused),
     and its command-line flag (``flag``, ``metavar``, ``nargs``, ``cli_type`` for argparse's own
     conversion, ``choices``: a callable giving the allowed names, and ``help``)."""
-    metadata = {"help": help, "flag": flag, "parse": parse, "kinds": tuple(kinds), "metavar": metavar, "nargs": nargs, "cli_type": cli_type, "choices": choices, "group": group}
+    metadata = {
+        "help": help,
+        "flag": flag,
+        "parse": parse,
+        "kinds": tuple(kinds),
+        "metavar": metavar,
+        "nargs": nargs,
+        "cli_type": cli_type,
+        "choices": choices,
+        "group": group,
+    }
     return field(default=default, metadata=metadata)
 
 
@@ -269,7 +306,10 @@ class StudyConfig:
         help="sd for --true-um gaussian (each hexagon coordinate) or gaussian-elements (each element) (default 1/3)",
     )
     error: str = _parameter(
-        next(iter(ERROR_MODELS)), flag="--error", choices=_names(ERROR_MODELS), help="error model of perturbed utility matrices: " + ERROR_MODELS.help()
+        next(iter(ERROR_MODELS)),
+        flag="--error",
+        choices=_names(ERROR_MODELS),
+        help="error model of perturbed utility matrices: " + ERROR_MODELS.help(),
     )
     sds: tuple[float, ...] = _parameter(
         (0.1,),
@@ -324,7 +364,9 @@ class StudyConfig:
         metavar=("LOW", "HIGH"),
         help="recall (TPR, TNR) = LOW + (HIGH-LOW)*Beta (default 1/n 1: 0.5 1 for two classes)",
     )
-    fbeta_beta: float = _parameter(1.0, kinds=("confusion",), flag="--fbeta-beta", cli_type=float, metavar="BETA", help="beta of the fbeta metric (default 1)")
+    fbeta_beta: float = _parameter(
+        1.0, kinds=("confusion",), flag="--fbeta-beta", cli_type=float, metavar="BETA", help="beta of the fbeta metric (default 1)"
+    )
     seed: int | None = _parameter(
         None,
         parse=lambda text: parse_count(text, "seed", minimum=0, maximum=2**128 - 1),
@@ -466,10 +508,14 @@ def _checked(config: StudyConfig) -> dict:
     true_um = config.true_um if config.true_um is not None else default_true_um(classes)
     distribution = check_choice(true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution (true_um)")
     if kind == "roc" and not distribution.hexagon:
-        raise ValueError(f"the roc study draws its true utility matrices on the paper's hexagon: true_um must be {' or '.join(HEXAGON_DISTRIBUTIONS)}, got {true_um!r}")
+        raise ValueError(
+            f"the roc study draws its true utility matrices on the paper's hexagon: true_um must be {' or '.join(HEXAGON_DISTRIBUTIONS)}, got {true_um!r}"
+        )
     if classes > 2 and distribution.hexagon:
         elements = " or ".join(d.name for d in TRUE_UM_DISTRIBUTIONS.values() if not d.hexagon)
-        raise ValueError(f"the true-utility distribution {true_um!r} is the paper's hexagon of two-class matrices; for {classes} classes choose {elements}")
+        raise ValueError(
+            f"the true-utility distribution {true_um!r} is the paper's hexagon of two-class matrices; for {classes} classes choose {elements}"
+        )
     if distribution.check is not None:
         distribution.check(true_um_sd, "true_um_sd", 'true_um="{0}"')
     class_concentration = check_positive(config.class_concentration, "class_concentration")
@@ -494,7 +540,9 @@ def _checked(config: StudyConfig) -> dict:
     if kind == "roc":
         metrics = _checked_roc_scores(config.metrics)
     else:
-        metrics = _checked_metrics((PAPER_METRICS if classes == 2 else NCLASS_METRICS) if config.metrics is None else config.metrics, classes)
+        metrics = _checked_metrics(
+            (PAPER_METRICS if classes == 2 else NCLASS_METRICS) if config.metrics is None else config.metrics, classes
+        )
     if not metrics and not len(config.sds):
         raise ValueError("nothing to measure: metrics and sds are both empty; give at least one metric or one error sd")
     sds = tuple(check_sd(s, "error sd") for s in config.sds)

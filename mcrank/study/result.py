@@ -133,5 +133,3 @@ class StudyResult:
             "batches": {"samples": self.batch_samples.tolist(), "incorrect": self._batch_rows()},
             "wall_time": self.wall_time,
         }
-
-
