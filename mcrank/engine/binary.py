@@ -61,12 +61,9 @@ from mcrank.confusion import _cells_from_pab
 from mcrank.engine.conditional import _incorrect_probabilities, _sum_and_squares
 from mcrank.engine.counts import chunk_counts, new_counts
 from mcrank.engine.runner import ChunkCounts, chunk_generators
-from mcrank.estimators import ESTIMATORS
-from mcrank.metrics import ORDER_MIN_CELL, _order_into, _score_into, get_metric
+from mcrank.metrics import ORDER_MIN_CELL, _order_into, _score_into
 from mcrank.ranking import _ranked_correctly, _tied
 from mcrank.samplers import (
-    ERROR_MODELS,
-    TRUE_UM_DISTRIBUTIONS,
     _closed_form,
     _draw_ordered_column,
     _draw_rate,
@@ -74,7 +71,7 @@ from mcrank.samplers import (
     _fill_truncated_columns,
     _rate_from_uniform,
 )
-from mcrank.study import StudyConfig
+from mcrank.study.config import StudyConfig, kernel_arguments
 from mcrank.utility_space import _um_from_xy, _yield_pab
 
 __all__ = ["BinaryStudy", "count_chunk", "record_pairs", "study_arguments"]
@@ -527,22 +524,7 @@ def _record_pairs(rng, rng_error, rng_counts, study, d_true_out, d_metric_out, d
 
 def study_arguments(config: StudyConfig) -> BinaryStudy:
     """The kernels' parameters of a (valid) study."""
-    return BinaryStudy(
-        true_um=TRUE_UM_DISTRIBUTIONS[config.true_um].code,
-        true_um_sd=float(config.true_um_sd),
-        p_low=config.class_proportion[0],
-        p_high=config.class_proportion[1],
-        rate_alpha=config.rate_beta[0],
-        rate_beta=config.rate_beta[1],
-        rate_low=config.rate_range[0],
-        rate_high=config.rate_range[1],
-        error=ERROR_MODELS[config.error].code,
-        fbeta_beta=float(config.fbeta_beta),
-        metric_codes=np.array([get_metric(m).code for m in config.metrics], dtype=np.int64),
-        sds=np.array(config.sds, dtype=np.float64),
-        test_size=0 if config.test_size is None else int(config.test_size),
-        conditional=ESTIMATORS[config.estimator_used].needs_closed_form,
-    )
+    return kernel_arguments(config, BinaryStudy)
 
 
 def count_chunk(root: np.random.SeedSequence, chunk: int, size: int, study: BinaryStudy) -> ChunkCounts:

@@ -37,12 +37,9 @@ from mcrank._jit import jit
 from mcrank.engine.conditional import _incorrect_probabilities, _sum_and_squares
 from mcrank.engine.counts import chunk_counts, new_counts
 from mcrank.engine.runner import ChunkCounts, chunk_generators
-from mcrank.estimators import ESTIMATORS
-from mcrank.metrics import _margins, _score_matrix, get_metric
+from mcrank.metrics import _margins, _score_matrix
 from mcrank.ranking import _ranked_correctly, _tied
 from mcrank.samplers import (
-    ERROR_MODELS,
-    TRUE_UM_DISTRIBUTIONS,
     _closed_form,
     _draw_columns,
     _draw_multinomial,
@@ -51,7 +48,7 @@ from mcrank.samplers import (
     _on_hexagon,
     _perturb_into,
 )
-from mcrank.study import StudyConfig
+from mcrank.study.config import StudyConfig, kernel_arguments
 
 __all__ = ["NClassStudy", "count_chunk", "study_arguments"]
 
@@ -192,24 +189,7 @@ def _count_chunk(rng, rng_error, rng_counts, size, study, counts):
 
 def study_arguments(config: StudyConfig) -> NClassStudy:
     """The kernel's parameters of a (valid) study."""
-    return NClassStudy(
-        classes=int(config.classes),
-        true_um=TRUE_UM_DISTRIBUTIONS[config.true_um].code,
-        true_um_sd=float(config.true_um_sd),
-        p_low=config.class_proportion[0],
-        p_high=config.class_proportion[1],
-        concentration=float(config.class_concentration),
-        rate_alpha=config.rate_beta[0],
-        rate_beta=config.rate_beta[1],
-        rate_low=config.rate_range[0],
-        rate_high=config.rate_range[1],
-        error=ERROR_MODELS[config.error].code,
-        conditional=ESTIMATORS[config.estimator_used].needs_closed_form,
-        test_size=0 if config.test_size is None else int(config.test_size),
-        fbeta_beta=float(config.fbeta_beta),
-        metric_codes=np.array([get_metric(m).code for m in config.metrics], dtype=np.int64),
-        sds=np.array(config.sds, dtype=np.float64),
-    )
+    return kernel_arguments(config, NClassStudy)
 
 
 def count_chunk(root: np.random.SeedSequence, chunk: int, size: int, study: NClassStudy) -> ChunkCounts:

@@ -31,15 +31,13 @@ import numpy as np
 from mcrank._jit import jit
 from mcrank.engine.runner import ChunkCounts, chunk_generators
 from mcrank.ranking import _ranked_correctly
-from mcrank.roc import _corners, _linear_best, _roc_score, get_roc_score
+from mcrank.roc import _corners, _linear_best, _roc_score
 from mcrank.samplers import (
-    ERROR_MODELS,
-    TRUE_UM_DISTRIBUTIONS,
     _closed_form,
     _draw_utility,
     _perturb_into,
 )
-from mcrank.study import StudyConfig
+from mcrank.study.config import StudyConfig, kernel_arguments
 
 __all__ = ["RocStudy", "count_chunk", "study_arguments"]
 
@@ -111,21 +109,7 @@ def _count_chunk(rng, rng_error, size, study, incorrect, deviation_sum, deviatio
 
 def study_arguments(config: StudyConfig) -> RocStudy:
     """The kernel's parameters of a (valid) study of kind ``roc``."""
-    mu_low, mu_high = config.roc_mu_range
-    sigma_low, sigma_high = config.roc_sigma_range
-    return RocStudy(
-        true_um=TRUE_UM_DISTRIBUTIONS[config.true_um].code,
-        true_um_sd=float(config.true_um_sd),
-        random_prevalence=config.prevalence is None,
-        prevalence=0.5 if config.prevalence is None else float(config.prevalence),
-        mu_low=float(mu_low),
-        mu_high=float(mu_high),
-        log_sigma_low=math.log(sigma_low),
-        log_sigma_high=math.log(sigma_high),
-        error=ERROR_MODELS[config.error].code,
-        score_codes=np.array([get_roc_score(m).code for m in config.metrics], dtype=np.int64),
-        sds=np.array(config.sds, dtype=np.float64),
-    )
+    return kernel_arguments(config, RocStudy)
 
 
 def count_chunk(root: np.random.SeedSequence, chunk: int, size: int, study: RocStudy) -> ChunkCounts:

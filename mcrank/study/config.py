@@ -42,6 +42,7 @@ __all__ = [
     "MAX_TEST_SIZE",
     "NCLASS_METRICS",
     "StudyConfig",
+    "kernel_arguments",
     "parse_count",
     "parse_metrics",
     "parse_sds",
@@ -174,12 +175,15 @@ def _parameter(
     cli_type=None,
     choices=None,
     group: str = "study",
+    kernel=None,
 ):
     """A field of :class:`StudyConfig` with what everything else derives from it: how text is
     parsed into it (``parse``, for the command line and experiment files alike), which kinds of
     study read it (``kinds``; given to another kind, a value other than the default is refused),
-    and its command-line flag (``flag``, ``metavar``, ``nargs``, ``cli_type`` for argparse's own
-    conversion, ``choices``: a callable giving the allowed names, and ``help``)."""
+    its command-line flag (``flag``, ``metavar``, ``nargs``, ``cli_type`` for argparse's own
+    conversion, ``choices``: a callable giving the allowed names, and ``help``), and what the
+    kernels take of it (``kernel(value, config) -> {field of a kernel's named tuple: value}``,
+    read by :func:`kernel_arguments`)."""
     metadata = {
         "help": help,
         "flag": flag,
@@ -190,8 +194,18 @@ def _parameter(
         "cli_type": cli_type,
         "choices": choices,
         "group": group,
+        "kernel": kernel,
     }
     return field(default=default, metadata=metadata)
+
+
+def _metric_codes(names, config) -> dict:
+    """The kernels' codes of the scores counted: the metrics', or the roc kind's scores'."""
+    if config.kind == "roc":
+        from mcrank.roc import get_roc_score  # only a roc study needs them
+
+        return {"score_codes": np.array([get_roc_score(name).code for name in names], dtype=np.int64)}
+    return {"metric_codes": np.array([get_metric(name).code for name in names], dtype=np.int64)}
 
 
 def _names(registry):
@@ -291,12 +305,14 @@ class StudyConfig:
         flag="--classes",
         metavar="N",
         help="number of classes, 2 to 50 (default 2); sets the defaults of --true-um, --metrics and --rate-range",
+        kernel=lambda v, c: {"classes": int(v)},
     )
     true_um: str | None = _parameter(
         None,
         flag="--true-um",
         choices=_names(TRUE_UM_DISTRIBUTIONS),
         help="distribution of true utility matrices: " + TRUE_UM_DISTRIBUTIONS.help(),
+        kernel=lambda v, c: {"true_um": TRUE_UM_DISTRIBUTIONS[v].code},
     )
     true_um_sd: float = _parameter(
         1 / 3,
@@ -304,12 +320,14 @@ class StudyConfig:
         cli_type=float,
         metavar="SD",
         help="sd for --true-um gaussian (each hexagon coordinate) or gaussian-elements (each element) (default 1/3)",
+        kernel=lambda v, c: {"true_um_sd": float(v)},
     )
     error: str = _parameter(
         next(iter(ERROR_MODELS)),
         flag="--error",
         choices=_names(ERROR_MODELS),
         help="error model of perturbed utility matrices: " + ERROR_MODELS.help(),
+        kernel=lambda v, c: {"error": ERROR_MODELS[v].code},
     )
     sds: tuple[float, ...] = _parameter(
         (0.1,),
@@ -318,6 +336,7 @@ class StudyConfig:
         nargs="+",
         metavar="SD",
         help="error sds: values and/or grids start:stop:step, separated by spaces or commas (default 0.1)",
+        kernel=lambda v, c: {"sds": np.array(v, dtype=np.float64)},
     )
     metrics: tuple[str, ...] | None = _parameter(
         None,
@@ -328,6 +347,7 @@ class StudyConfig:
         help="metric ids, separated by spaces or commas (default: the paper's seven for 2 classes; accuracy, "
         "balanced_accuracy, macro_precision, macro_f1, mcc, cohen_kappa for more; with --study roc the scores "
         "auc, best_accuracy, best_youden, best_f1)",
+        kernel=_metric_codes,
     )
     class_proportion: tuple[float, float] = _parameter(
         (0.0, 1.0),
@@ -337,6 +357,7 @@ class StudyConfig:
         cli_type=float,
         metavar=("LOW", "HIGH"),
         help="range of the class-0 fraction p (default 0 1)",
+        kernel=lambda v, c: {"p_low": v[0], "p_high": v[1]},
     )
     class_concentration: float = _parameter(
         1.0,
@@ -345,6 +366,7 @@ class StudyConfig:
         cli_type=float,
         metavar="ALPHA",
         help="Dirichlet parameter of the class proportions with the -elements distributions (default 1: uniform)",
+        kernel=lambda v, c: {"concentration": float(v)},
     )
     rate_beta: tuple[float, float] = _parameter(
         (2.0, 1.0),
@@ -354,6 +376,7 @@ class StudyConfig:
         cli_type=float,
         metavar=("ALPHA", "BETA"),
         help="Beta parameters of the recalls, TPR and TNR for two classes (default 2 1)",
+        kernel=lambda v, c: {"rate_alpha": v[0], "rate_beta": v[1]},
     )
     rate_range: tuple[float, float] | None = _parameter(
         None,
@@ -363,9 +386,16 @@ class StudyConfig:
         cli_type=float,
         metavar=("LOW", "HIGH"),
         help="recall (TPR, TNR) = LOW + (HIGH-LOW)*Beta (default 1/n 1: 0.5 1 for two classes)",
+        kernel=lambda v, c: {"rate_low": v[0], "rate_high": v[1]},
     )
     fbeta_beta: float = _parameter(
-        1.0, kinds=("confusion",), flag="--fbeta-beta", cli_type=float, metavar="BETA", help="beta of the fbeta metric (default 1)"
+        1.0,
+        kinds=("confusion",),
+        flag="--fbeta-beta",
+        cli_type=float,
+        metavar="BETA",
+        help="beta of the fbeta metric (default 1)",
+        kernel=lambda v, c: {"fbeta_beta": float(v)},
     )
     seed: int | None = _parameter(
         None,
@@ -380,6 +410,7 @@ class StudyConfig:
         flag="--estimator",
         choices=lambda: ESTIMATORS,
         help="how the perturbed utility matrix's %% is estimated: " + _ESTIMATORS.help(),
+        kernel=lambda v, c: {"conditional": _ESTIMATORS[c.estimator_used].needs_closed_form},
     )
     test_size: int | None = _parameter(
         None,
@@ -388,6 +419,7 @@ class StudyConfig:
         flag="--test-size",
         metavar="N",
         help="items in each pair's test set, e.g. 100 or 1e4 (default: none, the population)",
+        kernel=lambda v, c: {"test_size": 0 if v is None else int(v)},
     )
     prevalence: float | None = _parameter(
         None,
@@ -397,6 +429,7 @@ class StudyConfig:
         flag="--prevalence",
         metavar="B",
         help="fraction of class 0, fixed in (0, 1) (default: B ~ Uniform(0, 1) per pair)",
+        kernel=lambda v, c: {"random_prevalence": v is None, "prevalence": 0.5 if v is None else float(v)},
     )
     roc_mu_range: tuple[float, float] = _parameter(
         (0.0, 3.0),
@@ -407,6 +440,7 @@ class StudyConfig:
         cli_type=float,
         metavar=("LOW", "HIGH"),
         help="class-0 score mean mu ~ Uniform(LOW, HIGH) (default 0 3)",
+        kernel=lambda v, c: {"mu_low": float(v[0]), "mu_high": float(v[1])},
     )
     roc_sigma_range: tuple[float, float] = _parameter(
         (0.5, 2.0),
@@ -417,6 +451,7 @@ class StudyConfig:
         cli_type=float,
         metavar=("LOW", "HIGH"),
         help="class-0 score sd, log-uniform on [LOW, HIGH] (default 0.5 2; 1 1: equal variances)",
+        kernel=lambda v, c: {"log_sigma_low": math.log(v[0]), "log_sigma_high": math.log(v[1])},
     )
 
     def __post_init__(self):
@@ -461,6 +496,19 @@ class StudyConfig:
         if unknown:
             raise ValueError(f"{source}: unknown key {unknown[0]!r}; known keys: {', '.join(sorted(known))}")
         return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+
+
+def kernel_arguments(config: StudyConfig, arguments: type):
+    """The named tuple ``arguments`` of a kernel's parameters, filled from ``config``: each field
+    of the study's schema says what the kernels take of it (:func:`_parameter`'s ``kernel``), and
+    the kernel's tuple takes the values it names, so that a parameter is converted in one place
+    for every kernel."""
+    values = {}
+    for parameter in fields(StudyConfig):
+        convert = parameter.metadata["kernel"]
+        if convert is not None:
+            values.update(convert(getattr(config, parameter.name), config))
+    return arguments(**{name: values[name] for name in arguments._fields})
 
 
 def study_parameters() -> tuple:
