@@ -97,12 +97,15 @@ def write_stdout(text: str) -> None:
 STDOUT = (None, "-")
 
 
-def check_output(out: str | None) -> None:
+def check_output(out: str | None, *, inputs=()) -> None:
     """Check ``--out`` before a long computation, so that it does not end on a path it cannot
-    write: a UsageError for a directory or a missing directory, an OSError for a read-only
-    file or a directory where no file can be created (see
+    write: a UsageError for a directory or a missing directory, for one of the command's own
+    ``inputs`` (a file read would be replaced by the results), or for a path inside the
+    repository's committed ``results/`` or ``experiments/``, which only a full-size ``mcrank
+    reproduce`` writes (a link into them counts: the path is resolved); an OSError for a
+    read-only file or a directory where no file can be created (see
     :func:`mcrank.results.check_out_file`). Nothing to check for standard output."""
-    from mcrank.results import check_out_file
+    from mcrank.results import check_out_file, repository_root
 
     if out in STDOUT:
         return
@@ -111,6 +114,17 @@ def check_output(out: str | None) -> None:
         raise UsageError(f"--out {out}: is a directory; give a file name")
     if not path.parent.is_dir():
         raise UsageError(f"--out {out}: directory {path.parent} does not exist")
+    target = path.resolve()
+    for given in inputs:
+        if given is not None and given not in STDOUT and Path(given).resolve() == target:
+            raise UsageError(f"--out {out}: is the input {given}, which the output would replace; give another file")
+    root = repository_root()
+    for committed in () if root is None else (root / "results", root / "experiments"):
+        if committed.resolve() in target.parents:
+            raise UsageError(
+                f"--out {out}: is inside the repository's {committed.name}/, which only a full-size mcrank reproduce writes; "
+                "give a path elsewhere"
+            )
     check_out_file(path)
 
 

@@ -59,7 +59,8 @@ def add_parser(subparsers):
 
 
 def handler(args) -> int:
-    check_output(args.out)  # before the work, so that it does not end on an unwritable path
+    # Before the work, so that it does not end on an unwritable path; never over an input.
+    check_output(args.out, inputs=(args.file, args.labels, args.scores, args.utility))
     args.format = args.format or output_format(args.out)
     if args.scores is not None:  # labels and scores: a report of its own (mcrank.cli._scores)
         from mcrank.cli._scores import handler as scores_handler

@@ -142,7 +142,7 @@ def handler(args) -> int:
         config = StudyConfig(**parse_values(overrides))
     if args.scheduler is not None and args.backend != "dask":
         raise UsageError("--scheduler goes with --backend dask")
-    check_output(args.out)  # before the run, so that a long run does not end on an unwritable path
+    check_output(args.out, inputs=(args.config,))  # before the run, so that it does not end on an unwritable path
     chosen_format = args.format or output_format(args.out)
     progress = not args.quiet and sys.stderr.isatty()
     from mcrank._jit import kernels_cached
