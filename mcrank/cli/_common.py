@@ -114,7 +114,11 @@ def check_output(out: str | None, *, inputs=()) -> None:
         raise UsageError(f"--out {out}: is a directory; give a file name")
     if not path.parent.is_dir():
         raise UsageError(f"--out {out}: directory {path.parent} does not exist")
-    target = path.resolve()
+    try:
+        target = path.resolve()
+    except (OSError, RuntimeError):  # a link loop: check_out_file says so in one line
+        check_out_file(path)
+        raise
     for given in inputs:
         if given is not None and given not in STDOUT and Path(given).resolve() == target:
             raise UsageError(f"--out {out}: is the input {given}, which the output would replace; give another file")
