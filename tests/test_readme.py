@@ -180,3 +180,36 @@ def test_the_readme_roc_numbers_are_the_committed_ones():
     scores = {name: row["incorrect_pct"] for (name, sd), row in gaussian.items() if sd is None}
     assert max(scores, key=scores.get) == "auc" and min(scores, key=scores.get) == "best_accuracy"
     assert truncated["utility", 0.1]["incorrect_pct"] < min(scores.values()) and gaussian["utility", 0.1]["incorrect_pct"] > scores["auc"]
+
+
+#: Names the docs give that are not mcrank's own: a dask worker's option, and a script in the
+#: authors' repository that docs/method.md cites.
+_NOT_OURS = {"--nthreads", "scripts/calculations_paper2.R"}
+
+
+def _named_in_docs(pattern: str) -> set[tuple[str, str]]:
+    return {(page.name, match.group(1)) for page in PAGES for match in re.finditer(pattern, page.read_text())}
+
+
+def test_every_option_the_docs_name_exists():
+    from mcrank.cli import build_parser
+
+    parser = build_parser()
+    options = {o for a in parser._actions for o in a.option_strings}
+    for sub in parser._subparsers._group_actions[0].choices.values():
+        sub.format_help()  # mcrank run adds its study's flags when first used
+        options |= {o for a in sub._actions for o in a.option_strings}
+    bench = (ROOT / "scripts" / "bench.py").read_text()
+    options |= set(re.findall(r'add_argument\("(--[a-z-]+)"', bench))
+    missing = {(page, name) for page, name in _named_in_docs(r"(?<![\w-])(--[a-z][a-z0-9-]+)") if name not in options | _NOT_OURS}
+    assert not missing, sorted(missing)
+
+
+def test_every_file_and_figure_the_docs_name_exists():
+    named = _named_in_docs(r"`((?:examples|experiments|results|scripts|mcrank|tests|docs)/[^`\s<>]*)`")
+    missing = {(page, path) for page, path in named if path not in _NOT_OURS and not list(ROOT.glob(path.rstrip("/")))}
+    assert not missing, sorted(missing)
+    figures = {name for _, name in _named_in_docs(r"\b(fig\d+_[a-z0-9_]+)\b")}
+    # A name such as fig7_uniform_truncated is a study's (results/*.json), not a figure's.
+    drawn = {p.stem for p in (ROOT / "results" / "figures").glob("*.png")} | {p.stem for p in (ROOT / "results").glob("*.json")}
+    assert figures and not figures - drawn, sorted(figures - drawn)
