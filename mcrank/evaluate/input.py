@@ -564,6 +564,51 @@ def _sorted_labels(labels) -> tuple[str, ...]:
     return tuple(sorted(labels))
 
 
+def read_csv_columns(source: str, truth: str, *, models: str, truth_hint: str = ""):
+    """The header of the CSV file ``source`` (a column ``truth`` of true classes and one column
+    per model), checked, and an iterator over its rows: ``(line, cells)``, each cell stripped,
+    blank rows skipped, a row of the wrong length refused. The one reader of the per-item tables
+    of ``--labels`` and ``--scores``; ``models`` says what the model columns hold, for the message
+    when there are none, and ``truth_hint`` how to name another truth column.
+
+    Raises
+    ------
+    ValueError
+        Naming the line (and column): a column named twice or not a name, no truth column,
+        no model column, a row of the wrong length, text that is not CSV.
+    """
+    reader = csv.reader(io.StringIO(read_input_text(source), newline=""))
+    try:
+        header = [h.strip() for h in next(reader)]
+    except csv.Error as error:
+        raise ValueError(f"{source}, line {reader.line_num}: not valid CSV: {error}") from None
+    for name in header:
+        _check_name(name, "column", f"{source}, line 1")
+    if twice := [name for name in header if header.count(name) > 1]:
+        raise ValueError(f"{source}, line 1: column {twice[0]!r} appears twice")
+    if truth not in header:
+        raise ValueError(
+            f"{source}, line 1: no column {truth!r} of true classes (the columns are {', '.join(map(repr, header))}){truth_hint}"
+        )
+    if len(header) < 2:
+        raise ValueError(f"{source}, line 1: no {models} beside {truth!r}")
+
+    def rows():
+        end = reader.line_num
+        try:
+            for row in reader:
+                line, end = end + 1, reader.line_num
+                if not any(cell.strip() for cell in row):
+                    continue
+                if len(row) != len(header):
+                    raise ValueError(f"{source}, line {line}: expected {len(header)} fields, got {len(row)}")
+                yield line, [cell.strip() for cell in row]
+        except csv.Error as error:
+            raise ValueError(f"{source}, line {reader.line_num}: not valid CSV: {error}") from None
+
+    return header, rows()
+
+
 def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "true", n_classes: int | None = None) -> EvaluationInput:
     """Read a test set's labels, one row per item, and tabulate each classifier's confusion matrix.
 
@@ -604,35 +649,20 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be the path of a file (str or Path), got {path!r}")
     source = os.fspath(path)
-    reader = csv.reader(io.StringIO(read_input_text(source), newline=""))
-    columns: list[list[str]] = []
+    header, rows = read_csv_columns(
+        source,
+        truth,
+        models="classifier columns: give one column of outputs per classifier",
+        truth_hint="; name it with the parameter truth",
+    )
+    columns: list[list[str]] = [[] for _ in header]
     lines: list[int] = []  # the line of each row, to name it
-    try:
-        header, end = [h.strip() for h in next(reader)], reader.line_num
-        for name in header:
-            _check_name(name, "column", f"{source}, line 1")
-        if twice := [name for name in header if header.count(name) > 1]:
-            raise ValueError(f"{source}, line 1: column {twice[0]!r} appears twice")
-        if truth not in header:
-            raise ValueError(
-                f"{source}, line 1: no column {truth!r} of true classes (the columns are {', '.join(map(repr, header))}); name it with the parameter truth"
-            )
-        if len(header) < 2:
-            raise ValueError(f"{source}, line 1: no classifier columns: give one column of outputs per classifier beside {truth!r}")
-        columns = [[] for _ in header]
-        for row in reader:
-            line, end = end + 1, reader.line_num
-            if not any(cell.strip() for cell in row):
-                continue
-            if len(row) != len(header):
-                raise ValueError(f"{source}, line {line}: expected {len(header)} fields, got {len(row)}")
-            for k, cell in enumerate(row):
-                if not (label := cell.strip()):
-                    raise ValueError(f"{source}, line {line}, column {header[k]!r}: empty label")
-                columns[k].append(label)
-            lines.append(line)
-    except csv.Error as error:
-        raise ValueError(f"{source}, line {reader.line_num}: not valid CSV: {error}") from None
+    for line, row in rows:
+        for k, label in enumerate(row):
+            if not label:
+                raise ValueError(f"{source}, line {line}, column {header[k]!r}: empty label")
+            columns[k].append(label)
+        lines.append(line)
     if not columns[0]:
         raise ValueError(f"{source}: no data rows below the header")
     # Every distinct label checked as text, before numpy's string arrays, which drop trailing

@@ -27,8 +27,6 @@ class, class 0 = positive. ``docs/evaluate.md``, "Scoring classifiers", has the 
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import os
 from dataclasses import dataclass
@@ -37,7 +35,7 @@ import numpy as np
 
 from mcrank._rng import resolve_rng, root_seed_sequence
 from mcrank._validation import check_choice, check_count, check_name, check_square
-from mcrank.evaluate.input import label_array, read_input_text
+from mcrank.evaluate.input import label_array, read_csv_columns
 from mcrank.evaluate.ranking import _compare, _competition_ranks
 
 __all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringResult", "auc_score", "load_scores",
@@ -218,31 +216,14 @@ def load_scores(path, *, truth: str = "true", positive=None, classes=None) -> Sc
     source = os.fspath(path)
     if positive is None and classes is None:
         raise ValueError(f"{source}: positive: say which label is the positive class (or give the classes, positive first)")
-    reader = csv.reader(io.StringIO(read_input_text(source), newline=""))
-    try:
-        header = [h.strip() for h in next(reader)]
-        for name in header:
-            check_name(name, "column", f"{source}, line 1")
-        if twice := [name for name in header if header.count(name) > 1]:
-            raise ValueError(f"{source}, line 1: column {twice[0]!r} appears twice")
-        if truth not in header:
-            raise ValueError(f"{source}, line 1: no column {truth!r} of true classes (the columns are {', '.join(map(repr, header))})")
-        if len(header) < 2:
-            raise ValueError(f"{source}, line 1: no model columns: give one column of scores per model beside {truth!r}")
-        rows, lines, end = [], [], reader.line_num
-        for row in reader:
-            line, end = end + 1, reader.line_num
-            if not any(cell.strip() for cell in row):
-                continue
-            if len(row) != len(header):
-                raise ValueError(f"{source}, line {line}: expected {len(header)} fields, got {len(row)}")
-            rows.append(row)
-            lines.append(line)
-    except csv.Error as error:
-        raise ValueError(f"{source}, line {reader.line_num}: not valid CSV: {error}") from None
+    header, table = read_csv_columns(source, truth, models="model columns: give one column of scores per model")
+    rows, lines = [], []
+    for line, row in table:
+        rows.append(row)
+        lines.append(line)
     if not rows:
         raise ValueError(f"{source}: no data rows below the header")
-    columns = [[cell.strip() for cell in column] for column in zip(*rows)]
+    columns = [list(column) for column in zip(*rows)]
     k = header.index(truth)
     if "" in columns[k]:
         raise ValueError(f"{source}, line {lines[columns[k].index('')]}, column {truth!r}: empty label")
