@@ -147,6 +147,15 @@ def utility_from_xy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 # --- step 3: true-positive and true-negative rates ------------------------------------------
 
 
+def sample_true_utility(n: int, true_um: str, true_um_sd: float, rng: np.random.Generator) -> np.ndarray:
+    """Step 1 for ``n`` pairs: hexagon points, uniform or truncated gaussian, as utility matrices."""
+    if true_um == "uniform":
+        x, y = sample_hexagon_uniform(n, rng)
+    else:
+        x, y = sample_hexagon_gaussian(n, true_um_sd, rng)
+    return utility_from_xy(x, y)
+
+
 def sample_rates(
     n: int,
     rng: np.random.Generator,
@@ -401,11 +410,7 @@ def run_oracle(
     while done < samples:
         n = min(chunk_size, samples - done)
         done += n
-        if true_um == "uniform":
-            x, y = sample_hexagon_uniform(n, rng)
-        else:
-            x, y = sample_hexagon_gaussian(n, true_um_sd, rng)
-        utility = utility_from_xy(x, y)
+        utility = sample_true_utility(n, true_um, true_um_sd, rng)
         p = rng.uniform(*class_proportion, n)
         alpha, beta = rate_beta
         low, high = rate_range

@@ -35,13 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy_oracle import (
-    perturb_gaussian,
-    perturb_truncated,
-    sample_hexagon_gaussian,
-    sample_hexagon_uniform,
-    utility_from_xy,
-)
+from numpy_oracle import perturb_gaussian, perturb_truncated, sample_true_utility
 from scipy.special import ndtr
 
 __all__ = [
@@ -390,11 +384,7 @@ def run_roc_oracle(
     while done < samples:
         n = min(chunk, samples - done)
         done += n
-        if true_um == "uniform":
-            x, y = sample_hexagon_uniform(n, rng)
-        else:
-            x, y = sample_hexagon_gaussian(n, true_um_sd, rng)
-        utility = utility_from_xy(x, y)
+        utility = sample_true_utility(n, true_um, true_um_sd, rng)
         b = rng.uniform(0.0, 1.0, n) if prevalence is None else np.full(n, float(prevalence))
         mu = rng.uniform(mu_range[0], mu_range[1], (2, n))
         sigma = np.exp(rng.uniform(log_low, log_high, (2, n)))
