@@ -653,7 +653,7 @@ def _check_kind_parameters(config: StudyConfig, kind: str) -> None:
     for name, default in _unread_by(kind).items():
         value = getattr(config, name)
         # rate_range's default follows classes, and a replace() keeps the one taken.
-        if not _same(value, default) and not (name == "rate_range" and _same(value, (0.5, 1.0))):
+        if not _same(value, default) and not (name == "rate_range" and _same(value, (1.0 / config.classes, 1.0))):
             owners = " or ".join(next(f for f in fields(StudyConfig) if f.name == name).metadata["kinds"])
             raise ValueError(f"{name} is a parameter of the {owners} study kind, not of kind={kind!r}; got {value!r}")
 
@@ -691,40 +691,40 @@ def _checked_interval(value, what: str, lower: float, upper: float) -> tuple[flo
     return low, high
 
 
+def _looked_up(names, lookup, what: str) -> list:
+    """The registry records of ``names`` (a list of ids), by ``lookup``; a ValueError naming
+    ``metrics`` otherwise (``what``: "metric" or "score")."""
+    if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)):
+        raise ValueError(f"metrics must be a list of {what} ids, got {names!r}")
+    for name in names:
+        if not isinstance(name, str):
+            raise ValueError(f"metrics must be {what} ids (strings), got {name!r}")
+    try:
+        chosen = [lookup(name) for name in names]
+    except KeyError as error:  # the registry's lookup error, as this schema's ValueError
+        raise ValueError(error.args[0]) from None
+    return chosen
+
+
+def _once(ids: tuple[str, ...]) -> tuple[str, ...]:
+    """``ids``, or a ValueError if one is listed twice (two rows would differ only by chance)."""
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"metrics are listed twice: {', '.join(ids)}")
+    return ids
+
+
 def _checked_roc_scores(names) -> tuple[str, ...]:
     """The ROC study's score ids (:data:`mcrank.roc.ROC_SCORES`), each once; None for the default."""
     from mcrank.roc import DEFAULT_ROC_SCORES, get_roc_score  # only a roc study needs them
 
-    names = DEFAULT_ROC_SCORES if names is None else names
-    if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)):
-        raise ValueError(f"metrics must be a list of score ids, got {names!r}")
-    for name in names:
-        if not isinstance(name, str):
-            raise ValueError(f"metrics must be score ids (strings), got {name!r}")
-    try:
-        scores = tuple(get_roc_score(name).id for name in names)
-    except KeyError as error:
-        raise ValueError(error.args[0]) from None
-    if len(set(scores)) != len(scores):
-        raise ValueError(f"metrics are listed twice: {', '.join(scores)}")
-    return scores
+    return _once(tuple(score.id for score in _looked_up(DEFAULT_ROC_SCORES if names is None else names, get_roc_score, "score")))
 
 
 def _checked_metrics(names, classes: int) -> tuple[str, ...]:
-    if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)):
-        raise ValueError(f"metrics must be a list of metric ids, got {names!r}")
-    for name in names:
-        if not isinstance(name, str):
-            raise ValueError(f"metrics must be metric ids (strings), got {name!r}")
-    try:
-        chosen = [get_metric(name) for name in names]
-    except KeyError as error:  # get_metric's lookup error, as this schema's ValueError
-        raise ValueError(error.args[0]) from None
+    """Metric ids, each once, each defined for ``classes`` classes."""
+    chosen = _looked_up(names, get_metric, "metric")
     for metric in chosen:
         if not metric.defined_for(classes):
             counted = ", ".join(m.id for m in METRICS.values() if m.defined_for(classes))
             raise ValueError(f"metric {metric.id!r} is defined for two classes only, not {classes}; choose from {counted}")
-    metrics = tuple(metric.id for metric in chosen)
-    if len(set(metrics)) != len(metrics):
-        raise ValueError(f"metrics are listed twice: {', '.join(metrics)}")
-    return metrics
+    return _once(tuple(metric.id for metric in chosen))
