@@ -29,7 +29,6 @@ from mcrank._rng import resolve_rng, root_seed_sequence
 from mcrank._validation import check_count
 from mcrank.engine import binary, counts, nclass
 from mcrank.engine.runner import BACKENDS, check_execution, run_chunks
-from mcrank.error_models import ERROR_MODELS
 from mcrank.estimators import ESTIMATORS
 from mcrank.ranking import ranked_correctly
 from mcrank.study import StudyConfig, StudyResult
@@ -157,7 +156,7 @@ def _confusion_result(config: StudyConfig, totals) -> StudyResult:
         config=config,
         metric_incorrect=dict(zip(config.metrics, (int(c) for c in incorrect[:metrics]))),
         utility_incorrect=incorrect[metrics:],
-        realised_sd=counts.realised_sd(config, sums),
+        realised_sd=counts.realised_sd(config, sums.deviation_sum, sums.deviation_squares, config.samples),
         batch_samples=totals.batch_samples,
         batch_incorrect=totals.batch_incorrect,
         tied=None if config.test_size is None else sums.tied.astype(np.int64),
@@ -179,13 +178,8 @@ def _roc_result(config: StudyConfig, totals) -> StudyResult:
     batch_samples = totals.batch_samples - tied
     incorrect = batch_incorrect.sum(axis=0)
     metrics, sds = len(config.metrics), len(config.sds)
-    deviation_sum, deviation_squares = totals.sums[:sds], totals.sums[sds : 2 * sds]
-    if ERROR_MODELS[config.error].closed_form:
-        realised = np.array(config.sds, dtype=float)  # N(0, s^2) element by element
-    else:  # the four elements of U' - U of every untied pair
-        count = 4.0 * float(batch_samples.sum())
-        mean = deviation_sum / count if count else np.full(sds, np.nan)
-        realised = np.sqrt(np.maximum(deviation_squares / count - mean**2, 0.0)) if count else mean
+    # The deviations of U' - U are summed over the untied pairs only.
+    realised = counts.realised_sd(config, totals.sums[:sds], totals.sums[sds : 2 * sds], int(batch_samples.sum()))
     return StudyResult(
         config=config,
         metric_incorrect=dict(zip(config.metrics, (int(c) for c in incorrect[:metrics]))),

@@ -71,11 +71,14 @@ def split_sums(metrics: int, sds: int, sums: np.ndarray) -> ChunkSums:
     return ChunkSums(deviation_sum, deviation_squares, tied, squares)
 
 
-def realised_sd(config, sums: ChunkSums) -> np.ndarray:
-    """Standard deviation of ``U' - U`` over all elements and samples, per sd."""
+def realised_sd(config, deviation_sum: np.ndarray, deviation_squares: np.ndarray, pairs: int) -> np.ndarray:
+    """Standard deviation of ``U' - U`` over all elements and the ``pairs`` whose deviations
+    were summed (every pair, or the roc kind's untied ones), per sd; NaN with no pair."""
     sds = np.array(config.sds, dtype=float)
     if ERROR_MODELS[config.error].closed_form:
         return sds  # U' - U is N(0, s^2) element by element, by construction
-    count = float(config.classes**2) * config.samples
-    mean = sums.deviation_sum / count
-    return np.sqrt(np.maximum(sums.deviation_squares / count - mean**2, 0.0))
+    count = float(config.classes**2) * pairs
+    if not count:
+        return np.full(sds.size, np.nan)
+    mean = deviation_sum / count
+    return np.sqrt(np.maximum(deviation_squares / count - mean**2, 0.0))
