@@ -7,7 +7,7 @@ import pytest
 from csv_parts import csv_parts
 
 from mcrank.cli import main
-from mcrank.study import load_experiment, parse_sds
+from mcrank.study import BATCHES, load_experiment, parse_sds
 from mcrank.study import parse_count as parse_samples
 
 SMALL = ["--samples", "2000", "--seed", "7", "--quiet"]
@@ -279,8 +279,17 @@ def test_the_experiment_files_of_the_repository_load():
         config = load_experiment(directory / f"{name}.toml").config
         if config.classes == 3:
             sweep = load_experiment(directory / "nclass_gaussian_n03.toml").config
-        assert config.seed == sweep.seed and (config.true_um, config.error) == (sweep.true_um, sweep.error)
+        assert (config.seed, config.chunk_size) == (sweep.seed, sweep.chunk_size) and (config.true_um, config.error) == (
+            sweep.true_um,
+            sweep.error,
+        )
         assert config.test_size == int(name[-5:]) and set(config.sds) <= set(sweep.sds)
+    # The truncated n-class studies draw the first pairs of the gaussian ones (same seed, same
+    # chunks), and those chunks are small enough to give every batch one.
+    for n in range(2, 11):
+        gaussian, truncated = (load_experiment(directory / f"nclass_{error}_n{n:02d}.toml").config for error in ("gaussian", "truncated"))
+        assert (truncated.seed, truncated.chunk_size) == (gaussian.seed, gaussian.chunk_size)
+        assert truncated.samples // truncated.chunk_size >= BATCHES
 
 
 def test_out_is_checked_before_the_run(tmp_path, capsys):
