@@ -5,6 +5,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mcrank.cli import main
@@ -213,3 +214,88 @@ def test_every_file_and_figure_the_docs_name_exists():
     # A name such as fig7_uniform_truncated is a study's (results/*.json), not a figure's.
     drawn = {p.stem for p in (ROOT / "results" / "figures").glob("*.png")} | {p.stem for p in (ROOT / "results").glob("*.json")}
     assert figures and not figures - drawn, sorted(figures - drawn)
+
+
+#: Words the docs quote beside "JSON" or "CSV" that are not field names: Python names, the
+#: maths' variables, subcommands, a format and JSON's null.
+_NOT_FIELDS = {"confusion_matrix", "cross_val_predict", "roc_auc_score", "repr", "evaluate", "run", "d", "k", "data", "table", "null"}
+
+
+def _field_pattern(name: str) -> re.Pattern | None:
+    """A field name as the docs write it, as a pattern over the real names; None for a word
+    that cannot be one (a Python class, a constant). ``<metric>``, ``MODEL`` and a lone ``A``
+    or ``B`` stand for any metric, model or classifier, and ``_high`` after ``utility_yield_low``
+    for the name it ends."""
+    pattern = name.replace("<metric>", "\0")
+    pattern = re.sub(r"^MODEL(?=_)|(?<=_)[AB](?=_|$)", "\1", pattern)
+    if re.search(r"[A-Z]", pattern):
+        return None
+    pattern = re.escape(pattern).replace("\0", "[a-z0-9_]+").replace("\1", ".+")
+    return re.compile(f".+{pattern}" if name.startswith("_") else pattern)
+
+
+def _output_names(capsys, tmp_path) -> set[str]:
+    """Every key, column, comment key and string value of the JSON and CSV outputs, and of the
+    example inputs, and the long-form CSV's header (run here)."""
+    rng = np.random.default_rng(3)
+    truth = rng.integers(0, 2, 80)
+    scores = tmp_path / "scores.csv"
+    scores.write_text(
+        "".join(["true,a,b\n", *(f"{('none', 'event')[t]},{float(rng.random() / 2 + t / 2)!r},{float(rng.random())!r}\n" for t in truth)])
+    )
+    # The long-form CSV as docs/evaluate.md gives its header.
+    header = re.search(r"CSV\*\*, long form, with the header `([a-z,]+)`", (ROOT / "docs" / "evaluate.md").read_text()).group(1)
+    long_form = tmp_path / "long.csv"
+    long_form.write_text(f"{header}\nA,0,0,3\nA,1,1,4\nA,0,1,2\nB,0,0,2\nB,1,0,1\nB,1,1,5\nB,0,1,1\n")
+    factory, few = str(ROOT / "examples" / "factory.json"), ("--samples", "1000", "--seed", "1")
+    commands = [
+        ["run", "--sd", "0.1", "--quiet", *few],
+        ["run", "--study", "roc", "--sd", "0.1", "--quiet", *few],
+        ["evaluate", factory, "--sd", "0.1"],
+        ["evaluate", factory, "--sd", "0.1", "--error", "truncated", "--test-uncertainty", "--prior-count", "100", *few],
+        ["evaluate", str(ROOT / "examples" / "lottery.json"), "--class-counts", "10,990", "--test-uncertainty", *few],
+        ["evaluate", "--labels", str(ROOT / "examples" / "triage_labels.csv"), "--utility", str(ROOT / "examples" / "triage_3class.json")],
+        ["evaluate", "--scores", str(scores), "--utility", '{"utility": [[1, -3], [0, 0]], "classes": ["event", "none"]}', *few[2:]],
+        ["evaluate", "--scores", str(scores), "--positive", "event", "--thresholds", "0.1,0.5", "--test-uncertainty", *few],
+        ["evaluate", str(long_form), "--utility", "[[1, 0], [0, 1]]"],
+    ]
+    names: set[str] = set()
+
+    def walk(value):
+        if isinstance(value, dict):
+            names.update(value)
+            value = list(value.values())
+        if isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, str):
+            names.add(value)
+
+    for command in [*commands, ["story"]]:
+        for form in ("json", "csv") if command[0] != "story" else ("json",):
+            assert main([*command, "--format", form]) == 0, command
+            out = capsys.readouterr().out
+            if form == "json":
+                walk(json.loads(out))
+                continue
+            lines = out.splitlines()
+            names |= {line[2:].split(":")[0] for line in lines if line.startswith("# ")}
+            names |= set(next(line for line in lines if not line.startswith("#")).split(","))
+    for example in (ROOT / "examples").glob("*.json"):
+        walk(json.loads(example.read_text()))
+    names |= {name for example in (ROOT / "examples").glob("*.csv") for name in example.read_text().splitlines()[0].split(",")}
+    return names | set(header.split(","))
+
+
+def test_every_field_the_docs_name_exists(capsys, tmp_path):
+    names = _output_names(capsys, tmp_path)
+    named = set()
+    for page in PAGES:
+        text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+        # The paragraphs (and table rows) that speak of JSON or CSV, and the words they quote.
+        for part in re.split(r"\n\s*\n|\n(?=\|)", text):
+            if re.search(r"\b(json|csv)\b", part, re.I):
+                named |= {(page.name, word) for word in re.findall(r"`([A-Za-z_<][A-Za-z0-9_<>]*)`", part)}
+    checked = {(page, word) for page, word in named if word not in _NOT_FIELDS and _field_pattern(word)}
+    missing = {(page, word) for page, word in checked if not any(_field_pattern(word).fullmatch(name) for name in names)}
+    assert len(checked) > 100 and not missing, sorted(missing)
