@@ -668,8 +668,11 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
     # Every distinct label checked as text, before numpy's string arrays, which drop trailing
     # NULs ("A\x00" would silently be "A"), see it.
     for k, column in enumerate(columns):
-        for label in dict.fromkeys(column):
-            _check_name(label, "class", f"{source}, line {lines[column.index(label)]}, column {header[k]!r}")
+        first: dict[str, int] = {}  # each label's first row, found in one pass (not .index per label)
+        for row, label in enumerate(column):
+            first.setdefault(label, row)
+        for label, row in first.items():
+            _check_name(label, "class", f"{source}, line {lines[row]}, column {header[k]!r}")
     # Each column's distinct labels once (np.unique), not every cell through Python.
     found = [np.unique(np.array(column), return_inverse=True) for column in columns]
     if classes is None:
