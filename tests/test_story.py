@@ -96,6 +96,10 @@ def test_cli_table(capsys):
         assert re.search(rf"\s{a}\s+{b}\s", out), metric_id
     for value in ("+3.5", "-3.5", "+4.7", "+7.3", "+338.5", "+331.5"):
         assert value in out
+    # Within 80 columns, with every metric that votes against the utility yield still listed.
+    assert max(map(len, out.splitlines())) <= 80
+    factory = out[out.index("factory, eq. (4)") : out.index("factory with other gains")]
+    assert " ".join(factory.split()).endswith("accuracy, balanced_accuracy, precision, f1, mcc, fowlkes_mallows, tpr")
 
 
 def test_cli_bad_format_is_one_line_and_exit_2(capsys):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 
 from mcrank.cli._common import check_output, path_argument, write_output
 
@@ -45,8 +46,13 @@ def render_table(result: dict) -> str:
     for m in result["metrics"]:
         lines.append(f"{m['name']:<{width}}  {m['A']:6.2f}  {m['B']:6.2f}  {m['favours']}")
     lines += ["", "Utility yield per test item (eq. 9)"]
+    indent = " " * (width + 2)
     for u in result["utilities"]:
-        lines.append(f"{u['description']:<{width}}  {u['A']:+6.1f}  {u['B']:+6.1f}  best: {u['best']}  ({u['unit']}, U = {u['matrix']})")
+        lines.append(f"{u['description']:<{width}}  {u['A']:+6.1f}  {u['B']:+6.1f}  best: {u['best']}  ({u['unit']})")
+        lines.append(f"{indent}U = {u['matrix']}")
         verdict = ", ".join(u["metrics_against"]) or "none"
-        lines.append(f"{'':<{width}}  metrics favouring the other classifier: {verdict}")
+        # Wrapped to 80 columns, as every other output of the CLI.
+        lines += textwrap.wrap(
+            f"metrics favouring the other classifier: {verdict}", 80, initial_indent=indent, subsequent_indent=indent + "  "
+        )
     return "\n".join(lines)
