@@ -155,7 +155,7 @@ def test_evaluate_predictions_is_evaluate_with_paired_labels():
     _, _, labels = labels_from_predictions(Y_TRUE, {"A": Y_A, "B": Y_B})
     assert isinstance(labels, ItemLabels) and labels.truth.tolist() == [0] * 50 + [1] * 50
     steps = evaluate(confusions, EQ4, classes=classes, labels=labels, test_uncertainty=True, rng=1, samples=2000)
-    assert one_call.to_dict() == steps.to_dict()
+    assert one_call.to_dict() == {**steps.to_dict(), "class_order": "sorted labels"}  # and says where its order came from
     assert one_call.test_uncertainty["model"] == "labels" and one_call.pairs[0].flip_probability_test_se is None  # exact
     with pytest.raises(TypeError, match="labels"):
         evaluate_predictions(Y_TRUE, {"A": Y_A}, EQ4, labels=labels)
@@ -172,6 +172,20 @@ def test_evaluate_predictions_matches_the_labels_file(capsys):
                               test_uncertainty=True, rng=4, samples=1000)  # fmt: skip
     assert [p.flip_probability_test for p in one_call.pairs] == [p.flip_probability_test for p in from_file.pairs]
     assert [(c.name, c.utility_yield) for c in one_call.classifiers] == [(c.name, c.utility_yield) for c in from_file.classifiers]
+    assert str(one_call) == str(from_file)  # "Class order" included
+
+
+def test_evaluate_predictions_says_the_class_order_as_the_cli_does(capsys, tmp_path):
+    # Without classes the order is the sorted labels', and str() is what mcrank evaluate --labels prints.
+    path = tmp_path / "labels.csv"
+    path.write_text((EXAMPLES / "triage_labels.csv").read_text())
+    read = load_labels(path)
+    y_true = [read.classes[k] for k in read.labels.truth]
+    predictions = {name: [read.classes[k] for k in codes] for name, codes in read.labels.outputs.items()}
+    utility = json.loads((EXAMPLES / "triage_3class.json").read_text())["utility"]
+    code, out, _ = run(capsys, "--labels", path, "--utility", json.dumps(utility))
+    assert code == 0 and "Class order: the sorted labels" in out
+    assert str(evaluate_predictions(y_true, predictions, utility)) + "\n" == out
 
 
 def test_str_is_the_cli_report_and_records_are_the_csv_columns(capsys):
@@ -228,7 +242,7 @@ def test_one_format_per_column():
 def test_a_standard_error_below_the_last_digit_is_a_bound_not_zero():
     assert probability_text(0.0012, 0.00002, 10**6) == "0.0012 (SE < 1e-4)"
     assert probability_text(0.3868, 0.0015, 10**5) == "0.3868 ± 0.0015"
-    assert probability_text(3.3e-9) == "3.3e-09" and probability_text(0.0, 0.0, 1000).startswith("0 (none of 1000")
+    assert probability_text(3.3e-9) == "3.3e-09" and probability_text(0.0, 0.0, 1000) == "< 0.003 (0/1000)"
     result = evaluate({"A": [[4500, 300], [500, 4700]], "B": [[4400, 300], [600, 4700]]}, np.eye(2), sd=0.3, estimator="sample",
                       samples=10**6, rng=1)  # fmt: skip
     assert "± 0.0000" not in str(result)
@@ -347,3 +361,18 @@ def test_story_writes_out_in_the_format_of_its_extension(capsys, tmp_path):
 def test_every_example_prints_within_80_columns(capsys, argv):
     code, out, _ = run(capsys, *argv)
     assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_long_names_are_cut_in_the_middle_and_every_line_fits(capsys, tmp_path):
+    # Names alike but for their ends: cut at the end they would all print the same.
+    confusions = {f"gradient_boosting_depth_{depth:02d}_rate_0p1": matrix for depth, matrix in enumerate(_many(4, seed=3).values())}
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps({"classifiers": confusions, "utility": EQ4}))
+    code, out, _ = run(capsys, path, "--test-uncertainty", "--sd", "0.1", "--error", "truncated", "--seed", "1", "--samples", "2000")
+    assert code == 0 and max(map(len, out.splitlines())) <= 80
+    ranking = out[out.index("Ranking by utility yield") : out.index("Each metric against")]
+    shown = {line.split()[1] for line in ranking.splitlines() if re.match(r"\s+\d\s+gradient", line)}
+    assert len(shown) == 4 and all("…" in name and name.endswith("_rate_0p1") for name in shown)
+    # No flip in 2000 draws: the rule of three's 95 % bound, 3 / 2000 rounded up.
+    assert "P(flip) = < 0.002 (0/2000)" in out
+    assert probability_text(0.0, 0.0, 7000) == "< 0.0005 (0/7000)"  # 3 / 7000 = 0.00043: up, not down

@@ -1277,5 +1277,7 @@ def evaluate_predictions(y_true, predictions, utility, *, classes=None, **evalua
     for taken in ("labels", "source"):
         if taken in evaluate_options:
             raise TypeError(f"evaluate_predictions() takes no {taken!r}: the labels are y_true and predictions")
+    class_order = "sorted labels" if classes is None else "utility"  # reported as evaluate_file reports it
     confusions, classes, labels = labels_from_predictions(y_true, predictions, classes=classes)
-    return evaluate(confusions, utility, classes=[str(c) for c in classes], labels=labels, **evaluate_options)
+    result = evaluate(confusions, utility, classes=[str(c) for c in classes], labels=labels, **evaluate_options)
+    return replace(result, class_order=class_order)

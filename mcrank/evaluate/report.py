@@ -85,8 +85,18 @@ def csv_text(text: str) -> str:
 
 
 def _cut(name: str, width: int) -> str:
-    """``name`` in at most ``width`` characters, cut with an ellipsis."""
-    return name if len(name) <= width else name[: max(1, width - 1)] + "…"
+    """``name`` in at most ``width`` characters, cut in the middle with an ellipsis: model
+    names often differ only at their end (``logistic_C1``, ``logistic_C10``)."""
+    if len(name) <= width:
+        return name
+    head = max(1, (width - 1) // 2)
+    return name[:head] + "…" + name[len(name) - max(0, width - 1 - head) :]
+
+
+def _shown_names(names: dict[str, str], width: int) -> dict[str, str]:
+    """Each name as the tables show it: cut to ``width``, unless cutting makes two alike."""
+    shown = {name: _cut(text, width) for name, text in names.items()}
+    return shown if len(set(shown.values())) == len(shown) else names
 
 
 # --- numbers --------------------------------------------------------------------------------
@@ -129,8 +139,8 @@ def column_format(values, *, sign: bool = False, significant: int = 4, most: int
 def probability_text(value, se=None, samples=None, accuracy=None) -> str:
     """A probability: 4 decimals, or two significant digits below 1e-4 (an exact one below
     ten times its absolute ``accuracy`` as a bound); an estimated one with its SE at the same
-    decimals, ``SE < 1e-4`` when the SE is below the last digit, or as a bound when none of
-    the ``samples`` draws flipped."""
+    decimals, ``SE < 1e-4`` when the SE is below the last digit, or as a bound (95 %, the rule
+    of three) when none of the ``samples`` draws flipped."""
     if value is None:
         return "-"
     if se is None and accuracy is not None and 0 < value < 10 * accuracy:
@@ -138,9 +148,17 @@ def probability_text(value, se=None, samples=None, accuracy=None) -> str:
     text = f"{value:.4f}" if value >= 1e-4 or value == 0 else f"{value:.2g}"
     if se is None:
         return text
-    if value == 0:
-        return f"0 (none of {samples}; below {3 / samples:.1g} at 95%)"
+    if value == 0:  # the rule of three: below 3/n at 95 % when none of n draws flipped
+        return f"< {_one_digit_up(3 / samples)} (0/{samples})"
     return f"{text} ± {se:.4f}" if se >= 0.5e-4 else f"{text} (SE < 1e-4)"
+
+
+def _one_digit_up(bound: float) -> str:
+    """``bound`` to one significant digit, rounded up so that it stays a bound (3/7000 is
+    ``0.0005``, not ``0.0004``)."""
+    exponent = math.floor(math.log10(bound))
+    digit = math.ceil(bound / 10.0**exponent * (1 - 1e-12))  # 1e-12: 3e-05 is 3, not 4
+    return f"{digit * 10.0**exponent:.1g}"
 
 
 # --- agreement of each metric with the utility yield ----------------------------------------
@@ -317,7 +335,7 @@ def render_table(result, *, width: int = DEFAULT_WIDTH, cap: int = PAIR_LIST_CAP
     width = max(40, int(width))
     names = {c.name: printable(c.name) for c in result.classifiers}
     name_width = max(12, width // _NAME_SHARE)
-    shown = {name: _cut(text, name_width) for name, text in names.items()}
+    shown = _shown_names(names, name_width)
     yield_format = column_format([c.utility_yield for c in result.classifiers], sign=True)
     lines = []
     if result.description:
@@ -538,12 +556,18 @@ def _render_test_uncertainty(result, shown, yield_format, width, cap) -> list[st
     headings = ["test set"] + (["utility errors", "both"] if with_sd else [])
     widths = [max(len(h), *(len(r[k]) for r in rows if r is not None)) if any(rows) else len(h) for k, h in enumerate(headings)]
     pair_width = max(len("pair"), *map(len, labels))
-    lines.append(f"  {'pair':<{pair_width}}" + "".join(f"  {h:>{w}}" for h, w in zip(headings, widths)))
+    cells = lambda values: "".join(f"  {v:>{w}}" for v, w in zip(values, widths))  # noqa: E731
+    if 2 + pair_width + len(cells(headings)) > width:  # long names: each pair's numbers on a line of their own
+        lines += ["  pair", "  " + cells(headings)]
+        for label, row in zip(labels, rows):
+            lines += [f"  {label}", "    tied: no order to doubt" if row is None else "  " + cells(row)]
+        return lines + _pairs_more(len(listed), len(result.pairs), width)
+    lines.append(f"  {'pair':<{pair_width}}" + cells(headings))
     for label, row in zip(labels, rows):
         if row is None:
             lines.append(f"  {label:<{pair_width}}  tied: no order to doubt")
         else:
-            lines.append(f"  {label:<{pair_width}}" + "".join(f"  {v:>{w}}" for v, w in zip(row, widths)))
+            lines.append(f"  {label:<{pair_width}}" + cells(row))
     return lines + _pairs_more(len(listed), len(result.pairs), width)
 
 
@@ -572,5 +596,12 @@ def _render_flips(result, shown, yield_format, width, cap) -> list[str]:
             verdict = "tied: no ranking to flip"
         else:
             verdict = "P(flip) = " + probability_text(p.flip_probability, p.standard_error, result.samples)
-        lines.append(f"  {label:<{pair_width}}  yield difference {difference:>{difference_width}}  {verdict}")
+        line = f"  {label:<{pair_width}}  yield difference {difference:>{difference_width}}"
+        # Long names: the numbers go on the next line rather than past the width.
+        if len(line) + 2 + len(verdict) <= width:
+            lines.append(f"{line}  {verdict}")
+        elif len(line) <= width:
+            lines += [line, f"    {verdict}"]
+        else:
+            lines += [f"  {label}", f"    yield difference {difference}  {verdict}"]
     return lines + _pairs_more(len(listed), len(result.pairs), width)
