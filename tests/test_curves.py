@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -346,3 +347,25 @@ def test_the_breast_cancer_example_prints_what_the_docs_show(tmp_path, capsys):
     start = docs.index("$ python examples/breast_cancer_curves.py")
     block = docs[docs.index("\n", start) + 1 : docs.index("```", start)]
     assert printed == block
+
+
+def test_the_scores_reports_fit_80_columns_with_one_format_per_column(tmp_path, capsys):
+    # Issue 25's rules for the report of --scores too: long names cut in the middle, columns in
+    # blocks, every yield of the ranking at the same decimals, probabilities at 4 decimals.
+    y, scores = _test_set(items=80, seed=5)
+    names = [f"gradient_boosting_depth_{k:02d}_rate_0p1" for k in range(len(scores))]
+    path = tmp_path / "long.csv"
+    path.write_text("true," + ",".join(names) + "\n" + "".join(
+        ",".join(["event" if v else "none", *(repr(float(s[i])) for s in scores.values())]) + "\n" for i, v in enumerate(y)))  # fmt: skip
+    utility = '{"utility": [[1, -3], [0, 0]], "classes": ["event", "none"]}'
+    code, ranking, _ = run(capsys, "--scores", path, "--utility", utility, "--seed", 1)
+    assert code == 0 and max(map(len, ranking.splitlines())) <= 80
+    rows = [line.split() for line in ranking.splitlines() if re.match(r"\s+\d\s+gradient_boo…h_\d\d_rate_0p1\s+[+-]", line)]
+    assert len(rows) == len(names)
+    yields = [row[2] for row in rows] + [row[4] for row in rows]  # the utility yield and the optimistic one
+    assert len({len(value.split(".")[1]) for value in yields}) == 1, yields
+    code, curves, _ = run(capsys, "--scores", path, "--positive", "event", "--thresholds", "0.1:0.5:0.1", "--test-uncertainty",
+                          "--seed", 1, "--samples", 1000)  # fmt: skip
+    assert code == 0 and max(map(len, curves.splitlines())) <= 80
+    probabilities = curves[curves.index("P(gradient") :].split("\n\n")[0].splitlines()[1:]
+    assert probabilities and all(re.fullmatch(r"\s+0\.\d\s+(\d\.\d{4}|\d\.\de-\d\d)", line) for line in probabilities), probabilities

@@ -15,7 +15,7 @@ import math
 import sys
 from pathlib import Path
 
-from mcrank.cli._common import UsageError, flag_names, path_argument, write_output
+from mcrank.cli._common import UsageError, flag_names, path_argument, terminal_width, write_output
 
 #: Figure formats of ``--plot``, by suffix.
 PLOT_FORMATS = (".png", ".pdf", ".svg")
@@ -162,7 +162,7 @@ def handler(args) -> int:
     elif args.format == "csv":
         text = _render_csv(test_set, ranking, curves, made)
     else:
-        text = render_scores_table(test_set, ranking, curves)
+        text = render_scores_table(test_set, ranking, curves, width=terminal_width(args.out))
     if plot is not None:
         _write_plot(curves, plot)
     if write_output(text, args.out) is not None and not args.quiet:
@@ -194,79 +194,81 @@ def _write_plot(curves, path: Path) -> None:
     atomic_write_bytes(path, buffer.getvalue())
 
 
-def _probability(value: float) -> str:
-    return f"{value:.4f}" if 1e-4 <= value <= 1 - 1e-4 or value in (0.0, 1.0) else f"{value:.2g}"
+def render_scores_table(test_set, ranking, curves, *, width: int = 80) -> str:
+    """The report of ``--scores`` as text, within ``width`` characters a line, by the rules of
+    the confusion-matrix report (:mod:`mcrank.evaluate.report`): names escaped and cut in the
+    middle, one number format per column, columns in blocks that fit."""
+    from mcrank.evaluate.report import _shown_names, _wrap, printable
 
-
-def render_scores_table(test_set, ranking, curves) -> str:
-    """The report of ``--scores`` as text: the test set, the ranking, the decision curves."""
-    from mcrank.evaluate.report import (
-        printable,  # names escaped: a U+202E would reverse the rest of the row
-    )
-
+    names = {name: printable(name) for name in test_set.scores}  # escaped: a U+202E would reverse the rest of the row
+    shown = _shown_names(names, max(12, width // 3))
     positives = int(test_set.positive.sum())
-    lines = [f"Test set: {test_set.items} items; positive class {test_set.classes[0]!r} {positives}, negative "
-             f"{test_set.classes[1]!r} {test_set.items - positives}; models: {', '.join(map(printable, test_set.scores))}"]  # fmt: skip
+    lines = _wrap(f"Test set: {test_set.items} items; positive class {test_set.classes[0]!r} {positives}, negative "
+                  f"{test_set.classes[1]!r} {test_set.items - positives}; models: {', '.join(names.values())}", width)  # fmt: skip
     if ranking is not None:
-        u = ranking.utility
-        names = [printable(m.name) for m in ranking.models]
-        width = max(len("model"), *map(len, names))
-        lines += ["", f"Utility matrix (rows = output, columns = true class; positive first): {u.tolist()}",
-                  "", "Ranking by utility yield per item at each model's best threshold (empirical ROC, output positive when "
-                  "score >= threshold)", f"  {ranking.describe_choice()}"]  # fmt: skip
-        lines.append(f"  rank  {'model':<{width}}  utility yield  best threshold  on the whole test set (optimistic)     AUC (rank)")
-        for m in ranking.models:
-            threshold = {math.inf: "never", -math.inf: "always"}.get(m.threshold, f"{m.threshold:.6g}")
-            lines.append(f"  {m.rank:>4}  {printable(m.name):<{width}}  {m.utility_yield:+13.6g}  {threshold:>14}  {m.test_set_yield:+33.6g}"
-                         f"  {m.auc:.4f} ({m.auc_rank})")  # fmt: skip
-        if ranking.optimistic:
-            lines.append("  The thresholds were chosen on the items they are scored on: these yields are optimistic.")
-        lines += ["", "Pairs that AUC orders differently from the utility yield"]
-        if not ranking.auc_disagreements:
-            lines.append("  none: AUC ranks these models as the utility at their best thresholds does")
-        by_name = {m.name: m for m in ranking.models}
-        for better, worse in ranking.auc_disagreements:
-            a, b = by_name[better], by_name[worse]
-            better, worse = printable(better), printable(worse)
-            relation = "ties them" if a.auc == b.auc else f"puts {worse} above {better} ({b.auc:.4f} against {a.auc:.4f})"
-            if a.rank == b.rank:
-                relation = f"separates {better} and {worse}, tied in utility"
-            lines.append(f"  {better} over {worse}: AUC {relation}")
+        lines += _render_ranking(ranking, shown, width)
     if curves is not None:
-        lines += ["", _curves_heading(curves)]
-        names = list(curves.net_benefit)
-        pairs = list(curves.probability_better or {})
-        shown = {name: printable(name) for name in names}
-        with_bands = curves.bands is not None
-        cell = 26 if with_bands else 10
-        header = f"  {'p_t':>6}  {'treat all':>10}" + "".join(f"  {shown[n]:>{cell}}" for n in names)
-        header += "".join(f"  {'P(' + shown[a] + ' > ' + shown[b] + ')':>{max(10, len(shown[a]) + len(shown[b]) + 6)}}" for a, b in pairs)
-        lines.append(header)
-        for k, t in enumerate(curves.thresholds):
-            row = f"  {t:>6.4g}  {curves.treat_all[k]:>+10.4f}"
-            for name in names:
-                value = f"{curves.net_benefit[name][k]:+.4f}"
-                if with_bands:
-                    low, high = curves.bands[name][k]
-                    value += f" [{low:+.4f}, {high:+.4f}]"
-                row += f"  {value:>{cell}}"
-            row += "".join(f"  {_probability(curves.probability_better[a, b][k]):>{max(10, len(shown[a]) + len(shown[b]) + 6)}}"
-                           for a, b in pairs)  # fmt: skip
-            lines.append(row)
+        lines += _render_curves(curves, shown, width)
     return "\n".join(lines) + "\n"
 
 
-def _curves_heading(curves) -> str:
-    import textwrap
+def _render_ranking(ranking, shown, width) -> list[str]:
+    from mcrank.evaluate.report import _wrap, column_blocks, column_format
+
+    models = ranking.models
+    lines = ["", "Utility matrix (rows = output, columns = true class; positive first):", f"  {ranking.utility.tolist()}"]
+    lines += [""] + _wrap("Ranking by utility yield per item at each model's best threshold (empirical ROC, output positive when "
+                          "score >= threshold); optimistic: the yield on the whole test set at the threshold chosen on it, the "
+                          "one to deploy", width)  # fmt: skip
+    lines += _wrap(ranking.describe_choice(), width, "  ")
+    yields = column_format([m.utility_yield for m in models] + [m.test_set_yield for m in models], sign=True)
+    columns = [
+        ("utility yield", [yields(m.utility_yield) for m in models]),
+        ("best threshold", [{math.inf: "never", -math.inf: "always"}.get(m.threshold, f"{m.threshold:.6g}") for m in models]),
+        ("optimistic", [yields(m.test_set_yield) for m in models]),
+        ("AUC (rank)", [f"{m.auc:.4f} ({m.auc_rank})" for m in models]),
+    ]
+    name_width = max(len("model"), *(len(shown[m.name]) for m in models))
+    lead = [f"  {m.rank:>4}  {shown[m.name]:<{name_width}}" for m in models]
+    lines += column_blocks(f"  {'rank':>4}  {'model':<{name_width}}", lead, columns, width)
+    if ranking.optimistic:
+        lines += _wrap("The thresholds were chosen on the items they are scored on: these yields are optimistic.", width, "  ")
+    lines += ["", "Pairs that AUC orders differently from the utility yield"]
+    if not ranking.auc_disagreements:
+        lines += _wrap("none: AUC ranks these models as the utility at their best thresholds does", width, "  ", "    ")
+    by_name = {m.name: m for m in models}
+    for better, worse in ranking.auc_disagreements:
+        a, b = by_name[better], by_name[worse]
+        better, worse = shown[better], shown[worse]
+        relation = "ties them" if a.auc == b.auc else f"puts {worse} above {better} ({b.auc:.4f} against {a.auc:.4f})"
+        if a.rank == b.rank:
+            relation = f"separates {better} and {worse}, tied in utility"
+        lines += _wrap(f"{better} over {worse}: AUC {relation}", width, "  ", "    ")
+    return lines
+
+
+def _render_curves(curves, shown, width) -> list[str]:
+    from mcrank.evaluate.report import _wrap, column_blocks, probability_text
 
     text = ("Decision curves: net benefit TP/N - FP/N * p_t / (1 - p_t), treat when the probability >= p_t (the utility yield "
             "under [[1, -p_t / (1 - p_t)], [0, 0]]); treat none: 0")  # fmt: skip
+    lines = [""] + _wrap(text, width)
     if curves.bands is not None:
         seed = "" if curves.seed is None else f", seed {curves.seed}"
-        text += (f"\nwith the test set's posterior (Dirichlet, prior total count {curves.prior_count:g} spread over the cells): "
-                 f"95 % bands ({curves.samples} draws{seed}) and P(a > b), the probability that a's net benefit exceeds "
-                 "b's on the population (exact)")  # fmt: skip
-    return "\n".join(textwrap.fill(paragraph, width=100) for paragraph in text.split("\n"))
+        lines += _wrap(f"with the test set's posterior (Dirichlet, prior total count {curves.prior_count:g} spread over the cells): "
+                       f"95 % bands ({curves.samples} draws{seed}) and P(a > b), the probability that a's net benefit exceeds "
+                       "b's on the population (exact)", width)  # fmt: skip
+    steps = range(len(curves.thresholds))
+    columns = [("treat all", [f"{curves.treat_all[k]:+.4f}" for k in steps])]
+    for name, values in curves.net_benefit.items():
+        cells = [f"{values[k]:+.4f}" for k in steps]
+        if curves.bands is not None:
+            cells = [f"{cell} [{low:+.4f}, {high:+.4f}]" for cell, (low, high) in zip(cells, curves.bands[name])]
+        columns.append((shown[name], cells))
+    for (a, b), values in (curves.probability_better or {}).items():
+        columns.append((f"P({shown[a]} > {shown[b]})", [probability_text(float(v)) for v in values]))
+    lead = [f"  {t:>6.4g}" for t in curves.thresholds]
+    return lines + column_blocks(f"  {'p_t':>6}", lead, columns, width)
 
 
 def _render_csv(test_set, ranking, curves, made: dict) -> str:

@@ -383,33 +383,36 @@ def _render_ranking(result, shown, yield_format, width) -> list[str]:
     disagreeing = {d.metric for d in result.disagreements}
     per = "per test item (eq. 9)" if result.class_frequencies is None else "per item in deployment (eq. 9, re-weighted)"
     name_width = max(len("classifier"), *(len(shown[c.name]) for c in classifiers))
-    yields = [yield_format(c.utility_yield) for c in classifiers]
-    yield_width = max(len("utility yield"), *map(len, yields))
-    columns = []
+    columns = [("utility yield", [yield_format(c.utility_yield) for c in classifiers])]
     for metric_id, _ in result.metrics:
         heading = metric_id + ("*" if metric_id in disagreeing else "")
-        cells = [_score(c.scores[metric_id], c.ranks[metric_id]) for c in classifiers]
-        columns.append((heading, cells, max(len(heading), *map(len, cells))))
-    lead = 2 + 4 + 2 + name_width
-    blocks, block, used = [], [], lead + 2 + yield_width
-    for column in columns:
+        columns.append((heading, [_score(c.scores[metric_id], c.ranks[metric_id]) for c in classifiers]))
+    lines = [""] + _wrap(f"Ranking by utility yield {per}, and the popular metrics' scores (rank); * = the metric's "
+                         "ranking disagrees with the utility yield", width)  # fmt: skip
+    lead = [f"  {c.rank:>4}  {shown[c.name]:<{name_width}}" for c in classifiers]
+    return lines + column_blocks(f"  {'rank':>4}  {'classifier':<{name_width}}", lead, columns, width)
+
+
+def column_blocks(lead_heading: str, lead: list[str], columns: list[tuple[str, list[str]]], width: int) -> list[str]:
+    """A table of right-aligned ``columns`` (heading, cells), as many side by side as fit
+    ``width``, the rest in further blocks below; each block starts with the rows' ``lead``
+    (their key: rank and name, a threshold, ...) under ``lead_heading``."""
+    lead_width = max(len(lead_heading), *map(len, lead))
+    sized = [(heading, cells, max(len(heading), *map(len, cells))) for heading, cells in columns]
+    blocks, block, used = [], [], lead_width
+    for column in sized:
         if block and used + 2 + column[2] > width:
             blocks.append(block)
-            block, used = [], lead
+            block, used = [], lead_width
         block.append(column)
         used += 2 + column[2]
     blocks.append(block)
-    lines = [""] + _wrap(f"Ranking by utility yield {per}, and the popular metrics' scores (rank); * = the metric's "
-                         "ranking disagrees with the utility yield", width)  # fmt: skip
+    lines = []
     for number, block in enumerate(blocks):
-        first = number == 0
-        if not first:
-            lines.append("")
-        head = f"  {'rank':>4}  {'classifier':<{name_width}}" + (f"  {'utility yield':>{yield_width}}" if first else "")
-        lines.append((head + "".join(f"  {h:>{w}}" for h, _, w in block)).rstrip())
-        for k, c in enumerate(classifiers):
-            row = f"  {c.rank:>4}  {shown[c.name]:<{name_width}}" + (f"  {yields[k]:>{yield_width}}" if first else "")
-            lines.append((row + "".join(f"  {cells[k]:>{w}}" for _, cells, w in block)).rstrip())
+        lines += [""] if number else []
+        lines.append((f"{lead_heading:<{lead_width}}" + "".join(f"  {h:>{w}}" for h, _, w in block)).rstrip())
+        for k, key in enumerate(lead):
+            lines.append((f"{key:<{lead_width}}" + "".join(f"  {cells[k]:>{w}}" for _, cells, w in block)).rstrip())
     return lines
 
 
