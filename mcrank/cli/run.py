@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 
 from mcrank.cli._common import (  # noqa: F401 - FORMAT_BY_SUFFIX, output_format: run's before they were shared
     FORMAT_BY_SUFFIX,
@@ -202,8 +203,9 @@ def render_table(document: dict) -> str:
             f"errors {config['error']}; seed {config['seed']}\n"
             f"{tied:.2f} % of pairs tied in truth (both best thresholds at the same corner), left out of every %"
         )
+    # Wrapped to 80 columns, as every table of the CLI.
     lines = [
-        header,
+        *(line for paragraph in header.split("\n") for line in textwrap.wrap(paragraph, 80, subsequent_indent="  ")),
         "",
         f"{'name':<18} {'sd':>6} {'realised sd':>12} {'% incorrect':>12} {'SE':>7}" + (f" {'% tied':>8}" if finite else ""),
     ]
