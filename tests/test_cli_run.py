@@ -138,13 +138,13 @@ def test_same_seed_same_counts_whatever_the_jobs(capsys):
         (["--sd", "0:1:-0.1"], "the step of the sd grid '0:1:-0.1' must be positive"),
         (["--sd", "0:1e-12:1e-13"], "the sd grid '0:1e-12:1e-13' has steps below 1e-12, to which sds are rounded"),
         (["--sd", "0.1", "0.3", "0.1"], "error sd 0.1 is listed twice"),
-        (["--samples", "0"], "samples"),
+        (["--samples", "0"], "--samples must be a whole number from 1"),
         (["--samples", "many"], "samples"),
         (["--samples", "1.5"], "whole number"),
         (["--metrics", "accuracy", "nonsense"], "unknown metric 'nonsense'"),
         (["--error", "cauchy"], "invalid choice"),
         (["--true-um", "beta"], "invalid choice"),
-        (["--class-proportion", "0.6", "0.2"], "class_proportion"),
+        (["--class-proportion", "0.6", "0.2"], "--class-proportion must satisfy"),
         (["--rate-beta", "0", "1"], "Beta parameters"),
         (["--jobs", "0"], "jobs"),
         (["--seed", "-3"], "seed"),
@@ -169,7 +169,7 @@ def test_bad_input_is_one_line_and_exit_code_2(capsys, args, fragment):
     [
         (["--rate-beta", "1e-20", "1e-20"], "must sum to at least 0.001"),
         (["--rate-beta", "1e-10", "1e-10"], "must sum to at least 0.001"),
-        (["--true-um", "gaussian", "--true-um-sd", "1e6"], "true_um_sd must be at most 10"),
+        (["--true-um", "gaussian", "--true-um-sd", "1e6"], "--true-um-sd must be at most 10"),
         (["--true-um", "gaussian", "--true-um-sd", "1e4"], 'true_um="uniform"'),
     ],
 )
@@ -539,7 +539,7 @@ def test_numbers_and_lists_parse_alike_on_the_command_line(capsys):
 
     assert rows(by_exponent) == rows(by_digits) and len(rows(by_digits)) == 4
     code, _, err = run(capsys, *common, "--seed", "1.5")
-    assert code == 2 and err.startswith("mcrank run: error: seed must be a whole number")
+    assert code == 2 and err.startswith("mcrank run: error: --seed must be a whole number")
 
 
 def test_out_dash_is_standard_output_and_writes_no_file(tmp_path, monkeypatch, capsys):

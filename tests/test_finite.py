@@ -108,10 +108,10 @@ def test_numbas_binomial_sampler_matches_scipy(trials, p):
     assert stats.chisquare(observed, expected).pvalue > 1e-4
 
 
-BAD_TEST_SIZES = [("0", "test_size must be a whole number from 1 to 1,000,000,000,000, got '0'"),
-                  ("2.5", "test_size must be a whole number, got '2.5'"),
-                  ("1e13", "test_size must be a whole number from 1 to 1,000,000,000,000, got '1e13'"),
-                  ("ten", "test_size must be a whole number such as 1e6, got 'ten'")]  # fmt: skip
+BAD_TEST_SIZES = [("0", "--test-size must be a whole number from 1 to 1,000,000,000,000, got '0'"),
+                  ("2.5", "--test-size must be a whole number, got '2.5'"),
+                  ("1e13", "--test-size must be a whole number from 1 to 1,000,000,000,000, got '1e13'"),
+                  ("ten", "--test-size must be a whole number such as 1e6, got 'ten'")]  # fmt: skip
 
 
 @pytest.mark.parametrize(("value", "message"), BAD_TEST_SIZES)

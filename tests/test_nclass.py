@@ -189,7 +189,7 @@ BAD = [
     (["--classes", "51"], "classes must be a whole number from 2 to 50"),
     (["--classes", "3", "--true-um", "uniform"], "hexagon of two-class matrices; for 3 classes choose"),
     (["--classes", "3", "--metrics", "accuracy,tpr"], "metric 'tpr' is defined for two classes only, not 3"),
-    (["--classes", "3", "--class-concentration", "-1"], "class_concentration must be positive"),
+    (["--classes", "3", "--class-concentration", "-1"], "--class-concentration must be positive"),
 ]
 
 

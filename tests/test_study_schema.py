@@ -40,16 +40,16 @@ def test_a_flag_sets_its_field_and_nothing_else(capsys):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--class-concentration", "2"], "class_concentration = 2.0 would change nothing: it is read only with an element-wise"),
-        (["--classes", "3", "--class-proportion", "0.2", "0.8"], "class_proportion = (0.2, 0.8) would change nothing"),
-        (["--fbeta-beta", "2"], "fbeta_beta = 2.0 would change nothing: it is read only with the fbeta metric"),
+        (["--class-concentration", "2"], "--class-concentration 2.0 would change nothing: it is read only with an element-wise"),
+        (["--classes", "3", "--class-proportion", "0.2", "0.8"], "--class-proportion (0.2, 0.8) would change nothing"),
+        (["--fbeta-beta", "2"], "--fbeta-beta 2.0 would change nothing: it is read only with the fbeta metric"),
         (
             ["--true-um-sd", "0.5"],
-            "true_um_sd = 0.5 would change nothing: it is read only with the true-utility distributions gaussian and gaussian-elements",
+            "--true-um-sd 0.5 would change nothing: it is read only with the true-utility distributions gaussian and gaussian-elements",
         ),
-        (["--classes", "3", "--class-concentration", "1e-320"], "class_concentration must be from 0.01 to 1e+12"),
-        (["--classes", "3", "--class-concentration", "1e308"], "class_concentration must be from 0.01 to 1e+12"),
-        (["--true-um", "gaussian", "--true-um-sd", "1e308"], "true_um_sd must be at most 10"),
+        (["--classes", "3", "--class-concentration", "1e-320"], "--class-concentration must be from 0.01 to 1e+12"),
+        (["--classes", "3", "--class-concentration", "1e308"], "--class-concentration must be from 0.01 to 1e+12"),
+        (["--true-um", "gaussian", "--true-um-sd", "1e308"], "--true-um-sd must be at most 10"),
         (["--study", "roc", "--prevalence", "1e-300"], "prevalence must be at least 1e-06 from 0 and from 1"),
         (["--study", "roc", "--prevalence", "0.9999999999999999"], "prevalence must be at least 1e-06 from 0 and from 1"),
     ],

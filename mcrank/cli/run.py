@@ -128,6 +128,22 @@ def _check_kind_flags(overrides: dict, kind: str) -> None:
             raise UsageError(f"{meta['flag']} is an option of {owners}, not of --study {kind}")
 
 
+def _named_by_flag(error: ValueError, overrides: dict, config) -> ValueError:
+    """The schema's error about a parameter given as a flag, naming the flag (and not the
+    experiment file, whose value the flag replaced); any other error as it is."""
+    from mcrank.study.config import study_parameters
+
+    message = str(error)
+    if config is not None and message.startswith(f"{config}: "):
+        message = message[len(f"{config}: ") :]
+    for parameter in study_parameters():
+        flag = parameter.metadata["flag"]
+        if flag is not None and overrides.get(parameter.name) is not None and message.startswith(f"{parameter.name} "):
+            rest = message[len(parameter.name) :]
+            return UsageError(flag + (" " + rest[3:] if rest.startswith(" = ") else rest))
+    return error
+
+
 def handler(args) -> int:
     from mcrank.engine import run_study
     from mcrank.study import StudyConfig, load_experiment, parse_values
@@ -137,10 +153,10 @@ def handler(args) -> int:
     # kind is named as such, whatever its value.
     kind = args.kind or (load_experiment(args.config).config.kind if args.config is not None else "confusion")
     _check_kind_flags(overrides, kind)
-    if args.config is not None:
-        config = load_experiment(args.config, **overrides).config
-    else:
-        config = StudyConfig(**parse_values(overrides))
+    try:
+        config = load_experiment(args.config, **overrides).config if args.config is not None else StudyConfig(**parse_values(overrides))
+    except ValueError as error:
+        raise _named_by_flag(error, overrides, args.config) from None
     if args.scheduler is not None and args.backend != "dask":
         raise UsageError("--scheduler goes with --backend dask")
     check_output(args.out, inputs=(args.config,))  # before the run, so that it does not end on an unwritable path
