@@ -131,8 +131,11 @@ def reproduce(
     studies = load_experiments(experiments, samples=samples)
     # Checked before any study runs, but only when the figures are drawn.
     figure_settings = load_figure_settings(experiments) if figures else None
+    # The committed-results rule first: a refused run touches nothing, not even with the
+    # writability probe of check_out_directory.
+    committed = check_destination(experiments, Path(out), samples=samples)
     out = check_out_directory(out)
-    before_write = DirtyTreeGate(allow_dirty=allow_dirty) if check_destination(experiments, out, samples=samples) else None
+    before_write = DirtyTreeGate(allow_dirty=allow_dirty) if committed else None
     report = ReproduceReport()
     for number, experiment in enumerate(studies, 1):
         label = f"[{number}/{len(studies)}] {experiment.name}"

@@ -242,6 +242,7 @@ def test_one_format_per_column():
 def test_a_standard_error_below_the_last_digit_is_a_bound_not_zero():
     assert probability_text(0.0012, 0.00002, 10**6) == "0.0012 (SE < 1e-4)"
     assert probability_text(0.3868, 0.0015, 10**5) == "0.3868 ± 0.0015"
+    assert probability_text(3e-6) == "3.0e-06"  # two significant digits, as documented
     assert probability_text(3.3e-9) == "3.3e-09" and probability_text(0.0, 0.0, 1000) == "< 0.003 (0/1000)"
     result = evaluate({"A": [[4500, 300], [500, 4700]], "B": [[4400, 300], [600, 4700]]}, np.eye(2), sd=0.3, estimator="sample",
                       samples=10**6, rng=1)  # fmt: skip
@@ -374,5 +375,5 @@ def test_long_names_are_cut_in_the_middle_and_every_line_fits(capsys, tmp_path):
     shown = {line.split()[1] for line in ranking.splitlines() if re.match(r"\s+\d\s+gradient", line)}
     assert len(shown) == 4 and all("…" in name and name.endswith("_rate_0p1") for name in shown)
     # No flip in 2000 draws: the rule of three's 95 % bound, 3 / 2000 rounded up.
-    assert "P(flip) = < 0.002 (0/2000)" in out
+    assert "P(flip) < 0.002 (0/2000)" in out
     assert probability_text(0.0, 0.0, 7000) == "< 0.0005 (0/7000)"  # 3 / 7000 = 0.00043: up, not down

@@ -472,9 +472,12 @@ def test_nothing_is_written_inside_the_committed_folders(repository, capsys, tar
     root, _ = repository
     (root / "results").mkdir()
     before = _files(root), sorted(root.rglob("*"))
+    # Not even a probe file created and removed: the folders' times stay as they were.
+    times = [(root / folder).stat().st_mtime_ns for folder in ("results", "experiments")]
     code, err = _reproduce(capsys, "--experiments", str(root / "experiments"), "--out", str(root / target), "--quiet", *samples)
     assert code == 2 and len(err) == 1 and "inside the repository's" in err[0] and "--out" in err[0], err
     assert (_files(root), sorted(root.rglob("*"))) == before
+    assert [(root / folder).stat().st_mtime_ns for folder in ("results", "experiments")] == times
 
 
 def test_only_the_committed_experiments_at_their_sizes_write_the_committed_results(repository, capsys, tmp_path):

@@ -692,8 +692,11 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
         raise ValueError(f"{source}: only one class ({classes[0]!r}) found: a classification needs at least 2")
     if n_classes is not None and len(classes) != n_classes:  # before n^2 cells a classifier are tabulated
         shown = ", ".join(map(repr, classes[:5])) + (f", ... ({len(classes) - 5} more)" if len(classes) > 5 else "")
-        raise ValueError(f"{source}: the labels name {len(classes)} classes ({shown}) but the utility matrix is "
-                         f"{n_classes}x{n_classes}: give the utility with its classes, {{\"utility\": ..., \"classes\": [...]}}")  # fmt: skip
+        hint = ("it needs a row and a column for every class" if len(classes) > n_classes  # no class list can fix that
+                else 'give it with its classes, {"utility": ..., "classes": [...]}, to say which the labels use')  # fmt: skip
+        raise ValueError(
+            f"{source}: the labels name {len(classes)} classes ({shown}) but the utility matrix is {n_classes}x{n_classes}: {hint}"
+        )
     position = {label: k for k, label in enumerate(classes)}
     codes = {
         name: np.array([position[v] for v in values.tolist()], dtype=np.int64)[inverse.ravel()]

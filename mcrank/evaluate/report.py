@@ -145,7 +145,7 @@ def probability_text(value, se=None, samples=None, accuracy=None) -> str:
         return "-"
     if se is None and accuracy is not None and 0 < value < 10 * accuracy:
         return f"below {10 * accuracy:.0e}"
-    text = f"{value:.4f}" if value >= 1e-4 or value == 0 else f"{value:.2g}"
+    text = f"{value:.4f}" if value >= 1e-4 or value == 0 else f"{value:.1e}"  # two significant digits: 3.0e-06
     if se is None:
         return text
     if value == 0:  # the rule of three: below 3/n at 95 % when none of n draws flipped
@@ -598,7 +598,8 @@ def _render_flips(result, shown, yield_format, width, cap) -> list[str]:
         if p.flip_probability is None:
             verdict = "tied: no ranking to flip"
         else:
-            verdict = "P(flip) = " + probability_text(p.flip_probability, p.standard_error, result.samples)
+            shown_probability = probability_text(p.flip_probability, p.standard_error, result.samples)
+            verdict = "P(flip) " + ("" if shown_probability.startswith("<") else "= ") + shown_probability
         line = f"  {label:<{pair_width}}  yield difference {difference:>{difference_width}}"
         # Long names: the numbers go on the next line rather than past the width.
         if len(line) + 2 + len(verdict) <= width:
