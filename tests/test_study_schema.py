@@ -59,6 +59,7 @@ def test_a_value_that_would_change_nothing_or_break_the_draws_is_one_line_and_ex
     code, stdout, err = run(capsys, "--samples", "100", "--seed", "1", "--quiet", *args, "--out", str(out))
     assert code == 2 and stdout == "" and not out.exists()
     assert len(err.strip().splitlines()) == 1 and message in err
+    assert "_" not in err.split(": error: ")[1].split(" got ")[0], err  # flags, not the schema's field names
 
 
 @pytest.mark.parametrize(

@@ -140,6 +140,10 @@ def _named_by_flag(error: ValueError, overrides: dict, config) -> ValueError:
         flag = parameter.metadata["flag"]
         if flag is not None and overrides.get(parameter.name) is not None and message.startswith(f"{parameter.name} "):
             rest = message[len(parameter.name) :]
+            # The fields it names in brackets, "(true_um)", by their flags too.
+            for other in study_parameters():
+                if other.metadata["flag"] is not None:
+                    rest = rest.replace(f"({other.name})", f"({other.metadata['flag']})")
             return UsageError(flag + (" " + rest[3:] if rest.startswith(" = ") else rest))
     return error
 
