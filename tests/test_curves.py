@@ -246,10 +246,11 @@ def test_the_figure_draws_curves_bands_and_the_probabilities():
 # --- the CLI ---------------------------------------------------------------------------------
 
 
-def _scores_file(tmp_path, items=60, seed=14):
+def _scores_file(tmp_path, items=60, seed=14, names=None):
+    """A --scores file of ``_test_set``'s models, under ``names`` if given."""
     y, scores = _test_set(items=items, seed=seed)
     path = tmp_path / "scores.csv"
-    lines = ["true," + ",".join(scores)]
+    lines = ["true," + ",".join(names or scores)]
     lines += [",".join(["event" if v else "none", *(repr(float(s[i])) for s in scores.values())]) for i, v in enumerate(y)]
     path.write_text("\n".join(lines) + "\n")
     return path, y, scores
@@ -352,11 +353,8 @@ def test_the_breast_cancer_example_prints_what_the_docs_show(tmp_path, capsys):
 def test_the_scores_reports_fit_80_columns_with_one_format_per_column(tmp_path, capsys):
     # Issue 25's rules for the report of --scores too: long names cut in the middle, columns in
     # blocks, every yield of the ranking at the same decimals, probabilities at 4 decimals.
-    y, scores = _test_set(items=80, seed=5)
-    names = [f"gradient_boosting_depth_{k:02d}_rate_0p1" for k in range(len(scores))]
-    path = tmp_path / "long.csv"
-    path.write_text("true," + ",".join(names) + "\n" + "".join(
-        ",".join(["event" if v else "none", *(repr(float(s[i])) for s in scores.values())]) + "\n" for i, v in enumerate(y)))  # fmt: skip
+    names = [f"gradient_boosting_depth_{k:02d}_rate_0p1" for k in range(3)]  # _test_set's three models
+    path, _, _ = _scores_file(tmp_path, items=80, seed=5, names=names)
     utility = '{"utility": [[1, -3], [0, 0]], "classes": ["event", "none"]}'
     code, ranking, _ = run(capsys, "--scores", path, "--utility", utility, "--seed", 1)
     assert code == 0 and max(map(len, ranking.splitlines())) <= 80

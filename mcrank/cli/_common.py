@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 __all__ = [
+    "DEFAULT_WIDTH",
     "FORMAT_BY_SUFFIX",
     "STDOUT",
     "OneLineParser",

@@ -7,6 +7,7 @@ import sys
 import textwrap
 
 from mcrank.cli._common import (  # noqa: F401 - FORMAT_BY_SUFFIX, output_format: run's before they were shared
+    DEFAULT_WIDTH,
     FORMAT_BY_SUFFIX,
     SubcommandParser,
     UsageError,
@@ -136,14 +137,12 @@ def _named_by_flag(error: ValueError, overrides: dict, config) -> ValueError:
     message = str(error)
     if config is not None and message.startswith(f"{config}: "):
         message = message[len(f"{config}: ") :]
-    for parameter in study_parameters():
-        flag = parameter.metadata["flag"]
-        if flag is not None and overrides.get(parameter.name) is not None and message.startswith(f"{parameter.name} "):
-            rest = message[len(parameter.name) :]
-            # The fields it names in brackets, "(true_um)", by their flags too.
-            for other in study_parameters():
-                if other.metadata["flag"] is not None:
-                    rest = rest.replace(f"({other.name})", f"({other.metadata['flag']})")
+    flags = {p.name: p.metadata["flag"] for p in study_parameters() if p.metadata["flag"] is not None}
+    for name, flag in flags.items():
+        if overrides.get(name) is not None and message.startswith(f"{name} "):
+            rest = message[len(name) :]
+            for other, other_flag in flags.items():  # the fields it names in brackets, "(true_um)", too
+                rest = rest.replace(f"({other})", f"({other_flag})")
             return UsageError(flag + (" " + rest[3:] if rest.startswith(" = ") else rest))
     return error
 
@@ -225,7 +224,7 @@ def render_table(document: dict) -> str:
         )
     # Wrapped to 80 columns, as every table of the CLI.
     lines = [
-        *(line for paragraph in header.split("\n") for line in textwrap.wrap(paragraph, 80, subsequent_indent="  ")),
+        *(line for paragraph in header.split("\n") for line in textwrap.wrap(paragraph, DEFAULT_WIDTH, subsequent_indent="  ")),
         "",
         f"{'name':<18} {'sd':>6} {'realised sd':>12} {'% incorrect':>12} {'SE':>7}" + (f" {'% tied':>8}" if finite else ""),
     ]

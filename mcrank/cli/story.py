@@ -6,7 +6,7 @@ import json
 import sys
 import textwrap
 
-from mcrank.cli._common import check_output, path_argument, write_output
+from mcrank.cli._common import DEFAULT_WIDTH, check_output, path_argument, write_output
 
 
 def add_parser(subparsers):
@@ -53,6 +53,6 @@ def render_table(result: dict) -> str:
         verdict = ", ".join(u["metrics_against"]) or "none"
         # Wrapped to 80 columns, as every other output of the CLI.
         lines += textwrap.wrap(
-            f"metrics favouring the other classifier: {verdict}", 80, initial_indent=indent, subsequent_indent=indent + "  "
+            f"metrics favouring the other classifier: {verdict}", DEFAULT_WIDTH, initial_indent=indent, subsequent_indent=indent + "  "
         )
     return "\n".join(lines)

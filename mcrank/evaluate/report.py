@@ -560,17 +560,10 @@ def _render_test_uncertainty(result, shown, yield_format, width, cap) -> list[st
     widths = [max(len(h), *(len(r[k]) for r in rows if r is not None)) if any(rows) else len(h) for k, h in enumerate(headings)]
     pair_width = max(len("pair"), *map(len, labels))
     cells = lambda values: "".join(f"  {v:>{w}}" for v, w in zip(values, widths))  # noqa: E731
-    if 2 + pair_width + len(cells(headings)) > width:  # long names: each pair's numbers on a line of their own
-        lines += ["  pair", "  " + cells(headings)]
-        for label, row in zip(labels, rows):
-            lines += [f"  {label}", "    tied: no order to doubt" if row is None else "  " + cells(row)]
-        return lines + _pairs_more(len(listed), len(result.pairs), width)
-    lines.append(f"  {'pair':<{pair_width}}" + cells(headings))
-    for label, row in zip(labels, rows):
-        if row is None:
-            lines.append(f"  {label:<{pair_width}}  tied: no order to doubt")
-        else:
-            lines.append(f"  {label:<{pair_width}}" + cells(row))
+    stacked = 2 + pair_width + len(cells(headings)) > width  # long names: each pair's numbers on a line of their own
+    for label, numbers in [("pair", cells(headings))] + [(label, "  tied: no order to doubt" if row is None else cells(row))
+                                                         for label, row in zip(labels, rows)]:  # fmt: skip
+        lines += [f"  {label}", "  " + numbers] if stacked else [f"  {label:<{pair_width}}" + numbers]
     return lines + _pairs_more(len(listed), len(result.pairs), width)
 
 
