@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 
 from mcrank.evaluate.folds import SEPARATED
 from mcrank.evaluate.report import (
@@ -35,8 +36,13 @@ __all__ = ["decision_lines", "render_csv", "render_table"]
 
 
 def _short(p: float) -> str:
-    """A probability in the decision's line: two decimals, more near 0 and 1 (0.999, not 1.00)."""
-    return f"{p:.2f}" if 0.01 <= p <= 0.99 else probability_text(p)
+    """A probability in the decision's lines: two decimals rounded towards 1/2, so that it never
+    looks surer than it is (0.9459 is 0.94, not the 0.95 of a separated pair); 4 decimals near
+    0 and 1 (0.9990, not 1.00)."""
+    if not 0.01 <= p <= 0.99:
+        return probability_text(p)
+    hundredths = round(p * 100, 9)  # 0.57 * 100 is 56.99999999999999
+    return f"{(math.floor(hundredths) if p >= 0.5 else math.ceil(hundredths)) / 100:.2f}"
 
 
 def _describe_folds(result) -> str:
