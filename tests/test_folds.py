@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from mcrank.evaluate import compare_folds, fold_yields
 from mcrank.evaluate.fold_report import _short, render_csv
 from mcrank.evaluate.folds import compare_folds_file, student_t_cdf, student_t_sf
 
+ROOT = Path(__file__).resolve().parent.parent
 UTILITY = [[3, -1], [-4, 1]]
 
 
@@ -407,3 +409,36 @@ def test_folds_with_scores_are_refused_with_the_reason(tmp_path, capsys):
     code = main(["evaluate", "--scores", str(scores), "--positive", "pos", "--folds-column", "fold"])
     err = capsys.readouterr().err
     assert code == 2 and "--folds-column takes --labels, not --scores" in err and err.count("\n") == 1
+
+
+# --- the example of docs/evaluate.md ---------------------------------------------------------------
+
+
+def _example():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("wine_folds", ROOT / "examples" / "wine_folds.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_guide_shows_the_fold_examples_real_output(capsys, monkeypatch):
+    pytest.importorskip("sklearn")
+    monkeypatch.chdir(ROOT)  # the command names its files from the repository's root
+    command = _example().COMMAND
+    assert main(command) == 0
+    out = capsys.readouterr().out
+    guide = (ROOT / "docs" / "evaluate.md").read_text()
+    shown = guide[guide.index(f"$ mcrank {' '.join(command)}\n") :].split("\n", 1)[1].split("```")[0]
+    assert shown == out and out.startswith("choose svm: P(best) 0.46 across 20 folds")
+
+
+@pytest.mark.slow
+def test_the_committed_fold_labels_are_the_scripts_cross_validated_predictions():
+    pytest.importorskip("sklearn")
+    with open(ROOT / "examples" / "wine_folds.csv", newline="") as file:
+        committed = list(csv.reader(file))
+    rows = _example().cross_validated_folds()
+    assert rows[0] == ["fold", "true", "logistic", "forest", "knn", "naive_bayes", "svm", "tree"]
+    assert len(rows) == 1 + 4 * 178 and rows == committed

@@ -71,7 +71,8 @@ def decision_lines(result, names: dict[str, str] | None = None) -> list[str]:
         closest = min(rivals, key=lambda p: p.probability_first_better if p.first == chosen.name else p.probability_second_better)
         other = closest.second if closest.first == chosen.name else closest.first
         over = closest.probability_first_better if closest.first == chosen.name else closest.probability_second_better
-        equivalent = f" (equivalent {_short(closest.probability_equivalent)})" if result.rope > 0 else ""
+        worse = closest.probability_second_better if closest.first == chosen.name else closest.probability_first_better
+        equivalent = f" (equivalent {_short(closest.probability_equivalent)}, worse {_short(worse)})" if result.rope > 0 else ""
         lead += f"; over {names[other]} {_short(over)}{equivalent}"
     lines = [lead]
     groups = {"identical": [], "equivalent": [], "not separated": []}
