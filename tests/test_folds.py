@@ -382,6 +382,7 @@ def test_the_command_line_end_to_end(tmp_path, capsys):
         (lambda a: a + ["--repeats", "0"], "--repeats must be a whole number"),
         (lambda a: a + ["--sd", "0.1"], "--sd is not an option of --folds-column"),
         (lambda a: a + ["--test-uncertainty"], "--test-uncertainty is not an option of --folds-column"),
+        (lambda a: a + ["--folds", "3"], "--folds is not an option of --folds-column"),
         (lambda a: [x for x in a if x != "--labels"][:1] + a[3:], "give --labels"),
         (lambda a: a[:3] + a[5:], "labels need a utility matrix: give --utility"),
     ],

@@ -16,9 +16,11 @@ from mcrank.cli._common import UsageError, flag_names, terminal_width, write_out
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
 _FLAGS = {"folds_column": "--folds-column", "repeats": "--repeats", "rope": "--rope", "samples": "--samples", "utility": "--utility",
           "truth": "--truth", "folds": "--folds-column", "seed": "--seed"}  # fmt: skip
-#: Options of the ranking on one test set that mean nothing across folds.
+#: Options of the ranking on one test set, and of --scores, that mean nothing across folds.
 _NOT_HERE = (("sd", "--sd"), ("error", "--error"), ("estimator", "--estimator"), ("prior_count", "--prior-count"),
-             ("class_frequencies", "--class-frequencies"), ("class_counts", "--class-counts"), ("metrics", "--metrics"))  # fmt: skip
+             ("class_frequencies", "--class-frequencies"), ("class_counts", "--class-counts"), ("metrics", "--metrics"),
+             ("positive", "--positive"), ("threshold_choice", "--threshold-choice"), ("folds", "--folds"), ("thresholds", "--thresholds"),
+             ("plot", "--plot"))  # fmt: skip
 
 
 def add_arguments(parser) -> None:
