@@ -52,6 +52,8 @@ DEFAULT_FOLD_SAMPLES = 100_000
 #: A pair is separated when one of its probabilities (first better, equivalent, second better)
 #: reaches this; the report names the models not separated from the chosen one.
 SEPARATED = 0.95
+# Larger yields are refused: the squares of their differences would overflow in the variance.
+_MAX_YIELD = 1e150
 # Work space of the posterior draws, in float64 elements per block: memory stays flat
 # whatever the number of draws.
 _BLOCK_ELEMENTS = 1 << 20
@@ -301,14 +303,17 @@ def _pair_test(d: np.ndarray, factor: float, rope: float) -> tuple[float, float,
     """(scale, P(A better), P(equivalent), P(B better), p-value, zero variance) for the
     differences ``d = y_B - y_A``; ``factor = 1/n + rho/(1 - rho)``."""
     n = d.size
-    if np.all(d == d[0]):  # not var == 0: the mean of n equal floats need not be one of them
-        mean = float(d[0])
+    variance = float(d.var(ddof=1))
+    # All equal, not var == 0 alone (the mean of n equal floats need not be one of them); var
+    # == 0 too, for differences so small that their squares underflow.
+    if np.all(d == d[0]) or variance == 0.0:
+        mean = float(d[0]) if np.all(d == d[0]) else float(d.mean())
         if mean == 0.0:  # identical on every fold; baycomp splits a rope of 0 evenly
             return 0.0, *((0.0, 1.0, 0.0) if rope > 0 else (0.5, 0.0, 0.5)), 1.0, True
         a_better, b_better = float(mean < -rope), float(mean > rope)
         return 0.0, a_better, 1.0 - a_better - b_better, b_better, 0.0, True
     mean = float(d.mean())
-    scale = math.sqrt(float(d.var(ddof=1)) * factor)
+    scale = math.sqrt(variance * factor)
     df = n - 1
     a_better = student_t_cdf((-rope - mean) / scale, df)
     b_better = student_t_sf((rope - mean) / scale, df)
@@ -374,6 +379,9 @@ def _check_yields(yields) -> tuple[list[str], np.ndarray]:
                              "models differ; give every model's yields on the same folds, in the same order")  # fmt: skip
         if len(bad := np.flatnonzero(~np.isfinite(row))):
             raise ValueError(f"yields: model {name!r}, fold {bad[0]}: yield {row[bad[0]]} is not finite")
+        if len(bad := np.flatnonzero(np.abs(row) > _MAX_YIELD)):  # their differences' squares would overflow
+            raise ValueError(f"yields: model {name!r}, fold {bad[0]}: yield {row[bad[0]]:g} is beyond +-{_MAX_YIELD:g}, where the "
+                             "variance of differences overflows; give the utility in smaller units")  # fmt: skip
         first = name if first is None else first
         names.append(name)
         rows.append(row)
