@@ -348,6 +348,11 @@ def _probability_best(y: np.ndarray, factor: float, samples: int, generator: np.
         z = generator.standard_normal((size, width)) @ root
         w = generator.chisquare(n - 1, size) / (n - 1)
         draws = means[own] + z * (math.sqrt(factor) / np.sqrt(w))[:, None]
+        if own.size == m:  # no model tied to another: a tie has probability 0, one winner a draw
+            wins = np.bincount(draws.argmax(axis=1), minlength=m)
+            total += wins
+            squares += wins
+            continue
         draws = draws[:, np.searchsorted(own, representative)] + offset
         winners = draws == draws.max(axis=1, keepdims=True)
         share = winners / winners.sum(axis=1, keepdims=True)
