@@ -33,7 +33,7 @@ def add_arguments(parser) -> None:
     add = group.add_argument
     add("--folds-column", metavar="NAME", help="the column of folds in --labels")
     add("--repeats", metavar="R", help="repeats of k-fold cross-validation among the folds (default 1): rho = R / folds")
-    add("--rope", metavar="R", help="region of practical equivalence, in utility units per item (default 0)")
+    add("--rope", metavar="ROPE", help="region of practical equivalence, in utility units per item (default 0)")
 
 
 def wanted(args) -> bool:
