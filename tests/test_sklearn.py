@@ -376,7 +376,7 @@ def test_column_vector_y_is_accepted_with_scikit_learns_warning(iris):
         (([0, 1], [0, 1], {"utility": np.eye(2), "sample_weight": [1.0, -1.0]}), "sample_weight must be finite and non-negative"),
         (([], [], {"utility": np.eye(2)}), "y_true is empty"),
         (([0, 1], [0, 1], {"utility": [[1, np.nan], [0, 1]]}), "utility contains NaN"),
-        (([0, "a"], [0, 1], {"utility": np.eye(2)}), r"there are 3 classes \[0, 'a', 1\]; pass labels="),
+        (([0, "a"], [0, 1], {"utility": np.eye(2)}), "there are 3 classes [0, 'a', 1]; pass labels="),
         (
             ([0, 1], [0, 1], {"utility": np.eye(2) * (1 + 1j)}),
             "utility must be a matrix of shape (decisions, classes) of real numbers, got complex values",
