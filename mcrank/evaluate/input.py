@@ -707,7 +707,7 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
                 line = lines[columns[k].index(unknown[0])]
                 raise ValueError(
                     f"{source}, line {line}, column {header[k]!r}: label {unknown[0]!r} is not one of the "
-                    f"{'utility' if classes is None else 'named'} classes {', '.join(map(repr, named))}"
+                    f"{'utility' + chr(39) + 's' if classes is None else 'named'} classes {', '.join(map(repr, named))}"
                 )
     if len(distinct) < 2:
         raise ValueError(f"{source}: only one class ({distinct[0]!r}) found: a classification needs at least 2")

@@ -1191,7 +1191,8 @@ def evaluate_file(
     if classes is not None:
         classes = tuple(map(str, classes))
         if utility_classes is not None and classes != utility_classes:
-            raise ValueError(f"classes: {', '.join(classes)} but {assessment.source} names {', '.join(utility_classes)}: give one order")
+            raise ValueError(f"classes: {', '.join(map(repr, classes))} but the utility names its classes "
+                             f"{', '.join(map(repr, utility_classes))}: give one order")  # fmt: skip
     if labels and orientation is not None:
         raise ValueError(f"{os.fspath(path)}: orientation: labels name each item's output and true class; the orientation is "
                          "that of confusion matrices given as arrays (JSON)")  # fmt: skip
