@@ -95,7 +95,9 @@ def test_the_corners_are_candidates():
     s = np.array([0.1, 0.5, 0.6, 0.7])  # the positive scores lowest: best to treat nobody
     result = rank_scoring(scored_test_set(y, {"m": s}, classes=POSITIVE_FIRST), COSTLY, threshold_choice="test")
     assert result.models[0].threshold == math.inf and result.models[0].utility_yield == 0.0
-    always = rank_scoring(scored_test_set(y, {"m": s}, classes=POSITIVE_FIRST), np.array([[1.0, 0.0], [-5.0, 0.0]]), threshold_choice="test")
+    always = rank_scoring(
+        scored_test_set(y, {"m": s}, classes=POSITIVE_FIRST), np.array([[1.0, 0.0], [-5.0, 0.0]]), threshold_choice="test"
+    )
     assert always.models[0].threshold == -math.inf
 
 
@@ -172,7 +174,9 @@ def test_auc_disagreement_is_flagged():
     assert by_name["smooth"].auc_rank == 1 and by_name["early"].auc_rank == 2
     assert result.auc_disagreements == (("early", "smooth"),)
     agreeing = rank_scoring(
-        scored_test_set(y, {"smooth": smooth, "worse": smooth + 2 * rng.normal(size=300)}, classes=POSITIVE_FIRST), COSTLY, threshold_choice="test"
+        scored_test_set(y, {"smooth": smooth, "worse": smooth + 2 * rng.normal(size=300)}, classes=POSITIVE_FIRST),
+        COSTLY,
+        threshold_choice="test",
     )
     assert agreeing.auc_disagreements == ()
 

@@ -219,9 +219,7 @@ def render_scores_table(test_set, ranking, curves, *, width: int = 80) -> str:
 
 
 def _render_ranking(ranking, shown, width) -> list[str]:
-    from mcrank.evaluate.report import _wrap, column_blocks, column_format
-
-    from mcrank.evaluate.report import printable
+    from mcrank.evaluate.report import _wrap, column_blocks, column_format, printable
     from mcrank.evaluate.targets import class_header
 
     models = ranking.models

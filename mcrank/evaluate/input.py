@@ -118,7 +118,9 @@ def _at(source: str, message: str) -> str:
     return f"{source}: {message}" if source else message
 
 
-def _check_confusions(confusions, classes, source: str, orientation: str = DEFAULT_ORIENTATION) -> tuple[dict[str, np.ndarray], tuple[str, ...]]:
+def _check_confusions(
+    confusions, classes, source: str, orientation: str = DEFAULT_ORIENTATION
+) -> tuple[dict[str, np.ndarray], tuple[str, ...]]:
     """Counts as float arrays in mcrank's orientation (:func:`mcrank.evaluate.targets.oriented`),
     and the class names; every fault named with its classifier and cell."""
     if not isinstance(confusions, dict) or not confusions:
