@@ -33,7 +33,7 @@ from mcrank._validation import check_name as _check_name
 from mcrank._validation import check_real as _real
 from mcrank._validation import check_square as _square
 from mcrank.confusion import from_sklearn
-from mcrank.evaluate.targets import DEFAULT_ORIENTATION, ORIENTATIONS, class_order, oriented
+from mcrank.evaluate.targets import DEFAULT_ORIENTATION, check_orientation, class_order, oriented
 from mcrank.samplers import ERROR_MODELS as _SAMPLER_ERROR_MODELS
 from mcrank.utility_space import expected_um
 
@@ -352,7 +352,7 @@ def load_input(path, *, classes: tuple[str, ...] | None = None, orientation: str
     if suffix not in (".json", ".csv"):
         raise ValueError(f"{source}: unknown file type {suffix or '(none)'!r}: give a .json or .csv file")
     if orientation is not None:
-        orientation = check_choice(orientation, tuple(ORIENTATIONS), "orientation")
+        orientation = check_orientation(orientation)
         if suffix == ".csv":
             raise ValueError(f"{source}: orientation: a CSV names each cell's output and true class; the orientation is "
                              "that of matrices given as arrays (JSON)")  # fmt: skip
@@ -370,8 +370,7 @@ def _load_json(text: str, source: str, orientation: str | None = None) -> Evalua
         raise ValueError(f"{source}: 'classifiers' must be a non-empty object mapping names to confusion matrices")
     classes = _parse_classes(data["classes"], source) if "classes" in data else None
     if "orientation" in data:
-        if not isinstance(data["orientation"], str) or data["orientation"] not in ORIENTATIONS:
-            raise ValueError(f"{source}: 'orientation' must be one of {', '.join(map(repr, ORIENTATIONS))}")
+        check_orientation(data["orientation"], f"{source}: 'orientation'")
         if orientation is not None and orientation != data["orientation"]:
             raise ValueError(f"{source}: orientation: the file says {data['orientation']!r}, not {orientation!r}")
         orientation = data["orientation"]

@@ -33,7 +33,7 @@ from mcrank.evaluate.input import (
     parse_utility,
     read_utility,
 )
-from mcrank.evaluate.targets import DEFAULT_ORIENTATION, ORIENTATIONS, class_order
+from mcrank.evaluate.targets import DEFAULT_ORIENTATION, check_orientation, class_order
 from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, PRIOR_NOTE_SHARE, check_prior_count, posterior_uncertainty, prior_per_cell
 from mcrank.metrics import METRICS, get_metric
 from mcrank.samplers import perturb_um
@@ -715,7 +715,7 @@ class _Ranking:
 def _read(confusions, utility, classes, sd, error, samples, rng, estimator, method, test_uncertainty, prior_count, class_counts,
           metrics, source, orientation) -> _Given:  # fmt: skip
     """Step 1: every input checked, in the order its faults are reported."""
-    checked, classes = _check_confusions(confusions, classes, source, check_choice(orientation, tuple(ORIENTATIONS), "orientation"))
+    checked, classes = _check_confusions(confusions, classes, source, check_orientation(orientation))
     if not isinstance(utility, UtilityAssessment):
         utility = parse_utility(utility)
     n = len(classes)

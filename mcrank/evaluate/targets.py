@@ -33,9 +33,7 @@ import re
 
 import numpy as np
 
-from mcrank._validation import check_choice
-
-__all__ = ["CLASS_ORDERS", "DEFAULT_ORIENTATION", "LAYOUT", "ORIENTATIONS", "check_matrix_order", "class_header",
+__all__ = ["CLASS_ORDERS", "DEFAULT_ORIENTATION", "LAYOUT", "ORIENTATIONS", "check_matrix_order", "check_orientation", "class_header",
            "class_order", "natural_classes", "oriented", "positive_class"]  # fmt: skip
 
 #: The one layout of a utility matrix, said once in every report.
@@ -55,6 +53,13 @@ CLASS_ORDERS = {
 _WHOLE = re.compile(r"0|[1-9][0-9]*")
 
 
+def check_orientation(value, what: str = "orientation") -> str:
+    """One of :data:`ORIENTATIONS`, or a ValueError naming ``what``."""
+    if not isinstance(value, str) or value not in ORIENTATIONS:
+        raise ValueError(f"{what}: {value!r} is not an orientation; give one of {', '.join(ORIENTATIONS)} ({ORIENTATIONS['sklearn']})")
+    return value
+
+
 def oriented(matrix, orientation: str, what: str = "orientation") -> np.ndarray:
     """A confusion matrix in mcrank's orientation (rows = decision, columns = true class).
 
@@ -66,7 +71,7 @@ def oriented(matrix, orientation: str, what: str = "orientation") -> np.ndarray:
     what : str
         The parameter's name, for the message.
     """
-    check_choice(orientation, tuple(ORIENTATIONS), what)
+    check_orientation(orientation, what)
     array = np.asarray(matrix)
     return np.swapaxes(array, -1, -2) if orientation == "sklearn" else array
 
