@@ -1231,9 +1231,9 @@ def evaluate_file(
             f"give it {with_classes} (or number the classes 0..n-1 in the file)"
         )
     if data.classes is not None and utility_classes is not None and tuple(data.classes) != tuple(utility_classes):
+        named_by = "the parameter classes names" if classes is not None else f"{assessment.source} has"
         raise ValueError(
-            f"class names do not match: {data.source} has {', '.join(data.classes)} but "
-            f"{assessment.source} has {', '.join(utility_classes)}"
+            f"class names do not match: {data.source} has {', '.join(data.classes)} but {named_by} {', '.join(utility_classes)}"
         )
     classes = data.classes if data.classes is not None else utility_classes
     result = evaluate(
