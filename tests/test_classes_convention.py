@@ -139,6 +139,9 @@ def test_the_command_line_reads_the_same_order_and_says_it(walk, capsys, tmp_pat
     scoring = json.loads(out)["scoring"]
     best = scoring["models"][0]
     assert scoring["classes"] == list(CLASSES) and scoring["positive"] == "malignant"
+    code, out, err = run(capsys, "--scores", scores, "--utility", keyed, "--positive", "malignant", "--threshold-choice", "test",
+                         "--format", "csv")  # fmt: skip
+    assert code == 0 and '# classes: ["benign", "malignant"]\n' in out and '# positive: "malignant"\n' in out
     assert best["test_set_yield"] == pytest.approx(_oracle((p >= best["threshold"]).astype(int), y), abs=1e-12)
 
 
@@ -201,3 +204,6 @@ def test_the_rule(capsys):
     s = np.array([0.9, 0.8, 0.3, 0.1, 0.6, 0.4])
     ranking = rank_scoring(scored_test_set(y, {"m": s}, positive=0), UTILITY, threshold_choice="test")
     assert ranking.classes == ("0", "1") and ranking.positive == "0" and ranking.order_source == "natural"
+    # Named classes do not make up for a class the test set lacks.
+    with pytest.raises(ValueError, match="only one class"):
+        scored_test_set(["b", "b"], {"m": [0.1, 0.2]}, classes=("a", "b"))

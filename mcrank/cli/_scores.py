@@ -293,7 +293,7 @@ def _render_csv(test_set, ranking, curves, made: dict) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     if ranking is not None:
         comments.update(threshold_choice=ranking.threshold_choice, threshold_choice_note=ranking.describe_choice(),
-                        utility=ranking.utility.tolist())  # fmt: skip
+                        classes=list(ranking.classes), utility=ranking.utility.tolist())  # fmt: skip
         buffer.write(csv_comments({**comments, **provenance()}))
         writer.writerow(["rank", "model", "utility_yield", "threshold", "test_set_yield", "auc", "auc_rank"])
         for m in ranking.models:

@@ -114,7 +114,7 @@ def _binary_truth(labels: list, positive, classes, where: str, utility_classes=N
     if not is_positive.any():
         raise ValueError(f"positive: {positive!r} is not one of the labels of {where} ({', '.join(map(repr, candidates))})")
     present = np.array([any(v == label or str(v) == str(label) for label in distinct) for v in candidates])
-    if len(distinct) < 2 or not (present & ~is_positive).any():
+    if not ((present & is_positive).any() and (present & ~is_positive).any()):
         raise ValueError(f"{where}: only one class ({distinct[0]!r}) in the test set: positives and negatives are both needed")
     positive, negative = (str(v) for v in (candidates[int(np.argmax(is_positive))], candidates[int(np.argmin(is_positive))]))
     lookup = {v: str(v) == positive for v in distinct}
