@@ -14,6 +14,7 @@ import pytest
 from mcrank.cli import main
 from mcrank.decisions import optimal_decisions
 from mcrank.evaluate import decision_curves, evaluate, evaluate_predictions, rank_scoring, scored_test_set
+from mcrank.evaluate.scoring import inverted_scores_note
 from mcrank.evaluate.targets import class_order, natural_classes, oriented, positive_class
 
 sklearn = pytest.importorskip("sklearn")
@@ -207,3 +208,20 @@ def test_the_rule(capsys):
     # Named classes do not make up for a class the test set lacks.
     with pytest.raises(ValueError, match="only one class"):
         scored_test_set(["b", "b"], {"m": [0.1, 0.2]}, classes=("a", "b"))
+
+
+def test_scores_that_look_inverted_get_a_one_line_note(walk, capsys, tmp_path):
+    y, p = walk["y"], walk["p"]
+    named = np.array(CLASSES)
+    scores = tmp_path / "scores.csv"
+    scores.write_text("true,lr\n" + "".join(f"{a},{float(s)!r}\n" for a, s in zip(named[y], p)))
+    code, _, err = run(capsys, "--scores", scores, "--positive", "malignant", "--thresholds", "0.5")
+    assert code == 0 and err == ""
+    # The scores of malignant, read as those of benign: every AUC far below 1/2.
+    code, out, err = run(capsys, "--scores", scores, "--positive", "benign", "--thresholds", "0.5")
+    assert code == 0 and out and err.count("\n") == 1
+    assert err.startswith("mcrank evaluate: note: every model's AUC is well below 0.5 (0.00") and "'benign' (--positive)" in err
+    # Uninformative scores are not inverted: AUC near 1/2 by chance draws no note.
+    noise = np.random.default_rng(3).random(y.size)
+    assert inverted_scores_note(scored_test_set(y, {"noise": noise})) is None
+    assert inverted_scores_note(scored_test_set(y, {"lr": 1 - p})) is not None

@@ -93,7 +93,7 @@ def handler(args) -> int:
         read_utility,
     )
     from mcrank.evaluate.curves import DEFAULT_BAND_SAMPLES
-    from mcrank.evaluate.scoring import DEFAULT_FOLDS
+    from mcrank.evaluate.scoring import DEFAULT_FOLDS, inverted_scores_note
     from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT
 
     for attribute, flag in _OTHER_INPUTS:
@@ -148,6 +148,8 @@ def handler(args) -> int:
         seed = int(np.random.SeedSequence().entropy)  # fresh, and printed: the run can be repeated
     test_set = _with_flags(load_scores, args.scores, truth=args.truth or "true", positive=args.positive, classes=classes,
                            utility_classes=utility_classes)  # fmt: skip
+    if (note := inverted_scores_note(test_set)) is not None:
+        print(f"mcrank evaluate: note: {note} (--positive)", file=sys.stderr)
     ranking = curves = None
     if utility is not None:
         ranking = _with_flags(rank_scoring, test_set, utility, threshold_choice=choice, folds=folds, rng=seed)

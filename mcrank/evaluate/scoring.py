@@ -42,8 +42,8 @@ from mcrank.evaluate.input import label_array, read_csv_columns
 from mcrank.evaluate.ranking import _compare, _competition_ranks
 from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
 
-__all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringResult", "auc_score", "load_scores",
-           "rank_scoring", "scored_test_set"]  # fmt: skip
+__all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringResult", "auc_score", "inverted_scores_note",
+           "load_scores", "rank_scoring", "scored_test_set"]  # fmt: skip
 
 #: How the threshold of each scoring classifier is chosen: see the module docstring.
 THRESHOLD_CHOICES = ("crossfit", "split", "test")
@@ -288,6 +288,29 @@ def auc_score(positive, scores) -> float:
     average = np.cumsum(counts) - (counts - 1) / 2.0
     rank_sum = float(average[inverse.ravel()][positive].sum())
     return (rank_sum - p * (p + 1) / 2.0) / (p * n)
+
+
+#: How far below 1/2, in standard errors of AUC when the scores know nothing, every model's AUC
+#: must lie for the scores to look inverted (:func:`inverted_scores_note`).
+INVERTED_AUC_SE = 4.0
+
+
+def inverted_scores_note(test_set: ScoredTestSet) -> str | None:
+    """A one-line note when every model's AUC lies well below 1/2, or None.
+
+    Scores higher for the negative class (``predict_proba(X)[:, 0]`` given as the scores of
+    class 1, or the positive class named wrongly) rank items backwards. "Well below" is more
+    than :data:`INVERTED_AUC_SE` standard errors of the AUC of uninformative scores,
+    ``sqrt((P + N + 1) / (12 P N))`` (Mann-Whitney, no ties), below 1/2.
+    """
+    p, n = int(test_set.positive.sum()), int((~test_set.positive).sum())
+    limit = 0.5 - INVERTED_AUC_SE * math.sqrt((p + n + 1) / (12.0 * p * n))
+    aucs = [auc_score(test_set.positive, scores) for scores in test_set.scores.values()]
+    if not all(auc < limit for auc in aucs):
+        return None
+    shown = ", ".join(f"{auc:.3f}" for auc in aucs[:5]) + (", ..." if len(aucs) > 5 else "")
+    return (f"every model's AUC is well below 0.5 ({shown}): are the scores those of the other class? The positive class, "
+            f"the one the scores are for, is {test_set.classes[0]!r}")  # fmt: skip
 
 
 # --- the best threshold -----------------------------------------------------------------------
