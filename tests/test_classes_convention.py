@@ -164,7 +164,7 @@ def test_sklearn_orientation_is_the_transposed_matrix_in_mcranks(capsys, tmp_pat
     )
     assert run(capsys, tagged)[1] == run(capsys, plain)[1]
     for argv, message in (
-        ([tagged, "--orientation", "decision-by-class"], "orientation: the file says 'sklearn', not 'decision-by-class'"),
+        ([tagged, "--orientation", "decision-by-class"], "--orientation: 'decision-by-class', but"),
         ([untagged, "--orientation", "columns"], "--orientation: 'columns' is not an orientation; give one of decision-by-class, sklearn"),
     ):
         code, out, err = run(capsys, *argv)
@@ -172,7 +172,9 @@ def test_sklearn_orientation_is_the_transposed_matrix_in_mcranks(capsys, tmp_pat
     csv_file = tmp_path / "long.csv"
     csv_file.write_text("classifier,output,true,count\nA,0,0,3\nA,1,1,2\n")
     code, _, err = run(capsys, csv_file, "--utility", json.dumps(utility), "--orientation", "sklearn")
-    assert code == 2 and "a CSV names each cell's output and true class" in err
+    assert code == 2 and "--orientation: " in err and "is a CSV, which names each cell's output and true class" in err
+    code, _, err = run(capsys, "--labels", tmp_path / "theirs.json", "--utility", json.dumps(utility), "--orientation", "sklearn")
+    assert code == 2 and "--orientation: " in err and "holds labels" in err
     with pytest.raises(ValueError, match="orientation"):
         evaluate(ours, utility, orientation="transposed")
 

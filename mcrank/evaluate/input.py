@@ -320,8 +320,8 @@ def load_input(path, *, classes: tuple[str, ...] | None = None, orientation: str
 
     ``utility`` (any form of :func:`parse_utility`), ``classes``, ``orientation``
     (``"decision-by-class"``, mcrank's, by default, or ``"sklearn"``: rows = true class, as
-    scikit-learn's ``confusion_matrix``) and ``description`` are optional. CSV (``.csv``), long form, one row per cell, with the header
-    ``classifier,output,true,count``; cells left out count 0. ``output`` and ``true`` are
+    scikit-learn's ``confusion_matrix``) and ``description`` are optional. CSV (``.csv``),
+    long form, one row per cell, with the header ``classifier,output,true,count``; cells left out count 0. ``output`` and ``true`` are
     class names, or indices 0..n-1. The class order is that of ``classes`` when given (e.g.
     by ``--utility``); otherwise indices give it, or else the names' first appearance.
 
@@ -354,8 +354,8 @@ def load_input(path, *, classes: tuple[str, ...] | None = None, orientation: str
     if orientation is not None:
         orientation = check_orientation(orientation)
         if suffix == ".csv":
-            raise ValueError(f"{source}: orientation: a CSV names each cell's output and true class; the orientation is "
-                             "that of matrices given as arrays (JSON)")  # fmt: skip
+            raise ValueError(f"orientation: {source} is a CSV, which names each cell's output and true class; the "
+                             "orientation is that of matrices given as arrays (JSON)")  # fmt: skip
     text = read_input_text(source)
     return _load_csv(text, source, classes) if suffix == ".csv" else _load_json(text, source, orientation)
 
@@ -372,7 +372,7 @@ def _load_json(text: str, source: str, orientation: str | None = None) -> Evalua
     if "orientation" in data:
         check_orientation(data["orientation"], f"{source}: 'orientation'")
         if orientation is not None and orientation != data["orientation"]:
-            raise ValueError(f"{source}: orientation: the file says {data['orientation']!r}, not {orientation!r}")
+            raise ValueError(f"orientation: {orientation!r}, but {source} says {data['orientation']!r}")
         orientation = data["orientation"]
     orientation = orientation or DEFAULT_ORIENTATION
     confusions, _ = _check_confusions(data["classifiers"], classes, source, orientation)  # before the utility that follows
@@ -702,13 +702,13 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
     distinct = _sorted_labels({label for values, _ in found for label in values.tolist()})
     named = classes if classes is not None else utility_classes
     if named is not None:
-        named = tuple(map(str, named))
+        named, whose = tuple(map(str, named)), "utility's" if classes is None else "named"
         for k, (values, _) in enumerate(found):
             if unknown := [label for label in values.tolist() if label not in named]:
                 line = lines[columns[k].index(unknown[0])]
                 raise ValueError(
                     f"{source}, line {line}, column {header[k]!r}: label {unknown[0]!r} is not one of the "
-                    f"{'utility' + chr(39) + 's' if classes is None else 'named'} classes {', '.join(map(repr, named))}"
+                    f"{whose} classes {', '.join(map(repr, named))}"
                 )
     if len(distinct) < 2:
         raise ValueError(f"{source}: only one class ({distinct[0]!r}) found: a classification needs at least 2")

@@ -1194,8 +1194,8 @@ def evaluate_file(
             raise ValueError(f"classes: {', '.join(map(repr, classes))} but the utility names its classes "
                              f"{', '.join(map(repr, utility_classes))}: give one order")  # fmt: skip
     if labels and orientation is not None:
-        raise ValueError(f"{os.fspath(path)}: orientation: labels name each item's output and true class; the orientation is "
-                         "that of confusion matrices given as arrays (JSON)")  # fmt: skip
+        raise ValueError(f"orientation: {os.fspath(path)} holds labels, which name each item's output and true class; the "
+                         "orientation is that of confusion matrices given as arrays (JSON)")  # fmt: skip
     if labels:
         if assessment is None:
             raise ValueError(
