@@ -109,7 +109,7 @@ KNOWN_DEFECTS = frozenset(
         "api/evaluate_predictions/bogus-metric",
         "api/evaluate/bogus-metric",
         "api/evaluate/metrics-[]",
-        "api/evaluate/metrics-['auc']",
+        "api/evaluate/metrics-[auc]",
         "evaluate/metrics/macro_f1-two-classes",
         "evaluate/metrics/micro_f1",
         "evaluate/metrics/list-then-double-dash",
@@ -119,7 +119,7 @@ KNOWN_DEFECTS = frozenset(
         "evaluate/thresholds/-0.1,0.5",
         "evaluate/class-counts/1.5,2",
         "evaluate/class-counts/0.5,0.5",
-        "api/evaluate/class_counts-[1.5, 2]",
+        "api/evaluate/class_counts-[1.5,2]",
         "evaluate/message/doubled-quote-matrix-sizes",
         "api/evaluate/labels-doubled-quote",
         "evaluate/message/utility-classes-blamed-on-file",
@@ -139,7 +139,7 @@ KNOWN_DEFECTS = frozenset(
         "reproduce/experiment-file/deep-arrays",
         "api/auc_score/one-class",
         "api/auc_score/empty",
-        "api/evaluate/classes-('x', 'x')",
+        "api/evaluate/classes-(x,x)",
         "api/evaluate/labels-out-of-range",
         "api/confusion/confusion_from_pab-nan",
         "evaluate/thresholds-uncertain/1e-320",
@@ -1036,7 +1036,7 @@ def _api() -> None:
                 extra = {"test_uncertainty": True}
             if option == "class_counts":
                 extra = {}
-            name = "bogus-metric" if (option, value) == ("metrics", ["bogus"]) else f"{option}-{value!r}"
+            name = "bogus-metric" if (option, value) == ("metrics", ["bogus"]) else f"{option}-{_label(value)}"
             named = {"rng": "seed", "classes": "class"}.get(option, option)
             api(f"evaluate/{name}", "raise", lambda o=option, v=value, e=extra: ev(**{o: v}, **e), names=named,
                 raises=(ValueError, TypeError))  # fmt: skip
@@ -1106,10 +1106,10 @@ def _api() -> None:
     api("decision_curves/wrong-length", "raise", lambda: curves(p=probs[:-1]), names="m")
     api("decision_curves/strings", "raise", lambda: curves(p=np.array(["x"] * 40)), names="m", raises=(ValueError, TypeError))
     for value in ([0.0, 0.5], [0.5, 1.0], [nan], [], [-0.1]):
-        api(f"decision_curves/thresholds-{value!r}", "raise", lambda v=value: curves(thresholds=v), names="thresholds",
+        api(f"decision_curves/thresholds-{_label(value)}", "raise", lambda v=value: curves(thresholds=v), names="thresholds",
             raises=(ValueError, TypeError))  # fmt: skip
     for option, value in (("samples", 0), ("prior_count", -1), ("prior_count", nan), ("samples", 1.5)):
-        api(f"decision_curves/{option}-{value!r}", "raise", lambda o=option, v=value: curves(test_uncertainty=True, **{o: v}), names=option,
+        api(f"decision_curves/{option}-{_label(value)}", "raise", lambda o=option, v=value: curves(test_uncertainty=True, **{o: v}), names=option,
             raises=(ValueError, TypeError))  # fmt: skip
     api("decision_curves/positive-unknown", "raise", lambda: __import__("mcrank.evaluate").evaluate.decision_curves(truth, {"m": probs},
         positive="x"), names="positive")  # fmt: skip
@@ -1133,7 +1133,7 @@ def _api() -> None:
     api("rank_scoring/utility-3x3", "raise", lambda: ranked(u=np.eye(3)), names="utility")
     api("rank_scoring/utility-nan", "raise", lambda: ranked(u=((nan, 0), (0, 1))), names="utility")
     for option, value in (("threshold_choice", "bogus"), ("folds", 1), ("folds", 0), ("folds", 1.5), ("folds", 10**6), ("rng", -1)):
-        api(f"rank_scoring/{option}-{value!r}", "raise", lambda o=option, v=value: ranked(**{o: v}), names="seed" if option == "rng" else option,
+        api(f"rank_scoring/{option}-{_label(value)}", "raise", lambda o=option, v=value: ranked(**{o: v}), names="seed" if option == "rng" else option,
             raises=(ValueError, TypeError))  # fmt: skip
     # mcrank.decisions
     p = np.array([[0.7, 0.3], [0.2, 0.8]])
@@ -1276,13 +1276,13 @@ def _api() -> None:
             extra = {"metrics": ("fbeta",)} if option == "fbeta_beta" else extra
             expect = "clean" if (option, value) in (("sds", (1e308,)), ("sds", ()), ("metrics", ())) else "raise"
             named = "sd" if option == "sds" else option
-            api(f"StudyConfig/{option}-{value!r}", expect, lambda o=option, v=value, e=extra: config(**{o: v}, **e), names=named,
+            api(f"StudyConfig/{option}-{_label(value)}", expect, lambda o=option, v=value, e=extra: config(**{o: v}, **e), names=named,
                 raises=(ValueError, TypeError))  # fmt: skip
     api("StudyConfig/roc-sd-1e308", "raise", lambda: config(kind="roc", metrics=("auc",), sds=(5e307, 1e308)), names="sd")
     api("StudyConfig/roc-mu-range-huge", "raise", lambda: config(kind="roc", roc_mu_range=(-1e308, 1e308)), names="roc_mu_range")
     api("StudyConfig/unknown-field", "raise", lambda: config(bogus=1), raises=(TypeError,), names="bogus")
     for option, value in (("jobs", 0), ("backend", "bogus"), ("samples", 0)):
-        api(f"run_study/{option}-{value!r}", "raise", lambda o=option, v=value: __import__("mcrank.engine").engine.run_study(config(seed=1),
+        api(f"run_study/{option}-{_label(value)}", "raise", lambda o=option, v=value: __import__("mcrank.engine").engine.run_study(config(seed=1),
             **{o: v}), names=option)  # fmt: skip
     # metrics
     from mcrank import metrics
@@ -1290,6 +1290,11 @@ def _api() -> None:
     # A registry's lookup raises KeyError, as a mapping does: only evaluate's options must say ValueError.
     api("metrics/get_metric-bogus", "raise", lambda: metrics.get_metric("bogus"), names="bogus", raises=(ValueError, KeyError))
     api("metrics/score-bogus", "raise", lambda: metrics.score("bogus", np.eye(2)), names="bogus", raises=(ValueError, TypeError, KeyError))
+
+
+def _label(value) -> str:
+    """A value as a scenario's name holds it: its repr without spaces or quotes."""
+    return repr(value).replace(" ", "").replace("'", "")
 
 
 def _equals(expected: float):
