@@ -102,6 +102,10 @@ KNOWN_DEFECTS = frozenset(
         "signals/run/sigterm-while-importing",
         "signals/reproduce/sigint-while-importing",
         "signals/reproduce/sigterm-while-importing",
+        # SIGTERM while numba compiles: raised inside LLVM's callbacks, "Exception ignored ..."
+        # tracebacks and exit 1, or exit 143 after one (the moment decides; a full pass showed both)
+        "signals/run/sigterm-while-compiling",
+        "signals/run/sigterm-while-compiling-later",
         "api/auc_score/wrong-length",
         "api/auc_score/longer-scores",
         "api/auc_score/2d-scores",
@@ -1347,9 +1351,10 @@ def _signals() -> None:
             for moment, delay in (("while-importing", 0.15), ("after-start-up", 1.5), ("while-drawing", 6.0)):
                 scenario(f"signals/{command}/{name}-{moment}", "signal", *argv, files=files, send=(signum, delay), time_limit=30.0)
     # A fresh numba cache: the signal arrives while the kernels compile.
-    for name, signum, delay in (("sigterm", signal.SIGTERM, 4.0), ("sigint", signal.SIGINT, 8.0)):
-        scenario(f"signals/run/{name}-while-compiling", "signal", *long_run, send=(signum, delay), env={"NUMBA_CACHE_DIR": "{tmp}/numba"},
-                 time_limit=60.0)  # fmt: skip
+    for name, signum, delay in (("sigterm-while-compiling", signal.SIGTERM, 4.0), ("sigterm-while-compiling-later", signal.SIGTERM, 8.0),
+                                ("sigint-while-compiling", signal.SIGINT, 8.0)):  # fmt: skip
+        scenario(f"signals/run/{name}", "signal", *long_run, send=(signum, delay), env={"NUMBA_CACHE_DIR": "{tmp}/numba"},
+                 time_limit=30.0)  # fmt: skip
 
 
 def all_scenarios() -> list[Scenario]:
