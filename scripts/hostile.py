@@ -102,10 +102,12 @@ KNOWN_DEFECTS = frozenset(
         "signals/run/sigterm-while-importing",
         "signals/reproduce/sigint-while-importing",
         "signals/reproduce/sigterm-while-importing",
-        # SIGTERM while numba compiles: raised inside LLVM's callbacks, "Exception ignored ..."
-        # tracebacks and exit 1, or exit 143 after one (the moment decides; a full pass showed both)
+        # A signal while numba compiles: raised inside LLVM's callbacks, "Exception ignored ..."
+        # tracebacks and exit 1, exit 143 after one, or swallowed and the run goes on (the moment
+        # decides: each of the three has passed and failed in full passes on main)
         "signals/run/sigterm-while-compiling",
         "signals/run/sigterm-while-compiling-later",
+        "signals/run/sigint-while-compiling",
         "api/auc_score/wrong-length",
         "api/auc_score/longer-scores",
         "api/auc_score/2d-scores",
