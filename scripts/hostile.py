@@ -641,6 +641,35 @@ def _evaluate_options() -> None:
              "--threshold-choice", "test", files={"s.csv": mixed, "u.json": UTILITY_2}, check=_one_threshold_format)  # fmt: skip
 
 
+def _evaluate_folds() -> None:
+    """Model selection across cross-validation folds (``--labels --folds-column``)."""
+    folds = ("evaluate", "--labels", "{ex}/wine_folds.csv", "--utility", "{ex}/wine_utility.json", "--folds-column", "fold",
+             "--samples", "100", "--seed", "1")  # fmt: skip
+    scenario("evaluate/folds-column/ok", "ok", *folds)
+    scenario("evaluate/folds-column/ok-repeats-4-rope", "ok", *folds, "--repeats", "4", "--rope", "0.1")
+    for value, expect in {"0": "refuse", "-1": "refuse", "1": "ok", "3": "refuse", "1.5": "refuse", "nan": "refuse", "1e9": "refuse",
+                          "abc": "refuse", "20": "refuse"}.items():  # fmt: skip
+        scenario(f"evaluate/repeats/{value}", expect, *folds, "--repeats", value)
+    for value, expect in {"0": "ok", "-0.1": "refuse", "nan": "refuse", "inf": "refuse", "1e308": "clean", "1e-320": "ok",
+                          "abc": "refuse"}.items():  # fmt: skip
+        scenario(f"evaluate/rope/{value}", expect, *folds, "--rope", value, **({"says": ("-0.1",)} if value.startswith("-") else {}))
+    for column, expect in {"nope": "refuse", "true": "refuse", "svm": "refuse", "": "refuse"}.items():
+        scenario(f"evaluate/folds-column/{column or 'empty'}", expect, *folds[:6], column)
+    one_fold = b"fold,true,A,B\n" + b"".join(f"0,{t},{a},{b}\n".encode() for t, a, b in zip("swsw" * 5, "ssww" * 5, "swws" * 5))
+    scenario("evaluate/folds-column/one-fold", "refuse", "evaluate", "--labels", "{tmp}/f.csv", "--utility",
+             '{"utility": [[1, 0], [0, 1]], "classes": ["s", "w"]}', "--folds-column", "fold", files={"f.csv": one_fold})  # fmt: skip
+    for flag, value in (("--sd", "0.1"), ("--test-uncertainty", None), ("--class-frequencies", "0.1,0.6,0.3"), ("--metrics", "accuracy"),
+                        ("--class-counts", "1,1,1"), ("--estimator", "sample")):  # fmt: skip
+        scenario(f"evaluate/unused-with-folds/{flag[2:]}", "refuse", *folds, *((flag,) if value is None else (flag, value)))
+    for flag, value in (("--repeats", "2"), ("--rope", "0.1")):
+        scenario(f"evaluate/unused/{flag[2:]}-without-folds-column", "refuse", "evaluate", "{ex}/factory.json", flag, value)
+    scenario("evaluate/unused-with-folds/scores", "refuse", "evaluate", "--scores", "{tmp}/s.csv", "--positive", "sick", "--folds-column",
+             "fold", files={"s.csv": SCORES})  # fmt: skip
+    scenario("evaluate/unused-with-folds/file", "refuse", "evaluate", "{ex}/factory.json", "--folds-column", "fold")
+    for fmt in ("json", "csv"):
+        scenario(f"evaluate/folds-column/format-{fmt}", "ok", *folds, "--format", fmt)
+
+
 def _says_auc_below_half(outcome) -> str | None:
     """Scores that rank the classes the wrong way round (AUC near 0) deserve a word."""
     text = (outcome.out + outcome.err).lower()
@@ -1148,6 +1177,38 @@ def _api() -> None:
     for option, value in (("threshold_choice", "bogus"), ("folds", 1), ("folds", 0), ("folds", 1.5), ("folds", 10**6), ("rng", -1)):
         api(f"rank_scoring/{option}-{_label(value)}", "raise", lambda o=option, v=value: ranked(**{o: v}), names="seed" if option == "rng" else option,
             raises=(ValueError, TypeError))  # fmt: skip
+    # compare_folds, fold_yields
+    yields = {"a": np.array([1.0, 2.0, 3.0, 4.0]), "b": np.array([1.5, 2.0, 2.5, 4.5])}
+
+    def compare(y=yields, **kw):
+        from mcrank.evaluate import compare_folds
+
+        return compare_folds(y, **({"repeats": 1, "samples": 1000, "rng": 1} | kw))
+
+    api("compare_folds/ok", "ok", compare)
+    api("compare_folds/nan", "raise", lambda: compare({"a": np.array([1.0, nan, 3.0]), "b": np.ones(3)}), names="'a'")
+    api("compare_folds/inf", "raise", lambda: compare({"a": np.array([1.0, inf, 3.0]), "b": np.ones(3)}), names="'a'")
+    api("compare_folds/one-fold", "raise", lambda: compare({"a": np.ones(1), "b": np.ones(1)}), names="yields")
+    api("compare_folds/lengths-differ", "raise", lambda: compare({"a": np.ones(4), "b": np.ones(3)}), names="yields")
+    api("compare_folds/one-model", "clean", lambda: compare({"a": np.arange(4.0)}), names="yields")
+    api("compare_folds/empty", "raise", lambda: compare({}), names="yields")
+    api("compare_folds/equal-yields", "ok", lambda: compare({"a": np.ones(4), "b": np.ones(4)}))
+    api("compare_folds/1e200", "raise", lambda: compare({"a": np.full(4, 1e200) * [1, 2, 3, 4], "b": np.ones(4)}), names="'a'")
+    for option, value in (("rope", -0.1), ("rope", nan), ("repeats", 0), ("repeats", 3), ("samples", 0), ("test_fraction", 1.5),
+                          ("test_fraction", 0.0)):  # fmt: skip
+        api(f"compare_folds/{option}-{_label(value)}", "raise", lambda o=option, v=value: compare(**{o: v}), names=option,
+            raises=(ValueError, TypeError))  # fmt: skip
+
+    def per_fold(folds=(0, 0, 1, 1) * 5, **kw):
+        from mcrank.evaluate import fold_yields
+
+        truth = ["a", "b"] * 10
+        return fold_yields(truth, {"m": truth, "n": truth[::-1]}, list(folds), **({"utility": [[1, 0], [0, 1]]} | kw))
+
+    api("fold_yields/ok", "ok", per_fold)
+    api("fold_yields/wrong-length", "raise", lambda: per_fold(folds=(0, 1) * 3), names="folds")
+    api("fold_yields/utility-3x3", "raise", lambda: per_fold(utility=np.eye(3)), names="utility")
+    api("fold_yields/nan-fold", "clean", lambda: per_fold(folds=(0.0, nan) * 10), names="folds")
     # mcrank.decisions
     p = np.array([[0.7, 0.3], [0.2, 0.8]])
     u2 = np.array([[1.0, -2.0], [0.0, 0.5]])
@@ -1366,7 +1427,7 @@ def _signals() -> None:
 def all_scenarios() -> list[Scenario]:
     """Every scenario, built once."""
     if not SCENARIOS:
-        for build in (_evaluate_inputs, _evaluate_options, _outputs, _run, _reproduce, _story, _api, _signals):
+        for build in (_evaluate_inputs, _evaluate_options, _evaluate_folds, _outputs, _run, _reproduce, _story, _api, _signals):
             build()
         names = Counter(s.name for s in SCENARIOS)
         duplicates = [name for name, count in names.items() if count > 1]
@@ -1744,9 +1805,30 @@ def refusal_line(s: Scenario, o: Outcome) -> str | None:
     return line.replace(str(ROOT), "{root}")
 
 
+#: Commands that compile every kernel the scenarios run, before them and without a time limit:
+#: with numba's cache empty (a new install, changed sources) each kernel takes tens of seconds,
+#: which is no hang.
+WARM_UP = tuple(
+    ("run", "--samples", "100", "--seed", "1", "--quiet", *options)
+    for options in ((), ("--error", "truncated"), ("--estimator", "sample"), ("--true-um", "gaussian"), ("--classes", "3"),
+                    ("--classes", "3", "--error", "truncated"), ("--test-size", "10"), ("--test-size", "10", "--classes", "3"),
+                    ("--study", "roc"), ("--study", "roc", "--error", "truncated"))
+) + (("evaluate", str(EXAMPLES / "factory.json"), "--sd", "0.1", "--error", "truncated", "--samples", "100", "--seed", "1"),)  # fmt: skip
+
+
+def warm_up() -> None:
+    """Compile the kernels (:data:`WARM_UP`); quick when numba's cache holds them."""
+    from mcrank.cli import main
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for argv in WARM_UP:
+            main(list(argv))
+
+
 def run_pass(scenarios, *, verbose: bool = False, stream=sys.stdout) -> tuple[dict, dict]:
     """Run ``scenarios``; return the problems of each failing one and every refusal line seen."""
     os.environ["COLUMNS"] = "80"
+    warm_up()
     committed = Committed()
     status = _git_status()
     failures, refusals = {}, {}
