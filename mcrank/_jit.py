@@ -33,7 +33,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["Kernel", "extend_cache_key", "interpreted", "jit", "kernels_cached"]
+__all__ = ["Kernel", "cache_directory", "extend_cache_key", "interpreted", "jit", "kernels_cached"]
 
 _OPTIONS = dict(cache=True, error_model="numpy", nogil=True)
 
@@ -85,11 +85,17 @@ def _cache_directory(extra: int = 0) -> str | None:
     return None
 
 
+def cache_directory() -> str | None:
+    """The directory of the kernels compiled from this version of the sources, or None if no
+    directory is writable (then nothing is cached)."""
+    return _cache_directory(len(_EXTRA_SOURCES))
+
+
 def kernels_cached() -> bool:
     """Whether numba's cache for this version of the sources holds compiled kernels (one
     index file, ``.nbi``, per function): if not, the next study compiles them (tens of
     seconds), which a command says before it starts rather than sit silent."""
-    directory = _cache_directory(len(_EXTRA_SOURCES))
+    directory = cache_directory()
     return directory is not None and any(Path(directory).rglob("*.nbi"))
 
 
