@@ -2,8 +2,9 @@
 
 Each subcommand lives in its own module ``mcrank.cli.<name>`` with two functions:
 ``add_parser(subparsers)``, which registers its options and sets ``handler``, and the
-handler itself, ``handler(args) -> int``. Heavy imports stay inside handlers, so that
-``mcrank --help`` answers at once. The exit codes are those of ``docs/cli.md``: 0, 2 for bad
+handler itself, ``handler(args) -> int``. Heavy imports stay inside handlers, and numba is
+loaded only when a kernel runs (:mod:`mcrank._jit`), so that ``mcrank --help`` answers at once.
+Ctrl-C and SIGTERM are handled from the first line of :func:`main`, before any of them. The exit codes are those of ``docs/cli.md``: 0, 2 for bad
 input (one line on stderr), 130 for Ctrl-C, 141 when the reader of stdout went away, 143
 for SIGTERM.
 """
