@@ -19,7 +19,6 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from mcrank._jit import jit
 from mcrank._rng import UTILITY_ERRORS, root_of, stream_generator
@@ -1077,6 +1076,8 @@ def _count_flips(normalised, confusions, order, sd, error, samples, rng, progres
     chunk = max(1, _CHUNK_ELEMENTS // (n * n + classifiers))
     flips = np.zeros(classifiers * (classifiers - 1) // 2, dtype=np.int64)
     flat_confusions = confusions.reshape(classifiers, -1)
+    from tqdm import tqdm  # only when drawing: the command line starts without it
+
     with tqdm(total=samples, unit="sample", unit_scale=True, disable=not progress, file=sys.stderr, leave=False) as bar:
         for done in range(0, samples, chunk):
             size = min(chunk, samples - done)
