@@ -547,3 +547,11 @@ def test_out_dash_is_standard_output_and_writes_no_file(tmp_path, monkeypatch, c
     code, out, err = run(capsys, "--samples", "1000", "--metrics", "accuracy", "--seed", "1", "--jobs", "1", "--quiet", "--out", "-")
     assert code == 0 and err == "" and "accuracy" in out and "% incorrect" in out
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_fifo_as_the_config_is_refused_in_one_line_without_waiting(capsys, fifo):
+    # `mcrank run --config F` waited forever for a writer.
+    pipe = fifo("pipe.toml")
+    assert main(["run", "--config", str(pipe), "--quiet"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == f"mcrank run: error: {pipe}: is a FIFO (named pipe), not a regular file\n"

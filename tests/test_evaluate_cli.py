@@ -415,14 +415,14 @@ def test_monte_carlo_samples_are_capped(capsys):
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
-def test_an_endless_file_is_refused_after_the_size_limit(capsys, tmp_path):
+def test_an_endless_device_is_refused_unread(capsys, tmp_path):
     # `mcrank evaluate` read a file whole: /dev/zero filled the memory.
     endless = tmp_path / "zero.json"
     endless.symlink_to("/dev/zero")
     for argv in ([endless], [EXAMPLES / "factory.json", "--utility", "/dev/zero"]):
         code, out, err = run(capsys, *argv)
         assert code == 2 and out == "" and err.count("\n") == 1, err
-        assert "zero" in err and "larger than 64 MiB, the limit of an input file" in err, err
+        assert "zero" in err and err.endswith(": is a device, not a regular file\n"), err
     code, _, err = run(capsys, "/dev/zero")  # no suffix: refused unread
     assert code == 2 and "/dev/zero: unknown file type" in err
 
@@ -599,3 +599,18 @@ def test_out_writes_the_file_in_the_format_of_its_extension(capsys, tmp_path, su
     assert run(capsys, EXAMPLES / "triage_3class.json", "--out", path, "--quiet")[2] == ""
     code, _, err = run(capsys, EXAMPLES / "triage_3class.json", "--out", tmp_path / "missing" / "x.json")
     assert code == 2 and "does not exist" in err
+
+
+def test_a_fifo_as_any_input_is_refused_in_one_line_without_waiting(capsys, fifo):
+    # Each of these waited forever for a writer.
+    pipe = fifo("pipe.json")
+    table = fifo("pipe.csv")
+    for argv in (
+        [pipe],
+        ["--labels", table, "--utility", EXAMPLES / "triage_3class.json"],
+        ["--scores", table, "--positive", "a"],
+        [EXAMPLES / "factory.json", "--utility", pipe],
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert err.endswith(": is a FIFO (named pipe), not a regular file\n"), err
