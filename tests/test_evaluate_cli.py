@@ -614,3 +614,14 @@ def test_a_fifo_as_any_input_is_refused_in_one_line_without_waiting(capsys, fifo
         code, out, err = run(capsys, *argv)
         assert code == 2 and out == "" and err.count("\n") == 1, err
         assert err.endswith(": is a FIFO (named pipe), not a regular file\n"), err
+
+
+@pytest.mark.parametrize(
+    "option", [["--plot", "p.png"], ["--threshold-choice", "test"], ["--folds", "3"], ["--positive", "long"], ["--thresholds", "0.5"]]
+)
+def test_an_option_of_scores_without_scores_is_refused(capsys, tmp_path, monkeypatch, option):
+    # They were silently ignored: nothing would change.
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, EXAMPLES / "factory.json", *option)
+    assert code == 2 and out == "" and list(tmp_path.iterdir()) == []
+    assert err == f"mcrank evaluate: error: {option[0]} is an option of --scores, which is not given: it would change nothing\n"

@@ -27,6 +27,24 @@ _OTHER_INPUTS = (("file", "FILE"), ("labels", "--labels"), ("sd", "--sd"), ("err
                  ("class_frequencies", "--class-frequencies"), ("class_counts", "--class-counts"))  # fmt: skip
 
 
+#: The options that only ``--scores`` reads: refused without it (:func:`check_scores_only`).
+_SCORES_OPTIONS = {
+    "--positive": {"metavar": "LABEL", "help": "the positive class (default: the utility's first)"},
+    "--threshold-choice": {"choices": ("crossfit", "split", "test"), "help": "where the thresholds are chosen (crossfit)"},
+    "--folds": {"metavar": "K", "help": "folds of crossfit (default 5)"},
+    "--thresholds": {"metavar": "SPEC", "help": "START:STOP:STEP or P1,P2,... (default 0.01:0.99:0.01)"},
+    "--plot": {"type": path_argument, "metavar": "OUT.png", "help": "decision-curve figure: .png, .pdf or .svg"},
+}
+
+
+def check_scores_only(args) -> None:
+    """A UsageError for an option of ``--scores`` given without it: it would change nothing."""
+    if args.scores is None:
+        for flag in _SCORES_OPTIONS:
+            if getattr(args, flag[2:].replace("-", "_")) is not None:
+                raise UsageError(f"{flag} is an option of --scores, which is not given: it would change nothing")
+
+
 def add_arguments(parser) -> None:
     """The options of ``--scores``, in one group of ``evaluate``'s help."""
     group = parser.add_argument_group(
@@ -34,13 +52,9 @@ def add_arguments(parser) -> None:
         "--scores FILE.csv has a column 'true' and one of scores per model. With a 2x2 --utility the models are ranked "
         "at their best thresholds, beside AUC; without one, decision curves.",
     )
-    add = group.add_argument
-    add("--scores", type=path_argument, metavar="FILE.csv", help="labels and scores instead of FILE")
-    add("--positive", metavar="LABEL", help="the positive class (default: the utility's first)")
-    add("--threshold-choice", choices=("crossfit", "split", "test"), help="where the thresholds are chosen (crossfit)")
-    add("--folds", metavar="K", help="folds of crossfit (default 5)")
-    add("--thresholds", metavar="SPEC", help="START:STOP:STEP or P1,P2,... (default 0.01:0.99:0.01)")
-    add("--plot", type=path_argument, metavar="OUT.png", help="decision-curve figure: .png, .pdf or .svg")
+    group.add_argument("--scores", type=path_argument, metavar="FILE.csv", help="labels and scores instead of FILE")
+    for flag, options in _SCORES_OPTIONS.items():
+        group.add_argument(flag, **options)
 
 
 def _thresholds(text: str | None):
@@ -113,8 +127,6 @@ def handler(args) -> int:
     plot = None if args.plot is None else Path(args.plot)
     if plot is not None and plot.suffix.lower() not in PLOT_FORMATS:
         raise UsageError(f"--plot {args.plot}: give a file ending in {', '.join(PLOT_FORMATS)}")
-    if plot is not None and plot.is_dir():
-        raise UsageError(f"--plot {args.plot}: is a directory; give a file name")
     thresholds = _thresholds(args.thresholds)
     curves_wanted = utility is None or args.thresholds is not None or plot is not None
     if utility is None:

@@ -7,7 +7,7 @@ import sys
 
 from mcrank.cli._common import (
     UsageError,
-    check_output,
+    check_outputs,
     flag_names,
     metric_ids,
     output_format,
@@ -59,8 +59,11 @@ def add_parser(subparsers):
 
 
 def handler(args) -> int:
+    from mcrank.cli._scores import check_scores_only
+
+    check_scores_only(args)
     # Before the work, so that it does not end on an unwritable path; never over an input.
-    check_output(args.out, inputs=(args.file, args.labels, args.scores, args.utility))
+    check_outputs({"--out": args.out, "--plot": args.plot}, inputs=(args.file, args.labels, args.scores, args.utility))
     args.format = args.format or output_format(args.out)
     if args.scores is not None:  # labels and scores: a report of its own (mcrank.cli._scores)
         from mcrank.cli._scores import handler as scores_handler

@@ -11,7 +11,7 @@ from mcrank.cli._common import (  # noqa: F401 - FORMAT_BY_SUFFIX, output_format
     FORMAT_BY_SUFFIX,
     SubcommandParser,
     UsageError,
-    check_output,
+    check_outputs,
     metric_ids,
     output_format,
     path_argument,
@@ -162,7 +162,7 @@ def handler(args) -> int:
         raise _named_by_flag(error, overrides, args.config) from None
     if args.scheduler is not None and args.backend != "dask":
         raise UsageError("--scheduler goes with --backend dask")
-    check_output(args.out, inputs=(args.config,))  # before the run, so that it does not end on an unwritable path
+    check_outputs({"--out": args.out}, inputs=(args.config,))  # before the run, so that it does not end on an unwritable path
     chosen_format = args.format or output_format(args.out)
     progress = not args.quiet and sys.stderr.isatty()
     from mcrank._jit import kernels_cached
