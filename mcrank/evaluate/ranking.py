@@ -115,11 +115,10 @@ def metrics_for(n_classes: int, names=None) -> list:
     ------
     TypeError
         If ``names`` is a string (or bytes) or not a sequence.
-    KeyError
-        For an unknown metric name, with the list of known ones.
     ValueError
-        For a metric listed twice, by its id or an alias (``"recall"`` and ``"tpr"``), as
-        :class:`mcrank.study.StudyConfig` refuses it.
+        For an unknown metric name, with the list of known ones; for a metric listed twice,
+        by its id or an alias (``"recall"`` and ``"tpr"``), as :class:`mcrank.study.StudyConfig`
+        refuses it.
     """
     binary = n_classes == 2
     # Two classes: every metric with a two-class form (the scikit-learn-exact arithmetic);
@@ -137,17 +136,17 @@ def metrics_for(n_classes: int, names=None) -> list:
         except KeyError:
             metric = None
         if binary and metric is not None and metric.id in _BINARY_SKIPPED:
-            raise KeyError(f"metric {name!r} is not offered: with beta = 1 it is 'f1'")
+            raise ValueError(f"metric {name!r} is not offered: with beta = 1 it is 'f1'")
         if metric not in offered:
             known = ", ".join(m.id for m in offered)
-            raise KeyError(f"unknown metric {name!r} for {n_classes} classes; known: {known}") from None
+            raise ValueError(f"unknown metric {name!r} for {n_classes} classes; known: {known}") from None
         if metric.id in given:
             how = "" if given[metric.id] == name else f" (as {given[metric.id]!r} and {name!r})"
             raise ValueError(f"metric {metric.id!r} is listed twice{how}")
         given[metric.id] = name
         chosen.append(metric)
     if not chosen:
-        raise KeyError("no metrics chosen")
+        raise ValueError("metrics: none chosen; give at least one metric id")
     return chosen
 
 
@@ -599,11 +598,9 @@ def evaluate(
     Raises
     ------
     ValueError
-        For bad input, naming the fault and where it is.
+        For bad input, naming the fault and where it is (an unknown metric too).
     TypeError
         If ``metrics`` is a string rather than a list of them.
-    KeyError
-        For an unknown metric.
 
     Notes
     -----
