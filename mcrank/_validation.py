@@ -66,11 +66,13 @@ def as_float(value, what: str) -> float:
     return number
 
 
-def check_sd(value, what: str = "sd") -> float:
-    """A standard deviation: a finite number >= 0."""
+def check_sd(value, what: str = "sd", *, maximum: float = math.inf) -> float:
+    """A standard deviation: a finite number from 0 to ``maximum``."""
     number = as_float(value, what)
     if number < 0:
         raise ValueError(f"{what} must be non-negative, got {value!r}")
+    if number > maximum:
+        raise ValueError(f"{what} must be at most {maximum:g}, got {value!r}")
     return number
 
 

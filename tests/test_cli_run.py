@@ -450,10 +450,29 @@ def test_metrics_separated_by_commas_or_spaces(capsys):
 
 
 def test_the_table_writes_a_huge_sd_in_exponent_form(capsys):
-    code, out, _ = run(capsys, *SMALL, "--sd", "0.1", "1e308", "--metrics", "accuracy")
+    code, out, _ = run(capsys, *SMALL, "--sd", "0.1", "1e300", "--metrics", "accuracy")
     lines = [line for line in out.splitlines() if line.startswith("utility")]
     assert code == 0 and lines[0].split()[1:3] == ["0.100", "0.1000"]
-    assert lines[1].split()[1:3] == ["1e+308", "1e+308"] and max(len(line) for line in lines) < 80
+    assert lines[1].split()[1:3] == ["1e+300", "1e+300"] and max(len(line) for line in lines) < 80
+
+
+@pytest.mark.parametrize(
+    ("sds", "message"),
+    [
+        (["5e307", "1e308"], "error sd must be at most 1e+300, got '5e307'"),
+        (["0:1e308:1e305"], "the stop of the sd grid '0:1e308:1e305' must be at most 1e+300 (the largest error sd), got '1e308'"),
+    ],
+)
+@pytest.mark.parametrize("kind", ["confusion", "roc"])
+def test_an_error_sd_above_its_range_is_refused_in_one_line(capsys, kind, sds, message):
+    # The roc study's yields overflowed into wrong percentages (84 % at 1e308, 72 % below);
+    # the grid printed two NumPy RuntimeWarnings before its refusal.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        code, out, err = run(capsys, "--study", kind, "--metrics", "auc" if kind == "roc" else "accuracy", "--sd", *sds, "--seed", "1")
+    assert code == 2 and out == "" and err == f"mcrank run: error: {message}\n"
 
 
 def test_out_dev_stdout_appends_to_a_redirected_file_and_feeds_a_pipe(tmp_path):

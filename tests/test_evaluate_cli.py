@@ -625,3 +625,29 @@ def test_an_option_of_scores_without_scores_is_refused(capsys, tmp_path, monkeyp
     code, out, err = run(capsys, EXAMPLES / "factory.json", *option)
     assert code == 2 and out == "" and list(tmp_path.iterdir()) == []
     assert err == f"mcrank evaluate: error: {option[0]} is an option of --scores, which is not given: it would change nothing\n"
+
+
+def test_macro_f1_is_taken_for_two_classes_as_run_takes_it(capsys):
+    # The registry defines it for any n; evaluate refused it for two classes.
+    code, out, err = run(capsys, EXAMPLES / "factory.json", "--metrics", "macro_f1", "--format", "json")
+    assert code == 0, err
+    (a, b), classes = json.loads(out)["classifiers"], (0, 1)
+    for row, matrix in ((a, [[27, 15], [23, 35]]), (b, [[43, 18], [7, 32]])):
+        m = np.array(matrix, dtype=float)  # rows = output, columns = true class
+        f1 = [2 * m[k, k] / (m[k, :].sum() + m[:, k].sum()) for k in classes]
+        assert row["scores"]["macro_f1"] == pytest.approx(np.mean(f1), abs=1e-15)
+
+
+def test_a_list_ended_by_a_double_dash_as_the_docs_say(capsys):
+    # "unrecognized arguments: --" when nothing followed it.
+    expected = run(capsys, EXAMPLES / "factory.json", "--metrics", "tpr")
+    assert run(capsys, EXAMPLES / "factory.json", "--metrics", "tpr", "--") == expected
+    assert run(capsys, "--metrics", "tpr", "--", EXAMPLES / "factory.json") == expected
+
+
+def test_a_leading_minus_in_a_list_reaches_the_values_check(capsys, tmp_path):
+    # argparse took -0.1,0.5 for an option: "expected one argument".
+    scores = write(tmp_path, "s.csv", "true,m\n1,0.9\n0,0.2\n1,0.6\n0,0.4\n")
+    code, out, err = run(capsys, "--scores", scores, "--positive", "1", "--thresholds", "-0.1,0.5")
+    assert code == 2 and out == ""
+    assert err == "mcrank evaluate: error: --thresholds: -0.1 is not a threshold probability in (0, 1) (open interval)\n"

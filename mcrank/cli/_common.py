@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -33,7 +34,15 @@ class UsageError(Exception):
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line on stderr and exit code 2."""
+    """An ArgumentParser whose errors are one line on stderr and exit code 2, and which takes
+    an argument that starts with a minus and a digit for a value, not an option: a list or a
+    grid (``--class-counts -1,5``, ``--thresholds -0.1,0.5``, ``--sd -1:1:0.5``) then reaches
+    its own check, which names the bad value, where argparse said "expected one argument"."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # argparse's own pattern takes -1 and -0.5 only; no option of mcrank starts with -<digit>.
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
 
     def error(self, message: str):  # noqa: D102 - argparse API
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
@@ -49,6 +58,9 @@ class SubcommandParser(OneLineParser):
 
     def parse_known_args(self, args=None, namespace=None):  # noqa: D102 - argparse API
         namespace, extras = super().parse_known_args(args, namespace)
+        # A "--" with no positional argument after it (``FILE --metrics tpr --``) ends the list
+        # as documented, but argparse leaves it over.
+        extras = [extra for extra in extras if extra != "--"]
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras

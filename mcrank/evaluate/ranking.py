@@ -102,9 +102,10 @@ def metrics_for(n_classes: int, names=None) -> list:
     ----------
     n_classes : int
     names : sequence of str, optional
-        Metric ids (binary aliases such as ``"recall"`` accepted). By default every metric
-        of :data:`mcrank.metrics.METRICS` but ``fbeta`` (with beta = 1 it is ``f1``) for two
-        classes, every metric with an n-class form for more. A list even for one metric,
+        Metric ids (binary aliases such as ``"recall"`` accepted): any metric defined for
+        ``n_classes`` (``macro_f1`` at two classes too, as ``mcrank run`` counts it). By
+        default every metric with a two-class form but ``fbeta`` (with beta = 1 it is ``f1``)
+        for two classes, every metric with an n-class form for more. A list even for one metric,
         ``["accuracy"]``, as :class:`mcrank.study.StudyConfig` takes them.
 
     Returns
@@ -137,8 +138,8 @@ def metrics_for(n_classes: int, names=None) -> list:
             metric = None
         if binary and metric is not None and metric.id in _BINARY_SKIPPED:
             raise ValueError(f"metric {name!r} is not offered: with beta = 1 it is 'f1'")
-        if metric not in offered:
-            known = ", ".join(m.id for m in offered)
+        if metric is None or not metric.defined_for(n_classes):  # macro_f1 too, asked for, at n = 2
+            known = ", ".join(m.id for m in METRICS.values() if m.defined_for(n_classes) and m.id not in _BINARY_SKIPPED)
             raise ValueError(f"unknown metric {name!r} for {n_classes} classes; known: {known}") from None
         if metric.id in given:
             how = "" if given[metric.id] == name else f" (as {given[metric.id]!r} and {name!r})"
@@ -581,7 +582,7 @@ def evaluate(
         column is unknown).
     class_counts : array_like of shape (n,), optional
         Instead of ``class_frequencies``, counts of the classes in deployment (a registry of
-        cases), non-negative, not all 0: the frequencies are uncertain, with posterior
+        cases), whole non-negative numbers, not all 0: the frequencies are uncertain, with posterior
         Dirichlet(class_counts + prior_count / n). The point ranking uses their posterior
         mean; the test-set uncertainty draws them.
     metrics : sequence of str, optional
@@ -960,6 +961,8 @@ def _deployment_frequencies(class_frequencies, class_counts, class_totals, class
     else:
         what = "class_counts"
         counts = _check_frequency_vector(class_counts, n, classes, what)
+        if len(bad := np.flatnonzero(counts != np.floor(counts))):
+            raise ValueError(f"{what}: the value of class {classes[bad[0]]!r}, {counts[bad[0]]:g}, is not a whole number (they are counts)")
         if (total := sum(counts.tolist())) > _MAX_CLASS_COUNTS:  # inf when the sum overflows
             raise ValueError(f"{what} sum to {total:g}: at most 2**53 - 1 = {_MAX_CLASS_COUNTS}, as counts, above which they are "
                              "not exact in floating point")  # fmt: skip
