@@ -213,7 +213,7 @@ BAD_FILES = [
     (
         "sizes.json",
         _with(classifiers={"A": [[1, 2], [3, 4]], "B": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}),
-        "'B': the confusion matrix is 3x3 but classifier 'A''s is 2x2",
+        "'B': the confusion matrix is 3x3 but that of classifier 'A' is 2x2",
     ),
     (
         "negative.json",
@@ -481,7 +481,11 @@ def test_csv_class_names_that_do_not_match(capsys, tmp_path):
     utility = write(tmp_path, "u.json", {"utility": [[1, 0], [0, 1]], "classes": ["long", "medium"]})
     code, out, err = run(capsys, path, "--utility", utility)
     assert code == 2 and err.count("\n") == 1
-    assert "in.csv: class 'short' does not match any of the classes 'long', 'medium'" in err
+    # The classes are named with the file they came from (the message blamed in.csv alone).
+    assert f"in.csv: class 'short' does not match any of the classes of {utility}: 'long', 'medium'" in err
+    labels = write(tmp_path, "labels.csv", "true,A\nlong,long\nshort,long\n")
+    code, out, err = run(capsys, "--labels", labels, "--utility", utility)
+    assert code == 2 and err.endswith(f"line 3, column 'true': label 'short' is not one of the classes of {utility}: 'long', 'medium'\n")
 
 
 def test_csv_without_utility(capsys, tmp_path):

@@ -129,7 +129,7 @@ def _check_confusions(confusions, classes, source: str) -> tuple[dict[str, np.nd
         if m < 2:
             raise ValueError(f"{where}: a confusion matrix needs at least 2 classes, got 1x1")
         if m != n:
-            raise ValueError(f"{where}: the confusion matrix is {m}x{m} but classifier {first!r}'s is {n}x{n}")
+            raise ValueError(f"{where}: the confusion matrix is {m}x{m} but that of classifier {first!r} is {n}x{n}")
     classes = tuple(str(k) for k in range(n)) if classes is None else tuple(map(str, classes))
     if len(classes) != n:
         raise ValueError(_at(source, f"{len(classes)} class names but the confusion matrices are {n}x{n}"))
@@ -305,7 +305,7 @@ def _parse_classes(value, source: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def load_input(path, *, classes: tuple[str, ...] | None = None) -> EvaluationInput:
+def load_input(path, *, classes: tuple[str, ...] | None = None, classes_source: str = "classes") -> EvaluationInput:
     """Read confusion matrices (and optionally a utility matrix) from a JSON or CSV file.
 
     JSON (``.json``)::
@@ -325,6 +325,8 @@ def load_input(path, *, classes: tuple[str, ...] | None = None) -> EvaluationInp
         A file of at most :data:`MAX_INPUT_BYTES`.
     classes : tuple of str, optional
         Class names in order, for a CSV file.
+    classes_source : str, default "classes"
+        Where ``classes`` came from (a utility file), named in a message about them.
 
     Returns
     -------
@@ -343,7 +345,7 @@ def load_input(path, *, classes: tuple[str, ...] | None = None) -> EvaluationInp
     if suffix not in (".json", ".csv"):
         raise ValueError(f"{source}: unknown file type {suffix or '(none)'!r}: give a .json or .csv file")
     text = read_input_text(source)
-    return _load_csv(text, source, classes) if suffix == ".csv" else _load_json(text, source)
+    return _load_csv(text, source, classes, classes_source) if suffix == ".csv" else _load_json(text, source)
 
 
 def _load_json(text: str, source: str) -> EvaluationInput:
@@ -362,7 +364,7 @@ def _load_json(text: str, source: str) -> EvaluationInput:
     return EvaluationInput(confusions, utility, classes, description, source)
 
 
-def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> EvaluationInput:
+def _load_csv(text: str, source: str, classes: tuple[str, ...] | None, classes_source: str = "classes") -> EvaluationInput:
     # Read as csv reads a file, so that a quoted field keeps a newline (to be refused in a name).
     reader, records = csv.reader(io.StringIO(text, newline="")), []
     try:
@@ -399,7 +401,7 @@ def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> Evalua
     if not records:
         raise ValueError(f"{source}: no data rows below the header")
     labels = list(dict.fromkeys(label for record in records for label in record[2:4]))
-    index, classes = _class_index(labels, classes, source)
+    index, classes = _class_index(labels, classes, source, classes_source)
     if (n := len(classes) if classes is not None else len(labels)) < 2:
         raise ValueError(f"{source}: only one class ({labels[0]!r}) found: a classification needs at least 2")
     counts, seen = {}, {}
@@ -413,13 +415,20 @@ def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> Evalua
     return EvaluationInput(_check_confusions(counts, classes, source)[0], None, classes, None, source)
 
 
-def _class_index(labels, classes, source: str) -> tuple[dict[str, int], tuple[str, ...] | None]:
+def _classes_of(classes_source: str) -> str:
+    """How a message names the classes given: "classes", or "classes of u.json:"."""
+    return "classes" if classes_source == "classes" else f"classes of {classes_source}:"
+
+
+def _class_index(labels, classes, source: str, classes_source: str) -> tuple[dict[str, int], tuple[str, ...] | None]:
     """The class index of each label of a CSV file, and the class names when known."""
     numbered = [label.isascii() and label.isdigit() for label in labels]
     if classes is not None:
         for label, number in zip(labels, numbered):
             if label not in classes and not (number and int(label) < len(classes)):
-                raise ValueError(f"{source}: class {label!r} does not match any of the classes {', '.join(map(repr, classes))}")
+                raise ValueError(
+                    f"{source}: class {label!r} does not match any of the {_classes_of(classes_source)} {', '.join(map(repr, classes))}"
+                )
         return {label: classes.index(label) if label in classes else int(label) for label in labels}, classes
     if not all(numbered):
         return {label: k for k, label in enumerate(labels)}, tuple(labels)
@@ -609,7 +618,9 @@ def read_csv_columns(source: str, truth: str, *, models: str, truth_hint: str = 
     return header, rows()
 
 
-def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "true", n_classes: int | None = None) -> EvaluationInput:
+def load_labels(
+    path, *, classes: tuple[str, ...] | None = None, classes_source: str = "classes", truth: str = "true", n_classes: int | None = None
+) -> EvaluationInput:
     """Read a test set's labels, one row per item, and tabulate each classifier's confusion matrix.
 
     The CSV file has a header naming its columns: ``truth`` (the true class) and one column
@@ -627,6 +638,8 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
         The class names in order, from the utility matrix. Every label must be one of them.
         Without them the class order is that of the sorted labels (numerically if every
         label is an integer), and ``class_order`` says so.
+    classes_source : str, default "classes"
+        Where ``classes`` came from (a utility file), named in a message about them.
     truth : str, default "true"
         The column of true classes.
     n_classes : int, optional
@@ -686,7 +699,7 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
                 line = lines[columns[k].index(unknown[0])]
                 raise ValueError(
                     f"{source}, line {line}, column {header[k]!r}: label {unknown[0]!r} is not one of the "
-                    f"utility's classes {', '.join(map(repr, classes))}"
+                    f"{_classes_of(classes_source)} {', '.join(map(repr, classes))}"
                 )
     if len(classes) < 2:
         raise ValueError(f"{source}: only one class ({classes[0]!r}) found: a classification needs at least 2")

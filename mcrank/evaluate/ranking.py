@@ -1004,7 +1004,7 @@ def _check_labels(labels, names, counts) -> None:
             raise ValueError(f"labels: classifier {name!r} has {outputs.size} labels but the truth has {np.size(labels.truth)}")
         table = np.bincount(outputs * n + labels.truth, minlength=n * n).reshape(n, n)
         if not np.array_equal(table, confusion):
-            raise ValueError(f"labels: classifier {name!r}'s labels do not tabulate to its confusion matrix")
+            raise ValueError(f"labels: the labels of classifier {name!r} do not tabulate to its confusion matrix")
 
 
 def _check_truncated(normalised: np.ndarray, classes, where: str) -> None:
@@ -1171,23 +1171,26 @@ def evaluate_file(
     TypeError
         If ``path`` is not a path (``None``), or ``utility`` neither JSON text nor a path.
     """
-    utility_classes = None
+    utility_classes, classes_source = None, "classes"
     assessment = None
     if utility is not None:
         assessment, utility_classes = read_utility(utility)
+        # The file (or option) the class names came from, for a message about them.
+        classes_source = assessment.source.removesuffix(": utility")
     if labels:
         if assessment is None:
             raise ValueError(
                 f"{os.fspath(path)}: labels need a utility matrix: give one with the parameter utility (and its 'classes' to fix their order)"
             )
         # The utility's size checked before the n^2 cells of each classifier are tabulated.
-        data = load_labels(path, classes=utility_classes, truth=truth, n_classes=None if utility_classes else len(assessment.matrix))
+        data = load_labels(path, classes=utility_classes, classes_source=classes_source, truth=truth,
+                           n_classes=None if utility_classes else len(assessment.matrix))  # fmt: skip
         result = evaluate(data.confusions, assessment, classes=data.classes, sd=sd, error=error, samples=samples, rng=rng, estimator=estimator,
                           test_uncertainty=test_uncertainty, prior_count=prior_count, labels=data.labels, metrics=metrics,
                           class_frequencies=class_frequencies, class_counts=class_counts,
                           source=data.source, progress=progress)  # fmt: skip
         return replace(result, class_order=data.class_order)
-    data = load_input(path, classes=utility_classes)
+    data = load_input(path, classes=utility_classes, classes_source=classes_source)
     csv_input = Path(data.source).suffix.lower() == ".csv"  # a CSV holds no utility matrix
     if assessment is None:
         assessment = data.utility
