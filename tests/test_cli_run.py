@@ -145,7 +145,7 @@ def test_same_seed_same_counts_whatever_the_jobs(capsys):
         (["--error", "cauchy"], "invalid choice"),
         (["--true-um", "beta"], "invalid choice"),
         (["--class-proportion", "0.6", "0.2"], "--class-proportion must satisfy"),
-        (["--rate-beta", "0", "1"], "Beta parameters"),
+        (["--rate-beta", "0", "1"], "--rate-beta: Beta parameters must be positive, got (0, 1)"),
         (["--jobs", "0"], "jobs"),
         (["--seed", "-3"], "seed"),
         (["--scheduler", "tcp://127.0.0.1:1"], "--backend dask"),
@@ -170,7 +170,7 @@ def test_bad_input_is_one_line_and_exit_code_2(capsys, args, fragment):
         (["--rate-beta", "1e-20", "1e-20"], "must sum to at least 0.001"),
         (["--rate-beta", "1e-10", "1e-10"], "must sum to at least 0.001"),
         (["--true-um", "gaussian", "--true-um-sd", "1e6"], "--true-um-sd must be at most 10"),
-        (["--true-um", "gaussian", "--true-um-sd", "1e4"], 'true_um="uniform"'),
+        (["--true-um", "gaussian", "--true-um-sd", "1e4"], "(--true-um uniform)"),
     ],
 )
 def test_settings_whose_sampler_never_returns_are_refused_before_the_run(capsys, monkeypatch, args, fragment):
@@ -574,3 +574,11 @@ def test_a_fifo_as_the_config_is_refused_in_one_line_without_waiting(capsys, fif
     assert main(["run", "--config", str(pipe), "--quiet"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == f"mcrank run: error: {pipe}: is a FIFO (named pipe), not a regular file\n"
+
+
+def test_an_error_about_the_files_values_names_a_value_given_as_a_flag_by_its_flag(capsys):
+    # It named the kind as the schema's field: "not of kind='roc'", for --study roc.
+    config = Path(__file__).resolve().parents[1] / "experiments" / "testset_2class_00020.toml"
+    code, out, err = run(capsys, "--config", str(config), "--study", "roc", "--metrics", "auc", "--quiet")
+    assert code == 2 and out == ""
+    assert err == f"mcrank run: error: {config}: test_size is a parameter of the confusion study kind, not of --study roc; got 20\n"

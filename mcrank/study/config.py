@@ -565,13 +565,14 @@ def _checked(config: StudyConfig) -> dict:
     _check_kind_parameters(config, kind)
     classes = check_count(config.classes, "classes", minimum=2, maximum=MAX_CLASSES)
     if kind == "roc" and classes != 2:
-        raise ValueError(f"the roc study compares scoring classifiers of two classes; classes must be 2, got {classes}")
+        raise ValueError(f"classes must be 2 in the roc study, which compares scoring classifiers of two classes; got {classes}")
     true_um_sd = check_sd(config.true_um_sd, "true_um_sd")
     true_um = config.true_um if config.true_um is not None else default_true_um(classes)
     distribution = check_choice(true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution (true_um)")
     if kind == "roc" and not distribution.hexagon:
         raise ValueError(
-            f"the roc study draws its true utility matrices on the paper's hexagon: true_um must be {' or '.join(HEXAGON_DISTRIBUTIONS)}, got {true_um!r}"
+            f"true_um must be {' or '.join(HEXAGON_DISTRIBUTIONS)} in the roc study, which draws its true utility matrices on the "
+            f"paper's hexagon; got {true_um!r}"
         )
     if classes > 2 and distribution.hexagon:
         elements = " or ".join(d.name for d in TRUE_UM_DISTRIBUTIONS.values() if not d.hexagon)
