@@ -367,3 +367,15 @@ def test_the_scores_reports_fit_80_columns_with_one_format_per_column(tmp_path, 
     assert code == 0 and max(map(len, curves.splitlines())) <= 80
     probabilities = curves[curves.index("P(gradient") :].split("\n\n")[0].splitlines()[1:]
     assert probabilities and all(re.fullmatch(r"\s+0\.\d\s+(\d\.\d{4}|\d\.\de-\d\d)", line) for line in probabilities), probabilities
+
+
+def test_the_best_threshold_column_has_one_format(tmp_path, capsys):
+    # It printed 0.591238, 0.1 and 2e-05 side by side (.6g per value). Best thresholds lie
+    # halfway between a positive's lowest score and the next lower one: here 0.591238, 2e-05, 0.1.
+    path = tmp_path / "scores.csv"
+    path.write_text("true,m1,m2,m3\n1,0.7,0.00003,0.15\n1,0.8,0.00004,0.2\n0,0.482476,0.00001,0.05\n0,0.1,0.000005,0.03\n")
+    utility = '{"utility": [[1, -1], [0, 0]], "classes": ["1", "0"]}'
+    code, out, err = run(capsys, "--scores", path, "--utility", utility, "--threshold-choice", "test")
+    assert code == 0, err
+    rows = {line.split()[1]: line.split()[3] for line in out.splitlines() if re.match(r"\s+1\s+m\d\s", line)}
+    assert rows == {"m1": "0.591238", "m2": "0.000020", "m3": "0.100000"}

@@ -234,9 +234,10 @@ def _render_ranking(ranking, shown, width) -> list[str]:
                           "one to deploy", width)  # fmt: skip
     lines += _wrap(ranking.describe_choice(), width, "  ")
     yields = column_format([m.utility_yield for m in models] + [m.test_set_yield for m in models], sign=True)
+    threshold = column_format([m.threshold for m in models], significant=6)  # one format: not 0.1 beside 2.00082e-05
     columns = [
         ("utility yield", [yields(m.utility_yield) for m in models]),
-        ("best threshold", [{math.inf: "never", -math.inf: "always"}.get(m.threshold, f"{m.threshold:.6g}") for m in models]),
+        ("best threshold", [{math.inf: "never", -math.inf: "always"}.get(m.threshold) or threshold(m.threshold) for m in models]),
         ("optimistic", [yields(m.test_set_yield) for m in models]),
         ("AUC (rank)", [f"{m.auc:.4f} ({m.auc_rank})" for m in models]),
     ]
@@ -260,7 +261,7 @@ def _render_ranking(ranking, shown, width) -> list[str]:
 
 
 def _render_curves(curves, shown, width) -> list[str]:
-    from mcrank.evaluate.report import _wrap, column_blocks, probability_text
+    from mcrank.evaluate.report import _wrap, column_blocks, column_format, probability_text
 
     text = ("Decision curves: net benefit TP/N - FP/N * p_t / (1 - p_t), treat when the probability >= p_t (the utility yield "
             "under [[1, -p_t / (1 - p_t)], [0, 0]]); treat none: 0")  # fmt: skip
@@ -279,7 +280,8 @@ def _render_curves(curves, shown, width) -> list[str]:
         columns.append((shown[name], cells))
     for (a, b), values in (curves.probability_better or {}).items():
         columns.append((f"P({shown[a]} > {shown[b]})", [probability_text(float(v)) for v in values]))
-    lead = [f"  {t:>6.4g}" for t in curves.thresholds]
+    threshold = column_format(curves.thresholds)
+    lead = [f"  {threshold(t):>6}" for t in curves.thresholds]
     return lines + column_blocks(f"  {'p_t':>6}", lead, columns, width)
 
 
