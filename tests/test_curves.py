@@ -379,3 +379,16 @@ def test_the_best_threshold_column_has_one_format(tmp_path, capsys):
     assert code == 0, err
     rows = {line.split()[1]: line.split()[3] for line in out.splitlines() if re.match(r"\s+1\s+m\d\s", line)}
     assert rows == {"m1": "0.591238", "m2": "0.000020", "m3": "0.100000"}
+
+
+def test_scores_of_the_other_class_get_a_note(tmp_path, capsys):
+    # Every model's AUC near 0 (scores of the negative class): a result, and no word of it.
+    path = tmp_path / "scores.csv"
+    path.write_text("true,m1,m2\n1,0.1,0.2\n1,0.2,0.1\n0,0.9,0.8\n0,0.7,0.9\n1,0.3,0.3\n0,0.6,0.7\n")
+    code, _, err = run(capsys, "--scores", path, "--positive", "1", "--thresholds", "0.5")
+    assert code == 0 and err == (
+        "mcrank evaluate: note: every model's AUC is below 0.3 (0.0000 to 0.0000): are these the scores of the other class? A higher "
+        "score must mean more likely the positive class, '1' (--positive, or the first of --utility's 'classes')\n"
+    )
+    code, _, err = run(capsys, "--scores", path, "--positive", "0", "--thresholds", "0.5")
+    assert code == 0 and err == ""

@@ -161,6 +161,7 @@ def handler(args) -> int:
         curves = _with_flags(decision_curves, test_set, thresholds=thresholds, test_uncertainty=args.test_uncertainty,
                              prior_count=DEFAULT_PRIOR_COUNT if args.prior_count is None else args.prior_count,
                              samples=samples, rng=seed)  # fmt: skip
+    _note_reversed_scores(test_set)  # after the work, which may still refuse the input
     made = {"input": str(args.scores), **({"utility_input": args.utility} if args.utility is not None else {})}
     if args.format == "json":
         from mcrank.results import provenance
@@ -180,6 +181,24 @@ def handler(args) -> int:
     if write_output(text, args.out) is not None and not args.quiet:
         print(f"mcrank evaluate: wrote {args.out}", file=sys.stderr)
     return 0
+
+
+#: Below this AUC for every model, the scores are likely those of the other class: a model that
+#: ranks the items in reverse that well is rare, a column of the wrong class's probability is not.
+REVERSED_AUC = 0.3
+
+
+def _note_reversed_scores(test_set) -> None:
+    """A note on stderr when every model's AUC is below :data:`REVERSED_AUC`."""
+    from mcrank.evaluate import auc_score
+
+    aucs = [auc_score(test_set.positive, values) for values in test_set.scores.values()]
+    if max(aucs) < REVERSED_AUC:
+        positive = test_set.classes[0]
+        spread = f"{min(aucs):.4f}" if len(aucs) == 1 else f"{min(aucs):.4f} to {max(aucs):.4f}"
+        print(f"mcrank evaluate: note: every model's AUC is below {REVERSED_AUC} ({spread}): are these the scores of the other "
+              f"class? A higher score must mean more likely the positive class, {positive!r} (--positive, or the first of --utility's "
+              "'classes')", file=sys.stderr)  # fmt: skip
 
 
 def choice_given(args) -> str:
