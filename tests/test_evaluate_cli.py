@@ -655,3 +655,13 @@ def test_a_leading_minus_in_a_list_reaches_the_values_check(capsys, tmp_path):
     code, out, err = run(capsys, "--scores", scores, "--positive", "1", "--thresholds", "-0.1,0.5")
     assert code == 2 and out == ""
     assert err == "mcrank evaluate: error: --thresholds: -0.1 is not a threshold probability in (0, 1) (open interval)\n"
+
+
+def test_a_table_of_labels_given_as_file_points_to_labels(capsys):
+    # It said only "missing column 'classifier'".
+    code, out, err = run(capsys, EXAMPLES / "triage_labels.csv")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.endswith(
+        "line 1: missing column 'classifier'; the header must be classifier,output,true,count; a table of labels, one row per "
+        "test item, is read with --labels\n"
+    )

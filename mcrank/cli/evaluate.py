@@ -135,7 +135,7 @@ def handler(args) -> int:
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
 _FLAGS = {"class_frequencies": "--class-frequencies", "class_counts": "--class-counts", "estimator": "--estimator",
           "utility": "--utility", "truth": "--truth", "classes": "--utility", "prior_count": "--prior-count",
-          "seed": "--seed", "samples": "--samples", "sd": "--sd"}  # fmt: skip
+          "seed": "--seed", "samples": "--samples", "sd": "--sd", "labels": "--labels"}  # fmt: skip
 
 
 def _with_flags(function, *args, **kwargs):

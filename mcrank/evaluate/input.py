@@ -378,7 +378,10 @@ def _load_csv(text: str, source: str, classes: tuple[str, ...] | None, classes_s
                 if extra
                 else f"column {next(h for h in header if header.count(h) > 1)!r} appears twice"
             )
-            raise ValueError(f"{source}, line 1: {fault}; the header must be {','.join(_CSV_COLUMNS)}")
+            # A table of labels (true,A,B,...) is the commonest file given here by mistake.
+            hint = ("; a table of labels, one row per test item, is read with the parameter labels"
+                    if "classifier" not in header and "count" not in header else "")  # fmt: skip
+            raise ValueError(f"{source}, line 1: {fault}; the header must be {','.join(_CSV_COLUMNS)}{hint}")
         for row in reader:
             line, end = end + 1, reader.line_num  # a row starts after the last one ends: a field may hold newlines
             where = f"{source}, line {line}"
