@@ -582,3 +582,9 @@ def test_an_error_about_the_files_values_names_a_value_given_as_a_flag_by_its_fl
     code, out, err = run(capsys, "--config", str(config), "--study", "roc", "--metrics", "auc", "--quiet")
     assert code == 2 and out == ""
     assert err == f"mcrank run: error: {config}: test_size is a parameter of the confusion study kind, not of --study roc; got 20\n"
+
+
+def test_jobs_zero_names_the_flag(capsys):
+    # It said "jobs must be ...", the engine's parameter.
+    code, out, err = run(capsys, *SMALL, "--jobs", "0")
+    assert code == 2 and out == "" and err == "mcrank run: error: --jobs must be a non-zero integer, got 0\n"

@@ -12,6 +12,7 @@ from mcrank.cli._common import (  # noqa: F401 - FORMAT_BY_SUFFIX, output_format
     SubcommandParser,
     UsageError,
     check_outputs,
+    flag_names,
     metric_ids,
     output_format,
     path_argument,
@@ -163,6 +164,7 @@ def _named_by_flag(error: ValueError, overrides: dict, config) -> ValueError:
 
 def handler(args) -> int:
     from mcrank.engine import run_study
+    from mcrank.engine.runner import check_execution
     from mcrank.study import StudyConfig, load_experiment, parse_values
 
     overrides = study_overrides(args)
@@ -176,6 +178,10 @@ def handler(args) -> int:
         raise _named_by_flag(error, overrides, args.config) from None
     if args.scheduler is not None and args.backend != "dask":
         raise UsageError("--scheduler goes with --backend dask")
+    try:  # the engine's own check, before any work, naming the flag
+        check_execution(args.jobs, args.backend, args.scheduler)
+    except ValueError as error:
+        raise UsageError(flag_names(str(error), {"jobs": "--jobs"})) from None
     check_outputs({"--out": args.out}, inputs=(args.config,))  # before the run, so that it does not end on an unwritable path
     chosen_format = args.format or output_format(args.out)
     progress = not args.quiet and sys.stderr.isatty()
