@@ -484,7 +484,7 @@ def test_sd_refers_to_the_normalised_matrix():
     ("confusions", "utility", "kwargs", "match"),
     [
         ({"A": [[1, 2, 3], [4, 5, 6]]}, np.eye(2), {}, "classifier 'A': not square: 2 rows but row 0 has 3 entries"),
-        ({"A": [[1, 2], [3, 4]], "B": np.ones((3, 3))}, np.eye(2), {}, "'B'.* is 3x3 but classifier 'A'"),
+        ({"A": [[1, 2], [3, 4]], "B": np.ones((3, 3))}, np.eye(2), {}, "'B'.* is 3x3 but that of classifier 'A' is 2x2"),
         ({"A": [[1, -2], [3, 4]]}, np.eye(2), {}, r"row 0 \(output '0'\), column 1 \(true '1'\): count -2 is negative"),
         ({"A": [[1, 2.5], [3, 4]]}, np.eye(2), {}, "not a whole number"),
         ({"A": [[1, np.nan], [3, 4]]}, np.eye(2), {}, "is NaN"),
