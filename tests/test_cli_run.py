@@ -588,3 +588,12 @@ def test_jobs_zero_names_the_flag(capsys):
     # It said "jobs must be ...", the engine's parameter.
     code, out, err = run(capsys, *SMALL, "--jobs", "0")
     assert code == 2 and out == "" and err == "mcrank run: error: --jobs must be a non-zero integer, got 0\n"
+
+
+@pytest.mark.parametrize("seed", [12345678901234567891, 2**128 - 1])
+def test_a_large_seed_is_read_exactly(capsys, seed):
+    # Read through a float: 12345678901234567891 ran as ...7168, and 2**128 - 1, the largest
+    # seed the message offered, was refused as 2**128.
+    code, out, err = run(capsys, "--samples", "100", "--seed", str(seed), "--metrics", "accuracy", "--format", "json", "--quiet")
+    assert code == 0, err
+    assert json.loads(out)["config"]["seed"] == seed
