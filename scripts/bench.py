@@ -26,7 +26,8 @@ classifiers at their best thresholds, 10^6 pairs, its four scores and one sd, 0.
 errors, one core) against the random-number floor of the variates it draws (counted as in (d))
 and against a plain NumPy vectorised implementation of the same steps, and its peak memory
 (RSS, in a fresh process) at 10^6 and 10^8 pairs; (i) decision curves with their posterior
-(``mcrank.evaluate.decision_curves``).
+(``mcrank.evaluate.decision_curves``); (j) the comparison across cross-validation folds
+(``mcrank.evaluate.compare_folds``).
 
 How the variates of (d) are counted: a PCG64 Generator is a 128-bit linear congruential
 generator, so the number of 64-bit outputs a kernel consumed is the LCG distance between the
@@ -551,6 +552,35 @@ def print_decision_curves(results: dict, out=sys.stdout) -> None:
         print(f"  {key:18s} {seconds:.3f} s", file=out)
 
 
+# --- (j) model selection across cross-validation folds -------------------------------------------
+
+
+def measure_folds(repeat: int) -> dict:
+    """(j) The comparison of 20 models across 100 folds (10-fold repeated 10 times): 190 pair
+    tests and P(best) from 10^4 and 10^5 posterior draws; one process (target: instant)."""
+    from mcrank.evaluate import compare_folds
+
+    rng = np.random.default_rng(1)
+    shared = rng.normal(0, 0.02, 100)
+    yields = {f"m{k}": 0.8 + 0.001 * k + shared + rng.normal(0, 0.01, 100) for k in range(20)}
+    results = {}
+    for samples in (10_000, 100_000):
+
+        def run(samples=samples):
+            compare_folds(yields, repeats=10, samples=samples, rng=1)
+
+        run()  # warm-up
+        results[f"{samples} draws"] = best_time(run, repeat)
+    return results
+
+
+def print_folds(results: dict, out=sys.stdout) -> None:
+    print("", file=out)
+    print("(j) model selection across folds, 20 models, 100 folds, 1 process (target: instant):", file=out)
+    for key, seconds in results.items():
+        print(f"  {key:18s} {seconds:.3f} s", file=out)
+
+
 #: Test-set sizes whose cost per pair the benchmark reports (issue: N = 100 and 10,000).
 TEST_SIZES = (100, 10_000)
 
@@ -1043,6 +1073,7 @@ def main(argv=None) -> int:
     results["test_uncertainty"] = measure_test_uncertainty(repeat, (10**4, 10**6) if args.quick else (10**6, 10**8))
     results["roc"] = measure_roc(samples, args.jobs, repeat)
     results["decision_curves"] = measure_decision_curves(repeat)
+    results["folds"] = measure_folds(repeat)
     load_after = load_average()
     print_report(info, results, load_before, load_after)
     print_test_sets(results["test_sets"], samples)
@@ -1051,6 +1082,7 @@ def main(argv=None) -> int:
     print_test_uncertainty(results["test_uncertainty"])
     print_roc(results["roc"], samples)
     print_decision_curves(results["decision_curves"])
+    print_folds(results["folds"])
     if args.json is not None:
         payload = {
             "machine": info,

@@ -54,17 +54,25 @@ def add_parser(subparsers):
     from mcrank.cli import _scores
 
     _scores.add_arguments(parser)
+    # Model selection across cross-validation folds (--folds-column): a block of its own too.
+    from mcrank.cli import _folds
+
+    _folds.add_arguments(parser)
     parser.set_defaults(handler=handler)
     return parser
 
 
 def handler(args) -> int:
+    from mcrank.cli import _folds
     from mcrank.cli._scores import check_scores_only
 
-    check_scores_only(args)
+    if not _folds.wanted(args):  # the comparison across folds refuses them in its own words
+        check_scores_only(args)
     # Before the work, so that it does not end on an unwritable path; never over an input.
     check_outputs({"--out": args.out, "--plot": args.plot}, inputs=(args.file, args.labels, args.scores, args.utility))
     args.format = args.format or output_format(args.out)
+    if _folds.wanted(args):  # labels with a fold column: a report of its own (mcrank.cli._folds)
+        return _folds.handler(args)
     if args.scores is not None:  # labels and scores: a report of its own (mcrank.cli._scores)
         from mcrank.cli._scores import handler as scores_handler
 

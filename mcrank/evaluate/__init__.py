@@ -33,6 +33,9 @@ Two modules:
 - :mod:`mcrank.evaluate.scoring` reads labels and scores (:func:`scored_test_set`,
   :func:`load_scores`) and ranks scoring classifiers by the utility at each one's best
   threshold, beside AUC (:func:`rank_scoring`, :func:`auc_score`).
+- :mod:`mcrank.evaluate.folds`: model selection across cross-validation folds, by the
+  Bayesian correlated t-test on per-fold utility yields (:func:`compare_folds`,
+  :func:`fold_yields`).
 - :mod:`mcrank.evaluate.curves`: decision curves, net benefit against the threshold
   probability, with posterior bands and the probability that one model's exceeds another's
   (:func:`decision_curves`).
@@ -56,6 +59,7 @@ The paper's story (§0) from label arrays:
 """
 
 from mcrank.evaluate.curves import DecisionCurves, decision_curves, net_benefit_utility
+from mcrank.evaluate.folds import FoldComparison, FoldModel, FoldPair, compare_folds, fold_yields
 from mcrank.evaluate.input import (
     ERROR_MODELS,
     MAX_INPUT_BYTES,
@@ -128,4 +132,10 @@ __all__ = [
     "net_benefit_utility",
     "rank_scoring",
     "scored_test_set",
+    # model selection across cross-validation folds
+    "FoldComparison",
+    "FoldModel",
+    "FoldPair",
+    "compare_folds",
+    "fold_yields",
 ]

@@ -101,7 +101,8 @@ class EvaluationInput:
     """What an input file holds: counts per classifier in the file's order, the utility (or
     None), the class names (or None) and the description, read from ``source``. A file of
     labels also gives them item by item (``labels``), and says where the class order came
-    from (``class_order``: ``"utility"`` or ``"sorted labels"``)."""
+    from (``class_order``: ``"utility"`` or ``"sorted labels"``) and, with a fold column, each
+    item's fold (``folds``, the column's text)."""
 
     confusions: dict[str, np.ndarray]
     utility: UtilityAssessment | None
@@ -110,6 +111,7 @@ class EvaluationInput:
     source: str
     labels: ItemLabels | None = None
     class_order: str | None = None
+    folds: np.ndarray | None = None
 
 
 def _at(source: str, message: str) -> str:
@@ -622,7 +624,13 @@ def read_csv_columns(source: str, truth: str, *, models: str, truth_hint: str = 
 
 
 def load_labels(
-    path, *, classes: tuple[str, ...] | None = None, classes_source: str = "classes", truth: str = "true", n_classes: int | None = None
+    path,
+    *,
+    classes: tuple[str, ...] | None = None,
+    classes_source: str = "classes",
+    truth: str = "true",
+    n_classes: int | None = None,
+    folds: str | None = None,
 ) -> EvaluationInput:
     """Read a test set's labels, one row per item, and tabulate each classifier's confusion matrix.
 
@@ -648,6 +656,9 @@ def load_labels(
     n_classes : int, optional
         Without ``classes``, the number of classes the labels must name (the utility
         matrix's): checked before any confusion matrix, of ``n^2`` cells, is tabulated.
+    folds : str, optional
+        A column of cross-validation folds (any text naming each item's fold), which is no
+        classifier: returned as ``folds``.
 
     Returns
     -------
@@ -681,6 +692,18 @@ def load_labels(
         lines.append(line)
     if not columns[0]:
         raise ValueError(f"{source}: no data rows below the header")
+    fold_labels = None
+    if folds is not None:
+        if folds not in header or folds == truth:
+            raise ValueError(f"{source}, line 1: no column {folds!r} of folds beside the true classes (the columns are "
+                             f"{', '.join(map(repr, header))}); name it with the parameter folds")  # fmt: skip
+        fold_column = columns.pop(header.index(folds))
+        for label in dict.fromkeys(fold_column):  # as text, before numpy's string arrays drop trailing NULs
+            _check_name(label, "fold", f"{source}, column {folds!r}")
+        fold_labels = np.array(fold_column)
+        header = [name for name in header if name != folds]
+        if len(header) < 2:
+            raise ValueError(f"{source}, line 1: no classifier columns beside {truth!r} and the folds {folds!r}")
     # Every distinct label checked as text, before numpy's string arrays, which drop trailing
     # NULs ("A\x00" would silently be "A"), see it.
     for k, column in enumerate(columns):
@@ -722,5 +745,5 @@ def load_labels(
     # rows = output, columns = true class: cell (i, j) counts the items with output i and truth j.
     confusions = {name: np.bincount(out * n + y, minlength=n * n).reshape(n, n) for name, out in codes.items()}
     return EvaluationInput(
-        _check_confusions(confusions, classes, source)[0], None, classes, None, source, ItemLabels(y, codes), class_order
+        _check_confusions(confusions, classes, source)[0], None, classes, None, source, ItemLabels(y, codes), class_order, fold_labels
     )
