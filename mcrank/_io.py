@@ -24,7 +24,7 @@ _FILE_TYPES = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket
 
 def _refuse_unless_regular(path, mode: int) -> None:
     if not stat.S_ISREG(mode):
-        kind = next((name for test, name in _FILE_TYPES if test(mode)), "not a regular file")
+        kind = next((name for test, name in _FILE_TYPES if test(mode)), "a special file")
         raise ValueError(f"{os.fspath(path)}: is {kind}, not a regular file")
 
 
