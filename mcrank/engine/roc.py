@@ -31,7 +31,7 @@ import numpy as np
 from mcrank._jit import jit
 from mcrank.engine.runner import ChunkCounts, chunk_generators
 from mcrank.ranking import _ranked_correctly
-from mcrank.roc import _corners, _linear_best, _roc_score
+from mcrank.roc import _corners, _linear_compare, _roc_compare
 from mcrank.samplers import (
     _closed_form,
     _draw_utility,
@@ -60,11 +60,10 @@ class RocStudy(NamedTuple):
 
 @jit(inline="always")
 def _yield_difference(u, prevalence, mu_1, sigma_1, mu_2, sigma_2):
-    """``Y*_2(u) - Y*_1(u)``: the corners once, for both classifiers."""
+    """A number with the sign of ``Y*_2(u) - Y*_1(u)``, exactly 0 for a pair tied: the corners
+    once, for both classifiers (:func:`mcrank.roc._linear_compare`)."""
     corner_low, corner_high, a, d = _corners(u[0, 0], u[0, 1], u[1, 0], u[1, 1], prevalence)
-    first = _linear_best(a, d, mu_1, sigma_1, corner_low, corner_high)[1]
-    second = _linear_best(a, d, mu_2, sigma_2, corner_low, corner_high)[1]
-    return second - first
+    return _linear_compare(a, d, corner_low, corner_high, mu_1, sigma_1, mu_2, sigma_2)
 
 
 @jit
@@ -91,7 +90,7 @@ def _count_chunk(rng, rng_error, size, study, incorrect, deviation_sum, deviatio
             continue
         direction = 1.0 if d_true > 0.0 else (-1.0 if d_true < 0.0 else math.nan)
         for k in range(scores):
-            d = _roc_score(codes[k], prevalence, mu_2, sigma_2) - _roc_score(codes[k], prevalence, mu_1, sigma_1)
+            d = _roc_compare(codes[k], prevalence, mu_1, sigma_1, mu_2, sigma_2)
             incorrect[k] += not _ranked_correctly(direction, d)
         for k in range(sds.size):
             _perturb_into(rng_error, u, sds[k], study.error, v)
