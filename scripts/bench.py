@@ -784,6 +784,123 @@ def print_roc(results: dict, samples: int, out=sys.stdout) -> None:
     print("  peak RSS: " + ", ".join(f"{n:.0e} pairs {mib:.0f} MiB" for n, mib in r["rss_mib"].items()), file=out)
 
 
+# --- (h) the ROC kernel against its call floor and against 6483364's -----------------------------
+
+#: The settings of the ROC kernel's floor rows: one sd, and the 26-sd sweep of experiments/roc_*.
+ROC_FLOOR_SETTINGS = {"one sd": "0.1", "26-sd sweep": "0:0.5:0.02"}
+#: Pairs of the ROC kernel's floor rows.
+ROC_FLOOR_PAIRS = 10**5
+
+
+def record_roc_calls(kernel: str, sds: str, pairs: int) -> dict:
+    """The library calls of a ROC kernel (``current`` or ``main``) on ``pairs`` pairs of (h)'s
+    study with ``sds``: scripts/roc_calls.py in a fresh process, the kernel run as Python."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "calls.npz"
+        script = Path(__file__).resolve().parent / "roc_calls.py"
+        environment = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+        subprocess.run([sys.executable, str(script), kernel, sds, str(pairs), str(path)], env=environment, check=True)
+        with np.load(path) as calls:
+            return {name: calls[name] for name in calls.files}
+
+
+@jit
+def _call_floor(erfc, log, sqrt, exp, repeats):
+    """Only the library calls: each function on its recorded arguments, ``repeats`` times over."""
+    ring = np.empty(8)
+    for _ in range(repeats):
+        for i in range(erfc.size):
+            ring[i & 7] = math.erfc(erfc[i])
+        for i in range(log.size):
+            ring[i & 7] = math.log(log[i])
+        for i in range(sqrt.size):
+            ring[i & 7] = math.sqrt(sqrt[i])
+        for i in range(exp.size):
+            ring[i & 7] = math.exp(exp[i])
+    return ring[0]
+
+
+def measure_roc_floor(pairs: int, repeat: int, recorded: int = 20_000) -> dict:
+    """(h) The ROC kernel on one core, ``pairs`` pairs, against its call floor (the erfc, log,
+    sqrt and exp it calls, on the arguments recorded from ``recorded`` pairs and repeated to
+    ``pairs``, and the uniforms and normals it draws) and against 6483364's kernel, frozen in
+    scripts/roc_main_kernel.py; all three timed in turn in each of ``repeat`` rounds."""
+    from roc_main_kernel import _count_chunk as main_chunk
+
+    from mcrank.engine.roc import _count_chunk as current_chunk
+    from mcrank.engine.roc import study_arguments as roc_arguments
+
+    recorded = min(recorded, pairs)
+    repeats = max(pairs // recorded, 1)
+    results = {}
+    for label, sds in ROC_FLOOR_SETTINGS.items():
+        calls = {kernel: record_roc_calls(kernel, sds, recorded) for kernel in ("current", "main")}
+        study = roc_arguments(replace(roc_study_config(pairs), sds=tuple(calls["current"]["sds"].tolist())))
+
+        def run(chunk):
+            buffers = (
+                np.zeros(study.score_codes.size + study.sds.size + 1, dtype=np.int64),
+                np.zeros(study.sds.size),
+                np.zeros(study.sds.size),
+            )
+            chunk(np.random.default_rng(5), np.random.default_rng(6), pairs, study, *buffers)
+
+        current = calls["current"]
+        uniforms, normals = current["uniforms"] / recorded, current["normals"] / recorded
+
+        def floor():
+            _call_floor(current["erfc"], current["log"], current["sqrt"], current["exp"], repeats)
+            draw_floor([(pairs, uniforms, normals)])
+
+        for function in (lambda: run(current_chunk), lambda: run(main_chunk), floor):
+            function()  # compile or load
+        kernel, main, floor_times = round_times([lambda: run(current_chunk), lambda: run(main_chunk), floor], repeat)
+        per_pair = {
+            kernel_name: {name: float(np.size(c[name]) / recorded) for name in ("erfc", "log", "sqrt", "exp")}
+            | {"uniforms": float(c["uniforms"] / recorded), "normals": float(c["normals"] / recorded)}
+            for kernel_name, c in calls.items()
+        }
+        results[label] = {
+            "sds": calls["current"]["sds"].tolist(),
+            "calls_per_pair": per_pair,
+            "kernel": kernel,
+            "main": main,
+            "floor": floor_times,
+            "main_ratio": paired_ratio(main, kernel),
+            "main_ratios": (np.asarray(main) / np.asarray(kernel)).tolist(),
+            "floor_ratio": paired_ratio(kernel, floor_times),
+            "floor_ratios": (np.asarray(kernel) / np.asarray(floor_times)).tolist(),
+        }
+    return {"pairs": pairs, "recorded": recorded, "repeat": repeat, "settings": results}
+
+
+def print_roc_floor(results: dict, out=sys.stdout) -> None:
+    pairs, repeat = results["pairs"], results["repeat"]
+    print("", file=out)
+    print(
+        f"(h) the ROC kernel against its call floor and against 6483364's kernel (scripts/roc_main_kernel.py), "
+        f"{pairs:.0e} pairs, 4 scores, gaussian errors, 1 core, {repeat} rounds "
+        "(targets: kernel / floor <= 1.5x at one sd, <= 1.7x on the sweep; main / kernel >= 1.6x at one sd, >= 1.3x on the sweep):",
+        file=out,
+    )
+    for label, r in results["settings"].items():
+        calls = r["calls_per_pair"]
+        print(f"  {label}: library calls a pair (recorded on {results['recorded']:.0e} pairs):", file=out)
+        for kernel in ("current", "main"):
+            print("    " + f"{kernel:8s}" + ", ".join(f"{name} {calls[kernel][name]:.2f}" for name in calls[kernel]), file=out)
+        spans = {key: f"{min(r[key]):.3f}-{max(r[key]):.3f} s" for key in ("kernel", "main", "floor")}
+        print(f"    kernel {spans['kernel']}, 6483364's {spans['main']}, call floor {spans['floor']} (range over rounds)", file=out)
+        print(
+            f"    main / kernel {r['main_ratio']:.2f}x ({min(r['main_ratios']):.2f}-{max(r['main_ratios']):.2f}); "
+            f"kernel / floor {r['floor_ratio']:.2f}x ({min(r['floor_ratios']):.2f}-{max(r['floor_ratios']):.2f}) "
+            "(median of paired rounds, and their range)",
+            file=out,
+        )
+
+
 # --- the measurements --------------------------------------------------------------------------
 
 
@@ -1027,7 +1144,18 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=None, help="timings per measurement, best kept (default 3; 1 with --quick)")
     parser.add_argument("--quick", action="store_true", help="a smoke run with few pairs")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the numbers as JSON")
+    parser.add_argument("--roc-floor-only", action="store_true", help="only the ROC kernel against its call floor and 6483364's (h)")
     args = parser.parse_args(argv)
+    if args.roc_floor_only:
+        pairs, repeat = args.samples or (10**4 if args.quick else ROC_FLOOR_PAIRS), args.repeat or (1 if args.quick else 7)
+        info, load_before = machine(), load_average()
+        roc_floor = measure_roc_floor(pairs, repeat)
+        print(f"mcrank ROC kernel benchmark: {info['cpu']} ({info['nproc']} usable cores), numba {info['numba']}", file=sys.stdout)
+        print(f"  load avg  before {load_before}, after {load_average()} (1, 5, 15 min)", file=sys.stdout)
+        print_roc_floor(roc_floor)
+        if args.json is not None:
+            args.json.write_text(json.dumps({"machine": info, "roc_floor": roc_floor}, indent=2, default=str) + "\n")
+        return 0
 
     samples = args.samples or (20_000 if args.quick else 10**6)
     repeat = args.repeat or (1 if args.quick else 3)
@@ -1042,6 +1170,7 @@ def main(argv=None) -> int:
     results["classes"] = measure_classes(samples, args.jobs, repeat)
     results["test_uncertainty"] = measure_test_uncertainty(repeat, (10**4, 10**6) if args.quick else (10**6, 10**8))
     results["roc"] = measure_roc(samples, args.jobs, repeat)
+    results["roc_floor"] = measure_roc_floor(min(samples, ROC_FLOOR_PAIRS), max(repeat, 5))
     results["decision_curves"] = measure_decision_curves(repeat)
     load_after = load_average()
     print_report(info, results, load_before, load_after)
@@ -1050,6 +1179,7 @@ def main(argv=None) -> int:
     print_classes(results["classes"], samples, results["cores"])
     print_test_uncertainty(results["test_uncertainty"])
     print_roc(results["roc"], samples)
+    print_roc_floor(results["roc_floor"])
     print_decision_curves(results["decision_curves"])
     if args.json is not None:
         payload = {
