@@ -59,10 +59,13 @@ class RocStudy(NamedTuple):
 
 
 @jit(inline="always")
-def _yield_difference(u, prevalence, mu_1, sigma_1, mu_2, sigma_2):
-    """A number with the sign of ``Y*_2(u) - Y*_1(u)``, exactly 0 for a pair tied: the corners
-    once, for both classifiers (:func:`mcrank.roc._linear_compare`)."""
+def _yield_difference(u, prevalence, mu_1, sigma_1, mu_2, sigma_2, swap):
+    """A number with the sign of ``Y*_2(u) - Y*_1(u)``, exactly 0 (or -0) for a pair tied:
+    the corners once, for both classifiers (:func:`mcrank.roc._linear_compare`), the second
+    evaluated first if ``swap``."""
     corner_low, corner_high, a, d = _corners(u[0, 0], u[0, 1], u[1, 0], u[1, 1], prevalence)
+    if swap:  # x - y is exactly -(y - x)
+        return -_linear_compare(a, d, corner_low, corner_high, mu_2, sigma_2, mu_1, sigma_1)
     return _linear_compare(a, d, corner_low, corner_high, mu_1, sigma_1, mu_2, sigma_2)
 
 
@@ -84,17 +87,24 @@ def _count_chunk(rng, rng_error, size, study, incorrect, deviation_sum, deviatio
         sigma_1 = math.exp(study.log_sigma_low + log_sigma_width * rng.random())
         mu_2 = study.mu_low + mu_width * rng.random()
         sigma_2 = math.exp(study.log_sigma_low + log_sigma_width * rng.random())
-        d_true = _yield_difference(u, prevalence, mu_1, sigma_1, mu_2, sigma_2)
+        # A comparison is decided soonest when the worse classifier is evaluated first
+        # (mcrank.roc._linear_compare): the truth's guess is the lower AUC, the others' the truth.
+        swap = mu_2 * abs(mu_2) * (1.0 + sigma_1 * sigma_1) < mu_1 * abs(mu_1) * (1.0 + sigma_2 * sigma_2)
+        d_true = _yield_difference(u, prevalence, mu_1, sigma_1, mu_2, sigma_2, swap)
         if d_true == 0.0:
             incorrect[tied] += 1
             continue
         direction = 1.0 if d_true > 0.0 else (-1.0 if d_true < 0.0 else math.nan)
+        swap = direction < 0.0
         for k in range(scores):
-            d = _roc_compare(codes[k], prevalence, mu_1, sigma_1, mu_2, sigma_2)
+            if swap:
+                d = -_roc_compare(codes[k], prevalence, mu_2, sigma_2, mu_1, sigma_1)
+            else:
+                d = _roc_compare(codes[k], prevalence, mu_1, sigma_1, mu_2, sigma_2)
             incorrect[k] += not _ranked_correctly(direction, d)
         for k in range(sds.size):
             _perturb_into(rng_error, u, sds[k], study.error, v)
-            d = _yield_difference(v, prevalence, mu_1, sigma_1, mu_2, sigma_2)
+            d = _yield_difference(v, prevalence, mu_1, sigma_1, mu_2, sigma_2, swap)
             incorrect[scores + k] += not _ranked_correctly(direction, d)
             if not _closed_form(study.error):  # the realised sd of the model (truncated, say)
                 total, squares = 0.0, 0.0
