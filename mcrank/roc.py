@@ -178,7 +178,9 @@ def _dominance(a, mu, sigma, mu_other, sigma_other, x):
     that is not positive, or ``x`` is not finite.
     """
     z = (mu + x) / sigma
-    z_other = (mu_other + x) / sigma_other
+    # A bound needs no correctly rounded quotient: a reciprocal the compiler can hoist out of
+    # a loop over utility matrices will do (its rounding is far below the margin).
+    z_other = (mu_other + x) * (1.0 / sigma_other)
     gain = a * (z_other - z)
     if not (gain > 0.0):
         return 0.0, z

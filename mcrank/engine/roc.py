@@ -59,14 +59,19 @@ class RocStudy(NamedTuple):
 
 
 @jit(inline="always")
-def _yield_difference(u, prevalence, mu_1, sigma_1, mu_2, sigma_2, swap):
-    """A number with the sign of ``Y*_2(u) - Y*_1(u)``, exactly 0 (or -0) for a pair tied:
-    the corners once, for both classifiers (:func:`mcrank.roc._linear_compare`), the second
-    evaluated first if ``swap``."""
+def _yield_difference(u, prevalence, mu_1, sigma_1, mu_2, sigma_2):
+    """A number with the sign of ``Y*_2(u) - Y*_1(u)``, exactly 0 for a pair tied: the corners
+    once, for both classifiers (:func:`mcrank.roc._linear_compare`)."""
     corner_low, corner_high, a, d = _corners(u[0, 0], u[0, 1], u[1, 0], u[1, 1], prevalence)
-    if swap:  # x - y is exactly -(y - x)
-        return -_linear_compare(a, d, corner_low, corner_high, mu_2, sigma_2, mu_1, sigma_1)
     return _linear_compare(a, d, corner_low, corner_high, mu_1, sigma_1, mu_2, sigma_2)
+
+
+@jit(inline="always")
+def _ordered(swap, mu_1, sigma_1, mu_2, sigma_2):
+    """The two classifiers, the second first if ``swap``."""
+    if swap:
+        return mu_2, sigma_2, mu_1, sigma_1
+    return mu_1, sigma_1, mu_2, sigma_2
 
 
 @jit
@@ -88,24 +93,26 @@ def _count_chunk(rng, rng_error, size, study, incorrect, deviation_sum, deviatio
         mu_2 = study.mu_low + mu_width * rng.random()
         sigma_2 = math.exp(study.log_sigma_low + log_sigma_width * rng.random())
         # A comparison is decided soonest when the worse classifier is evaluated first
-        # (mcrank.roc._linear_compare): the truth's guess is the lower AUC, the others' the truth.
+        # (mcrank.roc._linear_compare): the truth's guess is the lower AUC, the others' the
+        # truth. Swapped, a difference changes sign: x - y is exactly -(y - x).
         swap = mu_2 * abs(mu_2) * (1.0 + sigma_1 * sigma_1) < mu_1 * abs(mu_1) * (1.0 + sigma_2 * sigma_2)
-        d_true = _yield_difference(u, prevalence, mu_1, sigma_1, mu_2, sigma_2, swap)
+        worse_mu, worse_sigma, better_mu, better_sigma = _ordered(swap, mu_1, sigma_1, mu_2, sigma_2)
+        d_true = _yield_difference(u, prevalence, worse_mu, worse_sigma, better_mu, better_sigma)
+        d_true = -d_true if swap else d_true
         if d_true == 0.0:
             incorrect[tied] += 1
             continue
         direction = 1.0 if d_true > 0.0 else (-1.0 if d_true < 0.0 else math.nan)
         swap = direction < 0.0
+        worse_mu, worse_sigma, better_mu, better_sigma = _ordered(swap, mu_1, sigma_1, mu_2, sigma_2)
+        ordered = -direction if swap else direction  # the direction of the ordered pair
         for k in range(scores):
-            if swap:
-                d = -_roc_compare(codes[k], prevalence, mu_2, sigma_2, mu_1, sigma_1)
-            else:
-                d = _roc_compare(codes[k], prevalence, mu_1, sigma_1, mu_2, sigma_2)
-            incorrect[k] += not _ranked_correctly(direction, d)
+            d = _roc_compare(codes[k], prevalence, worse_mu, worse_sigma, better_mu, better_sigma)
+            incorrect[k] += not _ranked_correctly(ordered, d)
         for k in range(sds.size):
             _perturb_into(rng_error, u, sds[k], study.error, v)
-            d = _yield_difference(v, prevalence, mu_1, sigma_1, mu_2, sigma_2, swap)
-            incorrect[scores + k] += not _ranked_correctly(direction, d)
+            d = _yield_difference(v, prevalence, worse_mu, worse_sigma, better_mu, better_sigma)
+            incorrect[scores + k] += not _ranked_correctly(ordered, d)
             if not _closed_form(study.error):  # the realised sd of the model (truncated, say)
                 total, squares = 0.0, 0.0
                 for i in range(2):
