@@ -124,12 +124,26 @@ def _stationary_point(a, d, mu, sigma):
 @jit(inline="always")
 def _interior_value(a, d, mu, sigma, corner_low, corner_high, x, z):
     """``Y(f)`` at a finite ``x = Phi^-1(f)``, ``z = (mu + x) / sigma``, written from the nearer
-    corner, and ``f``: see :func:`_linear_best`."""
+    corner, ``f`` and ``t``: see :func:`_linear_best`."""
     if x <= 0.0:
-        f = _normal_cdf(x)
-        return corner_low + (a * _normal_cdf(z) - d * f), f
-    upper = _normal_cdf(-x)
-    return corner_high - (a * _normal_cdf(-z) - d * upper), 1.0 - upper
+        f, t = _normal_cdf(x), _normal_cdf(z)
+        return corner_low + (a * t - d * f), f, t
+    upper, upper_t = _normal_cdf(-x), _normal_cdf(-z)
+    return corner_high - (a * upper_t - d * upper), 1.0 - upper, 1.0 - upper_t
+
+
+@jit(inline="always")
+def _linear_point(a, d, mu, sigma, corner_low, corner_high):
+    """``(f, t, Y*)``: :func:`_linear_best` with the true-positive rate of its best threshold."""
+    best, fpr, tpr = corner_low, 0.0, 0.0
+    if corner_high > best:
+        best, fpr, tpr = corner_high, 1.0, 1.0
+    x = _stationary_point(a, d, mu, sigma)
+    if math.isfinite(x):
+        value, f, t = _interior_value(a, d, mu, sigma, corner_low, corner_high, x, (mu + x) / sigma)
+        if value > best:
+            best, fpr, tpr = value, f, t
+    return fpr, tpr, best
 
 
 @jit(inline="always")
@@ -143,14 +157,7 @@ def _linear_best(a, d, mu, sigma, corner_low, corner_high):
     corner's float exactly (its tails underflow to 0), never one rounded differently.
     A corner wins ties, the lower one first.
     """
-    best, fpr = corner_low, 0.0
-    if corner_high > best:
-        best, fpr = corner_high, 1.0
-    x = _stationary_point(a, d, mu, sigma)
-    if math.isfinite(x):
-        value, f = _interior_value(a, d, mu, sigma, corner_low, corner_high, x, (mu + x) / sigma)
-        if value > best:
-            best, fpr = value, f
+    fpr, _, best = _linear_point(a, d, mu, sigma, corner_low, corner_high)
     return fpr, best
 
 
