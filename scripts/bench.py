@@ -823,6 +823,23 @@ def _call_floor(erfc, log, sqrt, exp, repeats):
     return ring[0]
 
 
+@jit
+def _chained_call_floor(erfc, log, sqrt, exp, repeats):
+    """:func:`_call_floor` with each call waiting for the previous one's result (``+ 0.0 *``
+    it: no compiler may drop that), as a kernel's dependent calls wait: latency, not throughput."""
+    last = 0.0
+    for _ in range(repeats):
+        for i in range(erfc.size):
+            last = math.erfc(erfc[i] + 0.0 * last)
+        for i in range(log.size):
+            last = math.log(log[i] + 0.0 * last)
+        for i in range(sqrt.size):
+            last = math.sqrt(sqrt[i] + 0.0 * last)
+        for i in range(exp.size):
+            last = math.exp(exp[i] + 0.0 * last)
+    return last
+
+
 def measure_roc_floor(pairs: int, repeat: int, recorded: int = 20_000) -> dict:
     """(h) The ROC kernel on one core, ``pairs`` pairs, against its call floor (the erfc, log,
     sqrt and exp it calls, on the arguments recorded from ``recorded`` pairs and repeated to
@@ -853,10 +870,15 @@ def measure_roc_floor(pairs: int, repeat: int, recorded: int = 20_000) -> dict:
             uniforms, normals = c["uniforms"] / recorded, c["normals"] / recorded
             return lambda: (_call_floor(c["erfc"], c["log"], c["sqrt"], c["exp"], repeats), draw_floor([(pairs, uniforms, normals)]))
 
-        functions = [lambda: run(current_chunk), lambda: run(main_chunk), floor_of("current"), floor_of("main")]
+        def chained_floor():
+            c = calls["current"]
+            _chained_call_floor(c["erfc"], c["log"], c["sqrt"], c["exp"], repeats)
+            draw_floor([(pairs, c["uniforms"] / recorded, c["normals"] / recorded)])
+
+        functions = [lambda: run(current_chunk), lambda: run(main_chunk), floor_of("current"), floor_of("main"), chained_floor]
         for function in functions:
             function()  # compile or load
-        kernel, main, floor_times, main_floor = round_times(functions, repeat)
+        kernel, main, floor_times, main_floor, chained = round_times(functions, repeat)
         per_pair = {
             kernel_name: {name: float(np.size(c[name]) / recorded) for name in ("erfc", "log", "sqrt", "exp")}
             | {"uniforms": float(c["uniforms"] / recorded), "normals": float(c["normals"] / recorded)}
@@ -876,6 +898,9 @@ def measure_roc_floor(pairs: int, repeat: int, recorded: int = 20_000) -> dict:
             "main_own_floor_ratio": paired_ratio(main, main_floor),
             "main_floor_ratio": paired_ratio(kernel, main_floor),
             "main_floor_ratios": (np.asarray(kernel) / np.asarray(main_floor)).tolist(),
+            "chained_floor": chained,
+            "chained_floor_ratio": paired_ratio(kernel, chained),
+            "chained_floor_ratios": (np.asarray(kernel) / np.asarray(chained)).tolist(),
         }
     return {"pairs": pairs, "recorded": recorded, "repeat": repeat, "settings": results}
 
@@ -905,6 +930,11 @@ def print_roc_floor(results: dict, out=sys.stdout) -> None:
             f"kernel / its floor {r['floor_ratio']:.2f}x ({min(r['floor_ratios']):.2f}-{max(r['floor_ratios']):.2f}); "
             f"kernel / 6483364's floor {r['main_floor_ratio']:.2f}x ({min(r['main_floor_ratios']):.2f}-{max(r['main_floor_ratios']):.2f}); "
             f"6483364 / its floor {r['main_own_floor_ratio']:.2f}x (medians of paired rounds, and ranges)",
+            file=out,
+        )
+        print(
+            f"    the kernel's calls chained, each waiting for the one before: {min(r['chained_floor']):.3f}-{max(r['chained_floor']):.3f} s; "
+            f"kernel / that {r['chained_floor_ratio']:.2f}x ({min(r['chained_floor_ratios']):.2f}-{max(r['chained_floor_ratios']):.2f})",
             file=out,
         )
 
