@@ -25,8 +25,12 @@ against the n-class NumPy oracle; (g) ``evaluate --test-uncertainty``, and its p
 classifiers at their best thresholds, 10^6 pairs, its four scores and one sd, 0.1, gaussian
 errors, one core) against the random-number floor of the variates it draws (counted as in (d))
 and against a plain NumPy vectorised implementation of the same steps, and its peak memory
-(RSS, in a fresh process) at 10^6 and 10^8 pairs; (i) decision curves with their posterior
-(``mcrank.evaluate.decision_curves``).
+(RSS, in a fresh process) at 10^6 and 10^8 pairs, and the ROC kernel on 10^5 pairs, at one sd
+and on the 26-sd sweep of ``experiments/roc_*``, against 6483364's kernel (frozen in
+``scripts/roc_main_kernel.py``) and against its call floor: a loop making exactly the erfc, log,
+sqrt and exp calls the kernel makes, on the arguments ``scripts/roc_calls.py`` recorded, and
+drawing its variates (also chained, each call waiting for the one before);
+(i) decision curves with their posterior (``mcrank.evaluate.decision_curves``).
 
 How the variates of (d) are counted: a PCG64 Generator is a 128-bit linear congruential
 generator, so the number of 64-bit outputs a kernel consumed is the LCG distance between the
@@ -56,6 +60,7 @@ Usage::
     python scripts/bench.py                  # 10^6 pairs, every measurement below
     python scripts/bench.py --quick          # a smoke run with few pairs
     python scripts/bench.py --json bench.json
+    python scripts/bench.py --roc-floor-only  # only the ROC kernel against its call floor
 """
 
 from __future__ import annotations
