@@ -35,7 +35,10 @@ The scores a scoring classifier is ranked by (each "higher is better") are one r
 Youden's J and F1 each at their own best threshold. F1 is not linear in the confusion matrix;
 its best threshold is found exactly by Dinkelbach's method, a linear best-threshold problem per
 step (:func:`_best_f1`). Adding a score (the H-measure, the area under the precision-recall
-curve) is one :func:`register` call; the kernels' switch :func:`_roc_score` is generated.
+curve) is one :func:`register` call; the kernels' switches :func:`_roc_score` and
+:func:`_roc_compare` are generated. A study ranks a pair by the sign of a score's difference
+only, and an entry may give a comparison that finds it with less work (:func:`_linear_compare`,
+:func:`_f1_compare`, :func:`_auc_compare`); without one, the difference of the two scores.
 """
 
 from __future__ import annotations

@@ -19,6 +19,12 @@ memory does not grow with the number of pairs. Chunk ``k`` draws steps 1-2 from 
 ``(k, 0)`` and the errors from ``(k, 1)``. The corner yields under a matrix depend on it and
 ``B`` only, so they are computed once for both classifiers, by the same expression: a pair
 tied in truth has a difference of exactly 0.0.
+
+Only signs are counted, and they are found with as little work as is exact: the truth's
+difference in full, then each score's comparison (:attr:`mcrank.roc.RocScore.compare`) and
+each ``U'`` by :func:`mcrank.roc._linear_compare`, the classifier the truth ranks lower first,
+unless the error is too small to overturn the truth's lead (:func:`_perturbation_margin`).
+Every count is the one of the two values computed in full.
 """
 
 from __future__ import annotations
