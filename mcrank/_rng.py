@@ -9,9 +9,9 @@ touches numpy's global random state.
 (``mcrank evaluate``: the test set's posterior, the utility's errors, the deployment's class
 frequencies; the decision curves' bands) draws each from a child of the root of its own,
 :func:`stream_generator`, keyed by the quantity (:data:`TEST_SET`, :data:`UTILITY_ERRORS`,
-:data:`DEPLOYMENT_FREQUENCIES`, :data:`DECISION_CURVE_BANDS`, :data:`DECISION_CURVE_PAIRS`)
-and a position within it: adding an option that draws one quantity changes no number of
-another.
+:data:`DEPLOYMENT_FREQUENCIES`, :data:`DECISION_CURVE_BANDS`, :data:`DECISION_CURVE_PAIRS`,
+:data:`FOLD_POSTERIOR`) and a position within it: adding an option that draws one quantity
+changes no number of another.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ __all__ = [
     "DECISION_CURVE_BANDS",
     "DECISION_CURVE_PAIRS",
     "DEPLOYMENT_FREQUENCIES",
+    "FOLD_POSTERIOR",
     "TEST_SET",
     "UTILITY_ERRORS",
     "child_seed_sequence",
@@ -40,6 +41,8 @@ RngLike = int | np.random.SeedSequence | np.random.Generator | None
 #: the deployment's class frequencies drawn from registry counts, the decision curves' bands,
 #: and the decision curves' pair probabilities drawn where their integral does not converge.
 TEST_SET, UTILITY_ERRORS, DEPLOYMENT_FREQUENCIES, DECISION_CURVE_BANDS, DECISION_CURVE_PAIRS = 0, 1, 2, 3, 4
+#: The joint posterior of the mean yields across cross-validation folds (:mod:`mcrank.evaluate.folds`).
+FOLD_POSTERIOR = 5
 
 
 def root_seed_sequence(seed: int | np.random.SeedSequence | None) -> np.random.SeedSequence:
@@ -85,9 +88,9 @@ def stream_generator(root: np.random.SeedSequence, quantity: int, index: int = 0
     """The Generator of one random quantity: the child ``(quantity, index)`` of ``root``.
 
     ``quantity`` is one of :data:`TEST_SET`, :data:`UTILITY_ERRORS`,
-    :data:`DEPLOYMENT_FREQUENCIES`, :data:`DECISION_CURVE_BANDS`, :data:`DECISION_CURVE_PAIRS`;
-    ``index`` numbers the parts of a quantity that are drawn apart (a pair, a model), so that
-    drawing one part or not leaves the others' numbers alone. Spawn keys of one length
+    :data:`DEPLOYMENT_FREQUENCIES`, :data:`DECISION_CURVE_BANDS`, :data:`DECISION_CURVE_PAIRS`,
+    :data:`FOLD_POSTERIOR`; ``index`` numbers the parts of a quantity that are drawn apart (a
+    pair, a model), so that drawing one part or not leaves the others' numbers alone. Spawn keys of one length
     only: numpy pads entropy with zeros, so a key ``(0,)`` could stand for ``(0, 0)``.
     """
     return np.random.default_rng(child_seed_sequence(root, quantity, index))

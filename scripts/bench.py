@@ -30,7 +30,8 @@ and on the 26-sd sweep of ``experiments/roc_*``, against 6483364's kernel (froze
 ``scripts/roc_main_kernel.py``) and against its call floor: a loop making exactly the erfc, log,
 sqrt and exp calls the kernel makes, on the arguments ``scripts/roc_calls.py`` recorded, and
 drawing its variates (also chained, each call waiting for the one before);
-(i) decision curves with their posterior (``mcrank.evaluate.decision_curves``).
+(i) decision curves with their posterior (``mcrank.evaluate.decision_curves``); (j) the
+comparison across cross-validation folds (``mcrank.evaluate.compare_folds``).
 
 How the variates of (d) are counted: a PCG64 Generator is a 128-bit linear congruential
 generator, so the number of 64-bit outputs a kernel consumed is the LCG distance between the
@@ -552,6 +553,35 @@ def measure_decision_curves(repeat: int) -> dict:
 def print_decision_curves(results: dict, out=sys.stdout) -> None:
     print("", file=out)
     print("(i) decision curves, 10^5 items, 3 models, 99 thresholds, 1 process (target: about 1 s with the posterior):", file=out)
+    for key, seconds in results.items():
+        print(f"  {key:18s} {seconds:.3f} s", file=out)
+
+
+# --- (j) model selection across cross-validation folds -------------------------------------------
+
+
+def measure_folds(repeat: int) -> dict:
+    """(j) The comparison of 20 models across 100 folds (10-fold repeated 10 times): 190 pair
+    tests and P(best) from 10^4 and 10^5 posterior draws; one process (target: instant)."""
+    from mcrank.evaluate import compare_folds
+
+    rng = np.random.default_rng(1)
+    shared = rng.normal(0, 0.02, 100)
+    yields = {f"m{k}": 0.8 + 0.001 * k + shared + rng.normal(0, 0.01, 100) for k in range(20)}
+    results = {}
+    for samples in (10_000, 100_000):
+
+        def run(samples=samples):
+            compare_folds(yields, repeats=10, samples=samples, rng=1)
+
+        run()  # warm-up
+        results[f"{samples} draws"] = best_time(run, repeat)
+    return results
+
+
+def print_folds(results: dict, out=sys.stdout) -> None:
+    print("", file=out)
+    print("(j) model selection across folds, 20 models, 100 folds, 1 process (target: instant):", file=out)
     for key, seconds in results.items():
         print(f"  {key:18s} {seconds:.3f} s", file=out)
 
@@ -1215,6 +1245,7 @@ def main(argv=None) -> int:
     results["roc"] = measure_roc(samples, args.jobs, repeat)
     results["roc_floor"] = measure_roc_floor(min(samples, ROC_FLOOR_PAIRS), max(repeat, 5))
     results["decision_curves"] = measure_decision_curves(repeat)
+    results["folds"] = measure_folds(repeat)
     load_after = load_average()
     print_report(info, results, load_before, load_after)
     print_test_sets(results["test_sets"], samples)
@@ -1224,6 +1255,7 @@ def main(argv=None) -> int:
     print_roc(results["roc"], samples)
     print_roc_floor(results["roc_floor"])
     print_decision_curves(results["decision_curves"])
+    print_folds(results["folds"])
     if args.json is not None:
         payload = {
             "machine": info,

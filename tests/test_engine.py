@@ -230,6 +230,29 @@ def test_dask_cluster_gives_the_local_counts():
     assert _counts(remote) == _counts(local)
 
 
+def test_a_backend_registered_with_joblib_is_used_by_name_with_the_local_counts():
+    # As Ray's register_ray() or joblibspark's register_spark() register theirs.
+    import joblib
+    from joblib._parallel_backends import ThreadingBackend
+
+    used = []
+
+    class Recorded(ThreadingBackend):
+        def configure(self, *args, **kwargs):
+            used.append(True)
+            return super().configure(*args, **kwargs)
+
+    joblib.register_parallel_backend("mcrank-test-plugin", Recorded)
+    local = run_study(jobs=1, **REPRODUCIBLE)
+    plugged = run_study(backend="mcrank-test-plugin", jobs=2, **REPRODUCIBLE)
+    assert used and _counts(plugged) == _counts(local)
+
+
+def test_an_unregistered_backend_is_refused_by_name():
+    with pytest.raises(ValueError, match="unknown backend 'ray'; choose from threading, loky, dask, or a backend registered with joblib"):
+        run_study(backend="ray", **REPRODUCIBLE)
+
+
 # --- memory ------------------------------------------------------------------------------------
 
 

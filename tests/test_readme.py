@@ -258,6 +258,20 @@ def _output_names(capsys, tmp_path) -> set[str]:
         ["evaluate", "--scores", str(scores), "--utility", '{"utility": [[1, -3], [0, 0]], "classes": ["event", "none"]}', *few[2:]],
         ["evaluate", "--scores", str(scores), "--positive", "event", "--thresholds", "0.1,0.5", "--test-uncertainty", *few],
         ["evaluate", str(long_form), "--utility", "[[1, 0], [0, 1]]"],
+        [
+            "evaluate",
+            "--labels",
+            str(ROOT / "examples" / "wine_folds.csv"),
+            "--utility",
+            str(ROOT / "examples" / "wine_utility.json"),
+            "--folds-column",
+            "fold",
+            "--repeats",
+            "4",
+            "--rope",
+            "0.1",
+            *few,
+        ],
     ]
     names: set[str] = set()
 

@@ -68,9 +68,11 @@ def run_study(
         The study; keyword ``overrides`` replace its fields (e.g. ``samples=10**6``).
     jobs : int, default -1
         Parallel jobs (joblib's ``n_jobs``: -1 means all cores). Counts do not depend on it.
-    backend : {"threading", "loky", "dask"}, default "threading"
-        joblib backend. ``dask`` runs on the dask.distributed client at ``scheduler``, on the
-        current client, or on a new local cluster.
+    backend : str, default "threading"
+        joblib backend: ``"threading"``, ``"loky"``, ``"dask"``, or the name of any backend
+        registered with joblib (``ray.util.joblib.register_ray()`` makes ``"ray"``).
+        ``dask`` runs on the dask.distributed client at ``scheduler``, on the current
+        client, or on a new local cluster. Counts do not depend on it.
     scheduler : str, optional
         Address of a dask scheduler, e.g. ``"tcp://10.0.0.1:8786"``; only with
         ``backend="dask"``.

@@ -27,7 +27,9 @@ from mcrank.study.result import BATCHES
 
 __all__ = ["BACKENDS", "ChunkCounts", "RunTotals", "check_execution", "chunk_generators", "run_chunks"]
 
-#: joblib backends mcrank can run chunks on.
+#: joblib backends mcrank configures itself. Any other backend registered with joblib
+#: (``joblib.register_parallel_backend``: Ray's ``register_ray``, joblibspark's
+#: ``register_spark``) is used by name as it is registered.
 BACKENDS = ("threading", "loky", "dask")
 
 
@@ -82,6 +84,8 @@ def _parallel_context(backend: str, jobs: int, scheduler: str | None):
                 workers = jobs if jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + jobs)
                 stack.enter_context(Client(n_workers=workers, threads_per_worker=1, processes=False))
         stack.enter_context(joblib.parallel_config(backend="dask"))
+    elif backend not in BACKENDS:
+        stack.enter_context(joblib.parallel_config(backend=backend))
     elif backend == "loky":
         # Workers are processes: cap every thread pool inside them at one thread per worker.
         stack.enter_context(joblib.parallel_config(backend="loky", inner_max_num_threads=1))
@@ -92,12 +96,19 @@ def _parallel_context(backend: str, jobs: int, scheduler: str | None):
     return stack
 
 
+def _registered_backends() -> set[str]:
+    """The names joblib knows now, those registered by a plugin included."""
+    import joblib.parallel
+
+    return set(joblib.parallel.BACKENDS)
+
+
 def check_execution(jobs, backend: str, scheduler: str | None) -> None:
     """ValueError naming the bad one of ``jobs``, ``backend`` and ``scheduler``."""
     if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs == 0:
         raise ValueError(f"jobs must be a non-zero integer, got {jobs!r}")
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+    if backend not in BACKENDS and backend not in _registered_backends():
+        raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}, or a backend registered with joblib")
     if scheduler is not None and backend != "dask":
         raise ValueError(f"scheduler {scheduler!r} is only used with backend='dask', got backend={backend!r}")
 

@@ -21,8 +21,12 @@ The utility matrix is given in one of three forms:
   [0, 1] and correct classification best in each column, so it pushes elements at 0 or 1
   inwards and is *not* centred on ``U``: flip probabilities above 1/2 can occur.
 
-Two modules:
+The modules:
 
+- :mod:`mcrank.evaluate.targets` is the front door of every input: the class order by which
+  every door reads a utility matrix (rows = decision, columns = true class), the positive
+  class of the scoring doors and the orientation of confusion matrices (:func:`~mcrank.evaluate.targets.class_order`,
+  :func:`~mcrank.evaluate.targets.positive_class`, :func:`~mcrank.evaluate.targets.oriented`).
 - :mod:`mcrank.evaluate.input` reads and checks the inputs: a JSON file, a long-form CSV
   file (:func:`load_input`), a CSV file of labels, one row per test item
   (:func:`load_labels`), the utility matrix (:func:`parse_utility`,
@@ -33,6 +37,9 @@ Two modules:
 - :mod:`mcrank.evaluate.scoring` reads labels and scores (:func:`scored_test_set`,
   :func:`load_scores`) and ranks scoring classifiers by the utility at each one's best
   threshold, beside AUC (:func:`rank_scoring`, :func:`auc_score`).
+- :mod:`mcrank.evaluate.folds`: model selection across cross-validation folds, by the
+  Bayesian correlated t-test on per-fold utility yields (:func:`compare_folds`,
+  :func:`fold_yields`).
 - :mod:`mcrank.evaluate.curves`: decision curves, net benefit against the threshold
   probability, with posterior bands and the probability that one model's exceeds another's
   (:func:`decision_curves`).
@@ -56,6 +63,7 @@ The paper's story (§0) from label arrays:
 """
 
 from mcrank.evaluate.curves import DecisionCurves, decision_curves, net_benefit_utility
+from mcrank.evaluate.folds import FoldComparison, FoldModel, FoldPair, compare_folds, fold_yields
 from mcrank.evaluate.input import (
     ERROR_MODELS,
     MAX_INPUT_BYTES,
@@ -128,4 +136,10 @@ __all__ = [
     "net_benefit_utility",
     "rank_scoring",
     "scored_test_set",
+    # model selection across cross-validation folds
+    "FoldComparison",
+    "FoldModel",
+    "FoldPair",
+    "compare_folds",
+    "fold_yields",
 ]
