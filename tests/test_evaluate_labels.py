@@ -66,7 +66,7 @@ def test_the_labels_are_kept_item_by_item():
 
 
 def test_the_report_says_where_the_class_order_came_from(capsys):
-    code, out, _ = run(capsys, "--labels", LABELS, "--utility", MATRICES)
+    code, out, _ = run(capsys, "--labels", LABELS, "--utility", MATRICES, "--details")
     assert code == 0 and "Class order: the utility's classes." in out
     code, out, _ = run(capsys, "--labels", LABELS, "--utility", MATRICES, "--format", "json")
     assert json.loads(out)["class_order"] == "utility"
@@ -80,7 +80,7 @@ def test_without_the_utilitys_classes_the_labels_are_sorted(capsys, tmp_path):
     result = json.loads(out)
     assert code == 0 and result["classes"] == ["long", "short"] and result["class_order"] == "sorted labels"
     assert {c["name"]: c["confusion"] for c in result["classifiers"]} == {"A": [[1, 1], [0, 1]], "B": [[1, 1], [0, 1]]}
-    code, out, _ = run(capsys, "--labels", path, "--utility", "[[15, -335], [-35, 165]]")
+    code, out, _ = run(capsys, "--labels", path, "--utility", "[[15, -335], [-35, 165]]", "--details")
     assert "Class order: the sorted labels (the utility names no classes)." in out
 
 
@@ -144,7 +144,7 @@ def test_bad_use_gives_one_line_and_exit_2(capsys, argv, message):
 
 def test_the_docs_show_the_real_output(capsys):
     docs = (Path(__file__).resolve().parent.parent / "docs" / "evaluate.md").read_text()
-    command = "$ mcrank evaluate --labels examples/triage_labels.csv --utility examples/triage_3class.json\n"
+    command = "$ mcrank evaluate --labels examples/triage_labels.csv --utility examples/triage_3class.json --details\n"
     shown = docs[docs.index(command) + len(command) :].split("```")[0]
-    code, out, _ = run(capsys, "--labels", LABELS, "--utility", MATRICES)
+    code, out, _ = run(capsys, "--labels", LABELS, "--utility", MATRICES, "--details")
     assert code == 0 and len(shown.splitlines()) >= 2 and out.startswith(shown)
