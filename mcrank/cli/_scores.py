@@ -206,7 +206,8 @@ def render_scores_table(test_set, ranking, curves, *, width: int = 80, details: 
     names = {name: printable(name) for name in test_set.scores}  # escaped: a U+202E would reverse the rest of the row
     shown = _shown_names(names, max(12, width // 3))
     positives = int(test_set.positive.sum())
-    lines = [] if ranking is None else _wrap(decision_line(ranking, names), width, "", "  ") + [""]
+    banded = curves is not None and curves.bands is not None
+    lines = [] if ranking is None else _wrap(decision_line(ranking, names, banded=banded), width, "", "  ") + [""]
     lines += _wrap(f"Test set: {test_set.items} items; positive class {test_set.classes[0]!r} {positives}, negative "
                    f"{test_set.classes[1]!r} {test_set.items - positives}; models: {', '.join(names.values())}", width)  # fmt: skip
     if ranking is not None:
@@ -219,15 +220,17 @@ def render_scores_table(test_set, ranking, curves, *, width: int = 80, details: 
     return "\n".join(lines) + "\n"
 
 
-def decision_line(ranking, names: dict[str, str]) -> str:
+def decision_line(ranking, names: dict[str, str], *, banded: bool = False) -> str:
     """The choice and how sure it is: P(best) and the probability of being above the closest
-    rival where the ranking has a posterior, else that it rests on the point yields."""
+    rival where the ranking has a posterior, else that it rests on the point yields (and, when
+    the decision curves are ``banded``, that their bands say how sure at each threshold)."""
     from mcrank.evaluate.report import POINT_YIELDS, decision_sentence
 
     chosen = ranking.models[0].name
     posterior = getattr(ranking, "posterior", None)
     if posterior is None:
-        return decision_sentence(names[chosen], POINT_YIELDS.format(options="--test-uncertainty"))
+        where = "the decision curves' bands (--details, --plot)" if banded else "--test-uncertainty"
+        return decision_sentence(names[chosen], POINT_YIELDS.format(options=where))
     from mcrank.evaluate.report import short_probability
 
     above = {pair: p for pair, (p, _) in posterior.probability_above.items()}
@@ -264,7 +267,7 @@ def _render_ranking(ranking, shown, width, details) -> list[str]:
     if not details:
         count, pairs = len(ranking.auc_disagreements), len(models) * (len(models) - 1) // 2
         verdict = f"AUC orders {count} of the {pairs} pairs otherwise" if count else "AUC orders every pair as the utility yield does"
-        return lines + [""] + _wrap(f"{verdict}; the pairs, the utility matrix and the curves: --details.", width)
+        return lines + [""] + _wrap(f"{verdict}; the pairs and the utility matrix: --details.", width)
     lines += ["", "Pairs that AUC orders differently from the utility yield"]
     if not ranking.auc_disagreements:
         lines += _wrap("none: AUC ranks these models as the utility at their best thresholds does", width, "  ", "    ")
