@@ -27,7 +27,10 @@ errors, one core) against the random-number floor of the variates it draws (coun
 and against a plain NumPy vectorised implementation of the same steps, and its peak memory
 (RSS, in a fresh process) at 10^6 and 10^8 pairs; (i) decision curves with their posterior
 (``mcrank.evaluate.decision_curves``); (j) the comparison across cross-validation folds
-(``mcrank.evaluate.compare_folds``).
+(``mcrank.evaluate.compare_folds``); (k) the command line's start-up: the CPU time (user +
+system) of a fresh process running ``mcrank --help``, ``mcrank evaluate --help``, ``mcrank
+story`` and ``mcrank evaluate examples/factory.json``, against ``python -c "import numpy"``, in
+interleaved rounds (none of them draws, so none imports numba).
 
 How the variates of (d) are counted: a PCG64 Generator is a 128-bit linear congruential
 generator, so the number of 64-bit outputs a kernel consumed is the LCG distance between the
@@ -66,6 +69,8 @@ import json
 import math
 import os
 import platform
+import resource
+import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -74,7 +79,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from mcrank._jit import jit
+from mcrank._jit import cache_directory, jit
 from mcrank.engine import run_study
 from mcrank.engine.binary import _count_chunk, study_arguments
 from mcrank.engine.counts import new_counts
@@ -90,7 +95,10 @@ from mcrank.samplers import (
 )
 from mcrank.study import StudyConfig
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+#: The repository: the start-up commands of (j) run there, to find examples/.
+ROOT = Path(__file__).resolve().parent.parent
+
+sys.path.insert(0, str(ROOT / "tests"))
 from numpy_oracle import run_oracle  # noqa: E402  (the oracle lives with the tests)
 
 #: The paper's sweep of error standard deviations (fig. 7).
@@ -136,7 +144,7 @@ def machine() -> dict:
         "python": platform.python_version(),
         "numpy": np.__version__,
         "numba": numba.__version__,
-        "numba_cache_dir": numba.config.CACHE_DIR,
+        "numba_cache_dir": cache_directory(),
     }
 
 
@@ -579,6 +587,51 @@ def print_folds(results: dict, out=sys.stdout) -> None:
     print("(j) model selection across folds, 20 models, 100 folds, 1 process (target: instant):", file=out)
     for key, seconds in results.items():
         print(f"  {key:18s} {seconds:.3f} s", file=out)
+
+
+# --- (k) the command line's start-up ----------------------------------------------------------
+
+
+#: The commands of (k), after ``mcrank``: they draw nothing, so they start without numba.
+STARTUP_COMMANDS = (["--help"], ["evaluate", "--help"], ["story"], ["evaluate", "examples/factory.json"])
+
+
+def child_cpu_time(command: list[str]) -> float:
+    """The CPU time, user + system, of running ``command`` to its end (its output discarded).
+
+    With Python's bytecode cache written and read, as in any installation, even where the
+    environment turns it off (``PYTHONDONTWRITEBYTECODE``): compiling mcrank's sources again
+    in every process would be measured otherwise."""
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=ROOT, env=environment)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def measure_startup(repeat: int) -> dict:
+    """(k): each command's CPU time, and its ratio to NumPy's import taken round by round."""
+    entry = [sys.executable, "-c", "import sys; from mcrank.cli import main; sys.exit(main())"]
+    commands = {"import numpy": [sys.executable, "-c", "import numpy"]}
+    commands |= {"mcrank " + " ".join(arguments): entry + arguments for arguments in STARTUP_COMMANDS}
+    for command in commands.values():  # warm-up: the bytecode cache written
+        child_cpu_time(command)
+    times = [[] for _ in commands]
+    for _ in range(max(repeat, 5)):  # a fraction of a second each: five rounds at least
+        for k, command in enumerate(commands.values()):
+            times[k].append(child_cpu_time(command))
+    numpy_times = times[0]
+    return {
+        name: {"cpu_s": min(seconds), "over_numpy": paired_ratio(seconds, numpy_times)}
+        for name, seconds in zip(commands, times, strict=True)
+    }
+
+
+def print_startup(results: dict, out=sys.stdout) -> None:
+    print("", file=out)
+    print("(k) start-up: CPU time (user + system) of a fresh process, best of the rounds (target: within 1.5x numpy's import):", file=out)
+    for name, entry in results.items():
+        print(f"  {name:38s} {entry['cpu_s']:.3f} s  {entry['over_numpy']:.2f}x numpy's import", file=out)
 
 
 #: Test-set sizes whose cost per pair the benchmark reports (issue: N = 100 and 10,000).
@@ -1074,6 +1127,7 @@ def main(argv=None) -> int:
     results["roc"] = measure_roc(samples, args.jobs, repeat)
     results["decision_curves"] = measure_decision_curves(repeat)
     results["folds"] = measure_folds(repeat)
+    results["startup"] = measure_startup(repeat)
     load_after = load_average()
     print_report(info, results, load_before, load_after)
     print_test_sets(results["test_sets"], samples)
@@ -1083,6 +1137,7 @@ def main(argv=None) -> int:
     print_roc(results["roc"], samples)
     print_decision_curves(results["decision_curves"])
     print_folds(results["folds"])
+    print_startup(results["startup"])
     if args.json is not None:
         payload = {
             "machine": info,
