@@ -12,6 +12,7 @@ instants, it is silent.
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -53,6 +54,24 @@ def compile_signalled(self, sig):
 dispatcher.Dispatcher.compile = compile_signalled
 """
 
+# Sends the signal to the process itself from inside one of LLVM's callbacks into Python (the
+# object code of a module is ready), which numba's compile calls through ctypes: there the
+# signal handler's exception was printed as "Exception ignored on calling ctypes callback
+# function", dropped, and the compile failed (258 lines, exit 1).
+_INSIDE_LLVM = """
+import os, sys
+from numba.core import codegen
+hook = codegen.JITCodeLibrary._object_compiled_hook.__func__
+sent = []
+def hook_signalled(cls, ll_module, buf):
+    if not sent:
+        sent.append(True)
+        print("compiling", file=sys.stderr, flush=True)
+        os.kill(os.getpid(), {signum})
+    return hook(cls, ll_module, buf)
+codegen.JITCodeLibrary._object_compiled_hook = classmethod(hook_signalled)
+"""
+
 
 def _run_with(prelude: str, arguments: list[str]) -> subprocess.CompletedProcess:
     script = prelude + f"from mcrank.cli import main\nsys.exit(main({arguments!r}))\n"
@@ -76,6 +95,18 @@ def test_a_signal_while_numba_compiles_stops_the_run(tmp_path, signum, code, wor
     thread waits for it: the run stops either way."""
     arguments = ["run", "--samples", "1e10", "--jobs", jobs, "--out", str(tmp_path / "x.json")]
     done = _run_with(_WHILE_COMPILING.format(signum=int(signum)), arguments)
+    assert (done.returncode, done.stderr.splitlines()) == (code, ["compiling", f"mcrank run: {word}"]), done.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
+@pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
+def test_a_signal_inside_llvms_callbacks_waits_for_the_compile(tmp_path, signum, code, word):
+    """Raised inside the callback, the exception was dropped: 258 lines of tracebacks, exit 1.
+    It now waits until the kernel's compile returns. A fresh cache, so that numba compiles."""
+    arguments = ["run", "--samples", "1e10", "--jobs", "1", "--out", str(tmp_path / "x.json")]
+    script = _INSIDE_LLVM.format(signum=int(signum)) + f"from mcrank.cli import main\nsys.exit(main({arguments!r}))\n"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
     assert (done.returncode, done.stderr.splitlines()) == (code, ["compiling", f"mcrank run: {word}"]), done.stderr
     assert not (tmp_path / "x.json").exists()
 

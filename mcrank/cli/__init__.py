@@ -107,6 +107,8 @@ class _Signals:
     :meth:`restore`, and each is noted: one whose exception Python dropped (raised inside a
     weakref callback or a finaliser, where it is printed and ignored) or some library
     swallowed still ends the command, with the same exit code, by :meth:`raise_dropped`.
+    While numba compiles a kernel in this thread, the exception waits until that compile
+    returns (:func:`mcrank._jit.after_compiling`).
     Handlers can only be set from the main thread; elsewhere nothing changes."""
 
     def __init__(self) -> None:
@@ -119,6 +121,9 @@ class _Signals:
 
     def _handler(self, signum, frame):
         self.received.append(signum)
+        jit = sys.modules.get("mcrank._jit")  # not imported: no kernel is compiling
+        if jit is not None and jit.after_compiling(self.raise_dropped):
+            return  # raised inside LLVM's callbacks, it would be dropped: raised as the compile returns
         raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
     def raise_dropped(self) -> None:
