@@ -579,9 +579,10 @@ def predictions_in_class_order(y_true, predictions, utility, classes=None):
         utility_classes = _parse_classes(utility["classes"], "utility") if "classes" in utility else None
         utility = utility["utility"]
     assessment = utility if isinstance(utility, UtilityAssessment) else parse_utility(utility)
-    seen = dict.fromkeys(label_array(y_true, "y_true").tolist())
+    seen = dict.fromkeys(label_array(y_true, "y_true").tolist(), "y_true")  # each label with what first holds it
     for name, y_pred in predictions.items():
-        seen.update(dict.fromkeys(label_array(y_pred, f"classifier {name!r}: y_pred").tolist()))
+        where = f"classifier {name!r}: y_pred"
+        seen.update({label: where for label in label_array(y_pred, where).tolist() if label not in seen})
     order, source = class_order(seen, len(assessment.matrix), classes=classes, utility_classes=utility_classes,
                                 where="y_true and the predictions")  # fmt: skip
     if utility_classes is not None:  # the utility's names are text; the labels keep their own type
