@@ -116,10 +116,7 @@ KNOWN_DEFECTS = frozenset(
         "api/auc_score/longer-scores",
         "api/auc_score/2d-scores",
         # Low
-        "api/evaluate_predictions/bogus-metric",
-        "api/evaluate/bogus-metric",
         "api/evaluate/metrics-[]",
-        "api/evaluate/metrics-[auc]",
         "evaluate/metrics/macro_f1-two-classes",
         "evaluate/metrics/micro_f1",
         "evaluate/metrics/list-then-double-dash",
@@ -132,7 +129,6 @@ KNOWN_DEFECTS = frozenset(
         "api/evaluate/class_counts-[1.5,2]",
         "evaluate/message/doubled-quote-matrix-sizes",
         "api/evaluate/labels-doubled-quote",
-        "evaluate/message/utility-classes-blamed-on-file",
         "run/message/rate-beta-names-flag",
         "run/rate-beta/0_1",
         "run/rate-beta/-1_1",
@@ -141,16 +137,10 @@ KNOWN_DEFECTS = frozenset(
         "run/sd/0:1e308:1e307",
         # A new user's silent mistakes (if the fix explains the difference instead, in the output
         # or the docs, these two scenarios go)
-        "api/run_study/sd-alone-and-in-a-grid-confusion",
-        "api/run_study/sd-alone-and-in-a-grid-roc",
         "evaluate/hint/labels-given-as-file",
         "evaluate/format/threshold-column",
         # Found by this pass, beyond the issue's list
-        "api/auc_score/one-class",
         "api/auc_score/empty",
-        "api/evaluate/classes-(x,x)",
-        "api/evaluate/labels-out-of-range",
-        "api/confusion/confusion_from_pab-nan",
         "evaluate/thresholds-uncertain/1e-320",
         "run/jobs/0",
     }
@@ -873,6 +863,7 @@ def _run() -> None:
     # Messages name the flag, not the schema's field.
     scenario("run/message/rate-beta-names-flag", "refuse", "run", "--config", "{tmp}/c.toml", *quick, "--rate-beta", "0", "1",
              not_says=("rate_beta",), files={"c.toml": (ROOT / "experiments" / "fig6_uniform.toml").read_bytes()})  # fmt: skip
+    scenario("run/message/kind-names-flag", "refuse", "run", "--config", "{tmp}/c.toml", *quick,
              not_says=("kind=", "kind '", "prevalence:"), files={"c.toml": b'kind = "confusion"\nprevalence = 0.5\n'})  # fmt: skip
     # Experiment files.
     configs = {
@@ -965,7 +956,9 @@ def _reproduce() -> None:
     scenario("reproduce/fifo/experiment-file", "refuse", "reproduce", "--experiments", "{tmp}/exp", "--out", "{tmp}/out", *quick,
              files={"exp": Folder({"x.toml": Fifo()})}, time_limit=FIFO_TIME_LIMIT)  # fmt: skip
     for value in ("0", "-1", "abc", "1e13", "1.5", "nan"):
+        scenario(f"reproduce/samples/{value}", "refuse", "reproduce", "--experiments", "{tmp}/exp", "--out", "{tmp}/out", "--samples",
                  value, "--no-figures", "--quiet", files=one, says=("--samples",))  # fmt: skip
+    scenario("reproduce/samples/other-than-made-with", "refuse", "reproduce", "--experiments", "{tmp}/exp", "--out", "{tmp}/out",
              "--samples", "200", "--no-figures", "--quiet", files={**one, "out": Folder({"a.json": (ROOT / "results" / "fig6_uniform.json").read_bytes()})})  # fmt: skip
     scenario(
         "reproduce/jobs/0", "refuse", "reproduce", "--experiments", "{tmp}/exp", "--out", "{tmp}/out", *quick, "--jobs", "0", files=one
