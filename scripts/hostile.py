@@ -64,86 +64,10 @@ TIME_LIMIT = 20.0
 #: A FIFO is refused at once or not at all: a shorter limit keeps a hang cheap.
 FIFO_TIME_LIMIT = 1.0
 
-#: Scenarios that fail at the commit where the pass was written, one per defect of issue 33:
+#: Scenarios that fail, one per known defect (none now: issue 33's are fixed):
 #: ``tests/test_hostile.py`` expects them to fail (strict), so that a fix says so and its
 #: entry is removed here.
-KNOWN_DEFECTS = frozenset(
-    {
-        # High
-        "evaluate/plot/inside-results",
-        "evaluate/plot/inside-results-relative",
-        "evaluate/plot/inside-experiments",
-        "evaluate/plot/link-to-committed-figure",
-        "evaluate/plot/link-to-results-dir",
-        "run/roc/sd-5e307-1e308",
-        "run/roc/sd-1e308",
-        "run/config/roc-sd-1e308",
-        "api/StudyConfig/roc-sd-1e308",
-        "api/auc_score/nan-scores",
-        "api/auc_score/all-nan-scores",
-        "api/auc_score/inf-and-nan",
-        "evaluate/fifo/file",
-        "evaluate/fifo/labels",
-        "evaluate/fifo/utility",
-        "evaluate/fifo/scores",
-        "run/fifo/config",
-        "reproduce/fifo/experiment-file",
-        # Medium
-        "evaluate/plot/missing-directory",
-        "evaluate/plot/checked-before-the-work",
-        "evaluate/plot/same-as-out",
-        "evaluate/plot/same-as-out-by-link",
-        "evaluate/unused/plot-without-scores",
-        "evaluate/unused/threshold-choice-without-scores",
-        "evaluate/unused/folds-without-scores",
-        "evaluate/unused/positive-without-scores",
-        "evaluate/unused/thresholds-without-scores",
-        "signals/run/sigint-while-importing",
-        "signals/run/sigterm-while-importing",
-        "signals/reproduce/sigint-while-importing",
-        "signals/reproduce/sigterm-while-importing",
-        # the same, on a loaded machine, where 1.5 s after the start is still the imports
-        "signals/run/sigint-after-start-up",
-        "signals/run/sigterm-after-start-up",
-        "signals/reproduce/sigint-after-start-up",
-        "signals/reproduce/sigterm-after-start-up",
-        # A signal while numba compiles: raised inside LLVM's callbacks, "Exception ignored ..."
-        # tracebacks and exit 1, exit 143 after one, or swallowed and the run goes on (the moment
-        # decides: each of the three has passed and failed in full passes on main)
-        "signals/run/sigterm-while-compiling",
-        "signals/run/sigterm-while-compiling-later",
-        "api/auc_score/wrong-length",
-        "api/auc_score/longer-scores",
-        "api/auc_score/2d-scores",
-        # Low
-        "api/evaluate/metrics-[]",
-        "evaluate/metrics/macro_f1-two-classes",
-        "evaluate/metrics/micro_f1",
-        "evaluate/metrics/list-then-double-dash",
-        "evaluate/class-counts/-1,5",
-        "evaluate/class-counts/-0,5",
-        "evaluate/class-frequencies/-0.5,1.5",
-        "evaluate/thresholds/-0.1,0.5",
-        "evaluate/class-counts/1.5,2",
-        "evaluate/class-counts/0.5,0.5",
-        "api/evaluate/class_counts-[1.5,2]",
-        "evaluate/message/doubled-quote-matrix-sizes",
-        "api/evaluate/labels-doubled-quote",
-        "run/message/rate-beta-names-flag",
-        "run/rate-beta/0_1",
-        "run/rate-beta/-1_1",
-        "run/rate-beta/1e308_1",
-        "run/sd/grid-0:1e308:1e305",
-        "run/sd/0:1e308:1e307",
-        # A new user's silent mistakes (if the fix explains the difference instead, in the output
-        # or the docs, these two scenarios go)
-        "evaluate/hint/labels-given-as-file",
-        "evaluate/format/threshold-column",
-        # Found by this pass, beyond the issue's list
-        "api/auc_score/empty",
-        "run/jobs/0",
-    }
-)
+KNOWN_DEFECTS: frozenset[str] = frozenset()
 
 
 # ----------------------------------------------------------------------------- the scenarios
