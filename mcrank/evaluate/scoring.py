@@ -13,10 +13,11 @@ A threshold chosen on the test set is the best *for that test set*: its yield is
 upwards, more for classifiers with many distinct scores. :func:`rank_scoring` therefore
 offers three choices (``threshold_choice``):
 
-- ``"crossfit"`` (default): the items are dealt into K folds, stratified by class; each
+- ``"crossfit"`` (default): the items are dealt at random into K folds (not stratified by
+  class: stratified folds are optimistic, ``docs/evaluate.md``); each
   fold's items are decided at the threshold chosen on the other folds; the yield is the mean
   over all items. Every item is used once for evaluation, never by its own choice.
-- ``"split"``: the threshold is chosen on a random half (stratified) and the yield is that
+- ``"split"``: the threshold is chosen on a random half (not stratified) and the yield is that
   of the other half.
 - ``"test"``: chosen and evaluated on the whole test set: optimistic, and marked so.
 
@@ -33,12 +34,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mcrank._rng import resolve_rng, root_seed_sequence
-from mcrank._validation import check_choice, check_count, check_name, check_square
+from mcrank._jit import jit
+from mcrank._rng import SCORING_POSTERIOR, resolve_rng, root_of, root_seed_sequence, stream_generator
+from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_name, check_square
 from mcrank.evaluate.input import label_array, read_csv_columns
 from mcrank.evaluate.ranking import _compare, _competition_ranks
 
-__all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringResult", "auc_score", "load_scores",
+__all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringPosterior", "ScoringResult", "auc_score", "load_scores",
            "rank_scoring", "scored_test_set"]  # fmt: skip
 
 #: How the threshold of each scoring classifier is chosen: see the module docstring.
@@ -324,16 +326,157 @@ def _total_at(positive, scores, utility, threshold) -> float:
                  + utility[1, 0] * np.sum(~out & positive) + utility[1, 1] * np.sum(~out & ~positive))  # fmt: skip
 
 
-def _stratified_folds(positive: np.ndarray, folds: int, rng: np.random.Generator) -> np.ndarray:
-    """Each item's fold, 0..folds-1: each class shuffled and dealt in turn, so every fold has
-    its share of both classes."""
-    fold = np.empty(positive.size, dtype=np.int64)
-    offset = 0
-    for members in (np.flatnonzero(positive), np.flatnonzero(~positive)):
-        shuffled = rng.permutation(members)
-        fold[shuffled] = (offset + np.arange(shuffled.size)) % folds
-        offset += shuffled.size  # the next class continues the deal: fold sizes differ by at most 1
+def _random_folds(items: int, folds: int, rng: np.random.Generator) -> np.ndarray:
+    """Each item's fold, 0..folds-1: the items shuffled and dealt in turn (sizes differ by at
+    most 1), *not* stratified by class. Stratified folds give the held-out part the class
+    balance the threshold was tuned on, so its yield is optimistic; folds of random items are
+    independent samples of the population (``docs/evaluate.md``, "How optimistic is each
+    threshold choice?")."""
+    fold = np.empty(items, dtype=np.int64)
+    fold[rng.permutation(items)] = np.arange(items) % folds
     return fold
+
+
+# --- the posterior: the Bayesian bootstrap, the threshold re-chosen in every draw -------------
+
+#: Posterior draws of :func:`rank_scoring` by default (``test_uncertainty=True``).
+DEFAULT_SCORING_SAMPLES = 2000
+#: Draws whose item weights are made at once: the weights take ``_DRAW_BLOCK * items`` floats.
+_DRAW_BLOCK = 64
+
+
+@jit
+def _weighted_choice_yields(
+    orders, last, gain, fold, evaluated, choose_on_all, weights, base, weight_total, out
+):  # pragma: no cover - compiled
+    """Each model's yield in each draw of item weights, its thresholds re-chosen on the weighted items.
+
+    For model ``m`` the items are taken in ``orders[m]`` (scores descending); ``last[m, j]``
+    marks the last item of a distinct score, a candidate threshold. Output positive on the
+    first ``j`` items adds ``sum weights * gain`` over them to the total of output negative
+    everywhere (``gain = U[0, y] - U[1, y]``, ``base = U[1, y]``). Fold ``f`` of
+    ``evaluated`` takes the threshold of the largest weighted total on the items outside it
+    (on all items when ``choose_on_all``), the first maximum = the highest threshold as
+    :func:`_best_threshold`, and adds its own weighted items' utility there. ``base`` and
+    ``weight_total`` are, per draw, the weighted base utility and weight of the evaluated items.
+    """
+    draws, items = weights.shape
+    models, folds = orders.shape[0], evaluated.size
+    total_in = np.empty(folds)
+    best_choice = np.empty(folds)
+    best_held = np.empty(folds)
+    for d in range(draws):
+        for m in range(models):
+            total = 0.0
+            for f in range(folds):
+                total_in[f] = 0.0
+                best_choice[f] = 0.0  # never positive
+                best_held[f] = 0.0
+            for j in range(items):
+                k = orders[m, j]
+                g = weights[d, k] * gain[k]
+                total += g
+                total_in[fold[k]] += g
+                if last[m, j]:
+                    for f in range(folds):
+                        if evaluated[f]:
+                            choice = total if choose_on_all else total - total_in[f]
+                            if choice > best_choice[f]:
+                                best_choice[f] = choice
+                                best_held[f] = total_in[f]
+            held = base[d]
+            for f in range(folds):
+                if evaluated[f]:
+                    held += best_held[f]
+            out[d, m] = held / weight_total[d]
+
+
+def _posterior_draws(positive, scores, utility, fold, folds, choice, samples, rng) -> np.ndarray:
+    """Draws of each model's yield: ``samples`` x models, the Bayesian bootstrap over the items.
+
+    Each draw weighs the N items by Dirichlet(1, ..., 1) (independent unit exponentials,
+    normalised by their sum), chooses each model's thresholds by ``choice`` on the weighted
+    items of the same folds or halves as the point estimate, and takes the weighted mean
+    utility of the items they are evaluated on. The weights are shared by the models, so
+    their draws stay paired. Memory: the draws kept and one block of weights, never items
+    times draws.
+    """
+    items = positive.size
+    truth = (~positive).astype(np.int64)  # class 0 = positive
+    gain = utility[0, truth] - utility[1, truth]
+    orders = np.empty((len(scores), items), dtype=np.int64)
+    last = np.empty((len(scores), items), dtype=np.bool_)
+    for m, s in enumerate(scores):
+        orders[m] = np.argsort(-s, kind="stable")
+        ranked = s[orders[m]]
+        last[m] = np.append(ranked[1:] != ranked[:-1], True)
+    if choice == "test":
+        fold, evaluated = np.zeros(items, dtype=np.int64), np.array([True])
+    else:
+        evaluated = np.ones(folds, dtype=np.bool_) if choice == "crossfit" else np.array([False, True])
+    counted = evaluated[fold]
+    base_utility = np.where(counted, utility[1, truth], 0.0)
+    draws = np.empty((samples, len(scores)))
+    for start in range(0, samples, _DRAW_BLOCK):
+        weights = rng.standard_exponential((min(_DRAW_BLOCK, samples - start), items))
+        _weighted_choice_yields(orders, last, gain, fold, evaluated, choice == "test", weights, weights @ base_utility,
+                                weights @ counted.astype(float), draws[start : start + weights.shape[0]])  # fmt: skip
+    return draws
+
+
+@dataclass(frozen=True)
+class ScoringPosterior:
+    """How sure the ranking of :func:`rank_scoring` is: its posterior draws, summarised.
+
+    Attributes
+    ----------
+    samples : int
+        Posterior draws (Bayesian bootstrap over the items, thresholds re-chosen in each).
+    seed : int or None
+        The root seed (None when a Generator was given).
+    intervals : dict of str to (float, float)
+        Each model's central 95 % interval of its yield per item.
+    probability_above : dict of (str, str) to (float, float)
+        For each pair ``(a, b)``, ``a`` ranked above ``b``: the posterior probability that
+        ``a``'s yield exceeds ``b``'s (a draw that ties them counts 1/2), and its Monte Carlo SE.
+    probability_best : dict of str to (float, float)
+        Each model's probability of the highest yield (a tie shares the draw), and its SE.
+    """
+
+    samples: int
+    seed: int | None
+    intervals: dict
+    probability_above: dict
+    probability_best: dict
+
+    @staticmethod
+    def from_draws(names: list, order: list, draws: np.ndarray, seed) -> ScoringPosterior:
+        samples = draws.shape[0]
+        low, high = np.quantile(draws, [0.025, 0.975], axis=0)
+        intervals = {names[k]: (float(low[k]), float(high[k])) for k in range(len(names))}
+        above = {}
+        for i, a in enumerate(order):
+            for b in order[i + 1 :]:
+                wins = (draws[:, a] > draws[:, b]) + 0.5 * (draws[:, a] == draws[:, b])
+                p = float(wins.mean())
+                above[(names[a], names[b])] = (p, float(wins.std() / math.sqrt(samples)))
+        top = draws == draws.max(axis=1, keepdims=True)
+        share = top / top.sum(axis=1, keepdims=True)
+        best = {names[k]: (float(share[:, k].mean()), float(share[:, k].std() / math.sqrt(samples))) for k in order}
+        return ScoringPosterior(samples, seed, intervals, above, best)
+
+    def to_dict(self) -> dict:
+        return {
+            "method": "Bayesian bootstrap over the test items (Dirichlet(1, ..., 1) weights), each model's thresholds "
+            "re-chosen on the weighted items of every draw",
+            "samples": self.samples,
+            "seed": self.seed,
+            "intervals": {name: list(bounds) for name, bounds in self.intervals.items()},
+            "probability_above": [
+                {"better": a, "worse": b, "probability": p, "se": se} for (a, b), (p, se) in self.probability_above.items()
+            ],
+            "probability_best": {name: {"probability": p, "se": se} for name, (p, se) in self.probability_best.items()},
+        }
 
 
 @dataclass(frozen=True)
@@ -390,6 +533,8 @@ class ScoringEvaluation:
     utility : ndarray of shape (2, 2)
     classes : tuple of (str, str)
     items : int
+    posterior : ScoringPosterior or None
+        With ``test_uncertainty=True``: intervals, P(a above b), P(best).
     """
 
     models: tuple
@@ -401,6 +546,7 @@ class ScoringEvaluation:
     utility: np.ndarray
     classes: tuple
     items: int
+    posterior: ScoringPosterior | None = None
 
     @property
     def optimistic(self) -> bool:
@@ -414,10 +560,10 @@ class ScoringEvaluation:
         seed = "" if self.seed is None else f", seed {self.seed}"
         if self.threshold_choice == "split":
             return (
-                f"thresholds chosen on a random half of the test set (stratified{seed}) and evaluated on the other "
+                f"thresholds chosen on a random half of the test set (unstratified{seed}) and evaluated on the other "
                 f"{self.evaluated_items} items"
             )
-        return f"cross-fitted: {self.folds} folds (stratified{seed}), each fold's items decided at the thresholds chosen on the others"
+        return f"cross-fitted: {self.folds} folds (unstratified{seed}), each fold's items decided at the thresholds chosen on the others"
 
     def to_dict(self) -> dict:
         def number(x):
@@ -448,6 +594,7 @@ class ScoringEvaluation:
                 for m in self.models
             ],
             "auc_disagreements": [list(pair) for pair in self.auc_disagreements],
+            "posterior": None if self.posterior is None else self.posterior.to_dict(),
         }
 
 
@@ -460,7 +607,7 @@ def _threshold_rule(threshold: float) -> str:
 
 
 def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "crossfit", folds: int = DEFAULT_FOLDS,
-                 rng=None) -> ScoringEvaluation:  # fmt: skip
+                 test_uncertainty: bool = False, samples: int = DEFAULT_SCORING_SAMPLES, rng=None) -> ScoringEvaluation:  # fmt: skip
     """Rank scoring classifiers by their utility yield at the best threshold, beside AUC.
 
     Parameters
@@ -474,8 +621,18 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         docstring); ``"test"`` is optimistic.
     folds : int, default 5
         Folds of ``"crossfit"``, at least 2 and at most the size of the smaller class.
+    test_uncertainty : bool, default False
+        Also the posterior of the yields (:class:`ScoringPosterior`): the Bayesian bootstrap
+        over the items, each draw re-choosing every threshold by ``threshold_choice`` on the
+        weighted items of the same folds or halves and taking the weighted yield of the items
+        they are evaluated on (``docs/evaluate.md``, "How sure is the choice of a scoring
+        classifier?").
+    samples : int, default 2000
+        Posterior draws.
     rng : int, SeedSequence, Generator or None
-        The split or the folds; None draws a fresh seed, recorded in the result.
+        The split or the folds, and the posterior's stream of its own
+        (:data:`mcrank._rng.SCORING_POSTERIOR`); None draws a fresh seed, recorded in the
+        result.
 
     Returns
     -------
@@ -498,11 +655,13 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
     if threshold_choice == "crossfit":
         folds = check_count(folds, "folds", minimum=2)
         if folds > smaller:
-            raise ValueError(f"folds: {folds} folds but the smaller class has {smaller} items: each fold needs both classes")
+            raise ValueError(f"folds: {folds} folds but the smaller class has {smaller} items: each fold should hold some of both")
     elif threshold_choice == "split" and smaller < 2:
         raise ValueError("threshold_choice: 'split' needs at least 2 items of each class (one per half)")
-    seed = None
-    if threshold_choice != "test":
+    if test_uncertainty:
+        samples = check_count(samples, "samples", maximum=MAX_EVALUATE_SAMPLES)
+    seed, root = None, None
+    if threshold_choice != "test" or test_uncertainty:
         if not isinstance(rng, np.random.Generator):
             root = root_seed_sequence(rng)
             seed = int(root.entropy) if root.spawn_key == () else None
@@ -511,9 +670,9 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
             rng = resolve_rng(rng)
     fold = None
     if threshold_choice == "crossfit":
-        fold = _stratified_folds(positive, folds, rng)
+        fold = _random_folds(positive.size, folds, rng)
     elif threshold_choice == "split":
-        fold = _stratified_folds(positive, 2, rng)  # fold 0 chooses, fold 1 evaluates
+        fold = _random_folds(positive.size, 2, rng)  # fold 0 chooses, fold 1 evaluates
 
     yields, thresholds, test_yields, chosen = [], [], [], []
     for name in names:
@@ -554,6 +713,13 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
             by_auc = int(_compare(aucs[a], aucs[b]))
             if by_yield != by_auc:
                 disagreements.append((names[a], names[b]))
+    posterior = None
+    if test_uncertainty:
+        # Its own stream: the folds' numbers stay those of a run without it.
+        stream = stream_generator(root if root is not None else root_of(rng), SCORING_POSTERIOR)
+        draws = _posterior_draws(positive, [test_set.scores[name] for name in names], u, fold, folds, threshold_choice,
+                                 samples, stream)  # fmt: skip
+        posterior = ScoringPosterior.from_draws(names, order, draws, seed)
     models = tuple(
         ScoringResult(
             names[k], ranks[k], float(totals[k] / evaluated), thresholds[k], test_yields[k], chosen[k], float(aucs[k]), auc_ranks[k]
@@ -561,4 +727,4 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         for k in order
     )
     return ScoringEvaluation(models, tuple(disagreements), threshold_choice, folds if threshold_choice == "crossfit" else None,
-                             seed, evaluated, u, test_set.classes, test_set.items)  # fmt: skip
+                             seed, evaluated, u, test_set.classes, test_set.items, posterior)  # fmt: skip
