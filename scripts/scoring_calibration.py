@@ -18,9 +18,9 @@ form. From each population one test set of N items; its posterior (``--samples``
 - the **calibration** of P(a above b) (``a`` ranked above ``b``): pairs binned by it, against
   the fraction whose expected yields are in that order.
 
-Each fraction has its binomial SE. Run from the repository's root (a few minutes)::
+Each fraction has its binomial SE. Run from the repository's root (about 20 minutes on a shared 2-core machine)::
 
-    python scripts/scoring_calibration.py [--populations 1000] [--samples 1000]
+    python scripts/scoring_calibration.py [--populations 300] [--samples 1000] [--fresh 100]
 """
 
 import argparse
@@ -93,10 +93,10 @@ def fraction(values) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--populations", type=int, default=1000)
+    parser.add_argument("--populations", type=int, default=300)
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--items", type=int, nargs="+", default=[100, 500])
-    parser.add_argument("--fresh", type=int, default=200)
+    parser.add_argument("--fresh", type=int, default=100)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(SEED)
     pairs_by = {}
