@@ -59,7 +59,7 @@ def report(y_true, scores, *, samples: int = 10_000) -> tuple[str, object]:
     """The printed report and the decision curves (with their posterior)."""
     from mcrank.evaluate import decision_curves, rank_scoring, scored_test_set
 
-    test_set = scored_test_set(y_true, scores, positive="malignant")
+    test_set = scored_test_set(y_true, scores, positive="malignant", classes=("malignant", "benign"))  # UTILITY's order
     curves = decision_curves(test_set, test_uncertainty=True, samples=samples, rng=SEED)
     ranking = rank_scoring(test_set, UTILITY, threshold_choice="crossfit", test_uncertainty=True, rng=SEED)
     names, pairs = list(scores), list(curves.probability_better)

@@ -23,7 +23,6 @@ import subprocess
 import sys
 import tempfile
 from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 __all__ = [
@@ -184,6 +183,8 @@ def atomic_write_text(path, text: str) -> Path:
 
 def provenance() -> dict:
     """Package versions, Python, platform, the source ``revision`` and the current UTC date."""
+    from importlib.metadata import PackageNotFoundError, version  # slow to import: only when writing
+
     versions = {}
     for package in _PACKAGES:
         try:

@@ -14,8 +14,11 @@ The paper's practical advice in two halves, each one line in scikit-learn:
 Conventions (``docs/method.md``, "Conventions"; ``docs/decisions.md``): ``utility[d, c]`` is
 the utility of decision (output) ``d`` when class ``c`` is true: rows = decisions, columns =
 true classes, the transpose of the cost and gain matrices of scikit-learn's examples, whose rows
-are true classes. ``labels`` fixes the order of the columns, ``decisions`` names the rows. A
-utility may be rectangular: a decision need not be a class ("order another test").
+are true classes. ``labels`` fixes the order of the columns, ``decisions`` names the rows. As at
+every door of the package (:mod:`mcrank.evaluate.targets`), the order is never guessed: without
+``labels``, only labels that are the integers 0..n-1 or booleans have one (their natural order);
+any others are refused. A utility may be rectangular: a decision need not be a class ("order
+another test").
 
 scikit-learn is imported only when it is needed: :func:`utility_score` works without it, and
 :func:`make_utility_scorer` and :class:`UtilityClassifier` raise an ImportError saying
@@ -108,18 +111,33 @@ def _known(value, lookup) -> bool:
         return False
 
 
-def _sorted_union(*arrays: np.ndarray) -> np.ndarray:
+def _natural_order(values, n_classes: int, what: str) -> np.ndarray:
+    """The classes of labels that are the integers 0..n-1 or booleans, in their natural order
+    (:func:`mcrank.evaluate.targets.natural_classes`); any other labels are refused, since the
+    order of the utility's columns would be a guess."""
+    from mcrank.evaluate.targets import LAYOUT, natural_classes
+
+    distinct = list(dict.fromkeys(values))
     try:
-        return np.unique(np.concatenate(arrays))
-    except TypeError:
-        raise ValueError("the labels are of mixed types and have no sorted order: pass labels=") from None
+        shown = sorted(distinct)
+    except TypeError:  # labels of mixed types
+        shown = distinct
+    if len(distinct) > n_classes:  # no order can fit them
+        raise ValueError(f"utility has {n_classes} columns (one per true class) but there are {len(distinct)} classes {shown}; "
+                         "pass labels= to name the classes in the utility's column order")  # fmt: skip
+    if (classes := natural_classes(distinct, n_classes)) is None:
+        raise ValueError(
+            f"labels: {what} has the labels {shown[:5]} ({len(distinct)} in all), not the integers 0..{n_classes - 1}, so the "
+            f"order of the utility's columns ({LAYOUT}) is not known: pass labels=, the classes in that order"
+        )
+    return np.asarray(classes)
 
 
 def _resolve_labels(utility: np.ndarray, labels, decisions, *, observed=()) -> tuple[np.ndarray, np.ndarray]:
     """Class labels (columns) and decision labels (rows) of a checked utility."""
     n_decisions, n_classes = utility.shape
     if labels is None:
-        classes = _sorted_union(*observed) if observed else None
+        classes = _natural_order([v for values in observed for v in values.tolist()], n_classes, "y") if observed else None
     else:
         classes = _as_labels(labels, "labels")
         _check_unique(classes, "labels")
@@ -160,9 +178,9 @@ def utility_score(y_true, y_pred, *, utility, labels=None, decisions=None, sampl
         decisions, columns = true classes; the transpose of scikit-learn's cost-matrix
         examples).
     labels : array_like of shape (n_classes,), default=None
-        The classes in the order of the utility's columns. If None, the sorted labels of
-        ``y_true`` (and of ``y_pred`` when ``decisions`` is None); pass it whenever a test set
-        may lack a class, as a cross-validation fold may.
+        The classes in the order of the utility's columns. If None, the labels of ``y_true``
+        (and of ``y_pred`` when ``decisions`` is None) must be the integers 0..n-1 or
+        booleans, in their natural order; others (text) are refused.
     decisions : array_like of shape (n_decisions,), default=None
         The decisions in the order of the utility's rows. If None, the utility must be square
         and its rows are the classes of ``labels``.
@@ -226,9 +244,8 @@ def make_utility_scorer(utility, *, labels=None, decisions=None):
     utility : array_like of shape (n_decisions, n_classes)
         ``utility[i, j]`` = utility of decision ``i`` when class ``j`` is true.
     labels : array_like of shape (n_classes,), default=None
-        The classes in the order of the utility's columns. Pass it: a fold of a
-        cross-validation may lack a class, and the sorted labels of the fold would then not
-        fill the utility's columns.
+        The classes in the order of the utility's columns. If None, as for
+        :func:`utility_score`: labels 0..n-1 or booleans in their natural order, others refused.
     decisions : array_like of shape (n_decisions,), default=None
         The decisions in the order of the utility's rows, for estimators (such as
         :class:`UtilityClassifier`) whose ``predict`` returns decisions that are not classes.
@@ -304,8 +321,10 @@ def _utility_classifier_class():
             :meth:`fit`, which chooses the most probable class.
         labels : array_like of shape (n_classes,), default=None
             The classes in the order of the utility's columns. If None, the estimator's
-            ``classes_`` (the sorted labels of ``y``). It may name classes absent from the
-            training data: their probability is 0.
+            ``classes_`` when they are the integers 0..n-1 or booleans (or any, for
+            ``utility="identity"``); other classes are refused, since the order of the
+            columns would be a guess. It may name classes absent from the training data:
+            their probability is 0.
         decisions : array_like of shape (n_decisions,), default=None
             The labels :meth:`predict` returns, in the order of the utility's rows. If None,
             the utility must be square and the decisions are the classes.
@@ -472,7 +491,12 @@ def _utility_classifier_class():
             if learned is None:
                 raise ValueError(f"estimator {self.estimator!r} sets no classes_ when fitted: is it a classifier?")
             learned = np.asarray(learned)
-            classes = learned if self.labels is None else _as_labels(self.labels, "labels")
+            if self.labels is not None:
+                classes = _as_labels(self.labels, "labels")
+            elif isinstance(self.utility, str):  # the identity reads every order alike
+                classes = learned
+            else:
+                classes = _natural_order(learned.tolist(), _check_utility(self.utility).shape[1], "y")
             columns = _indices(learned, classes, "y", "labels")
             self.utility_, self.decisions_ = self._check_parameters(classes)
             self.estimator_ = estimator

@@ -27,8 +27,12 @@ errors, one core) against the random-number floor of the variates it draws (coun
 and against a plain NumPy vectorised implementation of the same steps, and its peak memory
 (RSS, in a fresh process) at 10^6 and 10^8 pairs; (i) decision curves with their posterior
 (``mcrank.evaluate.decision_curves``); (j) the comparison across cross-validation folds
-(``mcrank.evaluate.compare_folds``); (k) the posterior of scoring classifiers' yields
-(``rank_scoring(..., test_uncertainty=True)``, each threshold choice), and its peak RSS.
+(``mcrank.evaluate.compare_folds``); (k) the command line's start-up: the CPU time (user +
+system) of a fresh process running ``mcrank --help``, ``mcrank evaluate --help``, ``mcrank
+story`` and ``mcrank evaluate examples/factory.json``, against ``python -c "import numpy"``, in
+interleaved rounds (none of them draws, so none imports numba); (l) the posterior of scoring
+classifiers' yields (``rank_scoring(..., test_uncertainty=True)``, each threshold choice), and its
+peak RSS.
 
 How the variates of (d) are counted: a PCG64 Generator is a 128-bit linear congruential
 generator, so the number of 64-bit outputs a kernel consumed is the LCG distance between the
@@ -67,6 +71,8 @@ import json
 import math
 import os
 import platform
+import resource
+import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -75,7 +81,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from mcrank._jit import jit
+from mcrank._jit import cache_directory, jit
 from mcrank.engine import run_study
 from mcrank.engine.binary import _count_chunk, study_arguments
 from mcrank.engine.counts import new_counts
@@ -91,7 +97,10 @@ from mcrank.samplers import (
 )
 from mcrank.study import StudyConfig
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+#: The repository: the start-up commands of (j) run there, to find examples/.
+ROOT = Path(__file__).resolve().parent.parent
+
+sys.path.insert(0, str(ROOT / "tests"))
 from numpy_oracle import run_oracle  # noqa: E402  (the oracle lives with the tests)
 
 #: The paper's sweep of error standard deviations (fig. 7).
@@ -137,7 +146,7 @@ def machine() -> dict:
         "python": platform.python_version(),
         "numpy": np.__version__,
         "numba": numba.__version__,
-        "numba_cache_dir": numba.config.CACHE_DIR,
+        "numba_cache_dir": cache_directory(),
     }
 
 
@@ -582,7 +591,7 @@ def print_folds(results: dict, out=sys.stdout) -> None:
         print(f"  {key:18s} {seconds:.3f} s", file=out)
 
 
-# --- (k) the posterior of scoring classifiers --------------------------------------------------
+# --- (l) the posterior of scoring classifiers --------------------------------------------------
 
 
 def _scoring_inputs(items: int = 10_000, models: int = 6):
@@ -602,7 +611,7 @@ def scoring_rss_mib(samples: int, choice: str = "crossfit") -> float:
         "from mcrank.evaluate import rank_scoring, scored_test_set\n"
         "import numpy as np\n"
         "positive, scores = _scoring_inputs()\n"
-        f"rank_scoring(scored_test_set(positive, scores), np.array([[0.0, -1.0], [-4.0, 0.0]]), threshold_choice={choice!r}, "
+        f"rank_scoring(scored_test_set(positive, scores, classes=(True, False)), np.array([[0.0, -1.0], [-4.0, 0.0]]), threshold_choice={choice!r}, "
         f"test_uncertainty=True, samples={samples}, rng=1)\n"
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     )
@@ -612,7 +621,7 @@ def scoring_rss_mib(samples: int, choice: str = "crossfit") -> float:
 
 
 def measure_scoring_posterior(repeat: int, rss_samples=(10, 2000, 20_000)) -> dict:
-    """(k) ``rank_scoring(..., test_uncertainty=True)``: 10^4 items, 6 models, 2,000 draws, each
+    """(l) ``rank_scoring(..., test_uncertainty=True)``: 10^4 items, 6 models, 2,000 draws, each
     threshold choice, one core (target: a few seconds); the peak RSS of a fresh process at each
     of ``rss_samples`` draws (bounded by the draws kept, not items x draws)."""
     import time
@@ -620,7 +629,7 @@ def measure_scoring_posterior(repeat: int, rss_samples=(10, 2000, 20_000)) -> di
     from mcrank.evaluate import rank_scoring, scored_test_set
 
     positive, scores = _scoring_inputs()
-    test_set = scored_test_set(positive, scores)
+    test_set = scored_test_set(positive, scores, classes=(True, False))
     utility = np.array([[0.0, -1.0], [-4.0, 0.0]])
     results = {}
     for choice in ("test", "crossfit", "split"):
@@ -642,7 +651,7 @@ def measure_scoring_posterior(repeat: int, rss_samples=(10, 2000, 20_000)) -> di
 
 def print_scoring_posterior(results: dict, out=sys.stdout) -> None:
     print("", file=out)
-    print("(k) scoring classifiers' posterior, 10^4 items, 6 models, 2000 draws, 1 process (target: a few seconds):", file=out)
+    print("(l) scoring classifiers' posterior, 10^4 items, 6 models, 2000 draws, 1 process (target: a few seconds):", file=out)
     for key, value in results.items():
         if key != "rss_mib":
             print(f"  {key:10s} {value['wall']:.2f} s ({value['cpu']:.2f} s of CPU; {value['without posterior']:.3f} s without it)",
@@ -650,6 +659,51 @@ def print_scoring_posterior(results: dict, out=sys.stdout) -> None:
     if "rss_mib" in results:
         rss = ", ".join(f"{n} draws {mib:.0f} MiB" for n, mib in results["rss_mib"].items())
         print(f"  peak RSS of a fresh process (crossfit): {rss}", file=out)
+
+
+# --- (k) the command line's start-up ----------------------------------------------------------
+
+
+#: The commands of (k), after ``mcrank``: they draw nothing, so they start without numba.
+STARTUP_COMMANDS = (["--help"], ["evaluate", "--help"], ["story"], ["evaluate", "examples/factory.json"])
+
+
+def child_cpu_time(command: list[str]) -> float:
+    """The CPU time, user + system, of running ``command`` to its end (its output discarded).
+
+    With Python's bytecode cache written and read, as in any installation, even where the
+    environment turns it off (``PYTHONDONTWRITEBYTECODE``): compiling mcrank's sources again
+    in every process would be measured otherwise."""
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=ROOT, env=environment)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def measure_startup(repeat: int) -> dict:
+    """(k): each command's CPU time, and its ratio to NumPy's import taken round by round."""
+    entry = [sys.executable, "-c", "import sys; from mcrank.cli import main; sys.exit(main())"]
+    commands = {"import numpy": [sys.executable, "-c", "import numpy"]}
+    commands |= {"mcrank " + " ".join(arguments): entry + arguments for arguments in STARTUP_COMMANDS}
+    for command in commands.values():  # warm-up: the bytecode cache written
+        child_cpu_time(command)
+    times = [[] for _ in commands]
+    for _ in range(max(repeat, 5)):  # a fraction of a second each: five rounds at least
+        for k, command in enumerate(commands.values()):
+            times[k].append(child_cpu_time(command))
+    numpy_times = times[0]
+    return {
+        name: {"cpu_s": min(seconds), "over_numpy": paired_ratio(seconds, numpy_times)}
+        for name, seconds in zip(commands, times, strict=True)
+    }
+
+
+def print_startup(results: dict, out=sys.stdout) -> None:
+    print("", file=out)
+    print("(k) start-up: CPU time (user + system) of a fresh process, best of the rounds (target: within 1.5x numpy's import):", file=out)
+    for name, entry in results.items():
+        print(f"  {name:38s} {entry['cpu_s']:.3f} s  {entry['over_numpy']:.2f}x numpy's import", file=out)
 
 
 #: Test-set sizes whose cost per pair the benchmark reports (issue: N = 100 and 10,000).
@@ -1145,6 +1199,7 @@ def main(argv=None) -> int:
     results["roc"] = measure_roc(samples, args.jobs, repeat)
     results["decision_curves"] = measure_decision_curves(repeat)
     results["folds"] = measure_folds(repeat)
+    results["startup"] = measure_startup(repeat)
     results["scoring_posterior"] = measure_scoring_posterior(repeat)
     load_after = load_average()
     print_report(info, results, load_before, load_after)
@@ -1155,6 +1210,7 @@ def main(argv=None) -> int:
     print_roc(results["roc"], samples)
     print_decision_curves(results["decision_curves"])
     print_folds(results["folds"])
+    print_startup(results["startup"])
     print_scoring_posterior(results["scoring_posterior"])
     if args.json is not None:
         payload = {

@@ -74,7 +74,7 @@ def one(items: int, choice: str, samples: int, fresh: int, rng: np.random.Genera
     mus = rng.uniform(*MU_RANGE, size=MODELS)
     expected = dict(zip((f"m{k}" for k in range(MODELS)), expected_yield(items, choice, mus, fresh, rng)))
     positive, scores = draw(items, mus, rng)
-    result = rank_scoring(scored_test_set(positive, scores), U, threshold_choice=choice, test_uncertainty=True,
+    result = rank_scoring(scored_test_set(positive, scores, classes=(True, False)), U, threshold_choice=choice, test_uncertainty=True,
                           samples=samples, rng=int(rng.integers(2**32)))  # fmt: skip
     mu_of = {f"m{k}": mu for k, mu in enumerate(mus)}
     covered = []

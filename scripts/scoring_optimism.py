@@ -83,10 +83,12 @@ def main(argv=None) -> int:
                 continue  # rank_scoring's rule: at most as many folds as items of the smaller class
             seed = int(rng.integers(2**32))
             fold = np.random.default_rng(seed)  # the random folds are mcrank's own, from rank_scoring
-            result = rank_scoring(scored_test_set(positive, {"m": scores}), U, folds=FOLDS, rng=seed).models[0]
+            result = rank_scoring(scored_test_set(positive, {"m": scores}, classes=(True, False)), U, folds=FOLDS, rng=seed).models[0]
             true = np.mean([population_yield(t) for t in result.fold_thresholds])  # folds differ by at most 1 item
             values["crossfit"].append(result.utility_yield - true)
-            split = rank_scoring(scored_test_set(positive, {"m": scores}), U, threshold_choice="split", rng=seed).models[0]
+            split = rank_scoring(
+                scored_test_set(positive, {"m": scores}, classes=(True, False)), U, threshold_choice="split", rng=seed
+            ).models[0]
             values["split"].append(split.utility_yield - population_yield(split.fold_thresholds[0]))
             values["test"].append(result.test_set_yield - population_yield(result.threshold))
             values["crossfit (stratified)"].append(optimism(positive, scores, stratified_folds(positive, FOLDS, fold), range(FOLDS)))

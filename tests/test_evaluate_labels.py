@@ -67,34 +67,46 @@ def test_the_labels_are_kept_item_by_item():
 
 def test_the_report_says_where_the_class_order_came_from(capsys):
     code, out, _ = run(capsys, "--labels", LABELS, "--utility", MATRICES)
-    assert code == 0 and "Class order: the utility's classes." in out
+    assert code == 0 and "Classes: healthy, benign, malignant (the utility's order); rows = decision,\ncolumns = true class." in out
     code, out, _ = run(capsys, "--labels", LABELS, "--utility", MATRICES, "--format", "json")
     assert json.loads(out)["class_order"] == "utility"
     code, out, _ = run(capsys, "--labels", LABELS, "--utility", MATRICES, "--format", "csv")
     assert '# class_order: "utility"' in out
 
 
-def test_without_the_utilitys_classes_the_labels_are_sorted(capsys, tmp_path):
+def test_text_labels_with_a_plain_matrix_need_the_class_order(capsys, tmp_path):
+    # Sorting the labels would be a guess (it reversed a user's costs): refused, saying how to name the order.
     path = write(tmp_path, "labels.csv", "true,A,B\nshort,short,long\nlong,long,long\nshort,long,short\n")
-    code, out, _ = run(capsys, "--labels", path, "--utility", "[[15, -335], [-35, 165]]", "--format", "json")
-    result = json.loads(out)
-    assert code == 0 and result["classes"] == ["long", "short"] and result["class_order"] == "sorted labels"
-    assert {c["name"]: c["confusion"] for c in result["classifiers"]} == {"A": [[1, 1], [0, 1]], "B": [[1, 1], [0, 1]]}
-    code, out, _ = run(capsys, "--labels", path, "--utility", "[[15, -335], [-35, 165]]")
-    assert "Class order: the sorted labels (the utility names no classes)." in out
+    code, out, err = run(capsys, "--labels", path, "--utility", "[[15, -335], [-35, 165]]")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "--classes: the labels of" in err and "('long', 'short') are not the integers 0..1" in err and "name it with --classes" in err
+    for named in (["--classes", "short,long"], ["--utility", '{"utility": [[15, -335], [-35, 165]], "classes": ["short", "long"]}']):
+        argv = ["--labels", path, "--utility", "[[15, -335], [-35, 165]]", *named][: 6 if named[0] == "--classes" else 2] + named
+        code, out, err = run(capsys, *argv, "--format", "json")
+        result = json.loads(out)
+        assert code == 0 and result["classes"] == ["short", "long"], err
+        assert result["class_order"] == ("given" if named[0] == "--classes" else "utility")
+        # rows = output (short, long), columns = true class (short, long)
+        assert {c["name"]: c["confusion"] for c in result["classifiers"]} == {"A": [[1, 0], [1, 1]], "B": [[1, 0], [1, 1]]}
 
 
-def test_integer_labels_sort_as_numbers_not_as_text(tmp_path):
-    path = write(tmp_path, "numbers.csv", "true,A\n10,2\n2,1\n1,10\n")
+def test_integer_labels_0_to_n_minus_1_are_in_their_natural_order(tmp_path):
+    path = write(tmp_path, "numbers.csv", "true,A\n2,1\n1,0\n0,2\n")
     data = load_labels(path)
-    assert data.classes == ("1", "2", "10") and data.class_order == "sorted labels"
-    # item 1: output 2 (index 1), true 10 (index 2): cell (1, 2)
+    assert data.classes == ("0", "1", "2") and data.class_order == "natural"
+    # item 1: output 1, true 2: cell (1, 2)
     assert data.confusions["A"].tolist() == [[0, 1, 0], [0, 0, 1], [1, 0, 0]]
+    # A class no label names keeps its row and column: class k is row and column k of the utility.
+    data = load_labels(write(tmp_path, "gap.csv", "true,A\n2,0\n0,2\n"), n_classes=3)
+    assert data.classes == ("0", "1", "2") and data.confusions["A"].tolist() == [[0, 0, 1], [0, 0, 0], [1, 0, 0]]
+    with pytest.raises(ValueError, match=r"classes: the labels of .* \('1', '10', '2'\) are not the integers 0..2"):
+        load_labels(write(tmp_path, "other.csv", "true,A\n10,2\n2,1\n1,10\n"))
 
 
 def test_truth_names_the_column_of_true_classes(capsys, tmp_path):
     path = write(tmp_path, "labels.csv", "A,y,B\nlong,long,short\nshort,short,short\n")
-    code, out, err = run(capsys, "--labels", path, "--truth", "y", "--utility", "[[1, 0], [0, 1]]", "--format", "json")
+    code, out, err = run(capsys, "--labels", path, "--truth", "y", "--utility", "[[1, 0], [0, 1]]", "--classes", "long,short",
+                         "--format", "json")  # fmt: skip
     assert code == 0, err
     assert [c["name"] for c in json.loads(out)["classifiers"]] == ["A", "B"]
 

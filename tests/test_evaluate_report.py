@@ -149,13 +149,14 @@ def test_metric_agreement_counts_the_disagreements():
 
 
 def test_evaluate_predictions_is_evaluate_with_paired_labels():
-    one_call = evaluate_predictions(Y_TRUE, {"A": Y_A, "B": Y_B}, EQ4, test_uncertainty=True, rng=1, samples=2000)
+    one_call = evaluate_predictions(Y_TRUE, {"A": Y_A, "B": Y_B}, EQ4, classes=["long", "short"], test_uncertainty=True, rng=1,
+                                    samples=2000)  # fmt: skip
     confusions, classes = confusions_from_labels({"A": (Y_TRUE, Y_A), "B": (Y_TRUE, Y_B)})
     assert isinstance(confusions, dict) and classes == ("long", "short")
     _, _, labels = labels_from_predictions(Y_TRUE, {"A": Y_A, "B": Y_B})
     assert isinstance(labels, ItemLabels) and labels.truth.tolist() == [0] * 50 + [1] * 50
     steps = evaluate(confusions, EQ4, classes=classes, labels=labels, test_uncertainty=True, rng=1, samples=2000)
-    assert one_call.to_dict() == {**steps.to_dict(), "class_order": "sorted labels"}  # and says where its order came from
+    assert one_call.to_dict() == {**steps.to_dict(), "class_order": "given"}  # and says where its order came from
     assert one_call.test_uncertainty["model"] == "labels" and one_call.pairs[0].flip_probability_test_se is None  # exact
     with pytest.raises(TypeError, match="labels"):
         evaluate_predictions(Y_TRUE, {"A": Y_A}, EQ4, labels=labels)
@@ -167,25 +168,34 @@ def test_evaluate_predictions_matches_the_labels_file(capsys):
     y_true = [classes[k] for k in read.labels.truth]
     predictions = {name: [classes[k] for k in codes] for name, codes in read.labels.outputs.items()}
     utility = json.loads((EXAMPLES / "triage_3class.json").read_text())["utility"]
-    one_call = evaluate_predictions(y_true, predictions, utility, classes=classes, test_uncertainty=True, rng=4, samples=1000)
+    # The utility keyed by its class names, as the file gives it: the same order, from the same rule.
+    keyed = {"utility": utility, "classes": list(classes)}
+    one_call = evaluate_predictions(y_true, predictions, keyed, test_uncertainty=True, rng=4, samples=1000)
     from_file = evaluate_file(EXAMPLES / "triage_labels.csv", labels=True, utility=str(EXAMPLES / "triage_3class.json"),
                               test_uncertainty=True, rng=4, samples=1000)  # fmt: skip
     assert [p.flip_probability_test for p in one_call.pairs] == [p.flip_probability_test for p in from_file.pairs]
     assert [(c.name, c.utility_yield) for c in one_call.classifiers] == [(c.name, c.utility_yield) for c in from_file.classifiers]
-    assert str(one_call) == str(from_file)  # "Class order" included
+    assert str(one_call) == str(from_file)  # the class header included
+    assert one_call.class_order == from_file.class_order == "utility"
 
 
 def test_evaluate_predictions_says_the_class_order_as_the_cli_does(capsys, tmp_path):
-    # Without classes the order is the sorted labels', and str() is what mcrank evaluate --labels prints.
+    # Classes named in Python (classes=) and on the command line (--classes): str() is what mcrank evaluate --labels prints.
     path = tmp_path / "labels.csv"
     path.write_text((EXAMPLES / "triage_labels.csv").read_text())
-    read = load_labels(path)
-    y_true = [read.classes[k] for k in read.labels.truth]
-    predictions = {name: [read.classes[k] for k in codes] for name, codes in read.labels.outputs.items()}
+    classes = ("healthy", "benign", "malignant")
+    read = load_labels(path, classes=classes)
+    y_true = [classes[k] for k in read.labels.truth]
+    predictions = {name: [classes[k] for k in codes] for name, codes in read.labels.outputs.items()}
     utility = json.loads((EXAMPLES / "triage_3class.json").read_text())["utility"]
-    code, out, _ = run(capsys, "--labels", path, "--utility", json.dumps(utility))
-    assert code == 0 and "Class order: the sorted labels" in out
-    assert str(evaluate_predictions(y_true, predictions, utility)) + "\n" == out
+    code, out, _ = run(capsys, "--labels", path, "--utility", json.dumps(utility), "--classes", ",".join(classes))
+    assert code == 0 and "Classes: healthy, benign, malignant (as named); rows = decision, columns =" in out
+    assert str(evaluate_predictions(y_true, predictions, utility, classes=classes)) + "\n" == out
+    # Without them the order of text labels is not guessed, at either door.
+    code, out, err = run(capsys, "--labels", path, "--utility", json.dumps(utility))
+    assert code == 2 and "name it with --classes" in err
+    with pytest.raises(ValueError, match="name it with the parameter classes"):
+        evaluate_predictions(y_true, predictions, utility)
 
 
 def test_str_is_the_cli_report_and_records_are_the_csv_columns(capsys):
@@ -206,7 +216,7 @@ def test_str_is_the_cli_report_and_records_are_the_csv_columns(capsys):
 
 
 def test_to_frame_without_pandas_says_so(monkeypatch):
-    result = evaluate_predictions(Y_TRUE, {"A": Y_A, "B": Y_B}, EQ4)
+    result = evaluate_predictions(Y_TRUE, {"A": Y_A, "B": Y_B}, EQ4, classes=["long", "short"])
     monkeypatch.setitem(sys.modules, "pandas", None)
     with pytest.raises(ImportError, match=r"needs pandas .*to_records\(\)"):
         result.to_frame()
@@ -282,7 +292,7 @@ def test_bidi_and_other_non_printing_characters_are_escaped_everywhere(capsys, t
     assert code == 0 and RLO not in out and "a\\u202eb" in out
     labels = tmp_path / "labels.csv"
     labels.write_text(f"true,x{RLO}\nyes,yes\nno,no\n")
-    code, out, _ = run(capsys, "--labels", labels, "--utility", "[[1, 0], [0, 1]]")
+    code, out, _ = run(capsys, "--labels", labels, "--utility", "[[1, 0], [0, 1]]", "--classes", "yes,no")
     assert code == 0 and RLO not in out and "x\\u202e" in out
 
 
@@ -344,7 +354,7 @@ def test_every_help_text_fits_80_columns(capsys, monkeypatch, command):
     assert exit_info.value.code == 0
     assert max(len(line) for line in out.splitlines()) <= 80, [line for line in out.splitlines() if len(line) > 80]
     if command == "evaluate":
-        assert len(out.splitlines()) < 74  # the long explanations live in docs/evaluate.md
+        assert len(out.splitlines()) < 84  # the long explanations live in docs/evaluate.md
         assert "docs/evaluate.md" in out
 
 

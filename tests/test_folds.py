@@ -320,10 +320,25 @@ def test_bad_folds_of_labels_are_a_value_error_naming_the_argument(tmp_path):
         fold_yields(truth, {"a": a, "b": b}, {"a": [0, 0, 1, 1], "b": [0, 0, 0, 1]}, utility=UTILITY)
     path = tmp_path / "labels.csv"
     path.write_text("fold,true,a,b\n" + "".join(f"7,{t},{x},{y}\n" for t, x, y in zip(truth, a, b)))
+    keyed = json.dumps({"utility": UTILITY, "classes": ["sick", "well"]})
     with pytest.raises(ValueError, match="the parameter folds_column"):
-        compare_folds_file(path, utility=json.dumps(UTILITY), folds_column="fold")
+        compare_folds_file(path, utility=keyed, folds_column="fold")
     with pytest.raises(ValueError, match="no column 'split' of folds"):
-        compare_folds_file(path, utility=json.dumps(UTILITY), folds_column="split")
+        compare_folds_file(path, utility=keyed, folds_column="split")
+
+
+def test_text_labels_with_a_plain_matrix_are_refused_as_through_every_door(tmp_path):
+    # One class convention: the order of sick/well under a plain matrix is not guessed.
+    truth, a, b = ["sick", "well", "well", "sick"], ["sick", "sick", "well", "well"], ["well", "well", "well", "sick"]
+    with pytest.raises(ValueError, match="classes: the labels of y_true and the predictions"):
+        fold_yields(truth, {"a": a, "b": b}, [0, 0, 1, 1], utility=UTILITY)
+    named = fold_yields(truth, {"a": a, "b": b}, [0, 0, 1, 1], utility=UTILITY, classes=["sick", "well"])
+    keyed = fold_yields(truth, {"a": a, "b": b}, [0, 0, 1, 1], utility={"utility": UTILITY, "classes": ["sick", "well"]})
+    assert all(np.array_equal(named[m], keyed[m]) for m in named)
+    path = tmp_path / "labels.csv"
+    path.write_text("fold,true,a,b\n" + "".join(f"{k // 2},{t},{x},{y}\n" for k, (t, x, y) in enumerate(zip(truth, a, b))))
+    with pytest.raises(ValueError, match="name it with the parameter classes"):
+        compare_folds_file(path, utility=json.dumps(UTILITY), folds_column="fold")
 
 
 # --- the command line ----------------------------------------------------------------------------------

@@ -10,12 +10,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import weakref
 from pathlib import Path
 
 import numpy as np
 import pytest
 from csv_parts import csv_parts
+from dropped_interrupt import drop_an_interrupt
 
 import mcrank.engine
 import mcrank.results
@@ -188,19 +188,6 @@ def test_samples_are_drawn_from_the_streams_the_figures_always_used(tmp_path):
         read_sample(tmp_path, "fig3_yield_vs_metric_p90")
 
 
-def _interrupt_in_a_garbage_collection_callback():
-    """Ctrl-C where Python cannot raise it: in a weakref callback, as in matplotlib's WeakSets
-    during garbage collection. The KeyboardInterrupt is printed and dropped."""
-
-    class Thing:
-        pass
-
-    thing = Thing()
-    callback = weakref.ref(thing, lambda ref: signal.raise_signal(signal.SIGINT))
-    del thing
-    return callback
-
-
 def test_an_interrupt_dropped_while_drawing_still_stops_the_run(experiments, tmp_path, capsys, monkeypatch):
     out = tmp_path / "results"
     reproduce(experiments, out, samples=500, figures=False, quiet=True)
@@ -210,7 +197,7 @@ def test_an_interrupt_dropped_while_drawing_still_stops_the_run(experiments, tmp
     real_fig1 = module.fig1_hexagon
 
     def fig1_interrupted():
-        _interrupt_in_a_garbage_collection_callback()
+        drop_an_interrupt()
         return real_fig1()
 
     monkeypatch.setattr(module, "fig1_hexagon", fig1_interrupted)

@@ -17,6 +17,8 @@ from mcrank.evaluate import auc_score, load_scores, rank_scoring, scored_test_se
 
 #: Treating a negative costs 4 times what treating a positive gains.
 COSTLY = np.array([[1.0, -4.0], [0.0, 0.0]])
+#: The class order of the matrices here: the positive class, 1, first (rows = decision, columns = true class).
+POSITIVE_FIRST = (1, 0)
 
 
 def _data(items=300, seed=0, rounding=2):
@@ -85,7 +87,7 @@ def test_auc_by_hand_and_undefined_for_one_class():
 @pytest.mark.parametrize("utility", [COSTLY, np.array([[15.0, -335.0], [-35.0, 165.0]]), np.array([[0.0, -1.0], [-1.0, 0.0]])])
 def test_best_threshold_on_the_test_set_is_the_brute_force_maximum(utility):
     y, scores = _data(seed=1)
-    result = rank_scoring(scored_test_set(y, scores), utility, threshold_choice="test")
+    result = rank_scoring(scored_test_set(y, scores, classes=POSITIVE_FIRST), utility, threshold_choice="test")
     assert result.optimistic and result.seed is None
     for m in result.models:
         best = _brute_best(y, scores[m.name], utility)
@@ -98,15 +100,17 @@ def test_best_threshold_on_the_test_set_is_the_brute_force_maximum(utility):
 def test_the_corners_are_candidates():
     y = np.array([1, 0, 0, 0])
     s = np.array([0.1, 0.5, 0.6, 0.7])  # the positive scores lowest: best to treat nobody
-    result = rank_scoring(scored_test_set(y, {"m": s}), COSTLY, threshold_choice="test")
+    result = rank_scoring(scored_test_set(y, {"m": s}, classes=POSITIVE_FIRST), COSTLY, threshold_choice="test")
     assert result.models[0].threshold == math.inf and result.models[0].utility_yield == 0.0
-    always = rank_scoring(scored_test_set(y, {"m": s}), np.array([[1.0, 0.0], [-5.0, 0.0]]), threshold_choice="test")
+    always = rank_scoring(
+        scored_test_set(y, {"m": s}, classes=POSITIVE_FIRST), np.array([[1.0, 0.0], [-5.0, 0.0]]), threshold_choice="test"
+    )
     assert always.models[0].threshold == -math.inf
 
 
 def test_crossfit_is_each_fold_at_the_threshold_of_the_others():
     y, scores = _data(seed=2)
-    result = rank_scoring(scored_test_set(y, scores), COSTLY, threshold_choice="crossfit", folds=4, rng=5)
+    result = rank_scoring(scored_test_set(y, scores, classes=POSITIVE_FIRST), COSTLY, threshold_choice="crossfit", folds=4, rng=5)
     assert result.seed == 5 and result.folds == 4 and result.evaluated_items == y.size
     fold = _dealt_folds(y.size, 4, 5)
     for m in result.models:
@@ -127,8 +131,8 @@ def test_folds_are_balanced_and_blind_to_the_classes():
     flipped = y.copy()
     flipped[:40] = 1 - flipped[:40]
     for choice, k in (("crossfit", 5), ("split", 2)):
-        a = rank_scoring(scored_test_set(y, scores), COSTLY, threshold_choice=choice, rng=1)
-        b = rank_scoring(scored_test_set(flipped, scores), COSTLY, threshold_choice=choice, rng=1)
+        a = rank_scoring(scored_test_set(y, scores, classes=POSITIVE_FIRST), COSTLY, threshold_choice=choice, rng=1)
+        b = rank_scoring(scored_test_set(flipped, scores, classes=POSITIVE_FIRST), COSTLY, threshold_choice=choice, rng=1)
         fold = _dealt_folds(y.size, k, 1)
         assert np.bincount(fold).max() - np.bincount(fold).min() <= 1
         for m in a.models:  # the thresholds of the flipped labels, on the same folds
@@ -153,7 +157,7 @@ def _binormal_optimism(choice, items, test_sets, seed):
         positive = rng.random(items) < 0.3
         if min(positive.sum(), (~positive).sum()) < 5:
             continue
-        m = rank_scoring(scored_test_set(positive, {"m": rng.normal(1.5 * positive)}), utility, threshold_choice=choice,
+        m = rank_scoring(scored_test_set(positive, {"m": rng.normal(1.5 * positive)}, classes=(True, False)), utility, threshold_choice=choice,
                          rng=int(rng.integers(2**32))).models[0]  # fmt: skip
         out.append(m.utility_yield - np.mean([population_yield(t) for t in m.fold_thresholds]))
     return np.array(out)
@@ -171,7 +175,7 @@ def test_crossfit_and_split_are_not_optimistic(choice):
 
 def test_split_chooses_on_one_half_and_evaluates_the_other():
     y, scores = _data(seed=3)
-    result = rank_scoring(scored_test_set(y, scores), COSTLY, threshold_choice="split", rng=7)
+    result = rank_scoring(scored_test_set(y, scores, classes=POSITIVE_FIRST), COSTLY, threshold_choice="split", rng=7)
     half = _dealt_folds(y.size, 2, 7)
     assert result.evaluated_items == int(np.sum(half == 1))
     for m in result.models:
@@ -190,7 +194,7 @@ def test_a_threshold_chosen_on_the_test_set_is_optimistic():
     for seed in range(40):
         rng = np.random.default_rng(100 + seed)
         y = (rng.random(200) < 0.2).astype(int)
-        test_set = scored_test_set(y, {"noise": rng.random(200)})
+        test_set = scored_test_set(y, {"noise": rng.random(200)}, classes=POSITIVE_FIRST)
         utility = np.array([[1.0, -0.25], [0.0, 0.0]])  # worth treating above p = 0.2: never on average
         test_yields.append(rank_scoring(test_set, utility, threshold_choice="test").models[0].utility_yield)
         crossfit_yields.append(rank_scoring(test_set, utility, rng=seed).models[0].utility_yield)
@@ -207,7 +211,7 @@ def test_auc_disagreement_is_flagged():
     y = np.array([1] * 150 + [0] * 150)
     early = np.where(np.arange(300) < 50, 10 + rng.random(300), rng.random(300))
     smooth = rng.normal(size=300) + 1.2 * y
-    test_set = scored_test_set(y, {"early": early, "smooth": smooth})
+    test_set = scored_test_set(y, {"early": early, "smooth": smooth}, classes=POSITIVE_FIRST)
     result = rank_scoring(test_set, COSTLY, threshold_choice="test")
     by_name = {m.name: m for m in result.models}
     assert roc_auc_score(y, smooth) > roc_auc_score(y, early)
@@ -216,7 +220,9 @@ def test_auc_disagreement_is_flagged():
     assert by_name["smooth"].auc_rank == 1 and by_name["early"].auc_rank == 2
     assert result.auc_disagreements == (("early", "smooth"),)
     agreeing = rank_scoring(
-        scored_test_set(y, {"smooth": smooth, "worse": smooth + 2 * rng.normal(size=300)}), COSTLY, threshold_choice="test"
+        scored_test_set(y, {"smooth": smooth, "worse": smooth + 2 * rng.normal(size=300)}, classes=POSITIVE_FIRST),
+        COSTLY,
+        threshold_choice="test",
     )
     assert agreeing.auc_disagreements == ()
 
@@ -243,7 +249,7 @@ def test_scores_file(tmp_path):
         ("true,m\nyes,0.9\nyes,0.1\n", {}, r"only one class"),
         ("true,m\nyes,0.9\nno,0.1\nmaybe,0.3\n", {}, r"3 distinct labels"),
         ("true,m\nyes,0.9\nno,0.1\n", {"positive": "si"}, r"positive: 'si' is not one of the labels"),
-        ("true,m\nyes,0.9\nno,0.1\n", {"positive": "yes", "classes": ("no", "yes")}, r"positive: 'yes' is not the first of the classes"),
+        ("true,m\nyes,0.9\nno,0.1\n", {"positive": "yes", "classes": ("no", "si")}, r"label 'yes' is not one of the classes"),
         ("true,m\nyes,0.9\nno,0.1\n", {"positive": None}, r"positive: say which label is the positive class"),
     ],
 )
@@ -268,7 +274,7 @@ def test_bad_scores_files(tmp_path, text, options, message):
 def test_bad_ranking_input_names_the_parameter(options, message):
     y, scores = _data(items=60)
     with pytest.raises(ValueError, match=message):
-        rank_scoring(scored_test_set(y, scores), **({"utility": COSTLY} | options))
+        rank_scoring(scored_test_set(y, scores, classes=POSITIVE_FIRST), **({"utility": COSTLY} | options))
 
 
 # --- the CLI -------------------------------------------------------------------------------
@@ -324,7 +330,8 @@ def test_cli_table_says_which_choice_and_flags_auc(tmp_path, capsys):
         (["--utility", "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]", "--positive", "sick"], "2x2"),
         (["--utility", UTILITY, "--threshold-choice", "test", "--folds", "3"], "--folds"),
         (["--utility", UTILITY, "--folds", "500"], "--folds: 500 folds"),
-        (["--utility", json.dumps({"utility": COSTLY.tolist(), "classes": ["well", "sick"]}), "--positive", "sick"], "positive"),
+        (["--utility", json.dumps(COSTLY.tolist()), "--positive", "sick"], "no natural order"),
+        (["--utility", UTILITY, "--classes", "well,sick"], "--classes: 'well', 'sick' but the utility names its classes"),
         ([], "--positive"),
         (["--positive", "sick", "--labels", "x.csv"], "--labels is not an option of --scores"),
     ],

@@ -76,7 +76,7 @@ def _data(items=90, seed=0):
 def test_the_posterior_is_a_bayesian_bootstrap_rechoosing_every_threshold(choice, folds):
     positive, scores = _data()
     samples = 40
-    result = rank_scoring(scored_test_set(positive, scores), U, threshold_choice=choice, folds=max(folds, 2), test_uncertainty=True,
+    result = rank_scoring(scored_test_set(positive, scores, classes=(True, False)), U, threshold_choice=choice, folds=max(folds, 2), test_uncertainty=True,
                           samples=samples, rng=3)  # fmt: skip
     draws = _oracle_draws(positive, scores, choice, folds, 3, samples)
     names = list(scores)
@@ -102,7 +102,7 @@ def test_equal_weights_give_the_point_estimate():
 
     positive, scores = _data(items=120, seed=6)
     for choice in ("crossfit", "split", "test"):
-        result = rank_scoring(scored_test_set(positive, scores), U, threshold_choice=choice, rng=8)
+        result = rank_scoring(scored_test_set(positive, scores, classes=(True, False)), U, threshold_choice=choice, rng=8)
         fold = np.empty(positive.size, dtype=np.int64)
         fold[np.random.default_rng(8).permutation(positive.size)] = np.arange(positive.size) % (5 if choice == "crossfit" else 2)
 
@@ -118,7 +118,7 @@ def test_equal_weights_give_the_point_estimate():
 def test_the_posterior_leaves_the_ranking_alone():
     # Its own stream: the folds, thresholds and yields are those of a run without it.
     positive, scores = _data(seed=1)
-    test_set = scored_test_set(positive, scores)
+    test_set = scored_test_set(positive, scores, classes=(True, False))
     plain = rank_scoring(test_set, U, rng=5)
     with_posterior = rank_scoring(test_set, U, test_uncertainty=True, samples=50, rng=5)
     assert plain.posterior is None and plain.models == with_posterior.models
@@ -164,7 +164,7 @@ def test_crossfit_intervals_cover_and_pair_probabilities_are_calibrated():
         mus = rng.uniform(*MU_RANGE, size=3)
         expected = _expected_yield(100, mus, 40, rng)
         positive, scores = _draw(100, mus, rng)
-        result = rank_scoring(scored_test_set(positive, {f"m{k}": s for k, s in enumerate(scores)}), U, test_uncertainty=True,
+        result = rank_scoring(scored_test_set(positive, {f"m{k}": s for k, s in enumerate(scores)}, classes=(True, False)), U, test_uncertainty=True,
                               samples=400, rng=int(rng.integers(2**32)))  # fmt: skip
         truth = {f"m{k}": e for k, e in enumerate(expected)}
         covered += [low <= truth[name] <= high for name, (low, high) in result.posterior.intervals.items()]

@@ -109,6 +109,11 @@ BINARY_UTILITY_EXPECTED_FAILURES = {
         ],
         _FITS_MORE_CLASSES,
     ),
+    **dict.fromkeys(
+        ["check_classifier_data_not_an_array", "check_estimators_dtypes", "check_estimators_nan_inf", "check_fit2d_1feature"],
+        "fits on the labels 1 and 2 without labels=: a utility matrix's columns are not matched to labels other than "
+        "0..n-1 by a guess (their sorted order), and fit says so with a one-line ValueError, the intended behaviour",
+    ),
     "check_classifiers_classes": _FITS_MORE_CLASSES.replace("on 3 or 4 classes", "on 3 string classes"),
     "check_classifiers_train": (
         "asserts that predict is the argmax of predict_proba, the most probable class of eq. (21); "
@@ -160,10 +165,17 @@ def test_utility_score_by_hand_with_string_labels_and_decisions():
 def test_labels_fix_the_class_order():
     y_true = np.array(["b", "a", "c", "a", "b"])
     y_pred = np.array(["b", "c", "c", "a", "a"])
-    utility = np.arange(9.0).reshape(3, 3)  # sorted order a, b, c
+    utility = np.arange(9.0).reshape(3, 3)  # in the order a, b, c
     order = [2, 0, 1]  # c, a, b
     permuted = utility[np.ix_(order, order)]
-    assert utility_score(y_true, y_pred, utility=utility) == utility_score(y_true, y_pred, utility=permuted, labels=["c", "a", "b"])
+    assert utility_score(y_true, y_pred, utility=utility, labels=["a", "b", "c"]) == utility_score(
+        y_true, y_pred, utility=permuted, labels=["c", "a", "b"]
+    )
+    # Text labels have no order of their own: without labels= it is refused, not the sorted one guessed.
+    with pytest.raises(ValueError, match=r"labels: y has the labels \['a', 'b', 'c'\].*pass labels="):
+        utility_score(y_true, y_pred, utility=utility)
+    with pytest.raises(ValueError, match="pass labels="):
+        UtilityClassifier(LogisticRegression(), utility).fit(np.arange(6.0).reshape(-1, 1), ["a", "b", "c"] * 2)
 
 
 def test_mixed_label_types_keep_their_types():
@@ -364,7 +376,7 @@ def test_column_vector_y_is_accepted_with_scikit_learns_warning(iris):
         (([0, 1], [0, 1], {"utility": np.eye(2), "sample_weight": [1.0, -1.0]}), "sample_weight must be finite and non-negative"),
         (([], [], {"utility": np.eye(2)}), "y_true is empty"),
         (([0, 1], [0, 1], {"utility": [[1, np.nan], [0, 1]]}), "utility contains NaN"),
-        (([0, "a"], [0, 1], {"utility": np.eye(2)}), "mixed types"),
+        (([0, "a"], [0, 1], {"utility": np.eye(2)}), "there are 3 classes [0, 'a', 1]; pass labels="),
         (
             ([0, 1], [0, 1], {"utility": np.eye(2) * (1 + 1j)}),
             "utility must be a matrix of shape (decisions, classes) of real numbers, got complex values",

@@ -166,6 +166,17 @@ def write_output(text: str, out: str | None) -> Path | None:
     return atomic_write_text(out, text)
 
 
+def class_names(text: str | None) -> tuple[str, ...] | None:
+    """``--classes A,B,...``: the class order of the utility matrix as named on the command line
+    (checked further by :func:`mcrank.evaluate.targets.class_order`), or None."""
+    if text is None:
+        return None
+    names = tuple(name.strip() for name in text.split(","))
+    if len(names) < 2 or not all(names):
+        raise UsageError(f"--classes {text}: give the class names in order, separated by commas (at least 2, none empty)")
+    return names
+
+
 def flag_names(message: str, flags: dict[str, str], *, after_file: bool = False) -> str:
     """A library message with its parameters named as the command line's flags.
 

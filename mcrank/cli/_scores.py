@@ -15,16 +15,18 @@ import math
 import sys
 from pathlib import Path
 
-from mcrank.cli._common import UsageError, flag_names, path_argument, terminal_width, write_output
+from mcrank.cli._common import UsageError, class_names, flag_names, path_argument, terminal_width, write_output
 
 #: Figure formats of ``--plot``, by suffix.
 PLOT_FORMATS = (".png", ".pdf", ".svg")
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
 _FLAGS = {"thresholds": "--thresholds", "positive": "--positive", "folds": "--folds", "samples": "--samples",
-          "prior_count": "--prior-count", "threshold_choice": "--threshold-choice", "truth": "--truth"}  # fmt: skip
+          "prior_count": "--prior-count", "threshold_choice": "--threshold-choice", "truth": "--truth",
+          "classes": "--classes"}  # fmt: skip
 #: Options of the other inputs that mean nothing with --scores.
 _OTHER_INPUTS = (("file", "FILE"), ("labels", "--labels"), ("sd", "--sd"), ("error", "--error"), ("metrics", "--metrics"),
-                 ("class_frequencies", "--class-frequencies"), ("class_counts", "--class-counts"))  # fmt: skip
+                 ("class_frequencies", "--class-frequencies"), ("class_counts", "--class-counts"),
+                 ("orientation", "--orientation"))  # fmt: skip
 
 
 def add_arguments(parser) -> None:
@@ -36,7 +38,7 @@ def add_arguments(parser) -> None:
     )
     add = group.add_argument
     add("--scores", type=path_argument, metavar="FILE.csv", help="labels and scores instead of FILE")
-    add("--positive", metavar="LABEL", help="the positive class (default: the utility's first)")
+    add("--positive", metavar="LABEL", help="the class the scores are for (default: the first of the classes)")
     add("--threshold-choice", choices=("crossfit", "split", "test"), help="where the thresholds are chosen (crossfit)")
     add("--folds", metavar="K", help="folds of crossfit (default 5)")
     add("--thresholds", metavar="SPEC", help="START:STOP:STEP or P1,P2,... (default 0.01:0.99:0.01)")
@@ -91,24 +93,27 @@ def handler(args) -> int:
         read_utility,
     )
     from mcrank.evaluate.curves import DEFAULT_BAND_SAMPLES
-    from mcrank.evaluate.scoring import DEFAULT_FOLDS, DEFAULT_SCORING_SAMPLES
+    from mcrank.evaluate.scoring import DEFAULT_FOLDS, DEFAULT_SCORING_SAMPLES, inverted_scores_note
     from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT
 
     for attribute, flag in _OTHER_INPUTS:
         if getattr(args, attribute, None) is not None:
             raise UsageError(f"{flag} is not an option of --scores" if flag != "FILE" else "give one input: FILE, --labels or --scores")
-    utility, classes = None, None
+    utility, utility_classes = None, None
+    classes = class_names(args.classes)
     if args.utility is not None:
-        assessment, classes = read_utility(args.utility)
+        assessment, utility_classes = read_utility(args.utility)
         if assessment.matrix.shape != (2, 2):
             n = len(assessment.matrix)
-            raise UsageError(f"--utility: scoring classifiers take a 2x2 utility matrix (positive class first), got {n}x{n}")
+            raise UsageError(f"--utility: scoring classifiers take a 2x2 utility matrix (rows = decision, columns = true class, "
+                             f"in class order), got {n}x{n}")  # fmt: skip
         if assessment.sd is not None:
             raise UsageError("--utility: an error sd is not used with --scores; give the matrix alone")
         utility = assessment.matrix
-    if args.positive is None and classes is None:
+    if args.positive is None and classes is None and utility_classes is None:
         raise UsageError(
-            "--scores: say which label is the positive class: --positive LABEL, or 'classes' in --utility (the first is positive)"
+            "--scores: say which label is the positive class: --positive LABEL, or name the classes (--classes, or 'classes' in "
+            "--utility; the first is positive)"
         )
     plot = None if args.plot is None else Path(args.plot)
     if plot is not None and plot.suffix.lower() not in PLOT_FORMATS:
@@ -143,7 +148,10 @@ def handler(args) -> int:
     seed = args.seed
     if seed is None and ((utility is not None and choice != "test") or args.test_uncertainty):
         seed = int(np.random.SeedSequence().entropy)  # fresh, and printed: the run can be repeated
-    test_set = _with_flags(load_scores, args.scores, truth=args.truth or "true", positive=args.positive, classes=classes)
+    test_set = _with_flags(load_scores, args.scores, truth=args.truth or "true", positive=args.positive, classes=classes,
+                           utility_classes=utility_classes)  # fmt: skip
+    if (note := inverted_scores_note(test_set)) is not None:
+        print(f"mcrank evaluate: note: {note} (--positive)", file=sys.stderr)
     ranking = curves = None
     if utility is not None:
         ranking = _with_flags(rank_scoring, test_set, utility, threshold_choice=choice, folds=folds,
@@ -217,10 +225,13 @@ def render_scores_table(test_set, ranking, curves, *, width: int = 80) -> str:
 
 
 def _render_ranking(ranking, shown, width) -> list[str]:
-    from mcrank.evaluate.report import _wrap, column_blocks, column_format, probability_text
+    from mcrank.evaluate.report import _wrap, column_blocks, column_format, printable, probability_text
+    from mcrank.evaluate.targets import class_header
 
     models = ranking.models
-    lines = ["", "Utility matrix (rows = output, columns = true class; positive first):", f"  {ranking.utility.tolist()}"]
+    classes = [printable(c) for c in ranking.classes]
+    lines = [""] + _wrap(class_header(classes, ranking.order_source, printable(ranking.positive)), width)
+    lines += [f"Utility matrix: {ranking.utility.tolist()}"]
     lines += [""] + _wrap("Ranking by utility yield per item at each model's best threshold (empirical ROC, output positive when "
                           "score >= threshold); optimistic: the yield on the whole test set at the threshold chosen on it, the "
                           "one to deploy", width)  # fmt: skip
@@ -325,7 +336,7 @@ def _render_csv(test_set, ranking, curves, made: dict) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     if ranking is not None:
         comments.update(threshold_choice=ranking.threshold_choice, threshold_choice_note=ranking.describe_choice(),
-                        utility=ranking.utility.tolist())  # fmt: skip
+                        classes=list(ranking.classes), utility=ranking.utility.tolist())  # fmt: skip
         posterior = ranking.posterior
         names = [m.name for m in ranking.models]
         header = ["rank", "model", "utility_yield", "threshold", "test_set_yield", "auc", "auc_rank"]

@@ -8,6 +8,7 @@ import sys
 from mcrank.cli._common import (
     UsageError,
     check_output,
+    class_names,
     flag_names,
     metric_ids,
     output_format,
@@ -37,6 +38,8 @@ def add_parser(subparsers):
     add("--labels", type=path_argument, metavar="FILE.csv", help="labels instead of FILE: a row per test item")
     add("--truth", metavar="NAME", help="the column of true classes (default: true)")
     add("--utility", type=path_argument, metavar="JSON-or-FILE", help="utility matrix, JSON or file; may give 'classes'")
+    add("--classes", metavar="A,B,...", help="the class order of the utility's rows (decisions) and columns (true classes)")
+    add("--orientation", metavar="NAME", help="of FILE's matrices: decision-by-class (rows = decision; default) or sklearn")
     add("--sd", metavar="SD", help="error sd of U normalised by eq. (11): flip probabilities")
     add("--error", choices=tuple(ERROR_MODELS), help="error model of --sd (default: gaussian)")
     add("--estimator", choices=("conditional", "sample"), help="conditional (exact) or sample (Monte Carlo)")
@@ -101,6 +104,8 @@ def handler(args) -> int:
             utility=args.utility,
             labels=args.labels is not None,
             truth="true" if args.truth is None else args.truth,
+            classes=class_names(args.classes),
+            orientation=args.orientation,
             test_uncertainty=args.test_uncertainty,
             prior_count=prior_count,
             class_frequencies=frequencies,
@@ -139,7 +144,8 @@ def handler(args) -> int:
 
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
 _FLAGS = {"class_frequencies": "--class-frequencies", "class_counts": "--class-counts", "estimator": "--estimator",
-          "utility": "--utility", "truth": "--truth", "classes": "--utility", "prior_count": "--prior-count",
+          "utility": "--utility", "truth": "--truth", "classes": "--classes", "prior_count": "--prior-count",
+          "orientation": "--orientation",
           "seed": "--seed", "samples": "--samples", "sd": "--sd"}  # fmt: skip
 
 

@@ -21,8 +21,12 @@ The utility matrix is given in one of three forms:
   [0, 1] and correct classification best in each column, so it pushes elements at 0 or 1
   inwards and is *not* centred on ``U``: flip probabilities above 1/2 can occur.
 
-Two modules:
+The modules:
 
+- :mod:`mcrank.evaluate.targets` is the front door of every input: the class order by which
+  every door reads a utility matrix (rows = decision, columns = true class), the positive
+  class of the scoring doors and the orientation of confusion matrices (:func:`~mcrank.evaluate.targets.class_order`,
+  :func:`~mcrank.evaluate.targets.positive_class`, :func:`~mcrank.evaluate.targets.oriented`).
 - :mod:`mcrank.evaluate.input` reads and checks the inputs: a JSON file, a long-form CSV
   file (:func:`load_input`), a CSV file of labels, one row per test item
   (:func:`load_labels`), the utility matrix (:func:`parse_utility`,

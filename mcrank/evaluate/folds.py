@@ -41,7 +41,7 @@ import numpy as np
 
 from mcrank._rng import FOLD_POSTERIOR, root_of, stream_generator
 from mcrank._validation import MAX_EVALUATE_SAMPLES, as_float, check_count, check_name
-from mcrank.evaluate.input import ItemLabels, _sorted_labels, labels_from_predictions, load_labels, parse_utility, read_utility
+from mcrank.evaluate.input import ItemLabels, _sorted_labels, load_labels, predictions_in_class_order, read_utility
 
 __all__ = ["DEFAULT_FOLD_SAMPLES", "SEPARATED", "FoldComparison", "FoldModel", "FoldPair", "check_rope", "compare_folds",
            "compare_folds_file", "fold_yields", "student_t_cdf", "student_t_sf", "yields_from_labels"]  # fmt: skip
@@ -562,10 +562,12 @@ def fold_yields(y_true, predictions, folds, *, utility, classes=None) -> dict[st
     folds : array_like of shape (items,), or dict of str to such arrays
         The fold of each item (any labels: a split's number); per model, they must be the same.
     utility : array_like of shape (n, n), or dict
-        The utility matrix (rows = output, columns = true class), any form of
-        :func:`mcrank.evaluate.parse_utility`.
+        The utility matrix (rows = decision, columns = true class), any form of
+        :func:`mcrank.evaluate.parse_utility`, or ``{"utility": matrix, "classes": names}``.
     classes : sequence, optional
-        The labels in the utility matrix's order (default: the sorted labels).
+        The labels in the utility matrix's order; by default the utility's classes, else
+        labels ``0..n-1`` in their natural order (text labels need one of the two), as for
+        :func:`mcrank.evaluate.evaluate_predictions`.
 
     Returns
     -------
@@ -608,7 +610,6 @@ def fold_yields(y_true, predictions, folds, *, utility, classes=None) -> dict[st
     >>> print(compare_folds(yields, rng=1).chosen.name)
     logistic
     """
-    u = parse_utility(utility).matrix
     if isinstance(folds, Mapping):
         if set(folds) != set(predictions):
             raise ValueError("folds: give one array of folds per model of predictions, or one for all")
@@ -626,12 +627,8 @@ def fold_yields(y_true, predictions, folds, *, utility, classes=None) -> dict[st
     names, index = np.unique(folds, return_inverse=True)
     if names.size < 2:
         raise ValueError(f"folds: one fold ({names[0]!r}): the comparison needs at least 2 folds")
-    _, class_names, labels = labels_from_predictions(truth, predictions, classes=classes)
-    if len(class_names) != len(u):
-        raise ValueError(
-            f"utility is {len(u)}x{len(u)} but the labels have {len(class_names)} classes: give classes in the utility's order"
-        )
-    return yields_from_labels(labels, u, index.ravel(), names.size)
+    assessment, _, _, labels, _ = predictions_in_class_order(truth, predictions, utility, classes)
+    return yields_from_labels(labels, assessment.matrix, index.ravel(), names.size)
 
 
 def compare_folds_file(path, *, utility, folds_column: str, truth: str = "true", repeats=None, rope=0.0, samples=DEFAULT_FOLD_SAMPLES,
@@ -649,7 +646,8 @@ def compare_folds_file(path, *, utility, folds_column: str, truth: str = "true",
         has one row per item and repeat.
     utility : str or Path
         The utility matrix, JSON text or file (:func:`mcrank.evaluate.read_utility`); its
-        ``classes`` give the class order, else the sorted labels do.
+        ``classes`` give the class order, else labels ``0..n-1`` are read in their natural
+        order (:func:`mcrank.evaluate.targets.class_order`; text labels need the classes).
     folds_column : str
         The column of folds.
     truth, repeats, rope, samples, rng
@@ -669,7 +667,7 @@ def compare_folds_file(path, *, utility, folds_column: str, truth: str = "true",
     assessment, classes = read_utility(utility)
     if assessment.sd is not None:
         raise ValueError(f"{assessment.source}: an error sd is not used across folds; give the matrix alone")
-    data = load_labels(path, classes=classes, truth=truth, n_classes=None if classes else len(assessment.matrix), folds=folds_column)
+    data = load_labels(path, utility_classes=classes, truth=truth, n_classes=len(assessment.matrix), folds=folds_column)
     names = _sorted_labels(set(data.folds.tolist()))
     if len(names) < 2:
         raise ValueError(f"{data.source}: the column {folds_column!r} of folds (the parameter folds_column) names one fold ({names[0]!r}): "

@@ -33,6 +33,7 @@ from mcrank._validation import check_name as _check_name
 from mcrank._validation import check_real as _real
 from mcrank._validation import check_square as _square
 from mcrank.confusion import from_sklearn
+from mcrank.evaluate.targets import DEFAULT_ORIENTATION, check_orientation, class_order, oriented
 from mcrank.samplers import ERROR_MODELS as _SAMPLER_ERROR_MODELS
 from mcrank.utility_space import expected_um
 
@@ -43,7 +44,7 @@ __all__ = ["ERROR_MODELS", "MAX_INPUT_BYTES", "EvaluationInput", "ItemLabels", "
 ERROR_MODELS = tuple(_SAMPLER_ERROR_MODELS)
 #: The error model of an uncertain utility that names none: the first registered, as for a study.
 DEFAULT_ERROR_MODEL = ERROR_MODELS[0]
-_FILE_KEYS = ("classifiers", "utility", "classes", "description")
+_FILE_KEYS = ("classifiers", "utility", "classes", "orientation", "description")
 _CSV_COLUMNS = ("classifier", "output", "true", "count")
 #: Larger counts are not all exact in floating point (2**53 + 1 is read as 2**53): the checks
 #: that counts are whole and that every classifier saw the same test set would not hold.
@@ -101,7 +102,8 @@ class EvaluationInput:
     """What an input file holds: counts per classifier in the file's order, the utility (or
     None), the class names (or None) and the description, read from ``source``. A file of
     labels also gives them item by item (``labels``), and says where the class order came
-    from (``class_order``: ``"utility"`` or ``"sorted labels"``) and, with a fold column, each
+    from (``class_order``: ``"given"``, ``"utility"`` or ``"natural"``, as
+    :func:`mcrank.evaluate.targets.class_order` names it) and, with a fold column, each
     item's fold (``folds``, the column's text)."""
 
     confusions: dict[str, np.ndarray]
@@ -118,15 +120,18 @@ def _at(source: str, message: str) -> str:
     return f"{source}: {message}" if source else message
 
 
-def _check_confusions(confusions, classes, source: str) -> tuple[dict[str, np.ndarray], tuple[str, ...]]:
-    """Counts as float arrays, and the class names; every fault named with its classifier and cell."""
+def _check_confusions(
+    confusions, classes, source: str, orientation: str = DEFAULT_ORIENTATION
+) -> tuple[dict[str, np.ndarray], tuple[str, ...]]:
+    """Counts as float arrays in mcrank's orientation (:func:`mcrank.evaluate.targets.oriented`),
+    and the class names; every fault named with its classifier and cell."""
     if not isinstance(confusions, dict) or not confusions:
         raise ValueError(_at(source, "no classifiers: give a non-empty mapping of names to confusion matrices"))
     checked, first = {}, next(iter(confusions))
     for name, matrix in confusions.items():
         _check_name(name, "classifier", source)
         where = _at(source, f"classifier {name!r}")
-        c = checked[name] = _square(matrix, where)
+        c = checked[name] = oriented(_square(matrix, where), orientation)
         n, m = len(checked[first]), len(c)
         if m < 2:
             raise ValueError(f"{where}: a confusion matrix needs at least 2 classes, got 1x1")
@@ -307,7 +312,7 @@ def _parse_classes(value, source: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def load_input(path, *, classes: tuple[str, ...] | None = None) -> EvaluationInput:
+def load_input(path, *, classes: tuple[str, ...] | None = None, orientation: str | None = None) -> EvaluationInput:
     """Read confusion matrices (and optionally a utility matrix) from a JSON or CSV file.
 
     JSON (``.json``)::
@@ -315,9 +320,10 @@ def load_input(path, *, classes: tuple[str, ...] | None = None) -> EvaluationInp
         {"classifiers": {"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 32]]},
          "utility": [[15, -335], [-35, 165]], "classes": ["long", "short"], "description": "..."}
 
-    ``utility`` (any form of :func:`parse_utility`), ``classes`` and ``description`` are
-    optional. CSV (``.csv``), long form, one row per cell, with the header
-    ``classifier,output,true,count``; cells left out count 0. ``output`` and ``true`` are
+    ``utility`` (any form of :func:`parse_utility`), ``classes``, ``orientation``
+    (``"decision-by-class"``, mcrank's, by default, or ``"sklearn"``: rows = true class, as
+    scikit-learn's ``confusion_matrix``) and ``description`` are optional. CSV (``.csv``),
+    long form, one row per cell, with the header ``classifier,output,true,count``; cells left out count 0. ``output`` and ``true`` are
     class names, or indices 0..n-1. The class order is that of ``classes`` when given (e.g.
     by ``--utility``); otherwise indices give it, or else the names' first appearance.
 
@@ -327,6 +333,9 @@ def load_input(path, *, classes: tuple[str, ...] | None = None) -> EvaluationInp
         A file of at most :data:`MAX_INPUT_BYTES`.
     classes : tuple of str, optional
         Class names in order, for a CSV file.
+    orientation : {"decision-by-class", "sklearn"}, optional
+        The orientation of a JSON file's matrices, when the file does not say it (or says the
+        same); a CSV names each cell's output and true class, so it takes none.
 
     Returns
     -------
@@ -344,11 +353,16 @@ def load_input(path, *, classes: tuple[str, ...] | None = None) -> EvaluationInp
     source, suffix = os.fspath(path), Path(path).suffix.lower()
     if suffix not in (".json", ".csv"):
         raise ValueError(f"{source}: unknown file type {suffix or '(none)'!r}: give a .json or .csv file")
+    if orientation is not None:
+        orientation = check_orientation(orientation)
+        if suffix == ".csv":
+            raise ValueError(f"orientation: {source} is a CSV, which names each cell's output and true class; the "
+                             "orientation is that of matrices given as arrays (JSON)")  # fmt: skip
     text = read_input_text(source)
-    return _load_csv(text, source, classes) if suffix == ".csv" else _load_json(text, source)
+    return _load_csv(text, source, classes) if suffix == ".csv" else _load_json(text, source, orientation)
 
 
-def _load_json(text: str, source: str) -> EvaluationInput:
+def _load_json(text: str, source: str, orientation: str | None = None) -> EvaluationInput:
     data = _loads(text, source)
     if not isinstance(data, dict):
         raise ValueError(f"{source}: expected a JSON object with 'classifiers', got {type(data).__name__}")
@@ -357,7 +371,13 @@ def _load_json(text: str, source: str) -> EvaluationInput:
     if not isinstance(data.get("classifiers"), dict) or not data["classifiers"]:
         raise ValueError(f"{source}: 'classifiers' must be a non-empty object mapping names to confusion matrices")
     classes = _parse_classes(data["classes"], source) if "classes" in data else None
-    confusions, _ = _check_confusions(data["classifiers"], classes, source)  # before the utility that follows
+    if "orientation" in data:
+        check_orientation(data["orientation"], f"{source}: 'orientation'")
+        if orientation is not None and orientation != data["orientation"]:
+            raise ValueError(f"orientation: {orientation!r}, but {source} says {data['orientation']!r}")
+        orientation = data["orientation"]
+    orientation = orientation or DEFAULT_ORIENTATION
+    confusions, _ = _check_confusions(data["classifiers"], classes, source, orientation)  # before the utility that follows
     utility = parse_utility(data["utility"], source=f"{source}: utility") if "utility" in data else None
     if not isinstance(description := data.get("description"), (str, type(None))):
         raise ValueError(f"{source}: 'description' must be a string")
@@ -528,6 +548,35 @@ def _tabulate(codes: dict, n: int) -> dict[str, np.ndarray]:
     return confusions
 
 
+def predictions_in_class_order(y_true, predictions, utility, classes=None):
+    """Labels and predictions read in the one class order of
+    :func:`mcrank.evaluate.targets.class_order`, with the utility they are read under.
+
+    ``utility`` is any form of :func:`parse_utility`, a :class:`UtilityAssessment`, or a
+    mapping ``{"utility": matrix, "classes": names}`` whose names give the order; ``classes``
+    names it instead. Returns the assessment, the confusion matrices, the classes (each label
+    of its own type), the :class:`ItemLabels` and where the order came from.
+    """
+    if not isinstance(predictions, dict) or not predictions:
+        raise ValueError("predictions: give a non-empty mapping of classifier names to their outputs (y_pred)")
+    utility_classes = None
+    if isinstance(utility, dict) and "utility" in utility:  # a utility keyed by its class names
+        if unknown := sorted(set(utility) - {"utility", "classes"}):
+            raise ValueError(f"utility: unknown key {unknown[0]!r}; expected 'utility' and 'classes'")
+        utility_classes = _parse_classes(utility["classes"], "utility") if "classes" in utility else None
+        utility = utility["utility"]
+    assessment = utility if isinstance(utility, UtilityAssessment) else parse_utility(utility)
+    seen = dict.fromkeys(label_array(y_true, "y_true").tolist())
+    for name, y_pred in predictions.items():
+        seen.update(dict.fromkeys(label_array(y_pred, f"classifier {name!r}: y_pred").tolist()))
+    order, source = class_order(seen, len(assessment.matrix), classes=classes, utility_classes=utility_classes,
+                                where="y_true and the predictions")  # fmt: skip
+    if utility_classes is not None:  # the utility's names are text; the labels keep their own type
+        order = tuple(next(label for label in seen if str(label) == name) if name in map(str, seen) else name for name in order)
+    confusions, order, labels = labels_from_predictions(y_true, predictions, classes=order)
+    return assessment, confusions, order, labels, source
+
+
 def labels_from_predictions(y_true, predictions, *, classes=None) -> tuple[dict[str, np.ndarray], tuple, ItemLabels]:
     """One test set's labels, item by item: the confusion matrices, the classes and the
     :class:`ItemLabels` that keep the pairing of the items (:func:`mcrank.evaluate.evaluate`'s
@@ -612,7 +661,7 @@ def read_csv_columns(source: str, truth: str, *, models: str, truth_hint: str = 
 
 
 def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "true", n_classes: int | None = None,
-                folds: str | None = None) -> EvaluationInput:  # fmt: skip
+                utility_classes: tuple[str, ...] | None = None, folds: str | None = None) -> EvaluationInput:  # fmt: skip
     """Read a test set's labels, one row per item, and tabulate each classifier's confusion matrix.
 
     The CSV file has a header naming its columns: ``truth`` (the true class) and one column
@@ -627,14 +676,17 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
     path : str or Path
         A CSV file of at most :data:`MAX_INPUT_BYTES`.
     classes : tuple of str, optional
-        The class names in order, from the utility matrix. Every label must be one of them.
-        Without them the class order is that of the sorted labels (numerically if every
-        label is an integer), and ``class_order`` says so.
+        The class names in order, as the user names them. Every label must be one of them.
+        The order is :func:`mcrank.evaluate.targets.class_order`'s: ``classes``, else
+        ``utility_classes``, else for labels ``0..n-1`` their natural order; text labels
+        need one of the two. ``class_order`` says which.
     truth : str, default "true"
         The column of true classes.
     n_classes : int, optional
         Without ``classes``, the number of classes the labels must name (the utility
         matrix's): checked before any confusion matrix, of ``n^2`` cells, is tabulated.
+    utility_classes : tuple of str, optional
+        The utility's own class names; they must agree with ``classes`` when both are given.
     folds : str, optional
         A column of cross-validation folds (any text naming each item's fold), which is no
         classifier: returned as ``folds``.
@@ -693,28 +745,30 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
             _check_name(label, "class", f"{source}, line {lines[row]}, column {header[k]!r}")
     # Each column's distinct labels once (np.unique), not every cell through Python.
     found = [np.unique(np.array(column), return_inverse=True) for column in columns]
-    if classes is None:
-        class_order, classes = "sorted labels", _sorted_labels({label for values, _ in found for label in values.tolist()})
-        for name in classes:
-            _check_name(name, "class", source)
-    else:
-        class_order = "utility"
+    distinct = _sorted_labels({label for values, _ in found for label in values.tolist()})
+    named = classes if classes is not None else utility_classes
+    if named is not None:
+        named, whose = tuple(map(str, named)), "utility's" if classes is None else "named"
         for k, (values, _) in enumerate(found):
-            if unknown := [label for label in values.tolist() if label not in classes]:
+            if unknown := [label for label in values.tolist() if label not in named]:
                 line = lines[columns[k].index(unknown[0])]
                 raise ValueError(
                     f"{source}, line {line}, column {header[k]!r}: label {unknown[0]!r} is not one of the "
-                    f"utility's classes {', '.join(map(repr, classes))}"
+                    f"{whose} classes {', '.join(map(repr, named))}"
                 )
-    if len(classes) < 2:
-        raise ValueError(f"{source}: only one class ({classes[0]!r}) found: a classification needs at least 2")
-    if n_classes is not None and len(classes) != n_classes:  # before n^2 cells a classifier are tabulated
-        shown = ", ".join(map(repr, classes[:5])) + (f", ... ({len(classes) - 5} more)" if len(classes) > 5 else "")
-        hint = ("it needs a row and a column for every class" if len(classes) > n_classes  # no class list can fix that
-                else 'give it with its classes, {"utility": ..., "classes": [...]}, to say which the labels use')  # fmt: skip
+    if len(distinct) < 2:
+        raise ValueError(f"{source}: only one class ({distinct[0]!r}) found: a classification needs at least 2")
+    n = len(named) if named is not None else (n_classes if n_classes is not None else len(distinct))
+    if named is None and len(distinct) > n:  # before n^2 cells a classifier are tabulated; no class list can fix it
+        shown = ", ".join(map(repr, distinct[:5])) + (f", ... ({len(distinct) - 5} more)" if len(distinct) > 5 else "")
         raise ValueError(
-            f"{source}: the labels name {len(classes)} classes ({shown}) but the utility matrix is {n_classes}x{n_classes}: {hint}"
+            f"{source}: the labels name {len(distinct)} classes ({shown}) but the utility matrix is {n}x{n}: it needs a row "
+            "and a column for every class"
         )
+    classes, order_source = class_order(distinct, n, classes=None if classes is None else named,
+                                        utility_classes=utility_classes, where=source)  # fmt: skip
+    for name in classes:
+        _check_name(name, "class", source)
     position = {label: k for k, label in enumerate(classes)}
     codes = {
         name: np.array([position[v] for v in values.tolist()], dtype=np.int64)[inverse.ravel()]
@@ -724,5 +778,5 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
     # rows = output, columns = true class: cell (i, j) counts the items with output i and truth j.
     confusions = {name: np.bincount(out * n + y, minlength=n * n).reshape(n, n) for name, out in codes.items()}
     return EvaluationInput(
-        _check_confusions(confusions, classes, source)[0], None, classes, None, source, ItemLabels(y, codes), class_order, fold_labels
+        _check_confusions(confusions, classes, source)[0], None, classes, None, source, ItemLabels(y, codes), order_source, fold_labels
     )

@@ -19,7 +19,6 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from mcrank._jit import jit
 from mcrank._rng import UTILITY_ERRORS, root_of, stream_generator
@@ -33,6 +32,7 @@ from mcrank.evaluate.input import (
     parse_utility,
     read_utility,
 )
+from mcrank.evaluate.targets import DEFAULT_ORIENTATION, check_orientation
 from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, PRIOR_NOTE_SHARE, check_prior_count, posterior_uncertainty, prior_per_cell
 from mcrank.metrics import METRICS, get_metric
 from mcrank.samplers import perturb_um
@@ -315,9 +315,9 @@ class Evaluation:
         ``prior_per_class`` (the posterior mean is used).
     description : str or None
         The input file's description.
-    class_order : {"utility", "sorted labels"} or None
-        For labels read item by item (:func:`evaluate_file` with ``labels=True``): whether
-        the class order is that of the utility's ``classes`` or of the sorted labels.
+    class_order : {"given", "utility", "natural"} or None
+        For labels (:func:`evaluate_file` with ``labels=True``, :func:`evaluate_predictions`):
+        which rule of :func:`mcrank.evaluate.targets.class_order` gave the class order.
     """
 
     classifiers: tuple[ClassifierResult, ...]
@@ -508,6 +508,7 @@ def evaluate(
     utility,
     *,
     classes=None,
+    orientation: str = DEFAULT_ORIENTATION,
     sd: float | None = None,
     error: str | None = None,
     samples: int = DEFAULT_SAMPLES,
@@ -528,13 +529,16 @@ def evaluate(
     Parameters
     ----------
     confusions : dict of str to array_like of shape (n, n)
-        Counts per classifier, all on the same test set; rows = output, columns = true
-        class (the transpose of scikit-learn's ``confusion_matrix``; see
-        :func:`confusions_from_labels`).
+        Counts per classifier, all on the same test set, in ``orientation``.
     utility : array_like of shape (n, n), dict or UtilityAssessment
-        The utility matrix, in any form of :func:`parse_utility`.
+        The utility matrix, in any form of :func:`parse_utility`: rows = decision, columns =
+        true class, in the class order of the confusion matrices.
     classes : sequence of str, optional
         Class names, in order; ``"0"``, ``"1"``, ... by default.
+    orientation : {"decision-by-class", "sklearn"}, default "decision-by-class"
+        How ``confusions`` are laid out: rows = decision (output), columns = true class,
+        mcrank's layout; or ``"sklearn"``, rows = true class, as scikit-learn's
+        ``confusion_matrix`` returns them (:mod:`mcrank.evaluate.targets`).
     sd : float, optional
         Error standard deviation on the utility matrix *normalised by eq. (11)*; overrides
         one in ``utility``. With it, the flip probability of every pair is estimated.
@@ -622,7 +626,7 @@ def evaluate(
     ties counts as flipped, as in the study's step 6 (``docs/method.md``).
     """
     given = _read(confusions, utility, classes, sd, error, samples, rng, estimator, method, test_uncertainty, prior_count,
-                  class_counts, metrics, source)  # fmt: skip
+                  class_counts, metrics, source, orientation)  # fmt: skip
     weighted = _reweight(given, class_frequencies, class_counts)
     ranking = _rank(given, weighted)
     scores, metric_ranks = _score(given, weighted)
@@ -708,9 +712,9 @@ class _Ranking:
 
 
 def _read(confusions, utility, classes, sd, error, samples, rng, estimator, method, test_uncertainty, prior_count, class_counts,
-          metrics, source) -> _Given:  # fmt: skip
+          metrics, source, orientation) -> _Given:  # fmt: skip
     """Step 1: every input checked, in the order its faults are reported."""
-    checked, classes = _check_confusions(confusions, classes, source)
+    checked, classes = _check_confusions(confusions, classes, source, check_orientation(orientation))
     if not isinstance(utility, UtilityAssessment):
         utility = parse_utility(utility)
     n = len(classes)
@@ -1072,6 +1076,8 @@ def _count_flips(normalised, confusions, order, sd, error, samples, rng, progres
     chunk = max(1, _CHUNK_ELEMENTS // (n * n + classifiers))
     flips = np.zeros(classifiers * (classifiers - 1) // 2, dtype=np.int64)
     flat_confusions = confusions.reshape(classifiers, -1)
+    from tqdm import tqdm  # only when drawing: the command line starts without it
+
     with tqdm(total=samples, unit="sample", unit_scale=True, disable=not progress, file=sys.stderr, leave=False) as bar:
         for done in range(0, samples, chunk):
             size = min(chunk, samples - done)
@@ -1126,6 +1132,8 @@ def evaluate_file(
     utility=None,
     labels: bool = False,
     truth: str = "true",
+    classes=None,
+    orientation: str | None = None,
     sd: float | None = None,
     error: str | None = None,
     samples: int = DEFAULT_SAMPLES,
@@ -1150,14 +1158,20 @@ def evaluate_file(
         JSON text or a JSON file with the utility matrix (see :func:`read_utility`); it
         overrides the file's. Its class names, if any, give the class order of a CSV file
         and must match those of a JSON file. A CSV file that names its classes (rather than
-        numbering them 0..n-1) needs them: ValueError otherwise, since the order in which the
-        names first appear is no order the user chose. A file of labels needs a utility;
-        without its class names, the class order is that of the sorted labels, and the
-        result's ``class_order`` says so.
+        numbering them 0..n-1) needs them (or ``classes``): ValueError otherwise, since the
+        order in which the names first appear is no order the user chose. A file of labels
+        needs a utility; its class order is :func:`mcrank.evaluate.targets.class_order`'s,
+        and the result's ``class_order`` says which rule gave it.
     labels : bool, default False
         Read ``path`` as labels, one row per test item.
     truth : str, default "true"
         With ``labels``, the column of true classes.
+    classes : sequence of str, optional
+        The class order of the utility matrix's rows and columns, as the user names it
+        (``--classes``): as the utility's ``classes`` do, and equal to them when both are
+        given (:func:`mcrank.evaluate.targets.class_order`).
+    orientation : {"decision-by-class", "sklearn"}, optional
+        The orientation of a JSON file's confusion matrices (:func:`load_input`).
     sd, error, samples, rng, estimator, test_uncertainty, prior_count, class_frequencies, class_counts, metrics, progress
         As for :func:`evaluate`; ``sd`` and ``error`` override those of the utility. With
         ``labels``, the test-set uncertainty keeps the pairing of the items.
@@ -1175,19 +1189,28 @@ def evaluate_file(
     assessment = None
     if utility is not None:
         assessment, utility_classes = read_utility(utility)
+    if classes is not None:
+        classes = tuple(map(str, classes))
+        if utility_classes is not None and classes != utility_classes:
+            raise ValueError(f"classes: {', '.join(map(repr, classes))} but the utility names its classes "
+                             f"{', '.join(map(repr, utility_classes))}: give one order")  # fmt: skip
+    if labels and orientation is not None:
+        raise ValueError(f"orientation: {os.fspath(path)} holds labels, which name each item's output and true class; the "
+                         "orientation is that of confusion matrices given as arrays (JSON)")  # fmt: skip
     if labels:
         if assessment is None:
             raise ValueError(
                 f"{os.fspath(path)}: labels need a utility matrix: give one with the parameter utility (and its 'classes' to fix their order)"
             )
         # The utility's size checked before the n^2 cells of each classifier are tabulated.
-        data = load_labels(path, classes=utility_classes, truth=truth, n_classes=None if utility_classes else len(assessment.matrix))
+        data = load_labels(path, classes=classes, utility_classes=utility_classes, truth=truth, n_classes=len(assessment.matrix))
         result = evaluate(data.confusions, assessment, classes=data.classes, sd=sd, error=error, samples=samples, rng=rng, estimator=estimator,
                           test_uncertainty=test_uncertainty, prior_count=prior_count, labels=data.labels, metrics=metrics,
                           class_frequencies=class_frequencies, class_counts=class_counts,
                           source=data.source, progress=progress)  # fmt: skip
         return replace(result, class_order=data.class_order)
-    data = load_input(path, classes=utility_classes)
+    utility_classes = classes if classes is not None else utility_classes
+    data = load_input(path, classes=utility_classes, orientation=orientation)
     csv_input = Path(data.source).suffix.lower() == ".csv"  # a CSV holds no utility matrix
     if assessment is None:
         assessment = data.utility
@@ -1195,7 +1218,8 @@ def evaluate_file(
     # in which the names first appear, and reordering the rows of the file would swap the
     # utility matrix's rows and columns, silently.
     named_csv = csv_input and data.classes is not None and utility_classes is None
-    with_classes = 'as {"utility": ..., "classes": [...]}, the matrix (or distribution) with the classes in its order'
+    with_classes = ('as {"utility": ..., "classes": [...]}, the matrix (or distribution) with the classes in its order, '
+                    "or name the order with the parameter classes")  # fmt: skip
     if assessment is None:
         where = "add a 'utility' to the file or give one with the parameter utility"
         if csv_input:
@@ -1208,9 +1232,9 @@ def evaluate_file(
             f"give it {with_classes} (or number the classes 0..n-1 in the file)"
         )
     if data.classes is not None and utility_classes is not None and tuple(data.classes) != tuple(utility_classes):
+        named_by = "the parameter classes names" if classes is not None else f"{assessment.source} has"
         raise ValueError(
-            f"class names do not match: {data.source} has {', '.join(data.classes)} but "
-            f"{assessment.source} has {', '.join(utility_classes)}"
+            f"class names do not match: {data.source} has {', '.join(data.classes)} but {named_by} {', '.join(utility_classes)}"
         )
     classes = data.classes if data.classes is not None else utility_classes
     result = evaluate(
@@ -1248,11 +1272,13 @@ def evaluate_predictions(y_true, predictions, utility, *, classes=None, **evalua
     predictions : dict of str to array_like of shape (items,)
         Per classifier, its outputs (``predict(X)``) for the same items, in the same order.
     utility : array_like of shape (n, n), dict or UtilityAssessment
-        The utility matrix (rows = output, columns = true class), in any form of
-        :func:`parse_utility`, its classes in the order of ``classes``.
+        The utility matrix (rows = decision, columns = true class), in any form of
+        :func:`parse_utility`, or ``{"utility": ..., "classes": [...]}`` with its class names.
     classes : sequence, optional
-        The labels in the utility matrix's order; by default the sorted labels, as
-        scikit-learn's ``confusion_matrix`` sorts them. Their ``str`` names the classes.
+        The labels in the utility matrix's order. Without it, the utility's class names give
+        the order, else labels that are the integers ``0..n-1`` or booleans their natural
+        one; other labels (text) are refused: the order is not guessed
+        (:func:`mcrank.evaluate.targets.class_order`). Their ``str`` names the classes.
     **evaluate_options
         Any keyword of :func:`evaluate` but ``classes`` and ``labels`` (``sd``,
         ``test_uncertainty``, ``rng``, ``class_frequencies``, ``metrics``, ...).
@@ -1268,16 +1294,15 @@ def evaluate_predictions(y_true, predictions, utility, *, classes=None, **evalua
     >>> y_true = ["long"] * 50 + ["short"] * 50
     >>> y_a = ["long"] * 27 + ["short"] * 23 + ["long"] * 15 + ["short"] * 35
     >>> y_b = ["long"] * 43 + ["short"] * 7 + ["long"] * 18 + ["short"] * 32
-    >>> result = evaluate_predictions(y_true, {"A": y_a, "B": y_b}, [[15, -335], [-35, 165]])
+    >>> result = evaluate_predictions(y_true, {"A": y_a, "B": y_b}, [[15, -335], [-35, 165]], classes=["long", "short"])
     >>> [(row["classifier"], row["utility_yield"], row["accuracy"]) for row in result.to_records()]
     [('A', 3.5, 0.62), ('B', -3.5, 0.75)]
     """
-    from mcrank.evaluate.input import labels_from_predictions
+    from mcrank.evaluate.input import predictions_in_class_order
 
     for taken in ("labels", "source"):
         if taken in evaluate_options:
             raise TypeError(f"evaluate_predictions() takes no {taken!r}: the labels are y_true and predictions")
-    class_order = "sorted labels" if classes is None else "utility"  # reported as evaluate_file reports it
-    confusions, classes, labels = labels_from_predictions(y_true, predictions, classes=classes)
-    result = evaluate(confusions, utility, classes=[str(c) for c in classes], labels=labels, **evaluate_options)
-    return replace(result, class_order=class_order)
+    assessment, confusions, order, labels, source = predictions_in_class_order(y_true, predictions, utility, classes)
+    result = evaluate(confusions, assessment, classes=[str(c) for c in order], labels=labels, **evaluate_options)
+    return replace(result, class_order=source)

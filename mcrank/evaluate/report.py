@@ -33,6 +33,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from mcrank.evaluate.targets import class_header
+
 __all__ = [
     "DEFAULT_WIDTH",
     "PAIR_LIST_CAP",
@@ -345,9 +347,7 @@ def render_table(result, *, width: int = DEFAULT_WIDTH, cap: int = PAIR_LIST_CAP
     lines += _wrap(f"Test set: {int(totals.sum())} items; true classes: {class_list}", width)
     if result.class_frequencies is not None:
         lines += _render_frequencies(result.class_frequencies, width)
-    if result.class_order is not None:
-        lines.append("Class order: the utility's classes." if result.class_order == "utility"
-                     else "Class order: the sorted labels (the utility names no classes).")  # fmt: skip
+    lines += _wrap(class_header(classes, result.class_order), width)
     if len(classes) == 2:
         lines.append(f"Binary metrics take class 0, {classes[0]!r}, as positive.")
     lines += _render_utility(result.utility, classes, width)
@@ -366,7 +366,7 @@ def _render_utility(u, classes, width) -> list[str]:
     cells = [[number(v) for v in row] for row in u.matrix]
     label_width = max(len(c) for c in classes)
     cell = max(max(len(c) for c in classes), *(len(v) for row in cells for v in row))
-    lines = [""] + _wrap(f"Utility matrix, {u.describe()} (rows = output, columns = true class):", width)
+    lines = [""] + _wrap(f"Utility matrix, {u.describe()}:", width)
     lines.append("  " + " " * label_width + "".join(f"  {c:>{cell}}" for c in classes))
     lines += [f"  {name:<{label_width}}" + "".join(f"  {v:>{cell}}" for v in row) for name, row in zip(classes, cells)]
     return lines

@@ -21,9 +21,12 @@ offers three choices (``threshold_choice``):
   of the other half.
 - ``"test"``: chosen and evaluated on the whole test set: optimistic, and marked so.
 
-All classifiers share the same folds or halves, so their yields stay paired. The layout is
-the package's (``docs/method.md``): rows of the utility matrix = output, columns = true
-class, class 0 = positive. ``docs/evaluate.md``, "Scoring classifiers", has the CLI.
+All classifiers share the same folds or halves, so their yields stay paired. The utility
+matrix is read as at every door of the package (:mod:`mcrank.evaluate.targets`): rows =
+decision, columns = true class, in the test set's class order (``classes=``, the utility's
+names, or labels 0/1 in their natural order); the positive class, the one the scores are
+for, picks its column, not which row comes first. ``docs/evaluate.md``, "Scoring
+classifiers", has the CLI.
 """
 
 from __future__ import annotations
@@ -39,9 +42,10 @@ from mcrank._rng import SCORING_POSTERIOR, resolve_rng, root_of, root_seed_seque
 from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_name, check_square
 from mcrank.evaluate.input import label_array, read_csv_columns
 from mcrank.evaluate.ranking import _compare, _competition_ranks
+from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
 
-__all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringPosterior", "ScoringResult", "auc_score", "load_scores",
-           "rank_scoring", "scored_test_set"]  # fmt: skip
+__all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringPosterior", "ScoringResult", "auc_score", "inverted_scores_note",
+           "load_scores", "rank_scoring", "scored_test_set"]  # fmt: skip
 
 #: How the threshold of each scoring classifier is chosen: see the module docstring.
 THRESHOLD_CHOICES = ("crossfit", "split", "test")
@@ -59,7 +63,7 @@ class ScoredTestSet:
     Attributes
     ----------
     positive : ndarray of shape (items,), bool
-        Whether each item's true class is the positive one (class 0 of a utility matrix).
+        Whether each item's true class is the positive one.
     scores : dict of str to ndarray of shape (items,), float
         Each model's score of the positive class, higher = more positive, finite.
     classes : tuple of (str, str)
@@ -68,6 +72,11 @@ class ScoredTestSet:
         Where it came from, for messages.
     lines : ndarray of shape (items,), int, or None
         The line of each item in the file it came from, for messages.
+    order : tuple of (str, str) or None
+        The class order of a utility matrix's rows and columns
+        (:func:`mcrank.evaluate.targets.class_order`), None when the labels give none.
+    order_source : {"given", "utility", "natural"} or None
+        Which rule gave ``order``.
     """
 
     positive: np.ndarray
@@ -75,6 +84,8 @@ class ScoredTestSet:
     classes: tuple[str, str]
     source: str = ""
     lines: np.ndarray | None = None
+    order: tuple[str, str] | None = None
+    order_source: str | None = None
 
     def where(self, model: str, item: int) -> str:
         """The place of one score, for messages: the file's line and column, or the array's item."""
@@ -87,49 +98,33 @@ class ScoredTestSet:
         return int(self.positive.size)
 
 
-def _default_positive(labels: list):
-    """sklearn's ``pos_label`` rule: 1 (True) when the labels are {0, 1} or {-1, 1}."""
-    values = set(labels)
-    if all(isinstance(v, (bool, np.bool_)) for v in labels):
-        return True
-    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in labels) and (
-        values <= {0, 1} or values <= {-1, 1}
-    ):
-        return 1
-    return None
-
-
-def _binary_truth(labels: list, positive, classes, where: str) -> tuple[np.ndarray, tuple[str, str]]:
-    """Per item, whether it is positive; and the (positive, negative) labels as text."""
+def _binary_truth(labels: list, positive, classes, where: str, utility_classes=None):
+    """Per item, whether it is positive; the (positive, negative) labels as text; and the class
+    order with the rule that gave it (None, None when the labels give none)."""
     distinct = list(dict.fromkeys(labels))
     if len(distinct) > 2:
         raise ValueError(
             f"{where}: {len(distinct)} distinct labels ({', '.join(map(repr, distinct[:5]))}): a scoring classifier's problem has 2 classes"
         )
-    if classes is not None:
-        classes = tuple(map(str, classes))
-        if len(classes) != 2:
+    if classes is not None or utility_classes is not None:
+        if classes is not None and len(classes := tuple(classes)) != 2:
             raise ValueError(f"classes: a scoring classifier's problem has 2 classes, got {len(classes)}")
-        if positive is not None and str(positive) != classes[0]:
-            raise ValueError(f"positive: {positive!r} is not the first of the classes {classes!r} (the first is positive)")
-        positive = classes[0]
-        if unknown := [v for v in distinct if str(v) not in classes]:
-            raise ValueError(f"{where}: label {unknown[0]!r} is not one of the classes {', '.join(map(repr, classes))}")
-    if positive is None:
-        positive = _default_positive(distinct)
-        if positive is None:
-            raise ValueError(
-                f"positive: give the label of the positive class ({where} has the labels "
-                f"{', '.join(map(repr, distinct[:5]))}); it is 1 by default only for labels 0/1 or -1/1"
-            )
-    is_positive = np.array([v == positive or str(v) == str(positive) for v in distinct])
+        order, source = class_order(distinct, 2, classes=classes, utility_classes=utility_classes, where=where)
+    else:
+        order, source = natural_classes(distinct, 2), "natural"
+    named = None if source == "natural" else order
+    positive = positive_class(distinct, positive=positive, classes=named, where=where)
+    candidates = distinct if order is None else list(order)
+    is_positive = np.array([v == positive or str(v) == str(positive) for v in candidates])
     if not is_positive.any():
-        raise ValueError(f"positive: {positive!r} is not one of the labels of {where} ({', '.join(map(repr, distinct))})")
-    if is_positive.all() or len(distinct) < 2:
+        raise ValueError(f"positive: {positive!r} is not one of the labels of {where} ({', '.join(map(repr, candidates))})")
+    present = np.array([any(v == label or str(v) == str(label) for label in distinct) for v in candidates])
+    if not ((present & is_positive).any() and (present & ~is_positive).any()):
         raise ValueError(f"{where}: only one class ({distinct[0]!r}) in the test set: positives and negatives are both needed")
-    negative = classes[1] if classes is not None else str(distinct[int(np.argmin(is_positive))])
-    lookup = dict(zip(distinct, is_positive))
-    return np.array([lookup[v] for v in labels], dtype=bool), (str(positive), negative)
+    positive, negative = (str(v) for v in (candidates[int(np.argmax(is_positive))], candidates[int(np.argmin(is_positive))]))
+    lookup = {v: str(v) == positive for v in distinct}
+    order = None if order is None else tuple(map(str, order))
+    return np.array([lookup[v] for v in labels], dtype=bool), (positive, negative), order, None if order is None else source
 
 
 def _check_scores(scores: dict, items: int, source: str = "") -> dict[str, np.ndarray]:
@@ -162,10 +157,14 @@ def scored_test_set(y_true, scores, *, positive=None, classes=None) -> ScoredTes
         Per model, its score of the positive class (e.g. ``predict_proba(X)[:, 1]``), higher
         = more positive; finite.
     positive : label, optional
-        The positive class. By default the first of ``classes`` when given, else 1 (or True)
-        when the labels are 0/1 or -1/1, as scikit-learn's ``pos_label``; otherwise required.
+        The positive class, the one the scores are for. By default the first of ``classes``
+        when given, else 1 (or True) when the labels are 0/1, -1/1 or booleans, as
+        scikit-learn's ``pos_label``; where both apply and differ, or neither, required
+        (:func:`mcrank.evaluate.targets.positive_class`).
     classes : sequence of 2 labels, optional
-        The class order of a utility matrix: (positive, negative).
+        The class order of a utility matrix's rows and columns (rows = decision, columns =
+        true class). Without it, labels 0/1 or booleans have their natural order; other
+        labels have none, and :func:`rank_scoring` then refuses a matrix.
 
     Returns
     -------
@@ -180,11 +179,11 @@ def scored_test_set(y_true, scores, *, positive=None, classes=None) -> ScoredTes
     labels = label_array(y_true, "y_true").tolist()  # a text label with a NUL refused, not cut
     if not labels:
         raise ValueError("y_true: no items")
-    truth, names = _binary_truth(labels, positive, classes, "y_true")
-    return ScoredTestSet(truth, _check_scores(scores, len(labels)), names, "y_true")
+    truth, names, order, source = _binary_truth(labels, positive, classes, "y_true")
+    return ScoredTestSet(truth, _check_scores(scores, len(labels)), names, "y_true", None, order, source)
 
 
-def load_scores(path, *, truth: str = "true", positive=None, classes=None) -> ScoredTestSet:
+def load_scores(path, *, truth: str = "true", positive=None, classes=None, utility_classes=None) -> ScoredTestSet:
     """Read a test set of scores: a CSV file, one row per item.
 
     The header names the columns: ``truth`` (the true class, a label) and one column per
@@ -201,10 +200,13 @@ def load_scores(path, *, truth: str = "true", positive=None, classes=None) -> Sc
     truth : str, default "true"
         The column of true classes.
     positive : str, optional
-        The label of the positive class.
+        The label of the positive class; by default the first of the named classes, or 1 for
+        labels 0/1 (:func:`mcrank.evaluate.targets.positive_class`).
     classes : sequence of 2 str, optional
-        (positive, negative), e.g. from the utility matrix; its first must be ``positive``
-        when both are given. One of the two is needed (the file's labels are text).
+        The class order of a utility matrix (``--classes``), as named by the user.
+    utility_classes : sequence of 2 str, optional
+        The utility's own class names: the order when ``classes`` is not given, and equal to
+        it when both are.
 
     Returns
     -------
@@ -219,8 +221,8 @@ def load_scores(path, *, truth: str = "true", positive=None, classes=None) -> Sc
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be the path of a file (str or Path), got {path!r}")
     source = os.fspath(path)
-    if positive is None and classes is None:
-        raise ValueError(f"{source}: positive: say which label is the positive class (or give the classes, positive first)")
+    if positive is None and classes is None and utility_classes is None:
+        raise ValueError(f"{source}: positive: say which label is the positive class (or name the classes; the first is positive)")
     header, table = read_csv_columns(source, truth, models="model columns: give one column of scores per model")
     rows, lines = [], []
     for line, row in table:
@@ -248,8 +250,9 @@ def load_scores(path, *, truth: str = "true", positive=None, classes=None) -> Sc
         if bad:
             raise ValueError(f"{source}, line {lines[bad[0]]}, column {name!r}: score {column[bad[0]]!r} is not a finite number")
         scores[name] = values
-    positive_mask, names = _binary_truth(columns[k], positive, classes, f"{source}, column {truth!r}")
-    return ScoredTestSet(positive_mask, scores, names, source, np.array(lines))
+    positive_mask, names, order, order_source = _binary_truth(columns[k], positive, classes, f"{source}, column {truth!r}",
+                                                              utility_classes)  # fmt: skip
+    return ScoredTestSet(positive_mask, scores, names, source, np.array(lines), order, order_source)
 
 
 def _is_number(text: str) -> bool:
@@ -290,6 +293,29 @@ def auc_score(positive, scores) -> float:
     average = np.cumsum(counts) - (counts - 1) / 2.0
     rank_sum = float(average[inverse.ravel()][positive].sum())
     return (rank_sum - p * (p + 1) / 2.0) / (p * n)
+
+
+#: How far below 1/2, in standard errors of AUC when the scores know nothing, every model's AUC
+#: must lie for the scores to look inverted (:func:`inverted_scores_note`).
+INVERTED_AUC_SE = 4.0
+
+
+def inverted_scores_note(test_set: ScoredTestSet) -> str | None:
+    """A one-line note when every model's AUC lies well below 1/2, or None.
+
+    Scores higher for the negative class (``predict_proba(X)[:, 0]`` given as the scores of
+    class 1, or the positive class named wrongly) rank items backwards. "Well below" is more
+    than :data:`INVERTED_AUC_SE` standard errors of the AUC of uninformative scores,
+    ``sqrt((P + N + 1) / (12 P N))`` (Mann-Whitney, no ties), below 1/2.
+    """
+    p, n = int(test_set.positive.sum()), int((~test_set.positive).sum())
+    limit = 0.5 - INVERTED_AUC_SE * math.sqrt((p + n + 1) / (12.0 * p * n))
+    aucs = [auc_score(test_set.positive, scores) for scores in test_set.scores.values()]
+    if not all(auc < limit for auc in aucs):
+        return None
+    shown = ", ".join(f"{auc:.3f}" for auc in aucs[:5]) + (", ..." if len(aucs) > 5 else "")
+    return (f"every model's AUC is well below 0.5 ({shown}): are the scores those of the other class? The positive class, "
+            f"the one the scores are for, is {test_set.classes[0]!r}")  # fmt: skip
 
 
 # --- the best threshold -----------------------------------------------------------------------
@@ -564,8 +590,14 @@ class ScoringEvaluation:
     evaluated_items : int
         Items whose utility makes ``utility_yield``: all, or the evaluation half.
     utility : ndarray of shape (2, 2)
+        As given: rows = decision, columns = true class, in the order of ``classes``.
     classes : tuple of (str, str)
+        The class order of ``utility``.
     items : int
+    positive : str
+        The positive class: the one the scores are for.
+    order_source : {"given", "utility", "natural"}
+        Which rule gave the class order (:func:`mcrank.evaluate.targets.class_order`).
     posterior : ScoringPosterior or None
         With ``test_uncertainty=True``: intervals, P(a above b), P(best).
     """
@@ -579,6 +611,8 @@ class ScoringEvaluation:
     utility: np.ndarray
     classes: tuple
     items: int
+    positive: str = ""
+    order_source: str = "given"
     posterior: ScoringPosterior | None = None
 
     @property
@@ -611,6 +645,7 @@ class ScoringEvaluation:
             "evaluated_items": self.evaluated_items,
             "items": self.items,
             "classes": list(self.classes),
+            "positive": self.positive,
             "utility": self.utility.tolist(),
             "models": [
                 {
@@ -648,7 +683,9 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
     test_set : ScoredTestSet
         From :func:`scored_test_set` or :func:`load_scores`.
     utility : array_like of shape (2, 2)
-        Rows = output, columns = true class, class 0 = positive (``docs/method.md``).
+        Rows = decision, columns = true class, in the test set's class order
+        (``test_set.order``); refused when it has none, or when the order was not named and
+        the positive class is not its first (:func:`mcrank.evaluate.targets.check_matrix_order`).
     threshold_choice : {"crossfit", "split", "test"}, default "crossfit"
         Where each classifier's threshold is chosen and its yield evaluated (module
         docstring); ``"test"`` is optimistic.
@@ -682,6 +719,16 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         raise ValueError(f"utility: a scoring classifier's problem has 2 classes, got a {u.shape[0]}x{u.shape[0]} matrix")
     if not np.all(np.isfinite(u)):
         raise ValueError("utility: every entry must be a finite number")
+    if test_set.order is None:
+        raise ValueError(
+            f"classes: the labels of {test_set.source or 'y_true'} ({', '.join(map(repr, test_set.classes))}) have no "
+            "natural order, so the utility matrix's rows and columns (rows = decision, columns = true class) cannot be "
+            'read: name it with the parameter classes, or give the utility with its classes, {"utility": ..., "classes": [...]}'
+        )
+    check_matrix_order(test_set.order, test_set.order_source, test_set.classes[0])
+    # The kernels below take the positive class first: the matrix as given, its rows and columns permuted.
+    first = test_set.order.index(test_set.classes[0])
+    given, u = u, u[np.ix_([first, 1 - first], [first, 1 - first])]
     check_choice(threshold_choice, THRESHOLD_CHOICES, "threshold_choice")
     positive, names = test_set.positive, list(test_set.scores)
     smaller = int(min(positive.sum(), (~positive).sum()))
@@ -760,4 +807,5 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         for k in order
     )
     return ScoringEvaluation(models, tuple(disagreements), threshold_choice, folds if threshold_choice == "crossfit" else None,
-                             seed, evaluated, u, test_set.classes, test_set.items, posterior)  # fmt: skip
+                             seed, evaluated, given, test_set.order, test_set.items, test_set.classes[0],
+                             test_set.order_source, posterior)  # fmt: skip

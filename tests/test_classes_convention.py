@@ -1,0 +1,229 @@
+"""One class order through every door (mcrank.evaluate.targets): the same utility matrix gives the
+same yield for the same decision rule from labels, confusion matrices (in either orientation),
+scores, decision curves, the scikit-learn scorer and estimator, mcrank.decisions and the command
+line; where the order would be a guess it is refused. The oracle is plain NumPy: the mean over
+the test items of U[decision, true class]."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from mcrank.cli import main
+from mcrank.decisions import optimal_decisions
+from mcrank.evaluate import decision_curves, evaluate, evaluate_predictions, rank_scoring, scored_test_set
+from mcrank.evaluate.scoring import inverted_scores_note
+from mcrank.evaluate.targets import class_order, natural_classes, oriented, positive_class
+
+sklearn = pytest.importorskip("sklearn")
+
+from sklearn.datasets import load_breast_cancer  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+from sklearn.metrics import confusion_matrix  # noqa: E402
+from sklearn.model_selection import train_test_split  # noqa: E402
+from sklearn.pipeline import make_pipeline  # noqa: E402
+from sklearn.preprocessing import StandardScaler  # noqa: E402
+
+from mcrank.sklearn import UtilityClassifier, make_utility_scorer, utility_score  # noqa: E402
+
+#: The classes in order: 0 benign, 1 malignant. Rows = decision (no biopsy, biopsy), columns =
+#: true class: a missed cancer costs 9, a needless biopsy 1. Its Bayes rule: biopsy when P(malignant) > 0.1.
+CLASSES = ("benign", "malignant")
+UTILITY = np.array([[0.0, -9.0], [-1.0, 0.0]])
+THRESHOLD = 0.1
+
+
+@pytest.fixture(scope="module")
+def walk():
+    data = load_breast_cancer()
+    y = (data.target == 0).astype(int)  # scikit-learn's target is 0 for malignant: 1 = malignant here
+    X_train, X_test, y_train, y_test = train_test_split(data.data, y, test_size=0.4, stratify=y, random_state=0)
+    model = make_pipeline(StandardScaler(), LogisticRegression(random_state=0)).fit(X_train, y_train)
+    probabilities = model.predict_proba(X_test)
+    p = probabilities[:, 1]
+    assert not np.any(p == THRESHOLD)  # so that > and >= decide alike
+    decision = (p > THRESHOLD).astype(int)
+    return {"X_train": X_train, "y_train": y_train, "X_test": X_test, "y": y_test, "model": model, "proba": probabilities,
+            "p": p, "decision": decision, "oracle": float(np.mean(UTILITY[decision, y_test]))}  # fmt: skip
+
+
+def _oracle(decision, y):
+    return float(np.mean(UTILITY[decision, y]))
+
+
+def run(capsys, *argv):
+    code = main(["evaluate", *map(str, argv)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_labels_and_confusion_matrices_give_the_oracles_yield(walk):
+    y, decision, oracle = walk["y"], walk["decision"], walk["oracle"]
+    assert evaluate_predictions(y, {"lr": decision}, UTILITY).classifiers[0].utility_yield == pytest.approx(oracle, abs=1e-12)
+    named = np.array(CLASSES)
+    by_name = evaluate_predictions(named[y], {"lr": named[decision]}, UTILITY, classes=CLASSES)
+    keyed = evaluate_predictions(named[y], {"lr": named[decision]}, {"utility": UTILITY.tolist(), "classes": list(CLASSES)})
+    assert by_name.classifiers[0].utility_yield == keyed.classifiers[0].utility_yield == pytest.approx(oracle, abs=1e-12)
+    counts = np.zeros((2, 2))
+    np.add.at(counts, (decision, y), 1)  # rows = decision, columns = true class
+    assert evaluate({"lr": counts}, UTILITY).classifiers[0].utility_yield == pytest.approx(oracle, abs=1e-12)
+    # scikit-learn's confusion_matrix (rows = true class), accepted by name, not transposed by hand.
+    sk = confusion_matrix(y, decision)
+    assert np.array_equal(sk.T, counts)
+    from_sklearn = evaluate({"lr": sk}, UTILITY, orientation="sklearn")
+    assert from_sklearn.classifiers[0].utility_yield == pytest.approx(oracle, abs=1e-12)
+    assert np.array_equal(from_sklearn.classifiers[0].confusion, counts)
+
+
+def test_scores_and_decision_curves_read_the_matrix_in_the_same_order(walk):
+    y, p, oracle = walk["y"], walk["p"], walk["oracle"]
+    # The silent wrong answer: labels 0/1, scores of class 1 (positive by default) and a matrix
+    # in class order used to be read positive first. Now it is refused unless the order is named.
+    with pytest.raises(ValueError, match=r"classes: the utility matrix is read in class order \(0, 1;.*positive class '1' is not"):
+        rank_scoring(scored_test_set(y, {"lr": p}), UTILITY, threshold_choice="test")
+    ranking = rank_scoring(scored_test_set(y, {"lr": p}, classes=(0, 1), positive=1), UTILITY, threshold_choice="test")
+    best = ranking.models[0]
+    assert ranking.classes == ("0", "1") and ranking.positive == "1" and np.array_equal(ranking.utility, UTILITY)
+    # Its yield is that of its own rule (>= its threshold), and no worse than the Bayes rule's, one of its candidates.
+    own = (p >= best.threshold).astype(int)
+    assert best.test_set_yield == pytest.approx(_oracle(own, y), abs=1e-12) and best.test_set_yield >= oracle - 1e-12
+    assert evaluate_predictions(y, {"lr": own}, UTILITY).classifiers[0].utility_yield == pytest.approx(best.test_set_yield, abs=1e-12)
+    # The same matrix written positive first, with the order named so, is the same problem.
+    swapped = rank_scoring(scored_test_set(y, {"lr": p}, classes=(1, 0)), UTILITY[::-1, ::-1], threshold_choice="test")
+    assert (swapped.models[0].threshold, swapped.models[0].test_set_yield) == (best.threshold, best.test_set_yield)
+    # Decision curves: the yield under UTILITY is 9 NB(0.1) - 9 prevalence (treat at >= p_t, the same rule).
+    curves = decision_curves(y, {"lr": p}, thresholds=[THRESHOLD])
+    assert 9 * curves.net_benefit["lr"][0] - 9 * curves.prevalence == pytest.approx(oracle, abs=1e-12)
+
+
+def test_scikit_learn_and_decisions_take_the_same_order(walk):
+    y, decision, oracle = walk["y"], walk["decision"], walk["oracle"]
+    assert utility_score(y, decision, utility=UTILITY) == pytest.approx(oracle, abs=1e-12)
+    classifier = UtilityClassifier(walk["model"], UTILITY).fit(walk["X_train"], walk["y_train"])
+    assert np.array_equal(classifier.predict(walk["X_test"]), decision)
+    assert make_utility_scorer(UTILITY)(classifier, walk["X_test"], y) == pytest.approx(oracle, abs=1e-12)
+    assert classifier.score(walk["X_test"], y) == pytest.approx(oracle, abs=1e-12)
+    assert np.array_equal(optimal_decisions(walk["proba"], UTILITY), decision)
+    named = np.array(CLASSES)
+    with pytest.raises(ValueError, match="pass labels="):
+        utility_score(named[y], named[decision], utility=UTILITY)
+    assert utility_score(named[y], named[decision], utility=UTILITY, labels=CLASSES) == pytest.approx(oracle, abs=1e-12)
+
+
+def test_the_command_line_reads_the_same_order_and_says_it(walk, capsys, tmp_path):
+    y, p, decision, oracle = walk["y"], walk["p"], walk["decision"], walk["oracle"]
+    named = np.array(CLASSES)
+    labels = tmp_path / "labels.csv"
+    labels.write_text("true,lr\n" + "".join(f"{a},{b}\n" for a, b in zip(named[y], named[decision])))
+    keyed = json.dumps({"utility": UTILITY.tolist(), "classes": list(CLASSES)})
+    code, out, err = run(capsys, "--labels", labels, "--utility", keyed, "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["classifiers"][0]["utility_yield"] == pytest.approx(oracle, abs=1e-12)
+    code, out, err = run(capsys, "--labels", labels, "--utility", keyed)
+    assert code == 0 and "\nClasses: benign, malignant (the utility's order); rows = decision, columns =\ntrue class.\n" in out
+    # A plain matrix with text labels: refused, saying how to name the order; named, the same yield.
+    code, out, err = run(capsys, "--labels", labels, "--utility", json.dumps(UTILITY.tolist()))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "name it with --classes" in err
+    code, out, err = run(capsys, "--labels", labels, "--utility", json.dumps(UTILITY.tolist()), "--classes", "benign,malignant",
+                         "--format", "json")  # fmt: skip
+    assert code == 0 and json.loads(out)["classifiers"][0]["utility_yield"] == pytest.approx(oracle, abs=1e-12)
+    # Scores: the header names the classes, the layout and the positive class.
+    scores = tmp_path / "scores.csv"
+    scores.write_text("true,lr\n" + "".join(f"{a},{float(s)!r}\n" for a, s in zip(named[y], p)))
+    code, out, err = run(capsys, "--scores", scores, "--utility", keyed, "--positive", "malignant", "--threshold-choice", "test")
+    assert code == 0, err
+    assert "Classes: benign, malignant (the utility's order); rows = decision, columns =\ntrue class; positive: malignant." in out
+    code, out, err = run(capsys, "--scores", scores, "--utility", keyed, "--positive", "malignant", "--threshold-choice", "test",
+                         "--format", "json")  # fmt: skip
+    scoring = json.loads(out)["scoring"]
+    best = scoring["models"][0]
+    assert scoring["classes"] == list(CLASSES) and scoring["positive"] == "malignant"
+    code, out, err = run(capsys, "--scores", scores, "--utility", keyed, "--positive", "malignant", "--threshold-choice", "test",
+                         "--format", "csv")  # fmt: skip
+    assert code == 0 and '# classes: ["benign", "malignant"]\n' in out and '# positive: "malignant"\n' in out
+    assert best["test_set_yield"] == pytest.approx(_oracle((p >= best["threshold"]).astype(int), y), abs=1e-12)
+
+
+def test_sklearn_orientation_is_the_transposed_matrix_in_mcranks(capsys, tmp_path):
+    ours = {"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 32]]}
+    theirs = {name: np.array(m).T.tolist() for name, m in ours.items()}
+    utility = [[15, -335], [-35, 165]]
+    plain = tmp_path / "ours.json"
+    plain.write_text(json.dumps({"classifiers": ours, "utility": utility}))
+    tagged = tmp_path / "theirs.json"
+    tagged.write_text(json.dumps({"classifiers": theirs, "utility": utility, "orientation": "sklearn"}))
+    untagged = tmp_path / "theirs_untagged.json"
+    untagged.write_text(json.dumps({"classifiers": theirs, "utility": utility}))
+    expected = run(capsys, plain, "--format", "json")[1]
+    assert json.loads(run(capsys, tagged, "--format", "json")[1])["classifiers"] == json.loads(expected)["classifiers"]
+    assert (
+        json.loads(run(capsys, untagged, "--orientation", "sklearn", "--format", "json")[1])["classifiers"]
+        == json.loads(expected)["classifiers"]
+    )
+    assert run(capsys, tagged)[1] == run(capsys, plain)[1]
+    for argv, message in (
+        ([tagged, "--orientation", "decision-by-class"], "--orientation: 'decision-by-class', but"),
+        ([untagged, "--orientation", "columns"], "--orientation: 'columns' is not an orientation; give one of decision-by-class, sklearn"),
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "" and err.count("\n") == 1 and message in err, err
+    csv_file = tmp_path / "long.csv"
+    csv_file.write_text("classifier,output,true,count\nA,0,0,3\nA,1,1,2\n")
+    code, _, err = run(capsys, csv_file, "--utility", json.dumps(utility), "--orientation", "sklearn")
+    assert code == 2 and "--orientation: " in err and "is a CSV, which names each cell's output and true class" in err
+    code, _, err = run(capsys, "--labels", tmp_path / "theirs.json", "--utility", json.dumps(utility), "--orientation", "sklearn")
+    assert code == 2 and "--orientation: " in err and "holds labels" in err
+    with pytest.raises(ValueError, match="orientation"):
+        evaluate(ours, utility, orientation="transposed")
+
+
+def test_the_rule(capsys):
+    assert natural_classes([2, 0], 3) == (0, 1, 2) and natural_classes(["1", "0"], 2) == ("0", "1")
+    assert natural_classes([True, False], 2) == (False, True)
+    assert natural_classes([1, 2], 2) is None and natural_classes(["01", "1"], 2) is None and natural_classes(["a"], 2) is None
+    assert class_order([0, 1], 2) == ((0, 1), "natural")
+    assert class_order(["b", "a"], 2, utility_classes=("b", "a")) == (("b", "a"), "utility")
+    assert class_order(["b", "a"], 2, classes=["a", "b"]) == (("a", "b"), "given")
+    for labels, options, message in (
+        (["b", "a"], {}, r"classes: the labels of y_true \('a', 'b'\) are not the integers 0..1"),
+        ([-1, 1], {}, "are not the integers 0..1"),
+        (["a", "b"], {"classes": ["a", "b"], "utility_classes": ("b", "a")}, "give one order"),
+        (["a", "c"], {"classes": ["a", "b"]}, "label 'c' is not one of the classes"),
+        (["a", "b"], {"classes": ["a", "b", "c"]}, "3 classes .* but the utility matrix has 2 columns"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            class_order(labels, 2, **options)
+    assert positive_class([0, 1]) == 1 and positive_class(["x", "y"], classes=("y", "x")) == "y"
+    assert positive_class([0, 1], positive=0) == 0 and positive_class([0, 1], classes=(1, 0)) == 1
+    with pytest.raises(ValueError, match=r"positive: the first of the classes is 0 but scikit-learn's positive label"):
+        positive_class([0, 1], classes=(0, 1))
+    with pytest.raises(ValueError, match="positive: give the label of the positive class"):
+        positive_class(["x", "y"])
+    assert np.array_equal(oriented([[1, 2], [3, 4]], "sklearn"), [[1, 3], [2, 4]])
+    # Labels 0/1 whose positive class is 0 read a plain matrix alike either way: accepted.
+    y = np.array([0, 0, 1, 1, 0, 1])
+    s = np.array([0.9, 0.8, 0.3, 0.1, 0.6, 0.4])
+    ranking = rank_scoring(scored_test_set(y, {"m": s}, positive=0), UTILITY, threshold_choice="test")
+    assert ranking.classes == ("0", "1") and ranking.positive == "0" and ranking.order_source == "natural"
+    # Named classes do not make up for a class the test set lacks.
+    with pytest.raises(ValueError, match="only one class"):
+        scored_test_set(["b", "b"], {"m": [0.1, 0.2]}, classes=("a", "b"))
+
+
+def test_scores_that_look_inverted_get_a_one_line_note(walk, capsys, tmp_path):
+    y, p = walk["y"], walk["p"]
+    named = np.array(CLASSES)
+    scores = tmp_path / "scores.csv"
+    scores.write_text("true,lr\n" + "".join(f"{a},{float(s)!r}\n" for a, s in zip(named[y], p)))
+    code, _, err = run(capsys, "--scores", scores, "--positive", "malignant", "--thresholds", "0.5")
+    assert code == 0 and err == ""
+    # The scores of malignant, read as those of benign: every AUC far below 1/2.
+    code, out, err = run(capsys, "--scores", scores, "--positive", "benign", "--thresholds", "0.5")
+    assert code == 0 and out and err.count("\n") == 1
+    assert err.startswith("mcrank evaluate: note: every model's AUC is well below 0.5 (0.00") and "'benign' (--positive)" in err
+    # Uninformative scores are not inverted: AUC near 1/2 by chance draws no note.
+    noise = np.random.default_rng(3).random(y.size)
+    assert inverted_scores_note(scored_test_set(y, {"noise": noise})) is None
+    assert inverted_scores_note(scored_test_set(y, {"lr": 1 - p})) is not None
