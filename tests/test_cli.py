@@ -116,10 +116,10 @@ def test_no_command_is_one_line_and_exit_code_2(capsys):
 
 def test_out_dash_is_standard_output(tmp_path, monkeypatch, capsys):
     # Before, `--out -` wrote a file named "-".
-    from mcrank.cli._common import check_output, write_output
+    from mcrank.cli._common import check_outputs, write_output
 
     monkeypatch.chdir(tmp_path)
-    check_output("-")
+    check_outputs({"--out": "-"})
     assert write_output("one\n", "-") is None and write_output("two\n", None) is None
     assert capsys.readouterr().out == "one\ntwo\n" and list(tmp_path.iterdir()) == []
     write_output("three\n", "r.txt")

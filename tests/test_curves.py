@@ -367,3 +367,30 @@ def test_the_scores_reports_fit_80_columns_with_one_format_per_column(tmp_path, 
     assert code == 0 and max(map(len, curves.splitlines())) <= 80
     probabilities = curves[curves.index("P(gradient") :].split("\n\n")[0].splitlines()[1:]
     assert probabilities and all(re.fullmatch(r"\s+0\.\d\s+(\d\.\d{4}|\d\.\de-\d\d)", line) for line in probabilities), probabilities
+
+
+def test_the_best_threshold_column_has_one_format(tmp_path, capsys):
+    # It printed 0.591238, 0.1 and 2e-05 side by side (.6g per value). Best thresholds lie
+    # halfway between a positive's lowest score and the next lower one: here 0.591238, 2e-05, 0.1.
+    path = tmp_path / "scores.csv"
+    path.write_text("true,m1,m2,m3\n1,0.7,0.00003,0.15\n1,0.8,0.00004,0.2\n0,0.482476,0.00001,0.05\n0,0.1,0.000005,0.03\n")
+    utility = '{"utility": [[1, -1], [0, 0]], "classes": ["1", "0"]}'
+    code, out, err = run(capsys, "--scores", path, "--utility", utility, "--threshold-choice", "test")
+    assert code == 0, err
+    rows = {line.split()[1]: line.split()[3] for line in out.splitlines() if re.match(r"\s+1\s+m\d\s", line)}
+    assert rows == {"m1": "0.591238", "m2": "0.000020", "m3": "0.100000"}
+
+
+def test_scores_of_the_other_class_get_a_note(tmp_path, capsys):
+    # Every model's AUC near 0 (scores of the negative class): a result, and no word of it.
+    # 20 items a class: 4 SE of uninformative scores' AUC is 0.37, so 0.5 - 0.37 = 0.13.
+    path = tmp_path / "scores.csv"
+    rows = [f"1,{k / 100:.2f},{k / 200:.3f}" for k in range(20)] + [f"0,{0.5 + k / 100:.2f},{0.4 + k / 200:.3f}" for k in range(20)]
+    path.write_text("true,m1,m2\n" + "\n".join(rows) + "\n")
+    code, _, err = run(capsys, "--scores", path, "--positive", "1", "--thresholds", "0.5")
+    assert code == 0 and err == (
+        "mcrank evaluate: note: every model's AUC is well below 0.5 (0.000, 0.000): are the scores those of the other class? "
+        "The positive class, the one the scores are for, is '1' (--positive)\n"
+    )
+    code, _, err = run(capsys, "--scores", path, "--positive", "0", "--thresholds", "0.5")
+    assert code == 0 and err == ""

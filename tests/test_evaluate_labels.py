@@ -113,7 +113,7 @@ def test_truth_names_the_column_of_true_classes(capsys, tmp_path):
 
 UTILITY = '{"utility": [[1, 0], [0, 1]], "classes": ["long", "short"]}'
 BAD = [
-    ("true,A\nlong,long\nshort,medium\n", [], "line 3, column 'A': label 'medium' is not one of the utility's classes 'long', 'short'"),
+    ("true,A\nlong,long\nshort,medium\n", [], "line 3, column 'A': label 'medium' is not one of the classes of --utility: 'long', 'short'"),
     ("true,A\nlong,long\nshort\n", [], "line 3: expected 2 fields, got 1"),
     ("true,A\nlong,long\nshort, \n", [], "line 3, column 'A': empty label"),
     ("truth,A\nlong,long\n", [], "no column 'true' of true classes (the columns are 'truth', 'A'); name it with --truth"),

@@ -160,6 +160,9 @@ def test_evaluate_predictions_is_evaluate_with_paired_labels():
     assert one_call.test_uncertainty["model"] == "labels" and one_call.pairs[0].flip_probability_test_se is None  # exact
     with pytest.raises(TypeError, match="labels"):
         evaluate_predictions(Y_TRUE, {"A": Y_A}, EQ4, labels=labels)
+    # Labels of another test set: named without a doubled quote (it read "classifier 'A''s").
+    with pytest.raises(ValueError, match=r"^labels: the labels of classifier 'A' do not tabulate to its confusion matrix$"):
+        evaluate({"A": confusions["B"], "B": confusions["B"]}, EQ4, classes=classes, labels=labels, test_uncertainty=True, rng=1)
 
 
 def test_evaluate_predictions_matches_the_labels_file(capsys):

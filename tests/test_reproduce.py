@@ -536,3 +536,13 @@ def test_a_forced_run_that_changes_no_number_changes_no_file(experiments, tmp_pa
     report = reproduce(experiments, out, samples=2000, quiet=True, force=True)
     assert report.ran == ["fig6_uniform", "fig7_uniform_gaussian"] and len(report.drawn) == 5 + 7  # samples, figures
     assert _files(out) == before
+
+
+def test_a_fifo_among_the_experiment_files_is_refused_in_one_line_without_waiting(experiments, tmp_path, capsys, fifo):
+    # A FIFO x.toml in --experiments waited forever for a writer.
+    pipe = fifo("x.toml", experiments)
+    out = tmp_path / "results"
+    code = main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err == f"mcrank reproduce: error: {pipe}: is a FIFO (named pipe), not a regular file\n"
+    assert not out.exists()

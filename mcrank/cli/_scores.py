@@ -29,6 +29,24 @@ _OTHER_INPUTS = (("file", "FILE"), ("labels", "--labels"), ("sd", "--sd"), ("err
                  ("orientation", "--orientation"))  # fmt: skip
 
 
+#: The options that only ``--scores`` reads: refused without it (:func:`check_scores_only`).
+_SCORES_OPTIONS = {
+    "--positive": {"metavar": "LABEL", "help": "the class the scores are for (default: the first of the classes)"},
+    "--threshold-choice": {"choices": ("crossfit", "split", "test"), "help": "where the thresholds are chosen (crossfit)"},
+    "--folds": {"metavar": "K", "help": "folds of crossfit (default 5)"},
+    "--thresholds": {"metavar": "SPEC", "help": "START:STOP:STEP or P1,P2,... (default 0.01:0.99:0.01)"},
+    "--plot": {"type": path_argument, "metavar": "OUT.png", "help": "decision-curve figure: .png, .pdf or .svg"},
+}
+
+
+def check_scores_only(args) -> None:
+    """A UsageError for an option of ``--scores`` given without it: it would change nothing."""
+    if args.scores is None:
+        for flag in _SCORES_OPTIONS:
+            if getattr(args, flag[2:].replace("-", "_")) is not None:
+                raise UsageError(f"{flag} is an option of --scores, which is not given: it would change nothing")
+
+
 def add_arguments(parser) -> None:
     """The options of ``--scores``, in one group of ``evaluate``'s help."""
     group = parser.add_argument_group(
@@ -36,13 +54,9 @@ def add_arguments(parser) -> None:
         "--scores FILE.csv has a column 'true' and one of scores per model. With a 2x2 --utility the models are ranked "
         "at their best thresholds, beside AUC; without one, decision curves.",
     )
-    add = group.add_argument
-    add("--scores", type=path_argument, metavar="FILE.csv", help="labels and scores instead of FILE")
-    add("--positive", metavar="LABEL", help="the class the scores are for (default: the first of the classes)")
-    add("--threshold-choice", choices=("crossfit", "split", "test"), help="where the thresholds are chosen (crossfit)")
-    add("--folds", metavar="K", help="folds of crossfit (default 5)")
-    add("--thresholds", metavar="SPEC", help="START:STOP:STEP or P1,P2,... (default 0.01:0.99:0.01)")
-    add("--plot", type=path_argument, metavar="OUT.png", help="decision-curve figure: .png, .pdf or .svg")
+    group.add_argument("--scores", type=path_argument, metavar="FILE.csv", help="labels and scores instead of FILE")
+    for flag, options in _SCORES_OPTIONS.items():
+        group.add_argument(flag, **options)
 
 
 def _thresholds(text: str | None):
@@ -118,8 +132,6 @@ def handler(args) -> int:
     plot = None if args.plot is None else Path(args.plot)
     if plot is not None and plot.suffix.lower() not in PLOT_FORMATS:
         raise UsageError(f"--plot {args.plot}: give a file ending in {', '.join(PLOT_FORMATS)}")
-    if plot is not None and plot.is_dir():
-        raise UsageError(f"--plot {args.plot}: is a directory; give a file name")
     thresholds = _thresholds(args.thresholds)
     curves_wanted = utility is None or args.thresholds is not None or plot is not None
     if utility is None:
@@ -150,8 +162,6 @@ def handler(args) -> int:
         seed = int(np.random.SeedSequence().entropy)  # fresh, and printed: the run can be repeated
     test_set = _with_flags(load_scores, args.scores, truth=args.truth or "true", positive=args.positive, classes=classes,
                            utility_classes=utility_classes)  # fmt: skip
-    if (note := inverted_scores_note(test_set)) is not None:
-        print(f"mcrank evaluate: note: {note} (--positive)", file=sys.stderr)
     ranking = curves = None
     if utility is not None:
         ranking = _with_flags(rank_scoring, test_set, utility, threshold_choice=choice, folds=folds,
@@ -161,6 +171,8 @@ def handler(args) -> int:
         curves = _with_flags(decision_curves, test_set, thresholds=thresholds, test_uncertainty=args.test_uncertainty,
                              prior_count=DEFAULT_PRIOR_COUNT if args.prior_count is None else args.prior_count,
                              samples=samples, rng=seed)  # fmt: skip
+    if (note := inverted_scores_note(test_set)) is not None:  # after the work, which may still refuse the input
+        print(f"mcrank evaluate: note: {note} (--positive)", file=sys.stderr)
     made = {"input": str(args.scores), **({"utility_input": args.utility} if args.utility is not None else {})}
     if args.format == "json":
         from mcrank.results import provenance
@@ -237,9 +249,10 @@ def _render_ranking(ranking, shown, width) -> list[str]:
                           "one to deploy", width)  # fmt: skip
     lines += _wrap(ranking.describe_choice(), width, "  ")
     yields = column_format([m.utility_yield for m in models] + [m.test_set_yield for m in models], sign=True)
+    threshold = column_format([m.threshold for m in models], significant=6)  # one format: not 0.1 beside 2.00082e-05
     columns = [
         ("utility yield", [yields(m.utility_yield) for m in models]),
-        ("best threshold", [{math.inf: "never", -math.inf: "always"}.get(m.threshold, f"{m.threshold:.6g}") for m in models]),
+        ("best threshold", [{math.inf: "never", -math.inf: "always"}.get(m.threshold) or threshold(m.threshold) for m in models]),
         ("optimistic", [yields(m.test_set_yield) for m in models]),
         ("AUC (rank)", [f"{m.auc:.4f} ({m.auc_rank})" for m in models]),
     ]
@@ -300,7 +313,7 @@ def _render_posterior(ranking, shown, width) -> list[str]:
 
 
 def _render_curves(curves, shown, width) -> list[str]:
-    from mcrank.evaluate.report import _wrap, column_blocks, probability_text
+    from mcrank.evaluate.report import _wrap, column_blocks, column_format, probability_text
 
     text = ("Decision curves: net benefit TP/N - FP/N * p_t / (1 - p_t), treat when the probability >= p_t (the utility yield "
             "under [[1, -p_t / (1 - p_t)], [0, 0]]); treat none: 0")  # fmt: skip
@@ -319,7 +332,8 @@ def _render_curves(curves, shown, width) -> list[str]:
         columns.append((shown[name], cells))
     for (a, b), values in (curves.probability_better or {}).items():
         columns.append((f"P({shown[a]} > {shown[b]})", [probability_text(float(v)) for v in values]))
-    lead = [f"  {t:>6.4g}" for t in curves.thresholds]
+    threshold = column_format(curves.thresholds)
+    lead = [f"  {threshold(t):>6}" for t in curves.thresholds]
     return lines + column_blocks(f"  {'p_t':>6}", lead, columns, width)
 
 

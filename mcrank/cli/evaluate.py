@@ -7,7 +7,7 @@ import sys
 
 from mcrank.cli._common import (
     UsageError,
-    check_output,
+    check_outputs,
     class_names,
     flag_names,
     metric_ids,
@@ -66,11 +66,14 @@ def add_parser(subparsers):
 
 
 def handler(args) -> int:
-    # Before the work, so that it does not end on an unwritable path; never over an input.
-    check_output(args.out, inputs=(args.file, args.labels, args.scores, args.utility))
-    args.format = args.format or output_format(args.out)
     from mcrank.cli import _folds
+    from mcrank.cli._scores import check_scores_only
 
+    if not _folds.wanted(args):  # the comparison across folds refuses them in its own words
+        check_scores_only(args)
+    # Before the work, so that it does not end on an unwritable path; never over an input.
+    check_outputs({"--out": args.out, "--plot": args.plot}, inputs=(args.file, args.labels, args.scores, args.utility))
+    args.format = args.format or output_format(args.out)
     if _folds.wanted(args):  # labels with a fold column: a report of its own (mcrank.cli._folds)
         return _folds.handler(args)
     if args.scores is not None:  # labels and scores: a report of its own (mcrank.cli._scores)
@@ -145,8 +148,7 @@ def handler(args) -> int:
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
 _FLAGS = {"class_frequencies": "--class-frequencies", "class_counts": "--class-counts", "estimator": "--estimator",
           "utility": "--utility", "truth": "--truth", "classes": "--classes", "prior_count": "--prior-count",
-          "orientation": "--orientation",
-          "seed": "--seed", "samples": "--samples", "sd": "--sd"}  # fmt: skip
+          "orientation": "--orientation", "seed": "--seed", "samples": "--samples", "sd": "--sd", "labels": "--labels"}  # fmt: skip
 
 
 def _with_flags(function, *args, **kwargs):
