@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from scipy.special import betainc
 
@@ -231,16 +233,65 @@ def test_bad_input_names_the_parameter(change, message):
 # --- the figure ------------------------------------------------------------------------------
 
 
-def test_the_figure_draws_curves_bands_and_the_probabilities():
+def test_the_figure_draws_curves_bands_and_a_panel_per_model_against_the_best():
     y, scores = _test_set(items=100, seed=13)
-    with_posterior = decision_curve_figure(decision_curves(y, scores, test_uncertainty=True, samples=200, rng=1))
-    assert isinstance(with_posterior, Figure) and len(with_posterior.axes) == 2
-    top, bottom = with_posterior.axes
-    assert len(top.collections) == 3  # a band per model
+    curves = decision_curves(y, scores, test_uncertainty=True, samples=200, rng=1)
+    with_posterior = decision_curve_figure(curves)
+    assert isinstance(with_posterior, Figure) and len(with_posterior.axes) == 3  # the curves, two models minus the best
+    top, *panels = with_posterior.axes
+    assert len(top.collections) == 3  # a band per model, up to three models
     assert {line.get_label() for line in top.get_lines()} >= {"treat all", "treat none", *scores}
-    assert len([line for line in bottom.get_lines() if "over" in line.get_label()]) == 3
+    assert [axes.get_title() for axes in panels] == [f"{name} minus {curves.best}" for name in scores if name != curves.best]
     plain = decision_curve_figure(decision_curves(y, scores))
     assert len(plain.axes) == 1 and not plain.axes[0].collections
+
+
+def test_six_models_get_small_multiples_one_colour_each_and_a_legend_inside():
+    rng = np.random.default_rng(21)
+    y = (rng.random(300) < 0.3).astype(int)
+    scores = {f"model_{k}": _logistic((0.4 + 0.3 * k) * (rng.normal(size=300) + 1.2 * y) - 1.0) for k in range(6)}
+    curves = decision_curves(y, scores, test_uncertainty=True, samples=200, rng=2)
+    figure = decision_curve_figure(curves)
+    top, *panels = figure.axes
+    assert len(panels) == 5 and len(figure.axes) == 6  # one panel per model but the best
+    assert not top.collections  # six bands together would hide each other: each is in its panel
+    colour = {line.get_label(): to_hex(line.get_color()) for line in top.get_lines() if line.get_label() in scores}
+    assert len(set(colour.values())) == 6  # one colour per model
+    for axes in panels:
+        name = axes.get_title().split(" minus ")[0]
+        assert to_hex(axes.title.get_color()) == colour[name]
+        assert {to_hex(line.get_color()) for line in axes.get_lines() if line.get_linewidth() > 1} == {colour[name]}
+        assert to_hex(axes.collections[0].get_facecolor()[0][:3]) == colour[name]  # its band, in its colour
+    (legend,) = figure.legends
+    assert sorted(text.get_text() for text in legend.get_texts()) == sorted(["treat all", "treat none", *scores])
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()  # the constrained layout places the legend
+    box, page = legend.get_window_extent(canvas.get_renderer()), figure.bbox
+    assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0 and box.y1 <= page.y1
+
+
+def test_the_difference_bands_are_those_of_the_joint_table():
+    """Against plain NumPy: the Dirichlet over the 8 cells (true class, one model treats, the
+    best treats) with the prior's count / 8 each, the net benefit difference of each draw."""
+    y, scores = _test_set(items=150, seed=5)
+    thresholds = np.array([0.2, 0.4])
+    curves = decision_curves(y, scores, thresholds=thresholds, test_uncertainty=True, samples=40_000, rng=4)
+    best, rng = curves.best, np.random.default_rng(0)
+    assert best == max(scores, key=lambda name: curves.net_benefit[name].mean()) and best not in curves.difference_bands
+    for name in scores:
+        if name == best:
+            continue
+        for k, t in enumerate(thresholds):
+            table = np.zeros((2, 2, 2))
+            for event, one, other in zip(y, scores[name] >= t, scores[best] >= t):
+                table[event, int(one), int(other)] += 1
+            f = rng.dirichlet(table.ravel() + 1.0 / 8, 40_000).reshape(-1, 2, 2, 2)
+            w = t / (1 - t)
+            # Net benefit: + TP - w FP; the one model's minus the best one's.
+            benefit = np.array([-w, 1.0])  # by true class: 0 = no event, 1 = event
+            difference = np.einsum("sjab,j,a->s", f, benefit, [0.0, 1.0]) - np.einsum("sjab,j,b->s", f, benefit, [0.0, 1.0])
+            expected = np.quantile(difference, [0.025, 0.975])
+            assert np.allclose(curves.difference_bands[name][k], expected, atol=0.006), (name, t)
 
 
 # --- the CLI ---------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ def write(tmp_path, name, content):
 
 
 def test_table_of_the_factory_example(capsys):
-    code, out, err = run(capsys, EXAMPLES / "factory.json")
+    code, out, err = run(capsys, EXAMPLES / "factory.json", "--details")
     assert code == 0 and err == ""
     ranking = out[out.index("Ranking by utility yield") :]
     assert ranking.index(" A ") < ranking.index(" B ")
@@ -92,11 +92,11 @@ def test_json_with_a_gaussian_sd_is_exact(capsys):
 
 
 def test_table_with_sd(capsys):
-    code, out, _ = run(capsys, EXAMPLES / "factory_uncertain.json", "--error", "truncated", "--samples", "1000", "--seed", "1")
+    code, out, _ = run(capsys, EXAMPLES / "factory_uncertain.json", "--error", "truncated", "--samples", "1000", "--seed", "1", "--details")
     assert code == 0
     assert "expected over 2 matrices, eq. (17)" in out
     assert "1000 samples, seed 1" in out and "P(flip)" in out and " ± " in out
-    code, out, _ = run(capsys, EXAMPLES / "factory_uncertain.json")  # gaussian errors: exact
+    code, out, _ = run(capsys, EXAMPLES / "factory_uncertain.json", "--details")  # gaussian errors: exact
     assert code == 0 and "exact (closed form, no sampling)" in out and "seed" not in out and " ± " not in out
 
 
@@ -400,17 +400,21 @@ def test_bad_option_gives_one_line_and_exit_2(capsys, tmp_path, options, message
 def test_huge_sd_runs_without_warnings(capsys):
     # Any finite sd, as `mcrank run` takes it; 1e308 printed "RuntimeWarning: invalid value
     # encountered in matmul" (an error under this test suite's warning filter).
-    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "1e308")
+    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "1e308", "--details")
     assert code == 0 and err == ""
     assert "errors of sd 1e+308" in out and "P(flip) = 0.5000" in out
 
 
 def test_monte_carlo_samples_are_capped(capsys):
     # Without the cap this would run for years; with it, one line and exit code 2 at once.
-    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--error", "truncated", "--samples", "99999999999999999")
+    code, out, err = run(
+        capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--error", "truncated", "--samples", "99999999999999999", "--details"
+    )
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "--samples must be a whole number from 1 to 1,000,000,000, got '99999999999999999'" in err
-    code, out, _ = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--error", "truncated", "--samples", "1e3", "--seed", "0")
+    code, out, _ = run(
+        capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--error", "truncated", "--samples", "1e3", "--seed", "0", "--details"
+    )
     assert code == 0 and "1000 samples" in out
 
 
@@ -552,10 +556,10 @@ def test_every_message_is_distinct():
 def test_the_guide_shows_the_real_output(capsys):
     # The README's section is a paragraph since 258fe2b; the three-class output lives in the guide.
     guide = (EXAMPLES.parent / "docs" / "evaluate.md").read_text()
-    section = guide[guide.index("(`mcrank evaluate examples/triage_3class.json`, an excerpt)") :]
+    section = guide[guide.index("(`mcrank evaluate examples/triage_3class.json --details`, an excerpt)") :]
     shown = section[section.index("```text\n") + len("```text\n") :]
     shown = shown[: shown.index("```")]
-    code, out, _ = run(capsys, EXAMPLES / "triage_3class.json")
+    code, out, _ = run(capsys, EXAMPLES / "triage_3class.json", "--details")
     # An excerpt of whole lines: every number shown is the real output's.
     assert code == 0 and shown.count("\n") >= 10 and ("\n" + shown) in out
 
@@ -583,7 +587,7 @@ def test_metrics_are_separated_by_spaces_or_commas_as_run_takes_them(capsys):
     assert spaced[0] == commas[0] == 0
     assert [m["id"] for m in json.loads(spaced[1])["metrics"]] == ["accuracy", "f1"]
     assert {**json.loads(spaced[1]), "date": None} == {**json.loads(commas[1]), "date": None}
-    code, out, _ = run(capsys, "--metrics", "accuracy", "f1", "--", EXAMPLES / "factory.json")  # FILE after the list
+    code, out, _ = run(capsys, "--details", "--metrics", "accuracy", "f1", "--", EXAMPLES / "factory.json")  # FILE after the list
     assert code == 0 and "accuracy*" in out
 
 

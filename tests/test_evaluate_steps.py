@@ -131,7 +131,7 @@ def test_the_cli_takes_the_estimator(tmp_path, capsys):
 
     path = tmp_path / "f.json"
     path.write_text(json.dumps({"classifiers": FACTORY, "utility": EQ4}))
-    assert main(["evaluate", str(path), "--sd", "0.1", "--estimator", "sample", "--samples", "1000", "--seed", "1"]) == 0
+    assert main(["evaluate", str(path), "--sd", "0.1", "--estimator", "sample", "--samples", "1000", "--seed", "1", "--details"]) == 0
     assert "sample estimator (Monte Carlo), 1000 samples, seed 1" in capsys.readouterr().out
     assert main(["evaluate", str(path), "--sd", "0.1", "--error", "truncated", "--estimator", "conditional"]) == 2
     assert "the truncated error model has no closed form" in capsys.readouterr().err

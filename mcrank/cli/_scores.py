@@ -186,7 +186,7 @@ def handler(args) -> int:
     elif args.format == "csv":
         text = _render_csv(test_set, ranking, curves, made)
     else:
-        text = render_scores_table(test_set, ranking, curves, width=terminal_width(args.out))
+        text = render_scores_table(test_set, ranking, curves, width=terminal_width(args.out), details=args.details)
     if plot is not None:
         _write_plot(curves, plot)
     if write_output(text, args.out) is not None and not args.quiet:
@@ -218,32 +218,62 @@ def _write_plot(curves, path: Path) -> None:
     atomic_write_bytes(path, buffer.getvalue())
 
 
-def render_scores_table(test_set, ranking, curves, *, width: int = 80) -> str:
+def render_scores_table(test_set, ranking, curves, *, width: int = 80, details: bool = False) -> str:
     """The report of ``--scores`` as text, within ``width`` characters a line, by the rules of
     the confusion-matrix report (:mod:`mcrank.evaluate.report`): names escaped and cut in the
-    middle, one number format per column, columns in blocks that fit."""
+    middle, one number format per column, columns in blocks that fit. With a ranking it opens
+    with the choice and how sure it is (:func:`decision_line`); the pairs AUC orders otherwise
+    and the decision curves' table follow with ``details`` (without a ranking the curves are
+    the answer, and always printed)."""
     from mcrank.evaluate.report import _shown_names, _wrap, printable
 
     names = {name: printable(name) for name in test_set.scores}  # escaped: a U+202E would reverse the rest of the row
     shown = _shown_names(names, max(12, width // 3))
     positives = int(test_set.positive.sum())
-    lines = _wrap(f"Test set: {test_set.items} items; positive class {test_set.classes[0]!r} {positives}, negative "
-                  f"{test_set.classes[1]!r} {test_set.items - positives}; models: {', '.join(names.values())}", width)  # fmt: skip
+    banded = curves is not None and curves.bands is not None
+    lines = [] if ranking is None else _wrap(decision_line(ranking, names, banded=banded), width, "", "  ") + [""]
+    lines += _wrap(f"Test set: {test_set.items} items; positive class {test_set.classes[0]!r} {positives}, negative "
+                   f"{test_set.classes[1]!r} {test_set.items - positives}; models: {', '.join(names.values())}", width)  # fmt: skip
     if ranking is not None:
-        lines += _render_ranking(ranking, shown, width)
-    if curves is not None:
+        lines += _render_ranking(ranking, shown, width, details)
+    if curves is not None and (details or ranking is None):
         lines += _render_curves(curves, shown, width)
+    elif curves is not None:
+        lines += [""] + _wrap(f"Decision curves at {len(curves.thresholds)} thresholds: --details (all of them in the JSON and CSV "
+                              "outputs)", width)  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
-def _render_ranking(ranking, shown, width) -> list[str]:
+def decision_line(ranking, names: dict[str, str], *, banded: bool = False) -> str:
+    """The choice and how sure it is: P(best) and the probability of being above the closest
+    rival where the ranking has a posterior, else that it rests on the point yields (and, when
+    the decision curves are ``banded``, that their bands say how sure at each threshold)."""
+    from mcrank.evaluate.report import POINT_YIELDS, decision_sentence
+
+    chosen = ranking.models[0].name
+    posterior = getattr(ranking, "posterior", None)
+    if posterior is None:
+        where = "the decision curves' bands (--details, --plot)" if banded else "--test-uncertainty"
+        return decision_sentence(names[chosen], POINT_YIELDS.format(options=where))
+    from mcrank.evaluate.report import short_probability
+
+    above = {pair: p for pair, (p, _) in posterior.probability_above.items()}
+    against = [(m.name, above.get((chosen, m.name), 1 - above.get((m.name, chosen), 0.5))) for m in ranking.models[1:]]
+    how_sure = f"P(best) {short_probability(posterior.probability_best[chosen][0])} given the test set"
+    if not against:
+        return decision_sentence(names[chosen], how_sure)
+    rival, over = min(against, key=lambda item: item[1])
+    return decision_sentence(names[chosen], how_sure, names[rival], over)
+
+
+def _render_ranking(ranking, shown, width, details) -> list[str]:
     from mcrank.evaluate.report import _wrap, column_blocks, column_format, printable, probability_text
     from mcrank.evaluate.targets import class_header
 
     models = ranking.models
     classes = [printable(c) for c in ranking.classes]
     lines = [""] + _wrap(class_header(classes, ranking.order_source, printable(ranking.positive)), width)
-    lines += [f"Utility matrix: {ranking.utility.tolist()}"]
+    lines += [f"Utility matrix: {ranking.utility.tolist()}"] if details else []
     lines += [""] + _wrap("Ranking by utility yield per item at each model's best threshold (empirical ROC, output positive when "
                           "score >= threshold); optimistic: the yield on the whole test set at the threshold chosen on it, the "
                           "one to deploy", width)  # fmt: skip
@@ -269,6 +299,10 @@ def _render_ranking(ranking, shown, width) -> list[str]:
     lines += column_blocks(f"  {'rank':>4}  {'model':<{name_width}}", lead, columns, width)
     if ranking.optimistic:
         lines += _wrap("The thresholds were chosen on the items they are scored on: these yields are optimistic.", width, "  ")
+    if not details:
+        count, pairs = len(ranking.auc_disagreements), len(models) * (len(models) - 1) // 2
+        verdict = f"AUC orders {count} of the {pairs} pairs otherwise" if count else "AUC orders every pair as the utility yield does"
+        return lines + [""] + _wrap(f"{verdict}; the pairs and the utility matrix: --details.", width)
     if posterior is not None:
         lines += _render_posterior(ranking, shown, width)
     lines += ["", "Pairs that AUC orders differently from the utility yield"]
@@ -370,19 +404,21 @@ def _render_csv(test_set, ranking, curves, made: dict) -> str:
             writer.writerow(row)
         return buffer.getvalue()
     if curves.bands is not None:
-        comments.update(prior_count=curves.prior_count, samples=curves.samples, seed=curves.seed)
+        comments.update(prior_count=curves.prior_count, samples=curves.samples, seed=curves.seed, best=curves.best)
     buffer.write(csv_comments({**comments, **provenance()}))
     names, pairs = list(curves.net_benefit), list(curves.probability_better or {})
     header = ["threshold", "treat_all", "treat_none", *names]
     if curves.bands is not None:
         header += [f"{name}_{end}" for name in names for end in ("low", "high")]
         header += [f"probability_{a}_over_{b}" for a, b in pairs]
+        header += [f"{name}_minus_best_{end}" for name in curves.difference_bands for end in ("low", "high")]
     writer.writerow([csv_text(cell) for cell in header])
     for k, t in enumerate(curves.thresholds):
         row = [repr(float(t)), repr(float(curves.treat_all[k])), "0.0", *(repr(float(curves.net_benefit[n][k])) for n in names)]
         if curves.bands is not None:
             row += [repr(float(curves.bands[n][k, e])) for n in names for e in (0, 1)]
             row += [repr(float(curves.probability_better[p][k])) for p in pairs]
+            row += [repr(float(curves.difference_bands[n][k, e])) for n in curves.difference_bands for e in (0, 1)]
         writer.writerow(row)
     return buffer.getvalue()
 

@@ -52,6 +52,7 @@ def add_parser(subparsers):
     add("--metrics", metavar="ID", nargs="+", help="metric ids, by spaces or commas (default: all)")
     add("--format", choices=("table", "json", "csv"), help="default: from --out's extension, else table")
     add("--out", type=path_argument, metavar="PATH", help="write to PATH (atomically); -: stdout")
+    add("--details", action="store_true", help="the full table: every metric, pair, probability, curve")
     add("--quiet", action="store_true", help="no progress bar, no 'wrote' line")
     # Scoring classifiers and decision curves (--scores): their options and handler in one block of their own.
     from mcrank.cli import _scores
@@ -133,7 +134,7 @@ def handler(args) -> int:
         elif args.format == "csv":
             text = render_csv(result, comments=_made(args, result, csv=True))
         else:
-            text = render_table(result, width=terminal_width(args.out)) + "\n"
+            text = render_table(result, width=terminal_width(args.out), details=args.details) + "\n"
     except MemoryError as error:
         # The Monte Carlo work space is bounded, but the results grow with the square of the
         # number of classifiers (one entry per pair). Rendered in full before anything is
@@ -199,11 +200,11 @@ def _made(args, result, *, csv: bool = False) -> dict:
     return made
 
 
-def render_table(result, *, width: int = 80) -> str:
+def render_table(result, *, width: int = 80, details: bool = False) -> str:
     """The evaluation as text (:func:`mcrank.evaluate.report.render_table`)."""
     from mcrank.evaluate.report import render_table as render
 
-    return render(result, width=width)
+    return render(result, width=width, details=details)
 
 
 def render_csv(result, *, comments: dict | None = None) -> str:
