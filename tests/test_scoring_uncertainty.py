@@ -205,9 +205,11 @@ def test_cli_scores_with_test_uncertainty(tmp_path, capsys, choice):
                        threshold_choice=choice, test_uncertainty=True, samples=300, rng=4).posterior  # fmt: skip
     code, text, err = run(capsys, *argv)
     assert code == 0, err
-    assert "95% interval" in text and "P(best)" in text and "Bayesian bootstrap" in text and "300 draws, seed 4" in text
     first, second = next(iter(api.probability_above))
-    assert f"{first} above {second}" in text
+    assert text.startswith(f"choose {first}: P(best)") and "95% interval" in text and "P(best)" in text
+    code, text, err = run(capsys, *argv, "--details")  # the pairs and how they were drawn
+    assert code == 0, err
+    assert "Bayesian bootstrap" in text and "300 draws, seed 4" in text and f"{first} above {second}" in text
     code, out, err = run(capsys, *argv, "--format", "json")
     data = json.loads(out)["scoring"]["posterior"]
     assert data["samples"] == 300 and data["seed"] == 4
