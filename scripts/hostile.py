@@ -453,7 +453,8 @@ def _evaluate_options() -> None:
         scenario(f"evaluate/unused-with-scores/{label}-without-utility", "refuse", *scores, *options, files={"s.csv": SCORES})
     scenario("evaluate/unused-with-scores/folds-with-split", "refuse", "evaluate", "--scores", "{tmp}/s.csv", "--utility", "{tmp}/u.json",
              "--threshold-choice", "split", "--folds", "3", files={"s.csv": SCORES, "u.json": UTILITY_2})  # fmt: skip
-    scenario("evaluate/unused-with-scores/test-uncertainty-ranking-only", "refuse", "evaluate", "--scores", "{tmp}/s.csv", "--utility",
+    # The ranking of scoring classifiers with its uncertainty (it was refused before it was offered).
+    scenario("evaluate/scores-uncertain/ranking", "ok", "evaluate", "--scores", "{tmp}/s.csv", "--utility",
              "{tmp}/u.json", "--test-uncertainty", files={"s.csv": SCORES, "u.json": UTILITY_2})  # fmt: skip
     scenario("evaluate/unused/seed-noted", "ok", "evaluate", factory, "--seed", "1")
     # --scores' numbers.

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+import types
 
 import pytest
 from dropped_interrupt import drop_an_interrupt
@@ -120,6 +121,38 @@ def test_an_interrupt_dropped_anywhere_still_ends_the_command(monkeypatch, capsy
         return story_handler(args)
 
     monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: None)
+    monkeypatch.setattr(mcrank.cli.story, "handler", handler)
+    assert main(["story"]) == 130
+    assert capsys.readouterr().err.splitlines() == ["mcrank story: interrupted"]
+
+
+def test_a_signal_turned_into_another_exception_still_ends_the_command(monkeypatch, capsys):
+    """SIGTERM while numpy imported its C extension became an ImportError: a 41-line traceback
+    and exit 1."""
+
+    def handler(args):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler raises here
+        except KeyboardInterrupt:
+            raise ImportError('PyCapsule_Import could not import module "datetime"') from None
+        return 0
+
+    monkeypatch.setattr(mcrank.cli.story, "handler", handler)
+    assert main(["story"]) == 143
+    assert capsys.readouterr().err.splitlines() == ["mcrank story: terminated"]
+
+
+def test_a_signal_while_the_jit_module_is_imported_is_one_line(monkeypatch, capsys):
+    """A signal landing while mcrank._jit was half imported: AttributeError, 'partially
+    initialized module', from the handler itself."""
+
+    def handler(args):
+        monkeypatch.setitem(sys.modules, "mcrank._jit", types.ModuleType("mcrank._jit"))
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+        return 0
+
     monkeypatch.setattr(mcrank.cli.story, "handler", handler)
     assert main(["story"]) == 130
     assert capsys.readouterr().err.splitlines() == ["mcrank story: interrupted"]
