@@ -113,9 +113,11 @@ def test_the_evaluate_guides_contents_list_every_section():
     contents = text[text.index("## Contents\n") : text.index("\n## ", text.index("## Contents\n") + 1)]
     listed = re.findall(r"\]\(#([^)]+)\)", contents)
     headings = [line for line in re.sub(r"```.*?```", "", text, flags=re.S).splitlines() if re.match(r"##+ ", line)]
-    sections = [re.sub(r"[^\w\- ]", "", line.split(" ", 1)[1].strip().lower()).replace(" ", "-") for line in headings]
-    # Every section and subsection, in the page's order, and nothing else.
-    assert listed == [anchor for anchor in sections if anchor != "contents"]
+    headings = [(len(line.split(" ")[0]) - 2, line.split(" ", 1)[1].strip()) for line in headings if line != "## Contents"]
+    sections = [re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-") for _, title in headings]
+    # Every section and subsection, in the page's order, and nothing else; the message is the list to paste.
+    expected = "\n".join(f"{'  ' * depth}- [{title}](#{anchor})" for (depth, title), anchor in zip(headings, sections))
+    assert listed == sections, f"docs/evaluate.md's contents should be:\n{expected}"
 
 
 def test_the_published_versions_4_percent_is_the_committed_truncated_result():
