@@ -112,3 +112,103 @@ def test_decisions_per_item_are_the_argmax_of_each_items_expected_utility():
     matrix = np.array([[1.0, 0.0], [0.2, 1.0], [1.0, 0.0]])
     assert np.array_equal(optimal_decisions(probabilities, np.broadcast_to(matrix, (2000, 3, 2))), optimal_decisions(probabilities, matrix))
     assert optimal_decisions([[0.5, 0.5]], [[[1.0, 0.0], [0.0, 1.0]]]).tolist() == [0]
+
+
+def _joint_oracle(truth, outputs, utility, prior_count, samples, rng):
+    """Draws of each model's yield under Dirichlet(counts + C / cells) over the full joint table
+    (true class, every model's output), with a constant utility matrix: plain NumPy."""
+    n = utility.shape[1]
+    m = len(outputs)
+    codes = truth.copy()
+    for out in outputs:
+        codes = codes * n + out
+    cells = n ** (m + 1)
+    counts = np.bincount(codes, minlength=cells)
+    grid = np.array(np.unravel_index(np.arange(cells), (n,) * (m + 1)))  # row 0: true class, then outputs
+    values = np.column_stack([utility[grid[1 + k], grid[0]] for k in range(m)])
+    weights = rng.dirichlet(counts + prior_count / cells, size=samples)
+    return weights @ values
+
+
+def test_constant_utility_gives_the_joint_cell_posterior():
+    from mcrank.evaluate import ItemLabels, evaluate
+    from mcrank.evaluate.per_item import bayesian_bootstrap
+
+    rng = np.random.default_rng(11)
+    n_items, samples = 300, 20000
+    truth = rng.integers(0, 2, n_items)
+    a = np.where(rng.random(n_items) < 0.8, truth, 1 - truth)
+    b = np.where(rng.random(n_items) < 0.74, truth, 1 - truth)
+    matrix = np.array([[1.0, -0.5], [-2.0, 0.4]])
+    u = np.broadcast_to(matrix, (n_items, 2, 2))
+    ours = bayesian_bootstrap(u, truth, {"A": a, "B": b}, samples=samples, prior_count=1.0, rng=5)
+    oracle = _joint_oracle(truth, [a, b], matrix, 1.0, samples, np.random.default_rng(6))
+    confusions = {name: np.bincount(d * 2 + truth, minlength=4).reshape(2, 2) for name, d in (("A", a), ("B", b))}
+    existing = evaluate(confusions, matrix, labels=ItemLabels(truth, {"A": a, "B": b}), test_uncertainty=True, samples=samples, rng=7)
+    for k, name in enumerate(("A", "B")):
+        sd = oracle[:, k].std()
+        # SE of a 2.5 % quantile of `samples` draws, of a near-normal posterior, for each of two estimates
+        se = np.sqrt(2 * 0.025 * 0.975 / samples) / 0.0584 * sd
+        interval = next(c.utility_yield_interval for c in existing.classifiers if c.name == name)
+        for q, low_high in zip((0.025, 0.975), zip(ours.intervals[name], interval, strict=True), strict=True):
+            assert abs(low_high[0] - low_high[1]) < 4 * se, (name, q, low_high)
+            assert abs(low_high[0] - np.quantile(oracle[:, k], q)) < 4 * se
+    pair = existing.pairs[0]
+    i, j = (0, 1) if pair.better == "A" else (1, 0)
+    above = ours.probability_above[i, j]
+    assert abs(above - (1 - pair.flip_probability_test)) < 4 * np.sqrt(above * (1 - above) / samples)
+    best = (oracle[:, 0] > oracle[:, 1]).mean()
+    se = np.sqrt(2 * best * (1 - best) / samples)
+    assert abs(ours.probability_best["A"] - best) < 4 * se
+
+
+def test_bootstrap_without_the_items_array_in_memory_agrees_with_direct_draws():
+    from mcrank.evaluate.per_item import dirichlet_weighted_means
+
+    rng = np.random.default_rng(2)
+    values = rng.normal(size=(5000, 2))
+    draws = dirichlet_weighted_means(values, 3000, np.random.default_rng(3))  # blocks of 349 items
+    direct = np.random.default_rng(4).dirichlet(np.ones(5000), size=3000) @ values
+    se = draws.std(axis=0) * np.sqrt(2 / 3000)
+    assert np.all(np.abs(draws.mean(axis=0) - direct.mean(axis=0)) < 4 * se)
+    assert np.allclose(draws.std(axis=0), direct.std(axis=0), rtol=4 * np.sqrt(1 / 3000))
+
+
+def test_evaluate_per_item_yields_average_matrix_and_flags():
+    from mcrank.evaluate.per_item import evaluate_per_item
+
+    # Two models with the same confusion matrix whose errors land on different items.
+    amount = np.array([1000.0, 10.0, 20.0, 30.0, 40.0, 50.0])
+    y_true = ["fraud", "fraud", "legitimate", "legitimate", "legitimate", "legitimate"]
+    misses_big = ["accept", "refuse", "accept", "accept", "accept", "accept"]
+    misses_small = ["refuse", "accept", "accept", "accept", "accept", "accept"]
+    result = evaluate_per_item(y_true, {"big": misses_big, "small": misses_small}, FRAUD, columns={"amount": amount})
+    u = _fraud_oracle(amount)
+    assert result.yields["big"] == pytest.approx((-1000 + 50 + 0.02 * 140) / 6)
+    assert result.yields["small"] == pytest.approx((50 - 10 + 0.02 * 140) / 6)
+    assert result.ranks == {"small": 1, "big": 2}
+    assert np.allclose(result.average_matrix, u.mean(axis=0))
+    assert result.average_yields["big"] == result.average_yields["small"]  # same confusion matrix
+    assert result.scores["accuracy"]["big"] == result.scores["accuracy"]["small"]
+    assert "small" in str(result) and "Average-cost matrix" in str(result)
+    with pytest.raises(ValueError, match="no column 'amount'"):
+        evaluate_per_item(y_true, {"a": misses_big}, FRAUD, columns={"price": amount})
+    with pytest.raises(ValueError, match="label 'block' is not one of refuse, accept"):
+        evaluate_per_item(y_true, {"a": ["block"] * 6}, FRAUD, columns={"amount": amount})
+
+
+def test_the_average_matrix_misranks_where_errors_land_on_large_amounts():
+    from mcrank.evaluate.per_item import evaluate_per_item
+
+    amount = np.array([5000.0, 10.0, 10.0, 10.0])
+    y_true = ["fraud", "fraud", "legitimate", "legitimate"]
+    # "cautious" refuses a legitimate item too (worse confusion matrix) but catches the big fraud
+    result = evaluate_per_item(
+        y_true,
+        {"cautious": ["refuse", "accept", "refuse", "accept"], "lucky": ["accept", "refuse", "accept", "accept"]},
+        FRAUD,
+        columns={"amount": amount},
+    )
+    assert result.ranks == {"cautious": 1, "lucky": 2}
+    assert result.average_ranks == {"cautious": 2, "lucky": 1}
+    assert result.disagreements["average-cost matrix"] == [("cautious", "lucky")]

@@ -52,8 +52,11 @@ __all__ = [
     "average_matrix",
     "bayesian_bootstrap",
     "check_item_columns",
+    "PerItemEvaluation",
     "check_per_item",
     "dirichlet_weighted_means",
+    "evaluate_per_item",
+    "render_per_item",
     "is_affine",
     "item_utilities",
     "parse_affine",
@@ -356,3 +359,266 @@ def bayesian_bootstrap(utility: np.ndarray, truth: np.ndarray, decisions: Mappin
     above = (draws[:, :, None] > draws[:, None, :]).mean(axis=0)
     best = np.bincount(np.argmax(draws, axis=1), minlength=len(names)) / samples
     return PerItemPosterior(intervals, above, dict(zip(names, best.tolist(), strict=True)), samples, prior_count)
+
+
+# --- evaluate with per-item utilities ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PerItemEvaluation:
+    """Models ranked by their per-item yield, beside the average-cost matrix and the popular metrics.
+
+    Attributes
+    ----------
+    classes, decisions : tuple
+        The class order (columns) and the decisions (rows) of the utility.
+    class_order : str
+        Where the class order came from (:data:`mcrank.evaluate.targets.CLASS_ORDERS`).
+    items : int
+    class_counts : ndarray of int, shape (classes,)
+    columns : tuple of str
+        The item columns the utility reads (empty for an array given in Python).
+    yields : dict of str to float
+        Each model's mean utility per item.
+    ranks : dict of str to int
+        By yield, 1 = best; ties share a rank.
+    average_matrix : ndarray of shape (decisions, classes)
+        The per-item utility averaged over the items (:func:`average_matrix`).
+    average_yields, average_ranks : dict
+        Each model's yield and rank under the average-cost matrix (from its confusion matrix).
+    scores, metric_ranks : dict of str to dict
+        Per metric id, each model's score and rank (empty when decisions are not classes).
+    disagreements : dict of str to list of (str, str)
+        Per ranking ("average-cost matrix" or a metric id), the pairs ``(a, b)`` whose per-item
+        yields put ``a`` above ``b`` while it puts ``b`` above ``a``.
+    posterior : PerItemPosterior or None
+    """
+
+    classes: tuple
+    decisions: tuple
+    class_order: str
+    items: int
+    class_counts: np.ndarray
+    columns: tuple
+    yields: dict
+    ranks: dict
+    average_matrix: np.ndarray
+    average_yields: dict
+    average_ranks: dict
+    scores: dict
+    metric_ranks: dict
+    disagreements: dict
+    posterior: PerItemPosterior | None = None
+
+    def __str__(self) -> str:
+        return render_per_item(self)
+
+    def to_records(self) -> list[dict]:
+        """One dict per model, best first: rank, yield, interval, P(best), average-matrix yield and rank, metrics."""
+        records = []
+        for name in sorted(self.yields, key=lambda m: (self.ranks[m], m)):
+            row = {"rank": self.ranks[name], "classifier": name, "utility_yield": self.yields[name]}
+            if self.posterior is not None:
+                low, high = self.posterior.intervals[name]
+                row |= {"utility_yield_low": low, "utility_yield_high": high, "probability_best": self.posterior.probability_best[name]}
+            row |= {"average_matrix_yield": self.average_yields[name], "average_matrix_rank": self.average_ranks[name]}
+            for metric, scores in self.scores.items():
+                row |= {metric: scores[name], f"{metric}_rank": self.metric_ranks[metric][name]}
+            records.append(row)
+        return records
+
+    def to_dict(self) -> dict:
+        """The evaluation as JSON-ready data."""
+        names = list(self.yields)
+        out = {
+            "utility_form": "per item",
+            "classes": [str(c) for c in self.classes],
+            "decisions": [str(d) for d in self.decisions],
+            "class_order": self.class_order,
+            "items": self.items,
+            "item_columns": list(self.columns),
+            "average_matrix": self.average_matrix.tolist(),
+            "classifiers": self.to_records(),
+            "disagreements": {key: [list(pair) for pair in pairs] for key, pairs in self.disagreements.items()},
+        }
+        if self.posterior is not None:
+            p = self.posterior
+            out["test_uncertainty"] = {
+                "posterior": "Bayesian bootstrap over the items, plus one pseudo-item per joint cell",
+                "samples": p.samples,
+                "prior_count": p.prior_count,
+                "probability_above": {
+                    f"{a} > {b}": float(p.probability_above[i, j]) for i, a in enumerate(names) for j, b in enumerate(names) if i != j
+                },  # fmt: skip
+            }
+        return out
+
+
+def _ranks(values: dict) -> dict:
+    """Competition ranks, 1 = highest; equal values share a rank."""
+    return {name: 1 + sum(other > value for other in values.values()) for name, value in values.items()}
+
+
+def _disagreeing(yields: dict, other: dict, higher_is_better: bool = True) -> list[tuple[str, str]]:
+    names = sorted(yields, key=lambda m: -yields[m])
+    pairs = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            if yields[a] > yields[b] and math.isfinite(other[a]) and math.isfinite(other[b]):
+                if (other[b] > other[a]) if higher_is_better else (other[b] < other[a]):
+                    pairs.append((a, b))
+    return pairs
+
+
+def _indexer(order: tuple, values, what: str) -> np.ndarray:
+    """Positions in ``order`` of every label of ``values`` (labels matched as they are or by their text)."""
+    lookup = {label: k for k, label in enumerate(order)} | {str(label): k for k, label in enumerate(order)}
+    values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+    try:
+        return np.fromiter((lookup[v] for v in values.tolist()), dtype=np.intp, count=len(values))
+    except (KeyError, TypeError):
+        bad = next(v for v in values.tolist() if not isinstance(v, (str, int, float, bool)) or v not in lookup)
+        raise ValueError(f"{what}: label {bad!r} is not one of {', '.join(map(str, order))}") from None
+
+
+def evaluate_per_item(y_true, predictions, utility, *, columns=None, classes=None, decisions=None, metrics=None,
+                      test_uncertainty: bool = False, samples: int = 2000, prior_count: float = 1.0, rng=None) -> PerItemEvaluation:  # fmt: skip
+    """Rank models by their mean utility per item, with a per-item utility.
+
+    Parameters
+    ----------
+    y_true : array_like of shape (items,)
+        The true classes.
+    predictions : dict of str to array_like of shape (items,)
+        Each model's decisions for the same items (labels of ``decisions``).
+    utility : AffineUtility, dict (the affine JSON form) or array_like of shape (items, decisions, classes)
+    columns : mapping of str to array_like of shape (items,), optional
+        The item columns an affine utility reads (``{"amount": ...}``).
+    classes : sequence, optional
+        The class order (columns of the utility); an affine utility names its own, and they must
+        agree. For an array, as :func:`mcrank.evaluate.targets.class_order` finds it.
+    decisions : sequence, optional
+        The decisions (rows); by default an affine utility's own, else the classes.
+    metrics : sequence of str, optional
+        The popular metrics to compare (default: all), when the decisions are the classes.
+    test_uncertainty : bool
+        Add the Bayesian bootstrap's intervals, P(a above b) and P(best) (:func:`bayesian_bootstrap`).
+    samples, prior_count, rng
+        Of the posterior.
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter: a bad utility or column, labels that the classes or decisions
+        do not name, lengths that differ.
+    """
+    from mcrank.evaluate.targets import class_order
+
+    truth_labels = np.asarray(y_true, dtype=object)
+    n_items = truth_labels.shape[0]
+    if n_items == 0 or not predictions:
+        raise ValueError("y_true: a per-item evaluation needs items and at least one model")
+    if is_affine(utility):
+        utility = parse_affine(utility)
+    if isinstance(utility, AffineUtility):
+        order, source = class_order(set(truth_labels.tolist()), len(utility.classes), classes=classes,
+                                    utility_classes=utility.classes, where="y_true")  # fmt: skip
+        rows = utility.decisions if decisions is None else tuple(decisions)
+        if utility.columns:
+            u = check_per_item(utility.array(columns or {}), n_items, what="columns")
+        else:  # constants only: one matrix for every item
+            u = np.broadcast_to(utility.constant, (n_items, *utility.constant.shape))
+        reads = utility.columns
+    else:
+        if columns:
+            raise ValueError("columns: item columns are read by an affine per-item utility only")
+        u = check_per_item(utility, n_items)
+        order, source = class_order(set(truth_labels.tolist()), u.shape[2], classes=classes, where="y_true")
+        rows = order if decisions is None else tuple(decisions)
+        reads = ()
+    if len(rows) != u.shape[1]:
+        raise ValueError(f"decisions: {len(rows)} decisions but the utility has {u.shape[1]} rows")
+    truth = _indexer(order, truth_labels, "y_true")
+    chosen = {}
+    for name, values in predictions.items():
+        if len(values) != n_items:
+            raise ValueError(f"predictions: {name!r} has {len(values)} decisions but y_true has {n_items} items")
+        chosen[str(name)] = _indexer(rows, values, f"predictions: {name}")
+    return _evaluate_indices(u, truth, chosen, order, rows, source, reads, metrics, test_uncertainty, samples, prior_count, rng)
+
+
+def _evaluate_indices(u, truth, chosen, order, rows, source, reads, metrics, test_uncertainty, samples, prior_count, rng):
+    """:func:`evaluate_per_item` on checked arrays: ``truth`` and ``chosen`` as indices."""
+    from mcrank.evaluate.ranking import evaluate
+
+    n_items, n_decisions, n_classes = u.shape
+    yields = {name: per_item_yield(u, truth, d) for name, d in chosen.items()}
+    average = average_matrix(u)
+    confusions = {name: np.bincount(d * n_classes + truth, minlength=n_decisions * n_classes).reshape(n_decisions, n_classes)
+                  for name, d in chosen.items()}  # fmt: skip
+    average_yields = {name: float((average * c).sum() / n_items) for name, c in confusions.items()}
+    scores, metric_ranks = {}, {}
+    if n_decisions == n_classes:  # decision i is the output of class i, as everywhere in mcrank
+        ranked = evaluate(confusions, average, classes=[str(c) for c in order], metrics=metrics)
+        for result in ranked.classifiers:
+            for metric, score in result.scores.items():
+                scores.setdefault(metric, {})[result.name] = float(score)
+                metric_ranks.setdefault(metric, {})[result.name] = result.ranks[metric]
+    disagreements = {"average-cost matrix": _disagreeing(yields, average_yields)}
+    for metric, ranks in metric_ranks.items():
+        rank_values = {name: -float(r) if r is not None else math.nan for name, r in ranks.items()}
+        if pairs := _disagreeing(yields, rank_values):
+            disagreements[metric] = pairs
+    posterior = None
+    if test_uncertainty:
+        posterior = bayesian_bootstrap(u, truth, chosen, samples=samples, prior_count=prior_count, rng=rng)
+    return PerItemEvaluation(
+        classes=tuple(order), decisions=tuple(rows), class_order=source, items=n_items,
+        class_counts=np.bincount(truth, minlength=n_classes), columns=tuple(reads), yields=yields, ranks=_ranks(yields),
+        average_matrix=average, average_yields=average_yields, average_ranks=_ranks(average_yields), scores=scores,
+        metric_ranks=metric_ranks, disagreements=disagreements, posterior=posterior,
+    )  # fmt: skip
+
+
+def render_per_item(result: PerItemEvaluation) -> str:
+    """The per-item evaluation as text."""
+    from mcrank.evaluate.targets import class_header
+
+    counts = ", ".join(f"{c} {k}" for c, k in zip(result.classes, result.class_counts.tolist(), strict=True))
+    reads = f"reads {', '.join(result.columns)}" if result.columns else "an array per item"
+    lines = [
+        f"Test set: {result.items} items; true classes: {counts}",
+        class_header(result.classes, result.class_order),
+        f"Utility per item ({reads}); decisions: {', '.join(map(str, result.decisions))}.",
+        "Average-cost matrix (the per-item utility averaged over the items): "
+        + "; ".join(f"{d}: " + ", ".join(f"{v:.6g}" for v in row) for d, row in zip(result.decisions, result.average_matrix, strict=True)),
+        "",
+        "Ranking by mean utility per item (per-item utilities), beside the average-cost matrix's yield (rank)",
+    ]
+    posterior = result.posterior
+    header = f"{'rank':>4}  {'model':<12} {'yield':>12}"
+    if posterior is not None:
+        header += f"  {'95 % interval':>25}  {'P(best)':>7}"
+    lines.append(header + f"  {'average matrix':>20}")
+    for row in result.to_records():
+        text = f"{row['rank']:>4}  {row['classifier']:<12} {row['utility_yield']:>+12.6g}"
+        if posterior is not None:
+            text += f"  [{row['utility_yield_low']:>+11.6g}, {row['utility_yield_high']:>+11.6g}]  {row['probability_best']:>7.3f}"
+        lines.append(text + f"  {row['average_matrix_yield']:>+15.6g} ({row['average_matrix_rank']})")
+    if posterior is not None:
+        lines.append(f"Test-set uncertainty: Bayesian bootstrap over the items, plus one pseudo-item per joint cell "
+                     f"(prior count {posterior.prior_count:g}), {posterior.samples} draws.")  # fmt: skip
+    lines.append("")
+    if not result.scores:
+        lines.append("The popular metrics need one decision per class: not reported.")
+    for key, pairs in result.disagreements.items():
+        shown = ", ".join(f"{b} over {a}" for a, b in pairs[:4]) + (f", ... ({len(pairs) - 4} more)" if len(pairs) > 4 else "")
+        if pairs:
+            lines.append(f"* {key} ranks otherwise: {shown}")
+    if not any(result.disagreements.values()):
+        lines.append("The average-cost matrix and every metric reported rank as the per-item yields do.")
+    elif result.scores:
+        agree = [m for m in result.scores if m not in result.disagreements]
+        if agree:
+            lines.append(f"Ranking as the per-item yields: {', '.join(agree)}")
+    return "\n".join(lines)
