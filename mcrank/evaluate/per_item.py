@@ -59,8 +59,10 @@ __all__ = [
     "render_per_item",
     "is_affine",
     "item_utilities",
+    "load_item_table",
     "parse_affine",
     "per_item_yield",
+    "read_affine",
 ]
 
 #: The key of a cell's constant term in the affine JSON form.
@@ -475,7 +477,7 @@ def _indexer(order: tuple, values, what: str) -> np.ndarray:
     lookup = {label: k for k, label in enumerate(order)} | {str(label): k for k, label in enumerate(order)}
     values = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
     try:
-        return np.fromiter((lookup[v] for v in values.tolist()), dtype=np.intp, count=len(values))
+        return np.fromiter(map(lookup.__getitem__, values.tolist()), dtype=np.intp, count=len(values))
     except (KeyError, TypeError):
         bad = next(v for v in values.tolist() if not isinstance(v, (str, int, float, bool)) or v not in lookup)
         raise ValueError(f"{what}: label {bad!r} is not one of {', '.join(map(str, order))}") from None
@@ -622,3 +624,125 @@ def render_per_item(result: PerItemEvaluation) -> str:
         if agree:
             lines.append(f"Ranking as the per-item yields: {', '.join(agree)}")
     return "\n".join(lines)
+
+
+# --- files ---------------------------------------------------------------------------------------
+
+
+def read_affine(text, *, source: str = "--utility") -> AffineUtility | None:
+    """The affine per-item utility of JSON text or a JSON file, or None when it is another
+    form of utility (a matrix, a distribution: :func:`mcrank.evaluate.input.read_utility`)."""
+    import json
+    import os
+
+    from mcrank.evaluate.input import read_input_text
+
+    if isinstance(text, str) and text.strip().startswith(("[", "{")):
+        raw = text
+    else:
+        raw = read_input_text(text)
+        source = os.fspath(text)
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        return None  # not JSON: the reader of the other forms says so
+    return parse_affine(value, source=source) if is_affine(value) else None
+
+
+def load_item_table(path, *, columns, truth: str = "true") -> tuple[np.ndarray, dict, dict]:
+    """Read a table of labels, one row per item, with the numeric item columns a per-item
+    utility reads: ``truth`` (true classes), the ``columns`` (numbers), and one column per model
+    (its decisions).
+
+    Returns
+    -------
+    truth : ndarray of str, shape (items,)
+    predictions : dict of str to ndarray of str
+    values : dict of str to ndarray of float
+
+    Raises
+    ------
+    ValueError
+        Naming the file, line and column: a column the utility reads that is missing, a value in
+        it that is not a finite number, no model column, and every error of
+        :func:`mcrank.evaluate.input.read_csv_columns`.
+    """
+    from mcrank.evaluate.input import read_csv_columns
+
+    header, _ = read_csv_columns(path, truth, models="model columns", truth_hint=" (name it with --truth)")
+    if missing := [name for name in columns if name not in header]:
+        raise ValueError(f"{path}, line 1: no column {missing[0]!r}, which the per-item utility reads (the columns are "
+                         f"{', '.join(map(repr, header))})")  # fmt: skip
+    models = [name for name in header if name != truth and name not in columns]
+    if not models:
+        raise ValueError(f"{path}, line 1: no model columns beside {truth!r} and the utility's columns {', '.join(columns)}")
+    lines, table = _columns_of(path, header)
+    values = {}
+    for name in columns:
+        try:
+            array = np.array(table[name], dtype=float)
+        except ValueError:
+            k = next(k for k, cell in enumerate(table[name]) if not _is_number(cell))
+            raise ValueError(f"{path}, line {lines[k]}, column {name!r}: {table[name][k]!r} is not a number") from None
+        if not np.all(np.isfinite(array)):
+            k = int(np.flatnonzero(~np.isfinite(array))[0])
+            raise ValueError(f"{path}, line {lines[k]}, column {name!r}: {table[name][k]!r}: per-item utilities must be finite")
+        values[name] = array
+    return np.array(table[truth], dtype=object), {m: np.array(table[m], dtype=object) for m in models}, values
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _columns_of(path, header: list[str]) -> tuple[list[int], dict[str, list[str]]]:
+    """The line of every item and the table's cells column by column (stripped, blank rows
+    skipped): the rows of :func:`mcrank.evaluate.input.read_csv_columns`, read by the csv module
+    in one pass and transposed in C, as a million items need."""
+    import csv
+    import io
+
+    from mcrank.evaluate.input import read_input_text
+
+    text = read_input_text(path)
+    width = len(header)
+    if '"' not in text and "\r" not in text and "\n\n" not in text.strip("\n"):
+        # No quoting, no blank row: the fields are what lies between the commas, split at once.
+        body = text.strip("\n").split("\n", 1)[1] if "\n" in text.strip("\n") else ""
+        cells = body.replace("\n", ",").split(",") if body else []
+        lines = body.count("\n") + 1 if body else 0
+        if len(cells) == lines * width:
+            spaced = " " in text or "\t" in text
+            table = {name: cells[k::width] for k, name in enumerate(header)}
+            if spaced:
+                table = {name: [cell.strip() for cell in column] for name, column in table.items()}
+            if not lines:
+                raise ValueError(f"{path}: no items (only a header)")
+            return list(range(2, lines + 2)), table
+    if '"' not in text:  # no quoting: the fields are what lies between the commas
+        rows = [line.split(",") for line in text.splitlines()[1:]]
+    else:
+        reader = csv.reader(io.StringIO(text, newline=""))
+        try:
+            rows = list(reader)[1:]
+        except csv.Error as error:
+            raise ValueError(f"{path}, line {reader.line_num}: not valid CSV: {error}") from None
+    spaced = " " in text or "\t" in text
+    # Line numbers count rows (a quoted cell holding a line break is not expected in a table of labels).
+    kept = [k for k, row in enumerate(rows) if any(cell.strip() for cell in row)]
+    rows = [rows[k] for k in kept]
+    lines = [k + 2 for k in kept]
+    if not rows:
+        raise ValueError(f"{path}: no items (only a header)")
+    if bad := next((k for k, row in enumerate(rows) if len(row) != len(header)), None):
+        raise ValueError(f"{path}, line {lines[bad]}: expected {len(header)} fields, got {len(rows[bad])}")
+    if len(rows[0]) != len(header):
+        raise ValueError(f"{path}, line {lines[0]}: expected {len(header)} fields, got {len(rows[0])}")
+    columns = zip(*rows, strict=True)
+    if not spaced:
+        return lines, dict(zip(header, map(list, columns), strict=True))
+    return lines, {name: [cell.strip() for cell in column] for name, column in zip(header, columns, strict=True)}

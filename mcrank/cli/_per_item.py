@@ -1,0 +1,89 @@
+"""``mcrank evaluate --labels FILE --utility PER_ITEM.json``: ranking with per-item utilities.
+
+A ``--utility`` in the affine per-item form (``{"classes": [...], "decisions": [...], "cells":
+{...}}``, :mod:`mcrank.evaluate.per_item`) reads named columns of the ``--labels`` table; this
+module parses, calls :func:`mcrank.evaluate.per_item.evaluate_per_item` and prints
+(``docs/evaluate.md``, "Per-item utilities").
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+
+from mcrank.cli._common import UsageError, class_names, flag_names, write_output
+
+#: The library's parameters that are flags here.
+_FLAGS = {"utility": "--utility", "classes": "--classes", "columns": "--labels", "y_true": "--labels", "predictions": "--labels",
+          "prior_count": "--prior-count", "samples": "--samples"}  # fmt: skip
+#: Options of the matrix ranking that have no meaning, or no per-item form yet, here.
+_NOT_HERE = (("sd", "--sd"), ("error", "--error"), ("estimator", "--estimator"), ("class_frequencies", "--class-frequencies"),
+             ("class_counts", "--class-counts"), ("orientation", "--orientation"), ("positive", "--positive"),
+             ("thresholds", "--thresholds"), ("plot", "--plot"))  # fmt: skip
+#: Posterior draws by default: each draws one weight per item.
+DEFAULT_PER_ITEM_SAMPLES = 2000
+
+
+def utility_of(args):
+    """The affine per-item utility of ``--utility``, or None for any other form."""
+    if args.utility is None:
+        return None
+    from mcrank.evaluate.per_item import read_affine
+
+    try:
+        return read_affine(args.utility)
+    except ValueError as error:
+        raise UsageError(flag_names(str(error), _FLAGS)) from None
+
+
+def handler(args, utility) -> int:
+    """Evaluate the ``--labels`` table with the per-item ``utility``."""
+    from mcrank._validation import check_count, check_positive
+    from mcrank.evaluate import MAX_SAMPLES
+    from mcrank.evaluate.per_item import evaluate_per_item, load_item_table
+
+    if args.labels is None or args.file is not None or args.scores is not None:
+        raise UsageError("--utility is per item (it reads the columns " + ", ".join(utility.columns or ("none",)) + "): give "
+                         "--labels FILE.csv, one row per item with those columns; confusion matrices have no items, "
+                         "and --scores has no per-item form yet")  # fmt: skip
+    if getattr(args, "folds_column", None) is not None:
+        raise UsageError("--folds-column has no per-item form yet: give a utility matrix")
+    for attribute, flag in _NOT_HERE:
+        if getattr(args, attribute, None) is not None:
+            raise UsageError(f"{flag} has no per-item form: give a utility matrix, or leave {flag} out")
+    if args.prior_count is not None and not args.test_uncertainty:
+        raise UsageError("--prior-count is the prior of --test-uncertainty")
+    samples = DEFAULT_PER_ITEM_SAMPLES if args.samples is None else check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
+    prior_count = 1.0 if args.prior_count is None else check_positive(args.prior_count, "--prior-count")
+    truth = "true" if args.truth is None else args.truth
+    try:
+        y_true, predictions, columns = load_item_table(args.labels, columns=utility.columns, truth=truth)
+        result = evaluate_per_item(
+            y_true, predictions, utility, columns=columns, classes=class_names(args.classes),
+            metrics=None if args.metrics is None else _metric_list(args.metrics), test_uncertainty=args.test_uncertainty,
+            samples=samples, prior_count=prior_count, rng=args.seed,
+        )  # fmt: skip
+    except ValueError as error:
+        raise UsageError(flag_names(str(error), _FLAGS)) from None
+    if args.format == "json":
+        text = json.dumps(result.to_dict(), indent=2) + "\n"
+    elif args.format == "csv":
+        records = result.to_records()
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(records[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(records)
+        text = buffer.getvalue()
+    else:
+        text = str(result) + "\n"
+    if write_output(text, args.out) is not None and not args.quiet:
+        print(f"mcrank evaluate: wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def _metric_list(arguments):
+    from mcrank.cli._common import metric_ids
+
+    return list(metric_ids(arguments))
