@@ -134,3 +134,33 @@ def test_tuned_threshold_picks_the_gallerys_threshold():
     # equal folds of 200 items: the gallery's sums are 200 times the yields
     assert tuned["ours"].best_threshold_ == tuned["gallery"].best_threshold_
     assert tuned["ours"].cv_results_["scores"] * 200 == pytest.approx(tuned["gallery"].cv_results_["scores"], rel=1e-12)
+
+
+def test_fraud_example_runs_as_docs_decisions_md_shows_it():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    result = subprocess.run(
+        [sys.executable, "-W", "error", str(root / "examples" / "fraud_amounts.py")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "per item" in result.stdout and "replications" in result.stdout
+    assert result.stdout.strip() in (root / "docs" / "decisions.md").read_text()
+
+
+def test_evaluate_md_shows_what_the_per_item_command_prints(capsys):
+    from pathlib import Path
+
+    from mcrank.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    code = main(["evaluate", "--labels", str(root / "examples" / "fraud_labels.csv"), "--utility",
+                 str(root / "examples" / "fraud_per_item.json"), "--test-uncertainty", "--seed", "1"])  # fmt: skip
+    assert code == 0
+    assert capsys.readouterr().out.strip() in (root / "docs" / "evaluate.md").read_text()

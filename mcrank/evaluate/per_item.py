@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -313,6 +313,8 @@ class PerItemPosterior:
     probability_best : dict of str to float
         The posterior probability that the model's yield is the highest.
     samples, prior_count : int, float
+    draws : ndarray of shape (samples, m)
+        The posterior draws of the yields, in the order of the models (for differences).
     """
 
     intervals: dict
@@ -320,6 +322,7 @@ class PerItemPosterior:
     probability_best: dict
     samples: int
     prior_count: float
+    draws: np.ndarray = field(repr=False, compare=False, default=None)
 
 
 def bayesian_bootstrap(utility: np.ndarray, truth: np.ndarray, decisions: Mapping, *, samples: int = 2000,
@@ -360,7 +363,7 @@ def bayesian_bootstrap(utility: np.ndarray, truth: np.ndarray, decisions: Mappin
     intervals = {name: tuple(float(q) for q in np.quantile(draws[:, m], (tail, 1 - tail))) for m, name in enumerate(names)}
     above = (draws[:, :, None] > draws[:, None, :]).mean(axis=0)
     best = np.bincount(np.argmax(draws, axis=1), minlength=len(names)) / samples
-    return PerItemPosterior(intervals, above, dict(zip(names, best.tolist(), strict=True)), samples, prior_count)
+    return PerItemPosterior(intervals, above, dict(zip(names, best.tolist(), strict=True)), samples, prior_count, draws)
 
 
 # --- evaluate with per-item utilities ------------------------------------------------------------
