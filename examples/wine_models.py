@@ -40,7 +40,7 @@ LABELS = EXAMPLES / "wine_labels.csv"
 SEED = 0
 #: The command whose output docs/evaluate.md shows.
 COMMAND = ["evaluate", "--labels", "examples/wine_labels.csv", "--utility", "examples/wine_utility.json",
-           "--test-uncertainty", "--class-frequencies", "0.1,0.6,0.3", "--seed", "1"]  # fmt: skip
+           "--test-uncertainty", "--class-frequencies", "0.1,0.6,0.3", "--seed", "1", "--details"]  # fmt: skip
 
 
 def models() -> dict:

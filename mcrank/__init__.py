@@ -16,9 +16,15 @@ results on disk -> figures (``docs/method.md`` holds the procedure):
 - :mod:`mcrank.cli`: the ``mcrank`` command, which parses, calls the above and prints.
 """
 
-from importlib.metadata import PackageNotFoundError, version
 
-try:
-    __version__ = version("mcrank")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    __version__ = "0+unknown"
+def __getattr__(name: str):
+    # The version is read from the installed metadata when asked for: importlib.metadata
+    # takes longer to import than the command line needs to start.
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("mcrank")
+        except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+            return "0+unknown"
+    raise AttributeError(f"module 'mcrank' has no attribute {name!r}")

@@ -16,7 +16,6 @@ compiled without them is ever loaded with them, nor the other way round.
 
 from __future__ import annotations
 
-import inspect
 import sys
 
 from mcrank._jit import extend_cache_key, jit
@@ -90,6 +89,8 @@ def _source_text(record) -> str:
 
     A record whose source cannot be read (defined interactively) gets a key no other run
     shares: its name, code and the functions' ids."""
+    import inspect
+
     parts = [record.name, str(record.code)]
     for value in vars(record).values() if hasattr(record, "__dict__") else ():
         function = getattr(value, "py_func", None)

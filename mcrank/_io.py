@@ -1,18 +1,31 @@
 """The one bounded reader of the files a user names.
 
-Every such file (an experiment file, an input of ``evaluate``) is read by :func:`read_bounded`:
-no further than its limit plus one byte, so that ``/dev/zero`` or a mistaken multi-gigabyte
-file is refused instead of filling the memory, with one-line errors that name the file. The
-limits themselves live in :mod:`mcrank._validation` (``MAX_INPUT_BYTES``,
-``MAX_EXPERIMENT_BYTES``).
+Every such file (an experiment file, an input of ``evaluate``, a results file) is read by
+:func:`read_bounded`: only a regular file, opened without blocking, so that a FIFO, a socket or
+a device is refused at once instead of waiting for a writer that never comes (or reading
+``/dev/zero`` until the memory runs out); no further than its limit plus one byte, so that a
+mistaken multi-gigabyte file is refused too; with one-line errors that name the file. The limits
+themselves live in :mod:`mcrank._validation` (``MAX_INPUT_BYTES``, ``MAX_EXPERIMENT_BYTES``).
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 
-__all__ = ["read_bounded"]
+__all__ = ["read_bounded", "read_regular"]
+
+#: What a file that is not a regular one is, for the message.
+_FILE_TYPES = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
+               (stat.S_ISBLK, "a device"), (stat.S_ISDIR, "a directory"))  # fmt: skip
+
+
+def _refuse_unless_regular(path, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _FILE_TYPES if test(mode)), "a special file")
+        raise ValueError(f"{os.fspath(path)}: is {kind}, not a regular file")
 
 
 def _size(limit: int) -> str:
@@ -39,18 +52,12 @@ def read_bounded(path, *, limit: int, what: str, text: bool = True) -> str | byt
     Raises
     ------
     ValueError
-        Naming the file: larger than ``limit``, not UTF-8 (with ``text``), or a symbolic link
-        to nothing.
+        Naming the file: not a regular file (a FIFO, a socket, a device, a directory),
+        larger than ``limit``, not UTF-8 (with ``text``), or a symbolic link to nothing.
     OSError
         If the file cannot be read (the error names it).
     """
-    try:
-        with open(path, "rb") as file:  # an OSError names the file
-            data = file.read(limit + 1)
-    except FileNotFoundError:
-        if Path(path).is_symlink():  # "No such file" alone would name a file that is right there
-            raise ValueError(f"{os.fspath(path)}: a link to {os.readlink(path)!r}, which does not exist") from None
-        raise
+    data = read_regular(path, limit + 1)
     if len(data) > limit:
         raise ValueError(f"{os.fspath(path)}: larger than {_size(limit)}, the limit of {what}")
     if not text:
@@ -59,3 +66,26 @@ def read_bounded(path, *, limit: int, what: str, text: bool = True) -> str | byt
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ValueError(f"{os.fspath(path)}: not a text file (not UTF-8)") from None
+
+
+def read_regular(path, size: int) -> bytes:
+    """At most ``size`` bytes of the regular file ``path``; a ValueError naming it for any
+    other kind of file, or for a symbolic link to nothing; an OSError naming it if it cannot
+    be read.
+
+    The type is checked before the file is opened (a socket cannot be opened at all) and again
+    on what was opened, without blocking: a FIFO put in the file's place in between is refused
+    too, instead of waiting for a writer.
+    """
+    try:
+        _refuse_unless_regular(path, os.stat(path).st_mode)
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError as error:
+        if Path(path).is_symlink():  # "No such file" alone would name a file that is right there
+            raise ValueError(f"{os.fspath(path)}: a link to {os.readlink(path)!r}, which does not exist") from None
+        raise FileNotFoundError(error.errno, error.strerror, os.fspath(path)) from None
+    except OSError as error:  # the error names the file, as open() does
+        raise OSError(error.errno or errno.EIO, error.strerror, os.fspath(path)) from None
+    with os.fdopen(handle, "rb") as file:
+        _refuse_unless_regular(path, os.fstat(file.fileno()).st_mode)
+        return file.read(size)

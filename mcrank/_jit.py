@@ -4,50 +4,78 @@
 makes 0/0 a NaN instead of an exception (the metrics' documented undefined value);
 ``nogil=True`` lets joblib's threading backend run kernels on all cores at once.
 
+A decorated function is a :class:`Kernel`: numba is imported, and the function handed to it,
+only when a kernel is first called or compiled into another. Importing the package, and
+every command that draws nothing (``mcrank --help``, ``story``, ``evaluate`` on confusion
+matrices), never loads numba: a few matrices are scored by the kernels' Python functions
+(:func:`interpreted`) in less time than numba takes to import.
+
 numba invalidates a cached kernel only when the file that defines it changes, not when a
 function it calls from another module does, nor a constant it reads from one (the engine's
 kernel reads ``mcrank.metrics.ORDER_MIN_CELL``): it would keep running the old code. So the
 cache lives in a directory named after a digest of every source file of the package, and any
-edit starts a fresh cache. Process workers (loky, dask) import mcrank and compute the same
-directory. It sits in ``$NUMBA_CACHE_DIR`` if set, else in the user's cache directory
+edit starts a fresh cache. numba's own locators key a cached function on the absolute path of
+its source file as well, so every checkout of the same sources (a fresh clone, CI) would
+compile everything again; mcrank's kernels are located by :class:`_ContentLocator` instead,
+under the digest and the module's path inside the package, wherever the package sits. Process
+workers (loky, dask) import mcrank and compute the same directory. It sits in
+``$NUMBA_CACHE_DIR`` if set, else in the user's cache directory
 (``~/.cache/mcrank/numba/<digest>``); the directories of older sources can be deleted at will.
 """
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
+import contextvars
+import functools
 import os
 import tempfile
+import threading
 from pathlib import Path
 
-import numba
-
-__all__ = ["extend_cache_key", "jit", "kernels_cached"]
+__all__ = ["Kernel", "cache_directory", "extend_cache_key", "interpreted", "jit", "kernels_cached"]
 
 _OPTIONS = dict(cache=True, error_model="numpy", nogil=True)
 
+_PACKAGE = Path(__file__).parent
 
 #: Sources outside the package that kernels compiled from now on depend on: the entries a
 #: plugin or a test adds to a registry (:func:`extend_cache_key`).
 _EXTRA_SOURCES: list[str] = []
 
+#: Whether kernels called from Python run their Python functions (:func:`interpreted`).
+_INTERPRETED = contextvars.ContextVar("mcrank_interpreted", default=False)
 
-def _source_digest() -> str:
-    """A digest of every source file of the package, with their paths, and of the extra sources."""
-    package = Path(__file__).parent
+# Kernels are handed to numba from any thread of the threading backend: once each.
+_LOCK = threading.RLock()
+
+
+@functools.cache
+def _source_digest(extra: int = 0) -> str:
+    """A digest of every source file of the package, with their paths inside it, and of the
+    first ``extra`` extra sources."""
+    import hashlib
+
     digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
-    for text in _EXTRA_SOURCES:
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        digest.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
+    for text in _EXTRA_SOURCES[:extra]:
         digest.update(b"\0extra\0" + text.encode())
     return digest.hexdigest()[:16]
 
 
-def _cache_directory() -> str | None:
+def _file_digest(path: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@functools.cache
+def _cache_directory(extra: int = 0) -> str | None:
     """A writable directory for this version of the sources, or None (then no cache)."""
-    user = numba.config.CACHE_DIR or os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    user = os.environ.get("NUMBA_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
     for base in (user, tempfile.gettempdir()):
-        path = os.path.join(base, "mcrank", "numba", _source_digest())
+        path = os.path.join(base, "mcrank", "numba", _source_digest(extra))
         try:
             os.makedirs(path, exist_ok=True)
         except OSError:
@@ -57,39 +85,171 @@ def _cache_directory() -> str | None:
     return None
 
 
-# numba's configuration, not the environment, which every program started from this one
-# would inherit. Without a writable directory the cache is off: numba would fall back to
-# __pycache__ beside the sources, where an edit of another module goes unnoticed.
-numba.config.CACHE_DIR = _cache_directory() or ""
-if not numba.config.CACHE_DIR:
-    _OPTIONS["cache"] = False
+def cache_directory() -> str | None:
+    """The directory of the kernels compiled from this version of the sources, or None if no
+    directory is writable (then nothing is cached)."""
+    return _cache_directory(len(_EXTRA_SOURCES))
 
 
 def kernels_cached() -> bool:
     """Whether numba's cache for this version of the sources holds compiled kernels (one
     index file, ``.nbi``, per function): if not, the next study compiles them (tens of
     seconds), which a command says before it starts rather than sit silent."""
-    return bool(numba.config.CACHE_DIR) and any(Path(numba.config.CACHE_DIR).rglob("*.nbi"))
+    directory = cache_directory()
+    return directory is not None and any(Path(directory).rglob("*.nbi"))
 
 
 def extend_cache_key(text: str) -> None:
     """Key the cache of every function decorated from now on on ``text`` as well.
 
     For an entry added to a registry from outside the package (:mod:`mcrank._axes`): the
-    kernels compiled after it inline its code, which the package's digest does not see. numba
-    fixes a function's cache directory when it is decorated, so the functions decorated
-    before keep theirs: they cannot depend on the entry, whose registry is sealed once a
-    switch is generated from it.
+    kernels compiled after it inline its code, which the package's digest does not see. The
+    functions decorated before keep their cache: they cannot depend on the entry, whose
+    registry is sealed once a switch is generated from it.
     """
     _EXTRA_SOURCES.append(text)
-    numba.config.CACHE_DIR = _cache_directory() or ""
-    if not numba.config.CACHE_DIR:
-        _OPTIONS["cache"] = False
+
+
+@contextlib.contextmanager
+def interpreted():
+    """Within this context, kernels called from Python run as Python (their ``py_func``),
+    with NumPy's float semantics (0/0 is NaN, silently, as under ``error_model="numpy"``).
+
+    For a handful of values, where importing numba and loading the compiled kernels would
+    take longer than the work.
+    """
+    token = _INTERPRETED.set(True)
+    try:
+        with _numpy_errors_ignored():
+            yield
+    finally:
+        _INTERPRETED.reset(token)
+
+
+def _numpy_errors_ignored():
+    import numpy as np
+
+    return np.errstate(divide="ignore", invalid="ignore", over="ignore")
+
+
+class Kernel:
+    """A function jitted by numba when first needed, with mcrank's options.
+
+    Called from Python, it runs the compiled kernel (compiling it, or loading it from the
+    cache, on the first call), or the Python function inside :func:`interpreted`. Compiled
+    into another kernel, numba sees the dispatcher (``_numba_type_``), and with it every
+    attribute of numba's dispatcher (``targetoptions`` for inlining, ``signatures``, ...).
+
+    Parameters
+    ----------
+    py_func : function
+        The Python function.
+    options : dict
+        Keyword arguments of ``numba.njit``.
+    """
+
+    def __init__(self, py_func, options: dict):
+        functools.update_wrapper(self, py_func)
+        self.py_func = py_func
+        self._options = options
+        self._extra = len(_EXTRA_SOURCES)  # the cache key is fixed when decorated
+        self._dispatcher = None
+
+    @property
+    def dispatcher(self):
+        """numba's dispatcher of the function, created on first use."""
+        if self._dispatcher is None:
+            with _LOCK:
+                if self._dispatcher is None:
+                    self._dispatcher = _njit(self.py_func, self._options, self._extra)
+        return self._dispatcher
+
+    def __call__(self, *args, **kwargs):
+        if _INTERPRETED.get():
+            return self.py_func(*args, **kwargs)
+        return self.dispatcher(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name in ("dispatcher", "_dispatcher", "_options", "_extra", "py_func"):
+            raise AttributeError(name)  # not numba's: pickle, numpy and copy probe these
+        return getattr(self.dispatcher, name)
+
+    def __reduce__(self):
+        return (_dispatcher_of, (self.dispatcher,))
+
+    def __repr__(self) -> str:
+        return f"<mcrank kernel {self.__module__}.{self.__qualname__}>"
+
+
+def _dispatcher_of(dispatcher):
+    return dispatcher
 
 
 def jit(func=None, **overrides):
-    """Compile ``func`` with mcrank's jit options (usable with or without arguments)."""
+    """Compile ``func`` with mcrank's jit options (usable with or without arguments), when
+    first needed: a :class:`Kernel`."""
     options = {**_OPTIONS, **overrides}
     if func is None:
-        return lambda f: numba.njit(**options)(f)
-    return numba.njit(**options)(func)
+        return lambda f: Kernel(f, options)
+    return Kernel(func, options)
+
+
+def _njit(py_func, options: dict, extra: int):
+    """numba's dispatcher of ``py_func``, cached under the digest of the sources and the first
+    ``extra`` extra sources, or not cached if no directory is writable."""
+    numba = _numba()
+    directory = _cache_directory(extra) if options.get("cache") else None
+    if directory is None:
+        options = {**options, "cache": False}
+    else:
+        py_func._mcrank_cache = (directory, _source_digest(extra))
+    return numba.njit(**options)(py_func)
+
+
+@functools.cache
+def _numba():
+    """numba, with :class:`_ContentLocator` first among its cache locators."""
+    import numba
+    from numba.core import caching
+
+    class _ContentLocator(caching._CacheLocator):
+        """numba's cache locator for mcrank's kernels: the cache directory of the sources'
+        digest (:func:`_cache_directory`), then the module's path inside the package, and
+        the digest as the source stamp. Nothing depends on where the package sits, so any
+        checkout of the same sources loads the kernels another compiled. A kernel defined
+        outside the package (a plugin's registry entry) is keyed on its file as well."""
+
+        def __init__(self, directory: str, digest: str, py_file: str, lineno: int):
+            folder = Path(py_file).resolve().parent
+            if folder.is_relative_to(_PACKAGE.resolve()):
+                self._cache_path = os.path.join(directory, *folder.relative_to(_PACKAGE.resolve()).parts)
+                self._stamp = digest
+            else:  # a registry entry of a plugin or a test: its file is not in the digest
+                self._cache_path = os.path.join(directory, "outside", self.get_suitable_cache_subpath(py_file))
+                self._stamp = (digest, _file_digest(py_file))
+            self._lineno = lineno
+
+        def get_cache_path(self):
+            return self._cache_path
+
+        def get_source_stamp(self):
+            return self._stamp
+
+        def get_disambiguator(self):
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            key = getattr(py_func, "_mcrank_cache", None)
+            if key is None:  # not one of mcrank's kernels: numba's own locators
+                return None
+            try:
+                self = cls(*key, py_file, py_func.__code__.co_firstlineno)
+                self.ensure_cache_path()
+            except (OSError, ValueError):  # unwritable, or a file outside the package
+                return None
+            return self
+
+    implementation = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.61
+    implementation._locator_classes.insert(0, _ContentLocator)
+    return numba

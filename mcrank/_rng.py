@@ -34,7 +34,9 @@ __all__ = [
     "stream_generator",
 ]
 
-RngLike = int | np.random.SeedSequence | np.random.Generator | None
+#: What an ``rng`` argument takes. A string, for annotations only: spelt out, it would import
+#: NumPy's random module (and with it ``secrets``, ``hashlib``) in commands that draw nothing.
+RngLike = "int | np.random.SeedSequence | np.random.Generator | None"
 
 #: The random quantities, each the first element of its streams' spawn keys (see
 #: :func:`stream_generator`): the test set's posterior (Dirichlet draws of class proportions,

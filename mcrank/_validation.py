@@ -8,6 +8,7 @@ argument. The limits on sizes and sample counts live here too, one home for each
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
 import re
@@ -66,11 +67,13 @@ def as_float(value, what: str) -> float:
     return number
 
 
-def check_sd(value, what: str = "sd") -> float:
-    """A standard deviation: a finite number >= 0."""
+def check_sd(value, what: str = "sd", *, maximum: float = math.inf) -> float:
+    """A standard deviation: a finite number from 0 to ``maximum``."""
     number = as_float(value, what)
     if number < 0:
         raise ValueError(f"{what} must be non-negative, got {value!r}")
+    if number > maximum:
+        raise ValueError(f"{what} must be at most {maximum:g}, got {value!r}")
     return number
 
 
@@ -88,6 +91,18 @@ def check_count(value, what: str, *, minimum: int = 1, maximum: int = 10**12) ->
         raise ValueError(f"{what} must be a whole number, got {value!r}")
     if isinstance(value, (int, np.integer)):
         count = int(value)
+    elif isinstance(value, str):
+        # In decimal, not through a float: "12345678901234567891" is that seed, not the nearest
+        # double (...7168), and 2**128 - 1 is within a seed's range.
+        try:
+            number = decimal.Decimal(value.strip())
+        except decimal.InvalidOperation:
+            raise ValueError(f"{what} must be a whole number such as 1e6, got {value!r}") from None
+        if not (number.is_finite() and number == number.to_integral_value()):
+            raise ValueError(f"{what} must be a whole number, got {value!r}")
+        if number.adjusted() > len(str(maximum)):  # 1e999999999 is not turned into an int
+            raise ValueError(f"{what} must be a whole number from {minimum:,} to {maximum:,}, got {value!r}")
+        count = int(number)
     else:
         try:
             number = float(value)

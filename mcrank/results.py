@@ -23,7 +23,6 @@ import subprocess
 import sys
 import tempfile
 from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 __all__ = [
@@ -184,6 +183,8 @@ def atomic_write_text(path, text: str) -> Path:
 
 def provenance() -> dict:
     """Package versions, Python, platform, the source ``revision`` and the current UTC date."""
+    from importlib.metadata import PackageNotFoundError, version  # slow to import: only when writing
+
     versions = {}
     for package in _PACKAGES:
         try:
@@ -404,13 +405,15 @@ def read_text(path, *, limit: int = MAX_INPUT_BYTES, what: str = "file") -> str:
     Raises
     ------
     ValueError
-        Naming the file: larger than ``limit`` bytes, or not UTF-8. ``what`` says what
+        Naming the file: not a regular file (:func:`mcrank._io.read_regular`), larger than
+        ``limit`` bytes, or not UTF-8. ``what`` says what
         kind of file it is ("experiment file"): "<path>: the <what> is larger than ...".
     OSError
         If the file cannot be read (the error names it).
     """
-    with open(path, "rb") as file:
-        data = file.read(limit + 1)
+    from mcrank._io import read_regular
+
+    data = read_regular(path, limit + 1)  # a FIFO or a device refused, not waited on
     if len(data) > limit:
         raise ValueError(f"{path}: the {what} is larger than the limit of {limit:,} bytes")
     try:

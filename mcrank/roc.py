@@ -35,7 +35,10 @@ The scores a scoring classifier is ranked by (each "higher is better") are one r
 Youden's J and F1 each at their own best threshold. F1 is not linear in the confusion matrix;
 its best threshold is found exactly by Dinkelbach's method, a linear best-threshold problem per
 step (:func:`_best_f1`). Adding a score (the H-measure, the area under the precision-recall
-curve) is one :func:`register` call; the kernels' switch :func:`_roc_score` is generated.
+curve) is one :func:`register` call; the kernels' switches :func:`_roc_score` and
+:func:`_roc_compare` are generated. A study ranks a pair by the sign of a score's difference
+only, and an entry may give a comparison that finds it with less work (:func:`_linear_compare`,
+:func:`_f1_compare`, :func:`_auc_compare`); without one, the difference of the two scores.
 """
 
 from __future__ import annotations
@@ -68,6 +71,10 @@ _SQRT_HALF = math.sqrt(0.5)
 _F1_STEPS = 50
 #: :func:`_best_f1` stops when a step raises F1 by less than this, relatively.
 _F1_TOLERANCE = 1e-15
+#: Comparisons of two scores decided early (:func:`_linear_compare`, :func:`_f1_compare`) need
+#: the two values apart by this much, relative to the problem's scale: a million times their
+#: rounding, so that the sign is the one of the difference computed in full.
+_DOMINANCE_MARGIN = 1e-12
 
 
 # --- kernels: the binormal curve ------------------------------------------------------------------
@@ -118,6 +125,31 @@ def _stationary_point(a, d, mu, sigma):
 
 
 @jit(inline="always")
+def _interior_value(a, d, mu, sigma, corner_low, corner_high, x, z):
+    """``Y(f)`` at a finite ``x = Phi^-1(f)``, ``z = (mu + x) / sigma``, written from the nearer
+    corner, ``f`` and ``t``: see :func:`_linear_best`."""
+    if x <= 0.0:
+        f, t = _normal_cdf(x), _normal_cdf(z)
+        return corner_low + (a * t - d * f), f, t
+    upper, upper_t = _normal_cdf(-x), _normal_cdf(-z)
+    return corner_high - (a * upper_t - d * upper), 1.0 - upper, 1.0 - upper_t
+
+
+@jit(inline="always")
+def _linear_point(a, d, mu, sigma, corner_low, corner_high):
+    """``(f, t, Y*)``: :func:`_linear_best` with the true-positive rate of its best threshold."""
+    best, fpr, tpr = corner_low, 0.0, 0.0
+    if corner_high > best:
+        best, fpr, tpr = corner_high, 1.0, 1.0
+    x = _stationary_point(a, d, mu, sigma)
+    if math.isfinite(x):
+        value, f, t = _interior_value(a, d, mu, sigma, corner_low, corner_high, x, (mu + x) / sigma)
+        if value > best:
+            best, fpr, tpr = value, f, t
+    return fpr, tpr, best
+
+
+@jit(inline="always")
 def _linear_best(a, d, mu, sigma, corner_low, corner_high):
     """``(f, Y*)``: the maximum of ``Y(f) = corner_low + a t(f) - d f`` over [0, 1], where
     ``corner_low = Y(0)`` and ``corner_high = Y(1)`` (= ``corner_low + a - d``).
@@ -128,22 +160,83 @@ def _linear_best(a, d, mu, sigma, corner_low, corner_high):
     corner's float exactly (its tails underflow to 0), never one rounded differently.
     A corner wins ties, the lower one first.
     """
-    best, fpr = corner_low, 0.0
-    if corner_high > best:
-        best, fpr = corner_high, 1.0
-    x = _stationary_point(a, d, mu, sigma)
-    if math.isfinite(x):
-        z = (mu + x) / sigma
-        if x <= 0.0:
-            f = _normal_cdf(x)
-            value = corner_low + (a * _normal_cdf(z) - d * f)
-        else:
-            upper = _normal_cdf(-x)
-            f = 1.0 - upper
-            value = corner_high - (a * _normal_cdf(-z) - d * upper)
-        if value > best:
-            best, fpr = value, f
+    fpr, _, best = _linear_point(a, d, mu, sigma, corner_low, corner_high)
     return fpr, best
+
+
+@jit(inline="always")
+def _density_floor(z_1, z_2):
+    """A lower bound of the normal density between ``z_1`` and ``z_2`` (0 beyond 8): its
+    value at the end farther from 0, rounded down to a step."""
+    far = max(abs(z_1), abs(z_2))
+    if far <= 2.0:
+        return 0.05399  # phi(2) = 0.053991
+    if far <= 4.0:
+        return 1.338e-4  # phi(4) = 1.3383e-4
+    if far <= 8.0:
+        return 5.05e-15  # phi(8) = 5.0523e-15
+    return 0.0
+
+
+@jit(inline="always")
+def _dominance(a, mu, sigma, mu_other, sigma_other, x):
+    """A lower bound of ``Y_other(f) - Y(f)`` at ``x = Phi^-1(f)``, and ``z = (mu + x) / sigma``.
+
+    Both curves share ``f``, so the difference is ``a (t_other - t)``: positive where the
+    other curve is above (``a > 0``) or below (``a < 0``) this one, bounded below by the
+    distance of the two ``z`` times the normal density's least value between them. 0 when
+    that is not positive, or ``x`` is not finite.
+    """
+    z = (mu + x) / sigma
+    # A bound needs no correctly rounded quotient: a reciprocal the compiler can hoist out of
+    # a loop over utility matrices will do (its rounding is far below the margin).
+    z_other = (mu_other + x) * (1.0 / sigma_other)
+    gain = a * (z_other - z)
+    if not (gain > 0.0):
+        return 0.0, z
+    return gain * _density_floor(z, z_other), z
+
+
+@jit(inline="always")
+def _linear_compare(a, d, corner_low, corner_high, mu_1, sigma_1, mu_2, sigma_2):
+    """A number with the sign of ``Y*_2 - Y*_1`` as :func:`_linear_best` computes them (0
+    included), the two maxima of the same linear problem: that difference itself, or +-1
+    when one curve's dominance decides it.
+
+    Two binormal curves cross at most once (``z = (mu + x) / sigma`` is linear in ``x``), but
+    any point will do: ``Y*_2 >= Y_2(f_1) = Y*_1 + a (t_2(f_1) - t_1(f_1))`` at the best
+    threshold ``f_1`` of the first. When that gain (bounded below without evaluating ``t_2``)
+    exceeds the rounding of both computed maxima by far (:data:`_DOMINANCE_MARGIN`, relative),
+    the sign is known and ``Y*_2`` is not evaluated; likewise the other way round. Otherwise
+    the difference is computed as :func:`_linear_best` computes it: a pair whose maxima are
+    equal (both at one corner) still gives exactly 0.
+    """
+    margin = _DOMINANCE_MARGIN * (abs(corner_low) + abs(corner_high) + abs(a) + abs(d))
+    low_first = not (corner_high > corner_low)  # the corner that wins: Y(0) on a tie
+    corner = corner_low if low_first else corner_high
+    x_1 = _stationary_point(a, d, mu_1, sigma_1)
+    gain_1, z_1 = _dominance(a, mu_1, sigma_1, mu_2, sigma_2, x_1)
+    if gain_1 > 0.0:
+        value_1 = _interior_value(a, d, mu_1, sigma_1, corner_low, corner_high, x_1, z_1)[0]
+        best_1 = value_1 if value_1 > corner else corner
+        if value_1 + gain_1 - best_1 > margin:
+            return 1.0
+        return _linear_best(a, d, mu_2, sigma_2, corner_low, corner_high)[1] - best_1
+    x_2 = _stationary_point(a, d, mu_2, sigma_2)
+    best_2 = corner
+    if math.isfinite(x_2):
+        gain_2, z_2 = _dominance(a, mu_2, sigma_2, mu_1, sigma_1, x_2)
+        value_2 = _interior_value(a, d, mu_2, sigma_2, corner_low, corner_high, x_2, z_2)[0]
+        if value_2 > corner:
+            best_2 = value_2
+        if gain_2 > 0.0 and value_2 + gain_2 - best_2 > margin:
+            return -1.0
+    best_1 = corner
+    if math.isfinite(x_1):
+        value_1 = _interior_value(a, d, mu_1, sigma_1, corner_low, corner_high, x_1, z_1)[0]
+        if value_1 > corner:
+            best_1 = value_1
+    return best_2 - best_1
 
 
 @jit(inline="always")
@@ -177,6 +270,22 @@ def _best_youden(mu, sigma):
 
 
 @jit(inline="always")
+def _f1_step(prevalence, complement, mu, sigma, best):
+    """One step of Dinkelbach's method for :func:`_best_f1` from ``F = best``: ``(x, value,
+    f, gain)``, the linear problem's interior maximum ``x`` (NaN or +-inf if none), the F1
+    ``value`` at its ``f`` and the linear problem's value there, ``gain``. Any F1 is at most
+    ``F + max(gain, 0) / B``: ``2 B t - F D <= gain`` for every ``f``, ``D`` the denominator,
+    at least ``B``, and the corners of the linear problem are not positive."""
+    x = _stationary_point((2.0 - best) * prevalence, best * complement, mu, sigma)
+    if not math.isfinite(x):
+        return x, math.nan, math.nan, math.nan
+    f, t = _normal_cdf(x), _normal_cdf((mu + x) / sigma)
+    value = 2.0 * prevalence * t / (prevalence + prevalence * t + complement * f)
+    gain = (2.0 - best) * prevalence * t - best * complement * f - best * prevalence
+    return x, value, f, gain
+
+
+@jit(inline="always")
 def _best_f1(prevalence, mu, sigma):
     """``(f, F1)``: the largest ``F1(f) = 2 B t / (B + B t + (1 - B) f)``, by Dinkelbach's method.
 
@@ -187,21 +296,58 @@ def _best_f1(prevalence, mu, sigma):
     is Newton's method on the optimal value of the linear problem). The linear problem's
     corners never beat the current ``F``, so only its interior maximum is evaluated.
     """
-    complement = 1.0 - prevalence
     best = 2.0 * prevalence / (1.0 + prevalence)
     fpr = 1.0
     for _ in range(_F1_STEPS):
-        x = _stationary_point((2.0 - best) * prevalence, best * complement, mu, sigma)
+        x, value, f, _ = _f1_step(prevalence, 1.0 - prevalence, mu, sigma, best)
         if not math.isfinite(x):
             break
-        f, t = _normal_cdf(x), _normal_cdf((mu + x) / sigma)
-        value = 2.0 * prevalence * t / (prevalence + prevalence * t + complement * f)
         if not (value > best * (1.0 + _F1_TOLERANCE)):
             if value > best:
                 best, fpr = value, f
             break
         best, fpr = value, f
     return fpr, best
+
+
+@jit(inline="always")
+def _f1_advance(prevalence, complement, mu, sigma, best, upper, steps):
+    """Step ``steps`` of :func:`_best_f1` from ``best``: the new ``(best, upper, steps)``, its
+    lower and upper bounds on the F1 it returns, ``steps`` -1 once it has returned (then
+    ``upper = best``, its value)."""
+    x, value, _, gain = _f1_step(prevalence, complement, mu, sigma, best)
+    steps += 1
+    if not math.isfinite(x):
+        return best, best, -1
+    if not (value > best * (1.0 + _F1_TOLERANCE)):
+        if value > best:
+            best = value
+        return best, best, -1
+    # Rounding of F1, of the gain and of its value's F1, covered with the margin.
+    bound = best + (max(gain, 0.0) + _DOMINANCE_MARGIN) / prevalence + _DOMINANCE_MARGIN
+    return value, min(upper, bound), (-1 if steps == _F1_STEPS else steps)
+
+
+@jit(inline="always")
+def _f1_compare(prevalence, mu_1, sigma_1, mu_2, sigma_2):
+    """A number with the sign of ``F1*_2 - F1*_1`` as :func:`_best_f1` computes them: both
+    iterated together, step by step, until one's lower bound (its current F1, which the
+    result never falls below) passes the other's upper bound (then +-1), or both have
+    returned (then their difference)."""
+    complement = 1.0 - prevalence
+    best_1 = best_2 = 2.0 * prevalence / (1.0 + prevalence)
+    upper_1 = upper_2 = math.inf
+    steps_1 = steps_2 = 0
+    while steps_1 >= 0 or steps_2 >= 0:
+        if steps_1 >= 0:
+            best_1, upper_1, steps_1 = _f1_advance(prevalence, complement, mu_1, sigma_1, best_1, upper_1, steps_1)
+        if steps_2 >= 0:
+            best_2, upper_2, steps_2 = _f1_advance(prevalence, complement, mu_2, sigma_2, best_2, upper_2, steps_2)
+        if best_2 > upper_1:
+            return 1.0
+        if best_1 > upper_2:
+            return -1.0
+    return best_2 - best_1
 
 
 @jit(inline="always")
@@ -217,6 +363,28 @@ def _best_youden_score(prevalence, mu, sigma):
 @jit(inline="always")
 def _best_f1_score(prevalence, mu, sigma):
     return _best_f1(prevalence, mu, sigma)[1]
+
+
+@jit(inline="always")
+def _auc_compare(prevalence, mu_1, sigma_1, mu_2, sigma_2):
+    """The sign of ``AUC_2 - AUC_1`` as :func:`_auc` computes them: from the two arguments of
+    Phi when they are far enough apart that the rounding of Phi cannot reverse it."""
+    z_1 = mu_1 / math.sqrt(1.0 + sigma_1 * sigma_1)
+    z_2 = mu_2 / math.sqrt(1.0 + sigma_2 * sigma_2)
+    if abs(z_2 - z_1) * _density_floor(z_1, z_2) > _DOMINANCE_MARGIN:
+        return z_2 - z_1
+    return _normal_cdf(z_2) - _normal_cdf(z_1)
+
+
+@jit(inline="always")
+def _best_accuracy_compare(prevalence, mu_1, sigma_1, mu_2, sigma_2):
+    corner_low, corner_high, a, d = _corners(1.0, 0.0, 0.0, 1.0, prevalence)
+    return _linear_compare(a, d, corner_low, corner_high, mu_1, sigma_1, mu_2, sigma_2)
+
+
+@jit(inline="always")
+def _best_youden_compare(prevalence, mu_1, sigma_1, mu_2, sigma_2):
+    return _linear_compare(1.0, 1.0, 0.0, 0.0, mu_1, sigma_1, mu_2, sigma_2)
 
 
 # --- the registry of scores ---------------------------------------------------------------------
@@ -239,6 +407,11 @@ class RocScore:
         ``(mu, sigma)`` on a population with class-0 fraction ``prevalence``.
     doc : str
         What it is, in a sentence.
+    compare : numba function or None
+        ``compare(prevalence, mu_1, sigma_1, mu_2, sigma_2) -> float``: a number with the
+        sign (0 and NaN included) of ``score(prevalence, mu_2, sigma_2) - score(prevalence,
+        mu_1, sigma_1)``, the way the ROC study ranks a pair, when it can be found with less
+        work than the two scores; None: that difference.
     """
 
     id: str
@@ -246,6 +419,7 @@ class RocScore:
     code: int
     score: Callable = field(repr=False, compare=False)
     doc: str = ""
+    compare: Callable | None = field(default=None, repr=False, compare=False)
 
     def __call__(self, prevalence, mu, sigma):
         """The score of binormal classifiers, broadcast over the three arguments."""
@@ -258,20 +432,24 @@ class RocScore:
 _REGISTRY: list[RocScore] = []
 
 
-def register(id: str, name: str, score, doc: str) -> RocScore:
-    """Add a score; its code is its position."""
-    entry = RocScore(id, name, len(_REGISTRY), score, doc)
+def register(id: str, name: str, score, doc: str, compare=None) -> RocScore:
+    """Add a score; its code is its position. ``compare``: see :class:`RocScore`."""
+    entry = RocScore(id, name, len(_REGISTRY), score, doc, compare)
     _REGISTRY.append(entry)
     return entry
 
 
-register("auc", "AUC", _auc, "The area under the ROC curve, Phi(mu / sqrt(1 + sigma^2)); independent of the prevalence.")
+register("auc", "AUC", _auc, "The area under the ROC curve, Phi(mu / sqrt(1 + sigma^2)); independent of the prevalence.",
+         _auc_compare)  # fmt: skip
 register("best_accuracy", "Accuracy at its best threshold", _best_accuracy_score,
-         "The largest accuracy B t + (1 - B)(1 - f): Y* under the identity utility matrix.")  # fmt: skip
+         "The largest accuracy B t + (1 - B)(1 - f): Y* under the identity utility matrix.",
+         _best_accuracy_compare)  # fmt: skip
 register("best_youden", "Youden's J at its best threshold", _best_youden_score,
-         "The largest t - f (= 2 x the best balanced accuracy - 1); independent of the prevalence.")  # fmt: skip
+         "The largest t - f (= 2 x the best balanced accuracy - 1); independent of the prevalence.",
+         _best_youden_compare)  # fmt: skip
 register("best_f1", "F1 at its best threshold", _best_f1_score,
-         "The largest F1 = 2 B t / (B + B t + (1 - B) f), found exactly by Dinkelbach's method.")  # fmt: skip
+         "The largest F1 = 2 B t / (B + B t + (1 - B) f), found exactly by Dinkelbach's method.",
+         _f1_compare)  # fmt: skip
 
 #: Every score of a scoring classifier, by id, in code order.
 ROC_SCORES: dict[str, RocScore] = {entry.id: entry for entry in _REGISTRY}
@@ -294,16 +472,18 @@ def get_roc_score(id: str) -> RocScore:
         raise KeyError(f"unknown ROC score {id!r}; known scores: {', '.join(ROC_SCORES)}") from None
 
 
-def _dispatch(name: str, doc: str):
-    """The jitted switch ``name(code, prevalence, mu, sigma) -> float`` over every score,
+def _dispatch(name: str, arguments: str, call, doc: str):
+    """The jitted switch ``name(code, <arguments>) -> float`` over every score, the branch of
+    each the expression ``call(entry)`` (its functions named ``f<code>`` and ``c<code>``),
     generated from the registry as :func:`mcrank.metrics._registry.dispatch` is."""
     branches = "".join(
-        f"    {'if' if k == 0 else 'elif'} code == {entry.code}:\n        return f{entry.code}(prevalence, mu, sigma)\n"
-        for k, entry in enumerate(_REGISTRY)
+        f"    {'if' if k == 0 else 'elif'} code == {entry.code}:\n        return {call(entry)}\n" for k, entry in enumerate(_REGISTRY)
     )
-    namespace = {"__name__": __name__, "math": math, **{f"f{entry.code}": entry.score for entry in _REGISTRY}}
+    namespace = {"__name__": __name__, "math": math}
+    for entry in _REGISTRY:
+        namespace[f"f{entry.code}"], namespace[f"c{entry.code}"] = entry.score, entry.compare
     # Compiled under this file's name: numba's on-disk cache needs a source file to key on.
-    source = f"def {name}(code, prevalence, mu, sigma):\n{branches}    return math.nan\n"
+    source = f"def {name}(code, {arguments}):\n{branches}    return math.nan\n"
     exec(compile(source, __file__, "exec"), namespace)
     function = namespace[name]
     function.__doc__ = doc
@@ -312,8 +492,22 @@ def _dispatch(name: str, doc: str):
 
 _roc_score = _dispatch(
     "_roc_score",
+    "prevalence, mu, sigma",
+    lambda entry: f"f{entry.code}(prevalence, mu, sigma)",
     """Score number ``code`` of :data:`ROC_SCORES` of the binormal classifier ``(mu, sigma)``
     at class-0 fraction ``prevalence``; NaN for an unknown code.""",
+)
+
+_roc_compare = _dispatch(
+    "_roc_compare",
+    "prevalence, mu_1, sigma_1, mu_2, sigma_2",
+    lambda entry: (
+        f"f{entry.code}(prevalence, mu_2, sigma_2) - f{entry.code}(prevalence, mu_1, sigma_1)"
+        if entry.compare is None
+        else f"c{entry.code}(prevalence, mu_1, sigma_1, mu_2, sigma_2)"
+    ),
+    """A number with the sign of score number ``code`` of the second binormal classifier
+    minus that of the first (:attr:`RocScore.compare`); NaN for an unknown code.""",
 )
 
 

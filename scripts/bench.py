@@ -25,9 +25,17 @@ against the n-class NumPy oracle; (g) ``evaluate --test-uncertainty``, and its p
 classifiers at their best thresholds, 10^6 pairs, its four scores and one sd, 0.1, gaussian
 errors, one core) against the random-number floor of the variates it draws (counted as in (d))
 and against a plain NumPy vectorised implementation of the same steps, and its peak memory
-(RSS, in a fresh process) at 10^6 and 10^8 pairs; (i) decision curves with their posterior
-(``mcrank.evaluate.decision_curves``); (j) the comparison across cross-validation folds
-(``mcrank.evaluate.compare_folds``).
+(RSS, in a fresh process) at 10^6 and 10^8 pairs, and the ROC kernel on 10^5 pairs, at one sd
+and on the 26-sd sweep of ``experiments/roc_*``, against 6483364's kernel (frozen in
+``scripts/roc_main_kernel.py``) and against its call floor: a loop making exactly the erfc, log,
+sqrt and exp calls the kernel makes, on the arguments ``scripts/roc_calls.py`` recorded, and
+drawing its variates (also chained, each call waiting for the one before);
+(i) decision curves with their posterior (``mcrank.evaluate.decision_curves``); (j) the
+comparison across cross-validation folds (``mcrank.evaluate.compare_folds``); (k) the command
+line's start-up: the CPU time (user + system) of a fresh process running ``mcrank --help``,
+``mcrank evaluate --help``, ``mcrank story`` and ``mcrank evaluate examples/factory.json``,
+against ``python -c "import numpy"``, in interleaved rounds (none of them draws, so none imports
+numba).
 
 How the variates of (d) are counted: a PCG64 Generator is a 128-bit linear congruential
 generator, so the number of 64-bit outputs a kernel consumed is the LCG distance between the
@@ -57,6 +65,7 @@ Usage::
     python scripts/bench.py                  # 10^6 pairs, every measurement below
     python scripts/bench.py --quick          # a smoke run with few pairs
     python scripts/bench.py --json bench.json
+    python scripts/bench.py --roc-floor-only  # only the ROC kernel against its call floor
 """
 
 from __future__ import annotations
@@ -66,6 +75,8 @@ import json
 import math
 import os
 import platform
+import resource
+import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -74,7 +85,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from mcrank._jit import jit
+from mcrank._jit import cache_directory, jit
 from mcrank.engine import run_study
 from mcrank.engine.binary import _count_chunk, study_arguments
 from mcrank.engine.counts import new_counts
@@ -90,7 +101,10 @@ from mcrank.samplers import (
 )
 from mcrank.study import StudyConfig
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+#: The repository: the start-up commands of (j) run there, to find examples/.
+ROOT = Path(__file__).resolve().parent.parent
+
+sys.path.insert(0, str(ROOT / "tests"))
 from numpy_oracle import run_oracle  # noqa: E402  (the oracle lives with the tests)
 
 #: The paper's sweep of error standard deviations (fig. 7).
@@ -136,7 +150,7 @@ def machine() -> dict:
         "python": platform.python_version(),
         "numpy": np.__version__,
         "numba": numba.__version__,
-        "numba_cache_dir": numba.config.CACHE_DIR,
+        "numba_cache_dir": cache_directory(),
     }
 
 
@@ -581,11 +595,56 @@ def print_folds(results: dict, out=sys.stdout) -> None:
         print(f"  {key:18s} {seconds:.3f} s", file=out)
 
 
-# --- (k) per-item utilities ------------------------------------------------------------------------
+# --- (k) the command line's start-up ----------------------------------------------------------
+
+
+#: The commands of (k), after ``mcrank``: they draw nothing, so they start without numba.
+STARTUP_COMMANDS = (["--help"], ["evaluate", "--help"], ["story"], ["evaluate", "examples/factory.json"])
+
+
+def child_cpu_time(command: list[str]) -> float:
+    """The CPU time, user + system, of running ``command`` to its end (its output discarded).
+
+    With Python's bytecode cache written and read, as in any installation, even where the
+    environment turns it off (``PYTHONDONTWRITEBYTECODE``): compiling mcrank's sources again
+    in every process would be measured otherwise."""
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=ROOT, env=environment)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def measure_startup(repeat: int) -> dict:
+    """(k): each command's CPU time, and its ratio to NumPy's import taken round by round."""
+    entry = [sys.executable, "-c", "import sys; from mcrank.cli import main; sys.exit(main())"]
+    commands = {"import numpy": [sys.executable, "-c", "import numpy"]}
+    commands |= {"mcrank " + " ".join(arguments): entry + arguments for arguments in STARTUP_COMMANDS}
+    for command in commands.values():  # warm-up: the bytecode cache written
+        child_cpu_time(command)
+    times = [[] for _ in commands]
+    for _ in range(max(repeat, 5)):  # a fraction of a second each: five rounds at least
+        for k, command in enumerate(commands.values()):
+            times[k].append(child_cpu_time(command))
+    numpy_times = times[0]
+    return {
+        name: {"cpu_s": min(seconds), "over_numpy": paired_ratio(seconds, numpy_times)}
+        for name, seconds in zip(commands, times, strict=True)
+    }
+
+
+def print_startup(results: dict, out=sys.stdout) -> None:
+    print("", file=out)
+    print("(k) start-up: CPU time (user + system) of a fresh process, best of the rounds (target: within 1.5x numpy's import):", file=out)
+    for name, entry in results.items():
+        print(f"  {name:38s} {entry['cpu_s']:.3f} s  {entry['over_numpy']:.2f}x numpy's import", file=out)
+
+
+# --- (l) per-item utilities ------------------------------------------------------------------------
 
 
 def measure_per_item(repeat: int, items: int, samples: int) -> dict:
-    """(k) Five models ranked with a per-item affine utility (the gallery's fraud metric), and
+    """(l) Five models ranked with a per-item affine utility (the gallery's fraud metric), and
     the Bayesian bootstrap of their yields: time, and the peak memory the posterior allocates
     (tracemalloc), which an items x draws array would make items * samples * 8 bytes."""
     import tracemalloc
@@ -615,7 +674,7 @@ def measure_per_item(repeat: int, items: int, samples: int) -> dict:
 
 def print_per_item(results: dict, out=sys.stdout) -> None:
     print("", file=out)
-    print(f"(k) per-item utilities, {results['items']:,} items, 5 models, affine utility, 1 process (target: a few seconds):", file=out)
+    print(f"(l) per-item utilities, {results['items']:,} items, 5 models, affine utility, 1 process (target: a few seconds):", file=out)
     print(f"  evaluate           {results['evaluate']:.3f} s", file=out)
     print(f"  posterior          {results['posterior']:.3f} s for {results['samples']} draws, peak {results['posterior_peak_mib']:.1f} MiB "
           f"(items x draws: {results['items'] * results['samples'] * 8 / 2**20:,.0f} MiB)", file=out)  # fmt: skip
@@ -852,6 +911,161 @@ def print_roc(results: dict, samples: int, out=sys.stdout) -> None:
         file=out,
     )
     print("  peak RSS: " + ", ".join(f"{n:.0e} pairs {mib:.0f} MiB" for n, mib in r["rss_mib"].items()), file=out)
+
+
+# --- (h) the ROC kernel against its call floor and against 6483364's -----------------------------
+
+#: The settings of the ROC kernel's floor rows: one sd, and the 26-sd sweep of experiments/roc_*.
+ROC_FLOOR_SETTINGS = {"one sd": "0.1", "26-sd sweep": "0:0.5:0.02"}
+#: Pairs of the ROC kernel's floor rows.
+ROC_FLOOR_PAIRS = 10**5
+
+
+def record_roc_calls(kernel: str, sds: str, pairs: int) -> dict:
+    """The library calls of a ROC kernel (``current`` or ``main``) on ``pairs`` pairs of (h)'s
+    study with ``sds``: scripts/roc_calls.py in a fresh process, the kernel run as Python."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "calls.npz"
+        script = Path(__file__).resolve().parent / "roc_calls.py"
+        environment = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+        subprocess.run([sys.executable, str(script), kernel, sds, str(pairs), str(path)], env=environment, check=True)
+        with np.load(path) as calls:
+            return {name: calls[name] for name in calls.files}
+
+
+@jit
+def _call_floor(erfc, log, sqrt, exp, repeats):
+    """Only the library calls: each function on its recorded arguments, ``repeats`` times over."""
+    ring = np.empty(8)
+    for _ in range(repeats):
+        for i in range(erfc.size):
+            ring[i & 7] = math.erfc(erfc[i])
+        for i in range(log.size):
+            ring[i & 7] = math.log(log[i])
+        for i in range(sqrt.size):
+            ring[i & 7] = math.sqrt(sqrt[i])
+        for i in range(exp.size):
+            ring[i & 7] = math.exp(exp[i])
+    return ring[0]
+
+
+@jit
+def _chained_call_floor(erfc, log, sqrt, exp, repeats):
+    """:func:`_call_floor` with each call waiting for the previous one's result (``+ 0.0 *``
+    it: no compiler may drop that), as a kernel's dependent calls wait: latency, not throughput."""
+    last = 0.0
+    for _ in range(repeats):
+        for i in range(erfc.size):
+            last = math.erfc(erfc[i] + 0.0 * last)
+        for i in range(log.size):
+            last = math.log(log[i] + 0.0 * last)
+        for i in range(sqrt.size):
+            last = math.sqrt(sqrt[i] + 0.0 * last)
+        for i in range(exp.size):
+            last = math.exp(exp[i] + 0.0 * last)
+    return last
+
+
+def measure_roc_floor(pairs: int, repeat: int, recorded: int = 20_000) -> dict:
+    """(h) The ROC kernel on one core, ``pairs`` pairs, against its call floor (the erfc, log,
+    sqrt and exp it calls, on the arguments recorded from ``recorded`` pairs and repeated to
+    ``pairs``, and the uniforms and normals it draws) and against 6483364's kernel, frozen in
+    scripts/roc_main_kernel.py; all three timed in turn in each of ``repeat`` rounds."""
+    from roc_main_kernel import _count_chunk as main_chunk
+
+    from mcrank.engine.roc import _count_chunk as current_chunk
+    from mcrank.engine.roc import study_arguments as roc_arguments
+
+    recorded = min(recorded, pairs)
+    repeats = max(pairs // recorded, 1)
+    results = {}
+    for label, sds in ROC_FLOOR_SETTINGS.items():
+        calls = {kernel: record_roc_calls(kernel, sds, recorded) for kernel in ("current", "main")}
+        study = roc_arguments(replace(roc_study_config(pairs), sds=tuple(calls["current"]["sds"].tolist())))
+
+        def run(chunk):
+            buffers = (
+                np.zeros(study.score_codes.size + study.sds.size + 1, dtype=np.int64),
+                np.zeros(study.sds.size),
+                np.zeros(study.sds.size),
+            )
+            chunk(np.random.default_rng(5), np.random.default_rng(6), pairs, study, *buffers)
+
+        def floor_of(kernel):
+            c = calls[kernel]
+            uniforms, normals = c["uniforms"] / recorded, c["normals"] / recorded
+            return lambda: (_call_floor(c["erfc"], c["log"], c["sqrt"], c["exp"], repeats), draw_floor([(pairs, uniforms, normals)]))
+
+        def chained_floor():
+            c = calls["current"]
+            _chained_call_floor(c["erfc"], c["log"], c["sqrt"], c["exp"], repeats)
+            draw_floor([(pairs, c["uniforms"] / recorded, c["normals"] / recorded)])
+
+        functions = [lambda: run(current_chunk), lambda: run(main_chunk), floor_of("current"), floor_of("main"), chained_floor]
+        for function in functions:
+            function()  # compile or load
+        kernel, main, floor_times, main_floor, chained = round_times(functions, repeat)
+        per_pair = {
+            kernel_name: {name: float(np.size(c[name]) / recorded) for name in ("erfc", "log", "sqrt", "exp")}
+            | {"uniforms": float(c["uniforms"] / recorded), "normals": float(c["normals"] / recorded)}
+            for kernel_name, c in calls.items()
+        }
+        results[label] = {
+            "sds": calls["current"]["sds"].tolist(),
+            "calls_per_pair": per_pair,
+            "kernel": kernel,
+            "main": main,
+            "floor": floor_times,
+            "main_ratio": paired_ratio(main, kernel),
+            "main_ratios": (np.asarray(main) / np.asarray(kernel)).tolist(),
+            "floor_ratio": paired_ratio(kernel, floor_times),
+            "floor_ratios": (np.asarray(kernel) / np.asarray(floor_times)).tolist(),
+            "main_floor": main_floor,
+            "main_own_floor_ratio": paired_ratio(main, main_floor),
+            "main_floor_ratio": paired_ratio(kernel, main_floor),
+            "main_floor_ratios": (np.asarray(kernel) / np.asarray(main_floor)).tolist(),
+            "chained_floor": chained,
+            "chained_floor_ratio": paired_ratio(kernel, chained),
+            "chained_floor_ratios": (np.asarray(kernel) / np.asarray(chained)).tolist(),
+        }
+    return {"pairs": pairs, "recorded": recorded, "repeat": repeat, "settings": results}
+
+
+def print_roc_floor(results: dict, out=sys.stdout) -> None:
+    pairs, repeat = results["pairs"], results["repeat"]
+    print("", file=out)
+    print(
+        f"(h) the ROC kernel against its call floor and against 6483364's kernel (scripts/roc_main_kernel.py), "
+        f"{pairs:.0e} pairs, 4 scores, gaussian errors, 1 core, {repeat} rounds "
+        "(targets: kernel / floor <= 1.5x at one sd, <= 1.7x on the sweep; main / kernel >= 1.6x at one sd, >= 1.3x on the sweep):",
+        file=out,
+    )
+    for label, r in results["settings"].items():
+        calls = r["calls_per_pair"]
+        print(f"  {label}: library calls a pair (recorded on {results['recorded']:.0e} pairs):", file=out)
+        for kernel in ("current", "main"):
+            print("    " + f"{kernel:8s}" + ", ".join(f"{name} {calls[kernel][name]:.2f}" for name in calls[kernel]), file=out)
+        spans = {key: f"{min(r[key]):.3f}-{max(r[key]):.3f} s" for key in ("kernel", "main", "floor", "main_floor")}
+        print(
+            f"    kernel {spans['kernel']}, 6483364's {spans['main']}; floor of the kernel's calls {spans['floor']}, "
+            f"of 6483364's {spans['main_floor']} (range over rounds)",
+            file=out,
+        )
+        print(
+            f"    main / kernel {r['main_ratio']:.2f}x ({min(r['main_ratios']):.2f}-{max(r['main_ratios']):.2f}); "
+            f"kernel / its floor {r['floor_ratio']:.2f}x ({min(r['floor_ratios']):.2f}-{max(r['floor_ratios']):.2f}); "
+            f"kernel / 6483364's floor {r['main_floor_ratio']:.2f}x ({min(r['main_floor_ratios']):.2f}-{max(r['main_floor_ratios']):.2f}); "
+            f"6483364 / its floor {r['main_own_floor_ratio']:.2f}x (medians of paired rounds, and ranges)",
+            file=out,
+        )
+        print(
+            f"    the kernel's calls chained, each waiting for the one before: {min(r['chained_floor']):.3f}-{max(r['chained_floor']):.3f} s; "
+            f"kernel / that {r['chained_floor_ratio']:.2f}x ({min(r['chained_floor_ratios']):.2f}-{max(r['chained_floor_ratios']):.2f})",
+            file=out,
+        )
 
 
 # --- the measurements --------------------------------------------------------------------------
@@ -1097,7 +1311,18 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=None, help="timings per measurement, best kept (default 3; 1 with --quick)")
     parser.add_argument("--quick", action="store_true", help="a smoke run with few pairs")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the numbers as JSON")
+    parser.add_argument("--roc-floor-only", action="store_true", help="only the ROC kernel against its call floor and 6483364's (h)")
     args = parser.parse_args(argv)
+    if args.roc_floor_only:
+        pairs, repeat = args.samples or (10**4 if args.quick else ROC_FLOOR_PAIRS), args.repeat or (1 if args.quick else 7)
+        info, load_before = machine(), load_average()
+        roc_floor = measure_roc_floor(pairs, repeat)
+        print(f"mcrank ROC kernel benchmark: {info['cpu']} ({info['nproc']} usable cores), numba {info['numba']}", file=sys.stdout)
+        print(f"  load avg  before {load_before}, after {load_average()} (1, 5, 15 min)", file=sys.stdout)
+        print_roc_floor(roc_floor)
+        if args.json is not None:
+            args.json.write_text(json.dumps({"machine": info, "roc_floor": roc_floor}, indent=2, default=str) + "\n")
+        return 0
 
     samples = args.samples or (20_000 if args.quick else 10**6)
     repeat = args.repeat or (1 if args.quick else 3)
@@ -1112,8 +1337,10 @@ def main(argv=None) -> int:
     results["classes"] = measure_classes(samples, args.jobs, repeat)
     results["test_uncertainty"] = measure_test_uncertainty(repeat, (10**4, 10**6) if args.quick else (10**6, 10**8))
     results["roc"] = measure_roc(samples, args.jobs, repeat)
+    results["roc_floor"] = measure_roc_floor(min(samples, ROC_FLOOR_PAIRS), max(repeat, 5))
     results["decision_curves"] = measure_decision_curves(repeat)
     results["folds"] = measure_folds(repeat)
+    results["startup"] = measure_startup(repeat)
     results["per_item"] = measure_per_item(repeat, 10**4 if args.quick else 10**6, 200 if args.quick else 2000)
     load_after = load_average()
     print_report(info, results, load_before, load_after)
@@ -1122,8 +1349,10 @@ def main(argv=None) -> int:
     print_classes(results["classes"], samples, results["cores"])
     print_test_uncertainty(results["test_uncertainty"])
     print_roc(results["roc"], samples)
+    print_roc_floor(results["roc_floor"])
     print_decision_curves(results["decision_curves"])
     print_folds(results["folds"])
+    print_startup(results["startup"])
     print_per_item(results["per_item"])
     if args.json is not None:
         payload = {

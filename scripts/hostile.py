@@ -145,7 +145,6 @@ KNOWN_DEFECTS = frozenset(
         # or the docs, these two scenarios go)
         "api/run_study/sd-alone-and-in-a-grid-confusion",
         "api/run_study/sd-alone-and-in-a-grid-roc",
-        "evaluate/hint/scores-of-the-wrong-class",
         "evaluate/hint/labels-given-as-file",
         "evaluate/format/threshold-column",
         # Found by this pass, beyond the list
@@ -1288,7 +1287,8 @@ def _api() -> None:
 
     api("sklearn/UtilityClassifier-ok", "ok", lambda: classifier([[1, -1], [-1, 1]]))
     api("sklearn/UtilityClassifier-utility-nan", "raise", lambda: classifier([[nan, 0], [0, 1]]), names="utility")
-    api("sklearn/UtilityClassifier-utility-3x3", "raise", lambda: classifier(np.eye(3).tolist()), names="utility")
+    # Labels 0 and 1 are the first two of three classes in their natural order; class 2 has no item.
+    api("sklearn/UtilityClassifier-utility-3x3", "ok", lambda: classifier(np.eye(3).tolist()))
     api("sklearn/UtilityClassifier-X-nan", "raise", lambda: classifier([[1, -1], [-1, 1]], X=np.array([[nan], [1.0], [2.0], [3.0]])),
         names="X")  # fmt: skip
     # utility_space, confusion, roc

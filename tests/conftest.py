@@ -11,3 +11,38 @@ import pytest
 @pytest.fixture(autouse=True)
 def _eighty_columns(monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
+
+
+@pytest.fixture
+def fifo(tmp_path):
+    """A factory of FIFOs (named pipes) that can never hang a test: a watchdog opens each one's
+    writing end as soon as a reader waits on it and closes it at once, so a reader that blocked
+    gets an empty file (and the test's assertions on the refusal then fail) instead of waiting
+    forever."""
+    import os
+    import threading
+    import time
+
+    made, done = [], threading.Event()
+
+    def watch():
+        while not done.is_set():
+            for path in made:
+                try:
+                    os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))  # ENXIO while nobody reads
+                except OSError:
+                    pass
+            time.sleep(0.05)
+
+    watchdog = threading.Thread(target=watch, daemon=True)
+    watchdog.start()
+
+    def make(name, directory=None):
+        path = (directory or tmp_path) / name
+        os.mkfifo(path)
+        made.append(path)
+        return path
+
+    yield make
+    done.set()
+    watchdog.join()

@@ -10,6 +10,8 @@ import pytest
 
 from mcrank.cli import BROKEN_PIPE, main
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
 ENTRY_POINT = [sys.executable, "-c", "import sys; from mcrank.cli import main; sys.exit(main())"]
 
 
@@ -114,10 +116,10 @@ def test_no_command_is_one_line_and_exit_code_2(capsys):
 
 def test_out_dash_is_standard_output(tmp_path, monkeypatch, capsys):
     # Before, `--out -` wrote a file named "-".
-    from mcrank.cli._common import check_output, write_output
+    from mcrank.cli._common import check_outputs, write_output
 
     monkeypatch.chdir(tmp_path)
-    check_output("-")
+    check_outputs({"--out": "-"})
     assert write_output("one\n", "-") is None and write_output("two\n", None) is None
     assert capsys.readouterr().out == "one\ntwo\n" and list(tmp_path.iterdir()) == []
     write_output("three\n", "r.txt")
@@ -185,3 +187,40 @@ def test_samples_may_go_where_no_results_or_the_same_number_are(committed_result
     assert main(["reproduce", "--samples", "1e4", "--out", str(tmp_path / "quick"), "--quiet"]) == 0
     assert main(["reproduce", "--out", str(committed_results), "--quiet"]) == 0  # the experiments' own numbers
     assert reproduced == [10**6, 10**4, None] and capsys.readouterr().err == ""
+
+
+# What a command that draws nothing does not import: numba (and llvmlite under it), loaded
+# when a kernel is first called, nor what only drawing and figures need.
+_NOT_AT_START = ("numba", "llvmlite", "scipy", "matplotlib", "joblib")
+_START_SCRIPT = """
+import contextlib, io, json, sys
+from mcrank.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        code = main(sys.argv[1:])
+    except SystemExit as exit:
+        code = exit.code
+print(json.dumps([code, sorted(sys.modules)]))
+"""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["--version"],
+        *([command, "--help"] for command in ("story", "run", "reproduce", "evaluate")),
+        ["story"],
+        ["evaluate", str(EXAMPLES / "factory.json")],
+        ["evaluate", str(EXAMPLES / "triage_3class.json")],
+        ["evaluate", str(EXAMPLES / "factory.json"), "--format", "json"],
+    ],
+    ids=" ".join,
+)
+def test_commands_that_draw_nothing_start_without_numba(argv):
+    """``--help``, ``story`` and ``evaluate`` on confusion matrices imported numba (0.45 s of
+    CPU) to list ``--error``'s choices, and loaded a compiled kernel to score two matrices."""
+    done = subprocess.run([sys.executable, "-c", _START_SCRIPT, *argv], capture_output=True, text=True, timeout=120, check=True)
+    code, modules = json.loads(done.stdout)
+    assert code == 0
+    assert [m for m in modules if m.split(".")[0] in _NOT_AT_START] == []

@@ -1,7 +1,13 @@
-"""Ctrl-C just after ``mcrank run --backend loky`` says "wrote" (issue 25): it used to exit 0
-with a 13-line traceback from loky's exit handler, which joined the process workers' manager
-thread after ``main`` had returned. Now the workers are stopped inside ``main``: a Ctrl-C
-there exits 130 with one line; later, in the interpreter's last instants, it is silent.
+"""Ctrl-C and SIGTERM at any moment: one line and exit code 130 or 143.
+
+While numba is imported (the first seconds) and while it compiles, each signal is sent at a
+point the process reaches for certain (an import hook, a wrapper of numba's compile), not
+after a delay, so that the tests hold on a machine of any speed. A signal whose exception
+Python drops still ends the command. Ctrl-C just after ``mcrank run --backend loky`` says
+"wrote" used to exit 0 with a 13-line traceback from loky's exit handler, which joined the
+process workers' manager thread after ``main`` had returned. Now the workers are stopped
+inside ``main``: a Ctrl-C there exits 130 with one line; later, in the interpreter's last
+instants, it is silent.
 """
 
 from __future__ import annotations
@@ -12,6 +18,80 @@ import sys
 import time
 
 import pytest
+from dropped_interrupt import drop_an_interrupt
+
+import mcrank.cli.story
+from mcrank.cli import main
+
+#: (signal, exit code, the command's last line) for Ctrl-C and SIGTERM.
+SIGNALS = [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")]
+
+# Sends the signal to the process itself when numba is first imported: before the hook
+# returns, so the signal lands inside the import.
+_WHILE_IMPORTING = """
+import os, sys
+class Hook:
+    def find_spec(self, name, path=None, target=None):
+        if name == "numba":
+            sys.meta_path.remove(self)
+            print("importing numba", file=sys.stderr, flush=True)
+            os.kill(os.getpid(), {signum})
+sys.meta_path.insert(0, Hook())
+"""
+
+# Sends the signal to the process itself when numba is first asked for a kernel (compiled,
+# or loaded from its cache), from whichever thread asks.
+_WHILE_COMPILING = """
+import os, sys
+import numba.core.dispatcher as dispatcher
+compile = dispatcher.Dispatcher.compile
+def compile_signalled(self, sig):
+    dispatcher.Dispatcher.compile = compile
+    print("compiling", file=sys.stderr, flush=True)
+    os.kill(os.getpid(), {signum})
+    return compile(self, sig)
+dispatcher.Dispatcher.compile = compile_signalled
+"""
+
+
+def _run_with(prelude: str, arguments: list[str]) -> subprocess.CompletedProcess:
+    script = prelude + f"from mcrank.cli import main\nsys.exit(main({arguments!r}))\n"
+    # A run of 10^10 pairs would not end by itself: a lost signal fails by the timeout.
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
+def test_a_signal_while_numba_is_imported_is_one_line(tmp_path, signum, code, word):
+    """It printed a KeyboardInterrupt traceback (SIGINT) or died silently (SIGTERM)."""
+    arguments = ["run", "--samples", "1e10", "--jobs", "1", "--out", str(tmp_path / "x.json")]
+    done = _run_with(_WHILE_IMPORTING.format(signum=int(signum)), arguments)
+    assert (done.returncode, done.stderr.splitlines()) == (code, ["importing numba", f"mcrank run: {word}"]), done.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
+def test_a_signal_while_numba_compiles_stops_the_run(tmp_path, signum, code, word, jobs):
+    """On one job numba compiles in the main thread, on two in a worker thread, while the main
+    thread waits for it: the run stops either way."""
+    arguments = ["run", "--samples", "1e10", "--jobs", jobs, "--out", str(tmp_path / "x.json")]
+    done = _run_with(_WHILE_COMPILING.format(signum=int(signum)), arguments)
+    assert (done.returncode, done.stderr.splitlines()) == (code, ["compiling", f"mcrank run: {word}"]), done.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_an_interrupt_dropped_anywhere_still_ends_the_command(monkeypatch, capsys):
+    """A Ctrl-C whose exception was dropped (in a weakref callback) ended in exit code 0."""
+    story_handler = mcrank.cli.story.handler
+
+    def handler(args):
+        drop_an_interrupt()
+        return story_handler(args)
+
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: None)
+    monkeypatch.setattr(mcrank.cli.story, "handler", handler)
+    assert main(["story"]) == 130
+    assert capsys.readouterr().err.splitlines() == ["mcrank story: interrupted"]
 
 
 @pytest.mark.parametrize("delay", [0.05])

@@ -145,7 +145,7 @@ def test_same_seed_same_counts_whatever_the_jobs(capsys):
         (["--error", "cauchy"], "invalid choice"),
         (["--true-um", "beta"], "invalid choice"),
         (["--class-proportion", "0.6", "0.2"], "--class-proportion must satisfy"),
-        (["--rate-beta", "0", "1"], "Beta parameters"),
+        (["--rate-beta", "0", "1"], "--rate-beta: Beta parameters must be positive, got (0, 1)"),
         (["--jobs", "0"], "jobs"),
         (["--seed", "-3"], "seed"),
         (["--scheduler", "tcp://127.0.0.1:1"], "--backend dask"),
@@ -170,7 +170,7 @@ def test_bad_input_is_one_line_and_exit_code_2(capsys, args, fragment):
         (["--rate-beta", "1e-20", "1e-20"], "must sum to at least 0.001"),
         (["--rate-beta", "1e-10", "1e-10"], "must sum to at least 0.001"),
         (["--true-um", "gaussian", "--true-um-sd", "1e6"], "--true-um-sd must be at most 10"),
-        (["--true-um", "gaussian", "--true-um-sd", "1e4"], 'true_um="uniform"'),
+        (["--true-um", "gaussian", "--true-um-sd", "1e4"], "(--true-um uniform)"),
     ],
 )
 def test_settings_whose_sampler_never_returns_are_refused_before_the_run(capsys, monkeypatch, args, fragment):
@@ -450,10 +450,29 @@ def test_metrics_separated_by_commas_or_spaces(capsys):
 
 
 def test_the_table_writes_a_huge_sd_in_exponent_form(capsys):
-    code, out, _ = run(capsys, *SMALL, "--sd", "0.1", "1e308", "--metrics", "accuracy")
+    code, out, _ = run(capsys, *SMALL, "--sd", "0.1", "1e300", "--metrics", "accuracy")
     lines = [line for line in out.splitlines() if line.startswith("utility")]
     assert code == 0 and lines[0].split()[1:3] == ["0.100", "0.1000"]
-    assert lines[1].split()[1:3] == ["1e+308", "1e+308"] and max(len(line) for line in lines) < 80
+    assert lines[1].split()[1:3] == ["1e+300", "1e+300"] and max(len(line) for line in lines) < 80
+
+
+@pytest.mark.parametrize(
+    ("sds", "message"),
+    [
+        (["5e307", "1e308"], "error sd must be at most 1e+300, got '5e307'"),
+        (["0:1e308:1e305"], "the stop of the sd grid '0:1e308:1e305' must be at most 1e+300 (the largest error sd), got '1e308'"),
+    ],
+)
+@pytest.mark.parametrize("kind", ["confusion", "roc"])
+def test_an_error_sd_above_its_range_is_refused_in_one_line(capsys, kind, sds, message):
+    # The roc study's yields overflowed into wrong percentages (84 % at 1e308, 72 % below);
+    # the grid printed two NumPy RuntimeWarnings before its refusal.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        code, out, err = run(capsys, "--study", kind, "--metrics", "auc" if kind == "roc" else "accuracy", "--sd", *sds, "--seed", "1")
+    assert code == 2 and out == "" and err == f"mcrank run: error: {message}\n"
 
 
 def test_out_dev_stdout_appends_to_a_redirected_file_and_feeds_a_pipe(tmp_path):
@@ -547,3 +566,34 @@ def test_out_dash_is_standard_output_and_writes_no_file(tmp_path, monkeypatch, c
     code, out, err = run(capsys, "--samples", "1000", "--metrics", "accuracy", "--seed", "1", "--jobs", "1", "--quiet", "--out", "-")
     assert code == 0 and err == "" and "accuracy" in out and "% incorrect" in out
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_fifo_as_the_config_is_refused_in_one_line_without_waiting(capsys, fifo):
+    # `mcrank run --config F` waited forever for a writer.
+    pipe = fifo("pipe.toml")
+    assert main(["run", "--config", str(pipe), "--quiet"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == f"mcrank run: error: {pipe}: is a FIFO (named pipe), not a regular file\n"
+
+
+def test_an_error_about_the_files_values_names_a_value_given_as_a_flag_by_its_flag(capsys):
+    # It named the kind as the schema's field: "not of kind='roc'", for --study roc.
+    config = Path(__file__).resolve().parents[1] / "experiments" / "testset_2class_00020.toml"
+    code, out, err = run(capsys, "--config", str(config), "--study", "roc", "--metrics", "auc", "--quiet")
+    assert code == 2 and out == ""
+    assert err == f"mcrank run: error: {config}: test_size is a parameter of the confusion study kind, not of --study roc; got 20\n"
+
+
+def test_jobs_zero_names_the_flag(capsys):
+    # It said "jobs must be ...", the engine's parameter.
+    code, out, err = run(capsys, *SMALL, "--jobs", "0")
+    assert code == 2 and out == "" and err == "mcrank run: error: --jobs must be a non-zero integer, got 0\n"
+
+
+@pytest.mark.parametrize("seed", [12345678901234567891, 2**128 - 1])
+def test_a_large_seed_is_read_exactly(capsys, seed):
+    # Read through a float: 12345678901234567891 ran as ...7168, and 2**128 - 1, the largest
+    # seed the message offered, was refused as 2**128.
+    code, out, err = run(capsys, "--samples", "100", "--seed", str(seed), "--metrics", "accuracy", "--format", "json", "--quiet")
+    assert code == 0, err
+    assert json.loads(out)["config"]["seed"] == seed

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from scipy.special import betainc
 
@@ -231,16 +233,65 @@ def test_bad_input_names_the_parameter(change, message):
 # --- the figure ------------------------------------------------------------------------------
 
 
-def test_the_figure_draws_curves_bands_and_the_probabilities():
+def test_the_figure_draws_curves_bands_and_a_panel_per_model_against_the_best():
     y, scores = _test_set(items=100, seed=13)
-    with_posterior = decision_curve_figure(decision_curves(y, scores, test_uncertainty=True, samples=200, rng=1))
-    assert isinstance(with_posterior, Figure) and len(with_posterior.axes) == 2
-    top, bottom = with_posterior.axes
-    assert len(top.collections) == 3  # a band per model
+    curves = decision_curves(y, scores, test_uncertainty=True, samples=200, rng=1)
+    with_posterior = decision_curve_figure(curves)
+    assert isinstance(with_posterior, Figure) and len(with_posterior.axes) == 3  # the curves, two models minus the best
+    top, *panels = with_posterior.axes
+    assert len(top.collections) == 3  # a band per model, up to three models
     assert {line.get_label() for line in top.get_lines()} >= {"treat all", "treat none", *scores}
-    assert len([line for line in bottom.get_lines() if "over" in line.get_label()]) == 3
+    assert [axes.get_title() for axes in panels] == [f"{name} minus {curves.best}" for name in scores if name != curves.best]
     plain = decision_curve_figure(decision_curves(y, scores))
     assert len(plain.axes) == 1 and not plain.axes[0].collections
+
+
+def test_six_models_get_small_multiples_one_colour_each_and_a_legend_inside():
+    rng = np.random.default_rng(21)
+    y = (rng.random(300) < 0.3).astype(int)
+    scores = {f"model_{k}": _logistic((0.4 + 0.3 * k) * (rng.normal(size=300) + 1.2 * y) - 1.0) for k in range(6)}
+    curves = decision_curves(y, scores, test_uncertainty=True, samples=200, rng=2)
+    figure = decision_curve_figure(curves)
+    top, *panels = figure.axes
+    assert len(panels) == 5 and len(figure.axes) == 6  # one panel per model but the best
+    assert not top.collections  # six bands together would hide each other: each is in its panel
+    colour = {line.get_label(): to_hex(line.get_color()) for line in top.get_lines() if line.get_label() in scores}
+    assert len(set(colour.values())) == 6  # one colour per model
+    for axes in panels:
+        name = axes.get_title().split(" minus ")[0]
+        assert to_hex(axes.title.get_color()) == colour[name]
+        assert {to_hex(line.get_color()) for line in axes.get_lines() if line.get_linewidth() > 1} == {colour[name]}
+        assert to_hex(axes.collections[0].get_facecolor()[0][:3]) == colour[name]  # its band, in its colour
+    (legend,) = figure.legends
+    assert sorted(text.get_text() for text in legend.get_texts()) == sorted(["treat all", "treat none", *scores])
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()  # the constrained layout places the legend
+    box, page = legend.get_window_extent(canvas.get_renderer()), figure.bbox
+    assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0 and box.y1 <= page.y1
+
+
+def test_the_difference_bands_are_those_of_the_joint_table():
+    """Against plain NumPy: the Dirichlet over the 8 cells (true class, one model treats, the
+    best treats) with the prior's count / 8 each, the net benefit difference of each draw."""
+    y, scores = _test_set(items=150, seed=5)
+    thresholds = np.array([0.2, 0.4])
+    curves = decision_curves(y, scores, thresholds=thresholds, test_uncertainty=True, samples=40_000, rng=4)
+    best, rng = curves.best, np.random.default_rng(0)
+    assert best == max(scores, key=lambda name: curves.net_benefit[name].mean()) and best not in curves.difference_bands
+    for name in scores:
+        if name == best:
+            continue
+        for k, t in enumerate(thresholds):
+            table = np.zeros((2, 2, 2))
+            for event, one, other in zip(y, scores[name] >= t, scores[best] >= t):
+                table[event, int(one), int(other)] += 1
+            f = rng.dirichlet(table.ravel() + 1.0 / 8, 40_000).reshape(-1, 2, 2, 2)
+            w = t / (1 - t)
+            # Net benefit: + TP - w FP; the one model's minus the best one's.
+            benefit = np.array([-w, 1.0])  # by true class: 0 = no event, 1 = event
+            difference = np.einsum("sjab,j,a->s", f, benefit, [0.0, 1.0]) - np.einsum("sjab,j,b->s", f, benefit, [0.0, 1.0])
+            expected = np.quantile(difference, [0.025, 0.975])
+            assert np.allclose(curves.difference_bands[name][k], expected, atol=0.006), (name, t)
 
 
 # --- the CLI ---------------------------------------------------------------------------------
@@ -367,3 +418,30 @@ def test_the_scores_reports_fit_80_columns_with_one_format_per_column(tmp_path, 
     assert code == 0 and max(map(len, curves.splitlines())) <= 80
     probabilities = curves[curves.index("P(gradient") :].split("\n\n")[0].splitlines()[1:]
     assert probabilities and all(re.fullmatch(r"\s+0\.\d\s+(\d\.\d{4}|\d\.\de-\d\d)", line) for line in probabilities), probabilities
+
+
+def test_the_best_threshold_column_has_one_format(tmp_path, capsys):
+    # It printed 0.591238, 0.1 and 2e-05 side by side (.6g per value). Best thresholds lie
+    # halfway between a positive's lowest score and the next lower one: here 0.591238, 2e-05, 0.1.
+    path = tmp_path / "scores.csv"
+    path.write_text("true,m1,m2,m3\n1,0.7,0.00003,0.15\n1,0.8,0.00004,0.2\n0,0.482476,0.00001,0.05\n0,0.1,0.000005,0.03\n")
+    utility = '{"utility": [[1, -1], [0, 0]], "classes": ["1", "0"]}'
+    code, out, err = run(capsys, "--scores", path, "--utility", utility, "--threshold-choice", "test")
+    assert code == 0, err
+    rows = {line.split()[1]: line.split()[3] for line in out.splitlines() if re.match(r"\s+1\s+m\d\s", line)}
+    assert rows == {"m1": "0.591238", "m2": "0.000020", "m3": "0.100000"}
+
+
+def test_scores_of_the_other_class_get_a_note(tmp_path, capsys):
+    # Every model's AUC near 0 (scores of the negative class): a result, and no word of it.
+    # 20 items a class: 4 SE of uninformative scores' AUC is 0.37, so 0.5 - 0.37 = 0.13.
+    path = tmp_path / "scores.csv"
+    rows = [f"1,{k / 100:.2f},{k / 200:.3f}" for k in range(20)] + [f"0,{0.5 + k / 100:.2f},{0.4 + k / 200:.3f}" for k in range(20)]
+    path.write_text("true,m1,m2\n" + "\n".join(rows) + "\n")
+    code, _, err = run(capsys, "--scores", path, "--positive", "1", "--thresholds", "0.5")
+    assert code == 0 and err == (
+        "mcrank evaluate: note: every model's AUC is well below 0.5 (0.000, 0.000): are the scores those of the other class? "
+        "The positive class, the one the scores are for, is '1' (--positive)\n"
+    )
+    code, _, err = run(capsys, "--scores", path, "--positive", "0", "--thresholds", "0.5")
+    assert code == 0 and err == ""

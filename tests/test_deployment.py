@@ -205,6 +205,9 @@ BAD = [
     (["--class-frequencies", "0.5,x,0.2"], "--class-frequencies: 'x' is not a number"),
     (["--class-counts", "0,0,0"], "--class-counts are all 0"),
     (["--class-counts", "5,-1,3"], "--class-counts: the value of class 'benign', -1, is negative"),
+    (["--class-counts", "-1,5,3"], "--class-counts: the value of class 'healthy', -1, is negative"),  # not an option
+    (["--class-counts", "5,1.5,3"], "--class-counts: the value of class 'benign', 1.5, is not a whole number (they are counts)"),
+    (["--class-frequencies", "-0.1,0.6,0.5"], "--class-frequencies: the value of class 'healthy', -0.1, is negative"),
     (["--class-counts", "5,3"], "--class-counts has 2 values but there are 3 classes"),
     (["--class-frequencies", "0.5,0.3,0.2", "--class-counts", "5,3,2"], "give --class-frequencies or --class-counts, not both"),
 ]

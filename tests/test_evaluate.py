@@ -156,10 +156,12 @@ def test_one_classifier_is_fine():
 def test_metrics_can_be_chosen_by_id_or_alias():
     result = ev.evaluate(FACTORY, EQ4, metrics=["recall", "f1"])
     assert [mid for mid, _ in result.metrics] == ["tpr", "f1"]
-    with pytest.raises(KeyError, match="unknown metric 'auc'"):
+    with pytest.raises(ValueError, match="unknown metric 'auc'"):
         ev.evaluate(FACTORY, EQ4, metrics=["auc"])
-    with pytest.raises(KeyError, match="unknown metric 'f1' for 3 classes"):
+    with pytest.raises(ValueError, match="unknown metric 'f1' for 3 classes"):
         ev.evaluate({"A": np.eye(3) + 1}, np.eye(3), metrics=["f1"])
+    with pytest.raises(ValueError, match="unknown metric 'bogus' for 2 classes"):  # a KeyError before
+        ev.evaluate_predictions([0, 1, 0, 1], {"A": [0, 1, 1, 1]}, EQ4, metrics=["bogus"])
 
 
 @pytest.mark.parametrize(
@@ -482,7 +484,7 @@ def test_sd_refers_to_the_normalised_matrix():
     ("confusions", "utility", "kwargs", "match"),
     [
         ({"A": [[1, 2, 3], [4, 5, 6]]}, np.eye(2), {}, "classifier 'A': not square: 2 rows but row 0 has 3 entries"),
-        ({"A": [[1, 2], [3, 4]], "B": np.ones((3, 3))}, np.eye(2), {}, "'B'.* is 3x3 but classifier 'A'"),
+        ({"A": [[1, 2], [3, 4]], "B": np.ones((3, 3))}, np.eye(2), {}, "'B'.* is 3x3 but that of classifier 'A' is 2x2"),
         ({"A": [[1, -2], [3, 4]]}, np.eye(2), {}, r"row 0 \(output '0'\), column 1 \(true '1'\): count -2 is negative"),
         ({"A": [[1, 2.5], [3, 4]]}, np.eye(2), {}, "not a whole number"),
         ({"A": [[1, np.nan], [3, 4]]}, np.eye(2), {}, "is NaN"),

@@ -37,7 +37,7 @@ def write(tmp_path, name, content):
 
 
 def test_table_of_the_factory_example(capsys):
-    code, out, err = run(capsys, EXAMPLES / "factory.json")
+    code, out, err = run(capsys, EXAMPLES / "factory.json", "--details")
     assert code == 0 and err == ""
     ranking = out[out.index("Ranking by utility yield") :]
     assert ranking.index(" A ") < ranking.index(" B ")
@@ -92,11 +92,11 @@ def test_json_with_a_gaussian_sd_is_exact(capsys):
 
 
 def test_table_with_sd(capsys):
-    code, out, _ = run(capsys, EXAMPLES / "factory_uncertain.json", "--error", "truncated", "--samples", "1000", "--seed", "1")
+    code, out, _ = run(capsys, EXAMPLES / "factory_uncertain.json", "--error", "truncated", "--samples", "1000", "--seed", "1", "--details")
     assert code == 0
     assert "expected over 2 matrices, eq. (17)" in out
     assert "1000 samples, seed 1" in out and "P(flip)" in out and " ± " in out
-    code, out, _ = run(capsys, EXAMPLES / "factory_uncertain.json")  # gaussian errors: exact
+    code, out, _ = run(capsys, EXAMPLES / "factory_uncertain.json", "--details")  # gaussian errors: exact
     assert code == 0 and "exact (closed form, no sampling)" in out and "seed" not in out and " ± " not in out
 
 
@@ -213,7 +213,7 @@ BAD_FILES = [
     (
         "sizes.json",
         _with(classifiers={"A": [[1, 2], [3, 4]], "B": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}),
-        "'B': the confusion matrix is 3x3 but classifier 'A''s is 2x2",
+        "'B': the confusion matrix is 3x3 but that of classifier 'A' is 2x2",
     ),
     (
         "negative.json",
@@ -400,29 +400,33 @@ def test_bad_option_gives_one_line_and_exit_2(capsys, tmp_path, options, message
 def test_huge_sd_runs_without_warnings(capsys):
     # Any finite sd, as `mcrank run` takes it; 1e308 printed "RuntimeWarning: invalid value
     # encountered in matmul" (an error under this test suite's warning filter).
-    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "1e308")
+    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "1e308", "--details")
     assert code == 0 and err == ""
     assert "errors of sd 1e+308" in out and "P(flip) = 0.5000" in out
 
 
 def test_monte_carlo_samples_are_capped(capsys):
     # Without the cap this would run for years; with it, one line and exit code 2 at once.
-    code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--error", "truncated", "--samples", "99999999999999999")
+    code, out, err = run(
+        capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--error", "truncated", "--samples", "99999999999999999", "--details"
+    )
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "--samples must be a whole number from 1 to 1,000,000,000, got '99999999999999999'" in err
-    code, out, _ = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--error", "truncated", "--samples", "1e3", "--seed", "0")
+    code, out, _ = run(
+        capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--error", "truncated", "--samples", "1e3", "--seed", "0", "--details"
+    )
     assert code == 0 and "1000 samples" in out
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
-def test_an_endless_file_is_refused_after_the_size_limit(capsys, tmp_path):
+def test_an_endless_device_is_refused_unread(capsys, tmp_path):
     # `mcrank evaluate` read a file whole: /dev/zero filled the memory.
     endless = tmp_path / "zero.json"
     endless.symlink_to("/dev/zero")
     for argv in ([endless], [EXAMPLES / "factory.json", "--utility", "/dev/zero"]):
         code, out, err = run(capsys, *argv)
         assert code == 2 and out == "" and err.count("\n") == 1, err
-        assert "zero" in err and "larger than 64 MiB, the limit of an input file" in err, err
+        assert "zero" in err and err.endswith(": is a device, not a regular file\n"), err
     code, _, err = run(capsys, "/dev/zero")  # no suffix: refused unread
     assert code == 2 and "/dev/zero: unknown file type" in err
 
@@ -481,7 +485,11 @@ def test_csv_class_names_that_do_not_match(capsys, tmp_path):
     utility = write(tmp_path, "u.json", {"utility": [[1, 0], [0, 1]], "classes": ["long", "medium"]})
     code, out, err = run(capsys, path, "--utility", utility)
     assert code == 2 and err.count("\n") == 1
-    assert "in.csv: class 'short' does not match any of the classes 'long', 'medium'" in err
+    # The classes are named with the file they came from (the message blamed in.csv alone).
+    assert f"in.csv: class 'short' does not match any of the classes of {utility}: 'long', 'medium'" in err
+    labels = write(tmp_path, "labels.csv", "true,A\nlong,long\nshort,long\n")
+    code, out, err = run(capsys, "--labels", labels, "--utility", utility)
+    assert code == 2 and err.endswith(f"line 3, column 'true': label 'short' is not one of the classes of {utility}: 'long', 'medium'\n")
 
 
 def test_csv_without_utility(capsys, tmp_path):
@@ -548,10 +556,10 @@ def test_every_message_is_distinct():
 def test_the_guide_shows_the_real_output(capsys):
     # The README's section is a paragraph since 258fe2b; the three-class output lives in the guide.
     guide = (EXAMPLES.parent / "docs" / "evaluate.md").read_text()
-    section = guide[guide.index("(`mcrank evaluate examples/triage_3class.json`, an excerpt)") :]
+    section = guide[guide.index("(`mcrank evaluate examples/triage_3class.json --details`, an excerpt)") :]
     shown = section[section.index("```text\n") + len("```text\n") :]
     shown = shown[: shown.index("```")]
-    code, out, _ = run(capsys, EXAMPLES / "triage_3class.json")
+    code, out, _ = run(capsys, EXAMPLES / "triage_3class.json", "--details")
     # An excerpt of whole lines: every number shown is the real output's.
     assert code == 0 and shown.count("\n") >= 10 and ("\n" + shown) in out
 
@@ -579,7 +587,7 @@ def test_metrics_are_separated_by_spaces_or_commas_as_run_takes_them(capsys):
     assert spaced[0] == commas[0] == 0
     assert [m["id"] for m in json.loads(spaced[1])["metrics"]] == ["accuracy", "f1"]
     assert {**json.loads(spaced[1]), "date": None} == {**json.loads(commas[1]), "date": None}
-    code, out, _ = run(capsys, "--metrics", "accuracy", "f1", "--", EXAMPLES / "factory.json")  # FILE after the list
+    code, out, _ = run(capsys, "--details", "--metrics", "accuracy", "f1", "--", EXAMPLES / "factory.json")  # FILE after the list
     assert code == 0 and "accuracy*" in out
 
 
@@ -599,3 +607,65 @@ def test_out_writes_the_file_in_the_format_of_its_extension(capsys, tmp_path, su
     assert run(capsys, EXAMPLES / "triage_3class.json", "--out", path, "--quiet")[2] == ""
     code, _, err = run(capsys, EXAMPLES / "triage_3class.json", "--out", tmp_path / "missing" / "x.json")
     assert code == 2 and "does not exist" in err
+
+
+def test_a_fifo_as_any_input_is_refused_in_one_line_without_waiting(capsys, fifo):
+    # Each of these waited forever for a writer.
+    pipe = fifo("pipe.json")
+    table = fifo("pipe.csv")
+    for argv in (
+        [pipe],
+        ["--labels", table, "--utility", EXAMPLES / "triage_3class.json"],
+        ["--scores", table, "--positive", "a"],
+        [EXAMPLES / "factory.json", "--utility", pipe],
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert err.endswith(": is a FIFO (named pipe), not a regular file\n"), err
+
+
+@pytest.mark.parametrize(
+    "option", [["--plot", "p.png"], ["--threshold-choice", "test"], ["--folds", "3"], ["--positive", "long"], ["--thresholds", "0.5"]]
+)
+def test_an_option_of_scores_without_scores_is_refused(capsys, tmp_path, monkeypatch, option):
+    # They were silently ignored: nothing would change.
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, EXAMPLES / "factory.json", *option)
+    assert code == 2 and out == "" and list(tmp_path.iterdir()) == []
+    assert err == f"mcrank evaluate: error: {option[0]} is an option of --scores, which is not given: it would change nothing\n"
+
+
+def test_macro_f1_is_taken_for_two_classes_as_run_takes_it(capsys):
+    # The registry defines it for any n; evaluate refused it for two classes.
+    code, out, err = run(capsys, EXAMPLES / "factory.json", "--metrics", "macro_f1", "--format", "json")
+    assert code == 0, err
+    (a, b), classes = json.loads(out)["classifiers"], (0, 1)
+    for row, matrix in ((a, [[27, 15], [23, 35]]), (b, [[43, 18], [7, 32]])):
+        m = np.array(matrix, dtype=float)  # rows = output, columns = true class
+        f1 = [2 * m[k, k] / (m[k, :].sum() + m[:, k].sum()) for k in classes]
+        assert row["scores"]["macro_f1"] == pytest.approx(np.mean(f1), abs=1e-15)
+
+
+def test_a_list_ended_by_a_double_dash_as_the_docs_say(capsys):
+    # "unrecognized arguments: --" when nothing followed it.
+    expected = run(capsys, EXAMPLES / "factory.json", "--metrics", "tpr")
+    assert run(capsys, EXAMPLES / "factory.json", "--metrics", "tpr", "--") == expected
+    assert run(capsys, "--metrics", "tpr", "--", EXAMPLES / "factory.json") == expected
+
+
+def test_a_leading_minus_in_a_list_reaches_the_values_check(capsys, tmp_path):
+    # argparse took -0.1,0.5 for an option: "expected one argument".
+    scores = write(tmp_path, "s.csv", "true,m\n1,0.9\n0,0.2\n1,0.6\n0,0.4\n")
+    code, out, err = run(capsys, "--scores", scores, "--positive", "1", "--thresholds", "-0.1,0.5")
+    assert code == 2 and out == ""
+    assert err == "mcrank evaluate: error: --thresholds: -0.1 is not a threshold probability in (0, 1) (open interval)\n"
+
+
+def test_a_table_of_labels_given_as_file_points_to_labels(capsys):
+    # It said only "missing column 'classifier'".
+    code, out, err = run(capsys, EXAMPLES / "triage_labels.csv")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.endswith(
+        "line 1: missing column 'classifier'; the header must be classifier,output,true,count; a table of labels, one row per "
+        "test item, is read with --labels\n"
+    )

@@ -113,7 +113,7 @@ def test_truth_names_the_column_of_true_classes(capsys, tmp_path):
 
 UTILITY = '{"utility": [[1, 0], [0, 1]], "classes": ["long", "short"]}'
 BAD = [
-    ("true,A\nlong,long\nshort,medium\n", [], "line 3, column 'A': label 'medium' is not one of the utility's classes 'long', 'short'"),
+    ("true,A\nlong,long\nshort,medium\n", [], "line 3, column 'A': label 'medium' is not one of the classes of --utility: 'long', 'short'"),
     ("true,A\nlong,long\nshort\n", [], "line 3: expected 2 fields, got 1"),
     ("true,A\nlong,long\nshort, \n", [], "line 3, column 'A': empty label"),
     ("truth,A\nlong,long\n", [], "no column 'true' of true classes (the columns are 'truth', 'A'); name it with --truth"),
@@ -156,7 +156,7 @@ def test_bad_use_gives_one_line_and_exit_2(capsys, argv, message):
 
 def test_the_docs_show_the_real_output(capsys):
     docs = (Path(__file__).resolve().parent.parent / "docs" / "evaluate.md").read_text()
-    command = "$ mcrank evaluate --labels examples/triage_labels.csv --utility examples/triage_3class.json\n"
+    command = "$ mcrank evaluate --labels examples/triage_labels.csv --utility examples/triage_3class.json --details\n"
     shown = docs[docs.index(command) + len(command) :].split("```")[0]
-    code, out, _ = run(capsys, "--labels", LABELS, "--utility", MATRICES)
+    code, out, _ = run(capsys, "--labels", LABELS, "--utility", MATRICES, "--details")
     assert code == 0 and len(shown.splitlines()) >= 2 and out.startswith(shown)

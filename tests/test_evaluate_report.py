@@ -33,6 +33,8 @@ from mcrank.evaluate.report import (
     metric_agreement,
     printable,
     probability_text,
+    render_table,
+    short_probability,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,7 +68,7 @@ def test_many_classifiers_one_row_each_within_80_columns(capsys, tmp_path, k):
     # Issue 25: 12 classifiers printed lines of 316 and 494 characters, 1000 a 1.24 MB line.
     path = tmp_path / "many.json"
     path.write_text(json.dumps({"classifiers": _many(k), "utility": EQ4}))
-    code, out, err = run(capsys, path)
+    code, out, err = run(capsys, path, "--details")
     assert code == 0 and err == ""
     widths = [len(line) for line in out.splitlines()]
     assert max(widths) <= 80, max(widths)
@@ -99,7 +101,7 @@ def test_many_classifiers_one_row_each_within_80_columns(capsys, tmp_path, k):
 def test_flip_lists_are_capped_and_every_pair_is_in_json_and_csv(capsys, tmp_path):
     path = tmp_path / "many.json"
     path.write_text(json.dumps({"classifiers": _many(30), "utility": EQ4}))
-    code, out, _ = run(capsys, path, "--sd", "0.1")
+    code, out, _ = run(capsys, path, "--sd", "0.1", "--details")
     flips = out[out.index("Probability that the utility ranking") :]
     listed = [line for line in flips.splitlines() if "yield difference" in line]
     assert code == 0 and len(listed) == 20
@@ -115,12 +117,12 @@ def test_flip_lists_are_capped_and_every_pair_is_in_json_and_csv(capsys, tmp_pat
 
 def test_the_table_fits_the_terminal_width(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "120")
-    wide = run(capsys, EXAMPLES / "factory.json")[1]
+    wide = run(capsys, EXAMPLES / "factory.json", "--details")[1]
     monkeypatch.setenv("COLUMNS", "80")
-    narrow = run(capsys, EXAMPLES / "factory.json")[1]
+    narrow = run(capsys, EXAMPLES / "factory.json", "--details")[1]
     assert max(map(len, narrow.splitlines())) <= 80 < max(map(len, wide.splitlines())) <= 120
     assert wide.count("  rank  classifier") < narrow.count("  rank  classifier")  # fewer blocks of metric columns
-    assert narrow == str(evaluate_file(EXAMPLES / "factory.json")) + "\n"
+    assert narrow == render_table(evaluate_file(EXAMPLES / "factory.json"), details=True) + "\n"
 
 
 def test_kendall_tau_b_is_scipys():
@@ -160,6 +162,9 @@ def test_evaluate_predictions_is_evaluate_with_paired_labels():
     assert one_call.test_uncertainty["model"] == "labels" and one_call.pairs[0].flip_probability_test_se is None  # exact
     with pytest.raises(TypeError, match="labels"):
         evaluate_predictions(Y_TRUE, {"A": Y_A}, EQ4, labels=labels)
+    # Labels of another test set: named without a doubled quote (it read "classifier 'A''s").
+    with pytest.raises(ValueError, match=r"^labels: the labels of classifier 'A' do not tabulate to its confusion matrix$"):
+        evaluate({"A": confusions["B"], "B": confusions["B"]}, EQ4, classes=classes, labels=labels, test_uncertainty=True, rng=1)
 
 
 def test_evaluate_predictions_matches_the_labels_file(capsys):
@@ -260,7 +265,7 @@ def test_a_standard_error_below_the_last_digit_is_a_bound_not_zero():
 
 
 def test_the_intervals_share_the_yields_decimals(capsys):
-    code, out, _ = run(capsys, EXAMPLES / "factory.json", "--test-uncertainty", "--seed", "1", "--samples", "2000")
+    code, out, _ = run(capsys, EXAMPLES / "factory.json", "--test-uncertainty", "--seed", "1", "--samples", "2000", "--details")
     rows = out[out.index("95% interval") :].splitlines()[1:3]
     for row in rows:
         value, low, high = re.findall(r"[+-]\d+(?:\.\d+)?", row)
@@ -354,7 +359,7 @@ def test_every_help_text_fits_80_columns(capsys, monkeypatch, command):
     assert exit_info.value.code == 0
     assert max(len(line) for line in out.splitlines()) <= 80, [line for line in out.splitlines() if len(line) > 80]
     if command == "evaluate":
-        assert len(out.splitlines()) < 84  # the long explanations live in docs/evaluate.md
+        assert len(out.splitlines()) < 85  # the long explanations live in docs/evaluate.md
         assert "docs/evaluate.md" in out
 
 
@@ -379,7 +384,9 @@ def test_long_names_are_cut_in_the_middle_and_every_line_fits(capsys, tmp_path):
     confusions = {f"gradient_boosting_depth_{depth:02d}_rate_0p1": matrix for depth, matrix in enumerate(_many(4, seed=3).values())}
     path = tmp_path / "long.json"
     path.write_text(json.dumps({"classifiers": confusions, "utility": EQ4}))
-    code, out, _ = run(capsys, path, "--test-uncertainty", "--sd", "0.1", "--error", "truncated", "--seed", "1", "--samples", "2000")
+    code, out, _ = run(
+        capsys, path, "--test-uncertainty", "--sd", "0.1", "--error", "truncated", "--seed", "1", "--samples", "2000", "--details"
+    )
     assert code == 0 and max(map(len, out.splitlines())) <= 80
     ranking = out[out.index("Ranking by utility yield") : out.index("Each metric against")]
     shown = {line.split()[1] for line in ranking.splitlines() if re.match(r"\s+\d\s+gradient", line)}
@@ -387,3 +394,48 @@ def test_long_names_are_cut_in_the_middle_and_every_line_fits(capsys, tmp_path):
     # No flip in 2000 draws: the rule of three's 95 % bound, 3 / 2000 rounded up.
     assert "P(flip) < 0.002 (0/2000)" in out
     assert probability_text(0.0, 0.0, 7000) == "< 0.0005 (0/7000)"  # 3 / 7000 = 0.00043: up, not down
+
+
+# --- the decision first (issue 30, item 4) ---------------------------------------------------
+
+WINE = ("--labels", EXAMPLES / "wine_labels.csv", "--utility", EXAMPLES / "wine_utility.json", "--class-frequencies", "0.1,0.6,0.3")
+
+
+def test_the_report_opens_with_the_choice_and_says_when_it_is_not_how_sure(capsys):
+    code, out, _ = run(capsys, *WINE)
+    assert code == 0
+    assert out.splitlines()[0] == "choose svm: by point yields alone; how sure: --test-uncertainty, --sd SD"
+    assert "Each metric against" not in out and "balanced_accuracy (3)." in " ".join(out.split())  # the metrics in one sentence
+    full = run(capsys, *WINE, "--details")[1]
+    assert full.splitlines()[0] == out.splitlines()[0] and "Each metric against the utility yield" in full
+    assert "balanced_accuracy (picks forest as best)" in full
+    assert len(out.splitlines()) < 25 < len(full.splitlines())
+
+
+def test_with_the_uncertainty_the_lead_gives_the_closest_rival_and_who_is_not_separated(capsys):
+    options = ("--test-uncertainty", "--sd", "0.1", "--seed", "1", "--samples", "4000")
+    code, out, _ = run(capsys, *WINE, *options)
+    result = evaluate_file(EXAMPLES / "wine_labels.csv", labels=True, utility=str(EXAMPLES / "wine_utility.json"),
+                           class_frequencies=[0.1, 0.6, 0.3], test_uncertainty=True, sd=0.1, rng=1, samples=4000)  # fmt: skip
+    against = {p.worse: 1 - p.flip_probability_both for p in result.pairs if p.better == "svm"}
+    rival = min(against, key=against.get)
+    lines = out.splitlines()
+    assert lines[0] == f"choose svm: the highest yield; over {rival} {short_probability(against[rival])} given the test set and sd 0.1"
+    assert lines[1].startswith("not separated from svm (P(svm better) below 0.95): logistic")
+    assert "P(above next)" in out and "95% interval" in out and "Pairs: probability" not in out
+    assert len(lines) <= 30  # from 99 lines with every block (six classifiers, both uncertainties)
+
+
+def test_the_scores_lead_takes_p_best_from_the_posterior_when_there_is_one():
+    from types import SimpleNamespace
+
+    from mcrank.cli._scores import decision_line
+
+    models = [SimpleNamespace(name=name) for name in ("svm", "logistic", "knn")]
+    posterior = SimpleNamespace(probability_best={"svm": (0.8149, 0.004), "logistic": (0.15, 0.003), "knn": (0.035, 0.002)},
+                                probability_above={("svm", "logistic"): (0.6461, 0.004), ("svm", "knn"): (0.9, 0.002),
+                                                   ("logistic", "knn"): (0.7, 0.004)})  # fmt: skip
+    names = {m.name: m.name for m in models}
+    with_posterior = SimpleNamespace(models=models, posterior=posterior)
+    assert decision_line(with_posterior, names) == "choose svm: P(best) 0.81 given the test set; over logistic 0.64"
+    assert decision_line(SimpleNamespace(models=models), names) == "choose svm: by point yields alone; how sure: --test-uncertainty"

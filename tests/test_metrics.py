@@ -18,6 +18,7 @@ from sklearn import metrics as skm
 
 from mcrank.confusion import confusion_from_pab, from_sklearn
 from mcrank.metrics import (
+    INTERPRETED_MATRICES,
     METRICS,
     ORDER_MIN_CELL,
     PAPER_METRICS,
@@ -590,3 +591,21 @@ def test_ordinary_counts_are_scored_as_given_without_an_extra_rounding():
     # 3 / 9 in one division; dividing by the largest cell or the total first would round twice.
     assert score("tpr", [[3, 0], [6, 5]]) == 3 / 9
     assert score("precision", [[3, 6], [0, 5]]) == 3 / 9
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+@pytest.mark.parametrize("metric_id", list(METRICS))
+def test_a_few_matrices_score_as_many_do(metric_id, classes):
+    """score() runs the kernels' Python functions for a few matrices (no numba to load) and
+    the compiled kernels for many: the same values, undefined (0/0) cases included."""
+    metric = METRICS[metric_id]
+    if not metric.defined_for(classes):
+        pytest.skip("a two-class metric")
+    rng = np.random.default_rng(7)
+    few = rng.integers(0, 4, size=(INTERPRETED_MATRICES, classes, classes)).astype(float)
+    few[:3] = 0.0  # empty, then one row or column only: the undefined cases
+    few[1, 0] = rng.integers(1, 5, size=classes)
+    few[2, :, 0] = rng.integers(1, 5, size=classes)
+    many = np.concatenate([few, few])
+    interpreted_scores, compiled_scores = score(metric, few), score(metric, many)[: len(few)]
+    np.testing.assert_array_equal(interpreted_scores, compiled_scores)

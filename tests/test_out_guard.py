@@ -55,3 +55,42 @@ def test_out_over_the_commands_own_input_is_refused(capsys, tmp_path):
     before = matrices.read_bytes()
     code, captured = _run(capsys, "evaluate", str(matrices), "--out", str(matrices))
     assert code == 2 and "is the input" in captured.err and matrices.read_bytes() == before
+
+
+def _scores(tmp_path):
+    """A small --scores file: a column of true classes and one of scores per model."""
+    path = tmp_path / "scores.csv"
+    path.write_text("true,m1,m2\n" + "".join(f"{k % 2},{(k % 2 + k / 10) / 2:.3f},{k / 10:.3f}\n" for k in range(10)))
+    return path
+
+
+def test_plot_goes_through_the_check_of_every_output(capsys, tmp_path, monkeypatch):
+    # --plot was never checked: it wrote into results/, through a link over a committed
+    # figure, over the --out file, and created missing directories, after the work. Here the
+    # repository is a copy, so that a failing check harms no committed file.
+    repository = tmp_path / "repository"
+    (repository / "results" / "figures").mkdir(parents=True)
+    figure = repository / "results" / "figures" / "fig10_roc_tangents.png"
+    figure.write_bytes(b"committed")
+    monkeypatch.setattr("mcrank.results.repository_root", lambda: repository)
+    scores = _scores(tmp_path)
+    link = tmp_path / "evil.png"
+    link.symlink_to(figure)
+    base = ["evaluate", "--scores", str(scores), "--positive", "1", "--quiet"]
+    for plot, fragment in (
+        (str(repository / "results" / "figures" / "new.png"), "is inside the repository's results/"),
+        (str(link), "is inside the repository's results/"),
+        (str(tmp_path / "missing" / "p.png"), f"directory {tmp_path / 'missing'} does not exist"),
+        (str(scores), f"is the input {scores}"),
+    ):
+        code, captured = _run(capsys, *base, "--plot", plot)
+        assert code == 2 and captured.out == "" and captured.err.count("\n") == 1, captured.err
+        assert captured.err.startswith(f"mcrank evaluate: error: --plot {plot}: ") and fragment in captured.err
+    assert figure.read_bytes() == b"committed" and not (repository / "results" / "figures" / "new.png").exists()
+    assert not (tmp_path / "missing").exists()
+    both = tmp_path / "o.png"
+    code, captured = _run(capsys, *base, "--plot", str(both), "--out", str(both))
+    assert code == 2 and captured.err == (
+        f"mcrank evaluate: error: --plot {both}: is also --out, which it would replace; give each output its own file\n"
+    )
+    assert not both.exists()

@@ -95,7 +95,10 @@ def test_a_heavy_prior_is_noted(capsys):
     assert "the prior weighs as 1 of the 20 test items (5 %)" in result.test_uncertainty["note"]
     large = evaluate({k: np.array(v) * 10 for k, v in small.items()}, [[1, 0], [0, 1]], test_uncertainty=True, samples=2000, rng=1)
     assert "note" not in large.test_uncertainty
-    assert main(["evaluate", str(EXAMPLES / "factory.json"), "--test-uncertainty", "--prior-count", "5", "--samples", "2000"]) == 0
+    assert (
+        main(["evaluate", str(EXAMPLES / "factory.json"), "--test-uncertainty", "--prior-count", "5", "--samples", "2000", "--details"])
+        == 0
+    )
     out = " ".join(capsys.readouterr().out.split())  # as one paragraph, whatever the width
     assert "Note: the prior weighs as 5 of the 100 test items (5 %)" in out and "--prior-count" in out
 

@@ -10,12 +10,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import weakref
 from pathlib import Path
 
 import numpy as np
 import pytest
 from csv_parts import csv_parts
+from dropped_interrupt import drop_an_interrupt
 
 import mcrank.engine
 import mcrank.results
@@ -188,19 +188,6 @@ def test_samples_are_drawn_from_the_streams_the_figures_always_used(tmp_path):
         read_sample(tmp_path, "fig3_yield_vs_metric_p90")
 
 
-def _interrupt_in_a_garbage_collection_callback():
-    """Ctrl-C where Python cannot raise it: in a weakref callback, as in matplotlib's WeakSets
-    during garbage collection. The KeyboardInterrupt is printed and dropped."""
-
-    class Thing:
-        pass
-
-    thing = Thing()
-    callback = weakref.ref(thing, lambda ref: signal.raise_signal(signal.SIGINT))
-    del thing
-    return callback
-
-
 def test_an_interrupt_dropped_while_drawing_still_stops_the_run(experiments, tmp_path, capsys, monkeypatch):
     out = tmp_path / "results"
     reproduce(experiments, out, samples=500, figures=False, quiet=True)
@@ -210,7 +197,7 @@ def test_an_interrupt_dropped_while_drawing_still_stops_the_run(experiments, tmp
     real_fig1 = module.fig1_hexagon
 
     def fig1_interrupted():
-        _interrupt_in_a_garbage_collection_callback()
+        drop_an_interrupt()
         return real_fig1()
 
     monkeypatch.setattr(module, "fig1_hexagon", fig1_interrupted)
@@ -549,3 +536,13 @@ def test_a_forced_run_that_changes_no_number_changes_no_file(experiments, tmp_pa
     report = reproduce(experiments, out, samples=2000, quiet=True, force=True)
     assert report.ran == ["fig6_uniform", "fig7_uniform_gaussian"] and len(report.drawn) == 5 + 7  # samples, figures
     assert _files(out) == before
+
+
+def test_a_fifo_among_the_experiment_files_is_refused_in_one_line_without_waiting(experiments, tmp_path, capsys, fifo):
+    # A FIFO x.toml in --experiments waited forever for a writer.
+    pipe = fifo("x.toml", experiments)
+    out = tmp_path / "results"
+    code = main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err == f"mcrank reproduce: error: {pipe}: is a FIFO (named pipe), not a regular file\n"
+    assert not out.exists()

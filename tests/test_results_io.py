@@ -6,7 +6,7 @@ import stat
 
 import pytest
 
-from mcrank.results import MAX_INPUT_BYTES, atomic_write_bytes, check_out_file, read_study, read_text
+from mcrank.results import atomic_write_bytes, check_out_file, read_study, read_text
 
 
 def test_read_text_skips_a_byte_order_mark(tmp_path):
@@ -15,12 +15,15 @@ def test_read_text_skips_a_byte_order_mark(tmp_path):
     assert read_text(path) == "samples = 1\n"
 
 
-def test_an_endless_file_is_refused_after_reading_just_past_the_limit():
-    # `mcrank run --config /dev/zero` read until the memory ran out.
-    with pytest.raises(ValueError, match=r"^/dev/zero: the experiment file is larger than the limit of 1,024 bytes$"):
+def test_an_endless_device_is_refused_unread(tmp_path):
+    # `mcrank run --config /dev/zero` read until the memory ran out; a large regular file is
+    # refused after reading just past the limit.
+    with pytest.raises(ValueError, match=r"^/dev/zero: is a device, not a regular file$"):
         read_text("/dev/zero", limit=1024, what="experiment file")
-    with pytest.raises(ValueError, match=f"^/dev/zero: the file is larger than the limit of {MAX_INPUT_BYTES:,} bytes$"):
-        read_text("/dev/zero")
+    path = tmp_path / "large.json"
+    path.write_bytes(b"x" * 1025)
+    with pytest.raises(ValueError, match=f"^{path}: the experiment file is larger than the limit of 1,024 bytes$"):
+        read_text(path, limit=1024, what="experiment file")
 
 
 def test_a_file_at_the_limit_is_read(tmp_path):

@@ -77,10 +77,10 @@ def test_a_confusion_study_records_exactly_what_it_did_before_there_were_kinds()
         (["--roc-sigma-range", "-1", "2"], "--roc-sigma-range must lie within [0.001, 1000], got (-1, 2)"),
         (["--roc-sigma-range", "2", "1"], "--roc-sigma-range is reversed: low 2 > high 1"),
         (["--rate-beta", "2", "1"], "--rate-beta is an option of --study confusion, not of --study roc"),
-        (["--classes", "3"], "the roc study compares scoring classifiers of two classes; classes must be 2, got 3"),
+        (["--classes", "3"], "--classes must be 2 in the roc study, which compares scoring classifiers of two classes; got 3"),
         (["--test-size", "100"], "--test-size is an option of --study confusion, not of --study roc"),
         (["--estimator", "conditional"], "the conditional estimator has no closed form in the roc study"),
-        (["--true-um", "uniform-elements"], "the roc study draws its true utility matrices on the paper's hexagon"),
+        (["--true-um", "uniform-elements"], "--true-um must be uniform or gaussian in the roc study, which draws its true utility"),
         (["--metrics", "accuracy"], "unknown"),
     ],
 )

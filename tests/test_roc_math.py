@@ -222,3 +222,54 @@ def test_broadcasting_and_errors():
         roc.best_threshold(np.eye(3), 0.5, 1.0, 1.0)
     with pytest.raises(ValueError, match="fpr"):
         roc.binormal_tpr(1.2, 1.0, 1.0)
+
+
+def _sign_class(d):
+    """1, -1, 0 or 2 (NaN): what a comparison must reproduce of a difference."""
+    return np.where(d > 0, 1, np.where(d < 0, -1, np.where(d == 0, 0, 2)))
+
+
+def _pairs(count, seed):
+    """Pairs of classifiers, a third random, a third nearly identical (down to one ulp and
+    to exactly equal), a third with sigma near or at 1; prevalences random, fixed and extreme."""
+    rng = np.random.default_rng(seed)
+    prevalence = np.where(rng.random(count) < 0.7, rng.random(count), rng.choice([0.0, 1.0, 0.01, 0.5, 1e-300], count))
+    mu_1, mu_2 = rng.uniform(-0.5, 3.5, count), rng.uniform(-0.5, 3.5, count)
+    sigma_1, sigma_2 = np.exp(rng.uniform(-1.5, 1.5, count)), np.exp(rng.uniform(-1.5, 1.5, count))
+    near = slice(count // 3, 2 * count // 3)
+    tiny = rng.choice([0.0, 1e-16, 1e-13, 1e-10, 1e-7], (2, near.stop - near.start)) * rng.standard_normal((2, near.stop - near.start))
+    mu_2[near], sigma_2[near] = mu_1[near] + tiny[0], sigma_1[near] * (1.0 + tiny[1])
+    ones = slice(2 * count // 3, count)
+    sigma_1[ones] = 1.0 + rng.choice([0.0, 1e-15, 1e-9], count - ones.start) * rng.standard_normal(count - ones.start)
+    sigma_2[ones] = 1.0
+    return prevalence, mu_1, sigma_1, mu_2, sigma_2
+
+
+def test_a_comparison_has_the_sign_of_the_difference_of_the_scores():
+    """Every score's comparison, however early it decides, ranks a pair as the difference of
+    its two scores does: the same sign, 0 (a tie) and NaN included."""
+    pairs = _pairs(30_000, 510)
+    prevalence, mu_1, sigma_1, mu_2, sigma_2 = pairs
+    for entry in roc.ROC_SCORES.values():
+        expected = _sign_class(entry(prevalence, mu_2, sigma_2) - entry(prevalence, mu_1, sigma_1))
+        out = np.array([roc._roc_compare.py_func(entry.code, *pair) for pair in zip(*pairs)])
+        np.testing.assert_array_equal(_sign_class(out), expected, err_msg=entry.id)
+        assert np.count_nonzero(expected == 0) > 0  # identical classifiers tie
+
+
+def test_a_comparison_of_best_thresholds_has_the_sign_of_their_difference():
+    """Two classifiers at their best thresholds under one utility matrix, any signs of
+    ``U00 - U10`` and ``U11 - U01`` (perturbed matrices): the sign of the difference of the
+    two Y*, exactly 0 when both sit at one corner (a pair tied in truth)."""
+    pairs = _pairs(30_000, 511)
+    rng = np.random.default_rng(512)
+    u = np.eye(2) + rng.choice([0.0, 0.1, 0.5, 2.0], (mu_size := pairs[1].size, 1, 1)) * rng.standard_normal((mu_size, 2, 2))
+    u[::7, 0, 0] = u[::7, 1, 0]  # a = 0
+    prevalence, mu_1, sigma_1, mu_2, sigma_2 = pairs
+    expected = _sign_class(roc.best_threshold(u, prevalence, mu_2, sigma_2)[1] - roc.best_threshold(u, prevalence, mu_1, sigma_1)[1])
+    out = np.empty(mu_size)
+    for i, (m, pair) in enumerate(zip(u, zip(*pairs))):
+        low, high, a, d = roc._corners(m[0, 0], m[0, 1], m[1, 0], m[1, 1], pair[0])
+        out[i] = roc._linear_compare(a, d, low, high, *pair[1:])
+    np.testing.assert_array_equal(_sign_class(out), expected)
+    assert np.count_nonzero(expected == 0) > 1000 and np.count_nonzero(expected == 1) > 1000

@@ -74,6 +74,24 @@ def test_auc_by_hand_and_undefined_for_one_class():
     assert math.isnan(auc_score([True, True], [0.1, 0.2]))
 
 
+@pytest.mark.parametrize(
+    ("positive", "scores", "match"),
+    [
+        ([True, True, False, False], [math.nan, math.nan, 0.2, 0.3], r"^scores: item 0: score nan is not a finite number$"),
+        ([True, False], [math.nan, math.nan], r"^scores: item 0: score nan is not a finite number$"),
+        ([True, False], [0.1, math.inf], r"^scores: item 1: score inf is not a finite number$"),
+        ([True, False], [0.5], r"^scores: expected 2 scores \(one per item of positive\), got shape \(1,\)$"),
+        (["yes", "no"], [0.1, 0.2], r"^positive: expected a 1-d array of booleans"),
+        ([2, 0], [0.1, 0.2], r"^positive: expected a 1-d array of booleans"),
+    ],
+)
+def test_auc_score_checks_its_arrays_as_the_cli_does(positive, scores, match):
+    # NaN scores gave 1.0 (all NaN 0.5), lengths that differ an IndexError.
+    with pytest.raises(ValueError, match=match):
+        auc_score(positive, scores)
+    assert auc_score([1, 0, 1], [0.1, 0.2, 0.3]) == 0.5  # 0 and 1 are booleans too
+
+
 # --- the best threshold ------------------------------------------------------------------------
 
 

@@ -193,6 +193,7 @@ def test_identical_classifiers_are_tied_not_a_probability(capsys):
                 "1",
                 "--samples",
                 "1000",
+                "--details",
             ]
         )
         == 0
@@ -226,7 +227,7 @@ def test_the_same_seed_gives_the_same_output(capsys):
 
 def test_the_table_prints_the_intervals_and_the_three_probabilities(capsys):
     argv = ["evaluate", "--labels", str(EXAMPLES / "triage_labels.csv"), "--utility", str(EXAMPLES / "triage_3class.json"),
-            "--test-uncertainty", "--sd", "0.1", "--samples", "3000", "--seed", "7"]  # fmt: skip
+            "--test-uncertainty", "--sd", "0.1", "--samples", "3000", "--seed", "7", "--details"]  # fmt: skip
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "95% interval" in out and "from labels item by item" in out
@@ -264,12 +265,12 @@ def test_labels_of_unequal_lengths_are_refused(tmp_path, capsys):
 
 def test_the_evaluate_guide_shows_the_real_output(capsys):
     guide = (EXAMPLES.parent / "docs" / "evaluate.md").read_text()
-    assert main(["evaluate", str(EXAMPLES / "factory.json"), "--test-uncertainty", "--seed", "1"]) == 0
+    assert main(["evaluate", str(EXAMPLES / "factory.json"), "--test-uncertainty", "--seed", "1", "--details"]) == 0
     out = capsys.readouterr().out
     shown = out[out.index("How sure the ranking is") :]
     assert shown in guide
     argv = ["evaluate", "--labels", str(EXAMPLES / "triage_labels.csv"), "--utility", str(EXAMPLES / "triage_3class.json"),
-            "--test-uncertainty", "--sd", "0.1", "--seed", "1"]  # fmt: skip
+            "--test-uncertainty", "--sd", "0.1", "--seed", "1", "--details"]  # fmt: skip
     assert main(argv) == 0
     out = capsys.readouterr().out
     pairs = out[out.index("Pairs: probability") :].split("\n\n")[0]
@@ -290,3 +291,32 @@ def test_the_csv_says_which_probabilities_are_exact(capsys):
     rows = [line.split(",") for line in capsys.readouterr().out.splitlines() if not line.startswith("#")]
     first = dict(zip(rows[0], rows[1]))
     assert first["test_exact_pairs"] == "0" and float(first["flip_probability_test_se_vs_B"]) > 0, first
+
+
+@pytest.mark.parametrize("sd", [0.1, 0.2])
+def test_both_uncertainties_add_their_spreads(sd):
+    """The probability under both uncertainties is that of one yield difference with two
+    independent noises. In the normal approximation, P(flip) = Phi(-d / s) for a noise of sd
+    s, so the two alone give d / s_test = -Phi^-1(P_test) and d / s_utility = -Phi^-1(P_utility),
+    and both at once, whose variances add, Phi(-d / sqrt(s_test^2 + s_utility^2)): nearer 1/2
+    than either alone. On 4,000 labelled items of two classes, where the pair differs on 200,
+    the approximation is within 0.002 of the exact distribution; 200,000 draws give SE 0.001."""
+    from scipy.stats import norm
+
+    from mcrank.evaluate import evaluate_predictions
+
+    n, wrong = 2000, 300
+    truth = np.r_[np.zeros(n, int), np.ones(n, int)]
+    first = truth.copy()
+    first[n - wrong : n], first[2 * n - wrong :] = 1, 0
+    second = first.copy()
+    second[:104] = 1  # wrong on 104 positives that the first gets right,
+    second[2 * n - wrong : 2 * n - wrong + 96] = 1  # right on 96 negatives that the first gets wrong
+    result = evaluate_predictions(truth, {"first": first, "second": second}, [[1, -1], [-1, 1]], classes=[0, 1], sd=sd,
+                                  test_uncertainty=True, samples=200_000, rng=3)  # fmt: skip
+    (pair,) = result.pairs
+    test, utility, both = pair.flip_probability_test, pair.flip_probability, pair.flip_probability_both
+    assert 0.2 < test < 0.35 and 0.2 < utility < 0.45  # both sources in real doubt
+    closed_form = norm.cdf(-1 / np.hypot(1 / norm.ppf(test), 1 / norm.ppf(utility)))
+    assert abs(both - closed_form) < 4 * pair.flip_probability_both_se + 0.002
+    assert both > max(test, utility)

@@ -2,8 +2,9 @@
 
 Each subcommand lives in its own module ``mcrank.cli.<name>`` with two functions:
 ``add_parser(subparsers)``, which registers its options and sets ``handler``, and the
-handler itself, ``handler(args) -> int``. Heavy imports stay inside handlers, so that
-``mcrank --help`` answers at once. The exit codes are those of ``docs/cli.md``: 0, 2 for bad
+handler itself, ``handler(args) -> int``. Heavy imports stay inside handlers, and numba is
+loaded only when a kernel runs (:mod:`mcrank._jit`), so that ``mcrank --help`` answers at once.
+Ctrl-C and SIGTERM are handled from the first line of :func:`main`, before any of them. The exit codes are those of ``docs/cli.md``: 0, 2 for bad
 input (one line on stderr), 130 for Ctrl-C, 141 when the reader of stdout went away, 143
 for SIGTERM.
 """
@@ -17,7 +18,6 @@ import signal
 import sys
 import threading
 
-from mcrank import __version__
 from mcrank.cli._common import OneLineParser, SubcommandParser, UsageError, fail
 
 __all__ = ["main"]
@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
             "often popular metrics misrank pairs of classifiers."
         ),
     )
-    parser.add_argument("--version", action="version", version=f"mcrank {__version__}")
+    parser.add_argument("--version", action=_Version, help="show program's version number and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=SubcommandParser)
     for name in SUBCOMMANDS:
         importlib.import_module(f"mcrank.cli.{name}").add_parser(subparsers)
@@ -49,18 +49,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``mcrank`` command line; return its exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.error(f"a command is required: {', '.join(SUBCOMMANDS)}")
-    # SIGTERM (``kill``, ``timeout``, a batch scheduler) stops the command as Ctrl-C does, so
-    # that the same clean-up runs: no temporary file left, process workers stopped.
-    previous = signal.signal(signal.SIGTERM, _raise_terminated) if threading.current_thread() is threading.main_thread() else None
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = next((word for word in argv if word in SUBCOMMANDS), None)
+    # First of all, before anything heavy is imported (numpy, numba: 1-3 s), so that Ctrl-C
+    # and SIGTERM (``kill``, ``timeout``, a batch scheduler) stop the command at any moment
+    # with one line, and the same clean-up runs: no temporary file left, process workers
+    # stopped.
+    signals = _Signals()
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.error(f"a command is required: {', '.join(SUBCOMMANDS)}")
+        command = args.command
         code = int(args.handler(args) or 0)
         if sys.stdout is not None:  # None when started with stdout closed (``>&-``)
             sys.stdout.flush()  # here, so that a closed pipe is caught below, not at exit
         _stop_process_workers()
+        signals.raise_dropped()
         return code
     except BrokenPipeError:
         # The reader of stdout has gone (``| head``): nothing to say. Point stdout at
@@ -70,14 +76,59 @@ def main(argv: list[str] | None = None) -> int:
         os.close(devnull)
         return BROKEN_PIPE
     except (UsageError, ValueError, KeyError, OSError) as error:
-        return fail(args.command, error)
+        return fail(command, error)
     except KeyboardInterrupt as interrupt:
         terminated = isinstance(interrupt, Terminated)
-        print(f"mcrank {args.command}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        print(f"{_prefix(command)}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
         return TERMINATED if terminated else 130
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        signals.restore()
+
+
+def _prefix(command: str | None) -> str:
+    return "mcrank" if command is None else f"mcrank {command}"
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed version, read only when asked for (see :mod:`mcrank`)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from mcrank import __version__
+
+        print(f"mcrank {__version__}")
+        parser.exit()
+
+
+class _Signals:
+    """SIGINT raises KeyboardInterrupt and SIGTERM :class:`Terminated`, from now until
+    :meth:`restore`, and each is noted: one whose exception Python dropped (raised inside a
+    weakref callback or a finaliser, where it is printed and ignored) or some library
+    swallowed still ends the command, with the same exit code, by :meth:`raise_dropped`.
+    Handlers can only be set from the main thread; elsewhere nothing changes."""
+
+    def __init__(self) -> None:
+        self.received: list[int] = []
+        self._previous: dict = {}
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                if signal.getsignal(signum) is not signal.SIG_IGN:  # ``nohup``: ignored stays ignored
+                    self._previous[signum] = signal.signal(signum, self._handler)
+
+    def _handler(self, signum, frame):
+        self.received.append(signum)
+        raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+
+    def raise_dropped(self) -> None:
+        """Raise the first signal received, if any: its exception did not end the command."""
+        if self.received:
+            raise Terminated if self.received[0] == signal.SIGTERM else KeyboardInterrupt
+
+    def restore(self) -> None:
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
 
 
 def _stop_process_workers() -> None:
@@ -94,10 +145,6 @@ def _stop_process_workers() -> None:
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that the same clean-up runs."""
-
-
-def _raise_terminated(signum, frame):
-    raise Terminated
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ __all__ = [
     "OneLineParser",
     "SubcommandParser",
     "UsageError",
-    "check_output",
+    "check_outputs",
     "fail",
     "flag_names",
     "metric_ids",
@@ -33,7 +34,15 @@ class UsageError(Exception):
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line on stderr and exit code 2."""
+    """An ArgumentParser whose errors are one line on stderr and exit code 2, and which takes
+    an argument that starts with a minus and a digit for a value, not an option: a list or a
+    grid (``--class-counts -1,5``, ``--thresholds -0.1,0.5``, ``--sd -1:1:0.5``) then reaches
+    its own check, which names the bad value, where argparse said "expected one argument"."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # argparse's own pattern takes -1 and -0.5 only; no option of mcrank starts with -<digit>.
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
 
     def error(self, message: str):  # noqa: D102 - argparse API
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
@@ -49,6 +58,9 @@ class SubcommandParser(OneLineParser):
 
     def parse_known_args(self, args=None, namespace=None):  # noqa: D102 - argparse API
         namespace, extras = super().parse_known_args(args, namespace)
+        # A "--" with no positional argument after it (``FILE --metrics tpr --``) ends the list
+        # as documented, but argparse leaves it over.
+        extras = [extra for extra in extras if extra != "--"]
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
@@ -98,39 +110,49 @@ def write_stdout(text: str) -> None:
 STDOUT = (None, "-")
 
 
-def check_output(out: str | None, *, inputs=()) -> None:
-    """Check ``--out`` before a long computation, so that it does not end on a path it cannot
-    write: a UsageError for a directory or a missing directory, for one of the command's own
-    ``inputs`` (a file read would be replaced by the results), or for a path inside the
-    repository's committed ``results/`` or ``experiments/``, which only a full-size ``mcrank
-    reproduce`` writes (a link into them counts: the path is resolved); an OSError for a
-    read-only file or a directory where no file can be created (see
-    :func:`mcrank.results.check_out_file`). Nothing to check for standard output."""
+def check_outputs(outputs: dict[str, str | None], *, inputs=()) -> None:
+    """Check every path a command writes, ``{flag: path}`` (``{"--out": ..., "--plot": ...}``),
+    before any work, so that none ends on a path it cannot or must not write.
+
+    A UsageError for: a directory, or a file in a directory that does not exist (nothing is
+    created); one of the command's own ``inputs`` (a file read would be replaced); another of
+    its outputs (one would replace the other); a path inside the repository's committed
+    ``results/`` or ``experiments/``, which only a full-size ``mcrank reproduce`` writes (links
+    count: paths are resolved). An OSError for a read-only file or a directory where no file
+    can be created (see :func:`mcrank.results.check_out_file`). Standard output (None or
+    ``-``) needs no check.
+    """
     from mcrank.results import check_out_file, repository_root
 
-    if out in STDOUT:
-        return
-    path = Path(out)
-    if path.is_dir():
-        raise UsageError(f"--out {out}: is a directory; give a file name")
-    if not path.parent.is_dir():
-        raise UsageError(f"--out {out}: directory {path.parent} does not exist")
-    try:
-        target = path.resolve()
-    except (OSError, RuntimeError):  # a link loop: check_out_file says so in one line
-        check_out_file(path)
-        raise
-    for given in inputs:
-        if given is not None and given not in STDOUT and Path(given).resolve() == target:
-            raise UsageError(f"--out {out}: is the input {given}, which the output would replace; give another file")
     root = repository_root()
-    for committed in () if root is None else (root / "results", root / "experiments"):
-        if committed.resolve() in target.parents:
-            raise UsageError(
-                f"--out {out}: is inside the repository's {committed.name}/, which only a full-size mcrank reproduce writes; "
-                "give a path elsewhere"
-            )
-    check_out_file(path)
+    committed = () if root is None else tuple(root / name for name in ("results", "experiments"))
+    checked: dict[Path, str] = {}
+    for flag, out in outputs.items():
+        if out in STDOUT:
+            continue
+        path = Path(out)
+        if path.is_dir():
+            raise UsageError(f"{flag} {out}: is a directory; give a file name")
+        if not path.parent.is_dir():
+            raise UsageError(f"{flag} {out}: directory {path.parent} does not exist")
+        try:
+            target = path.resolve()
+        except (OSError, RuntimeError):  # a link loop: check_out_file says so in one line
+            check_out_file(path)
+            raise
+        for given in inputs:
+            if given is not None and given not in STDOUT and Path(given).resolve() == target:
+                raise UsageError(f"{flag} {out}: is the input {given}, which the output would replace; give another file")
+        if target in checked:
+            raise UsageError(f"{flag} {out}: is also {checked[target]}, which it would replace; give each output its own file")
+        for folder in committed:
+            if folder.resolve() in target.parents:
+                raise UsageError(
+                    f"{flag} {out}: is inside the repository's {folder.name}/, which only a full-size mcrank reproduce writes; "
+                    "give a path elsewhere"
+                )
+        check_out_file(path)
+        checked[target] = flag
 
 
 #: The output format an ``--out`` file's extension implies, when ``--format`` is not given.

@@ -29,6 +29,24 @@ _OTHER_INPUTS = (("file", "FILE"), ("labels", "--labels"), ("sd", "--sd"), ("err
                  ("orientation", "--orientation"))  # fmt: skip
 
 
+#: The options that only ``--scores`` reads: refused without it (:func:`check_scores_only`).
+_SCORES_OPTIONS = {
+    "--positive": {"metavar": "LABEL", "help": "the class the scores are for (default: the first of the classes)"},
+    "--threshold-choice": {"choices": ("crossfit", "split", "test"), "help": "where the thresholds are chosen (crossfit)"},
+    "--folds": {"metavar": "K", "help": "folds of crossfit (default 5)"},
+    "--thresholds": {"metavar": "SPEC", "help": "START:STOP:STEP or P1,P2,... (default 0.01:0.99:0.01)"},
+    "--plot": {"type": path_argument, "metavar": "OUT.png", "help": "decision-curve figure: .png, .pdf or .svg"},
+}
+
+
+def check_scores_only(args) -> None:
+    """A UsageError for an option of ``--scores`` given without it: it would change nothing."""
+    if args.scores is None:
+        for flag in _SCORES_OPTIONS:
+            if getattr(args, flag[2:].replace("-", "_")) is not None:
+                raise UsageError(f"{flag} is an option of --scores, which is not given: it would change nothing")
+
+
 def add_arguments(parser) -> None:
     """The options of ``--scores``, in one group of ``evaluate``'s help."""
     group = parser.add_argument_group(
@@ -36,13 +54,9 @@ def add_arguments(parser) -> None:
         "--scores FILE.csv has a column 'true' and one of scores per model. With a 2x2 --utility the models are ranked "
         "at their best thresholds, beside AUC; without one, decision curves.",
     )
-    add = group.add_argument
-    add("--scores", type=path_argument, metavar="FILE.csv", help="labels and scores instead of FILE")
-    add("--positive", metavar="LABEL", help="the class the scores are for (default: the first of the classes)")
-    add("--threshold-choice", choices=("crossfit", "split", "test"), help="where the thresholds are chosen (crossfit)")
-    add("--folds", metavar="K", help="folds of crossfit (default 5)")
-    add("--thresholds", metavar="SPEC", help="START:STOP:STEP or P1,P2,... (default 0.01:0.99:0.01)")
-    add("--plot", type=path_argument, metavar="OUT.png", help="decision-curve figure: .png, .pdf or .svg")
+    group.add_argument("--scores", type=path_argument, metavar="FILE.csv", help="labels and scores instead of FILE")
+    for flag, options in _SCORES_OPTIONS.items():
+        group.add_argument(flag, **options)
 
 
 def _thresholds(text: str | None):
@@ -118,8 +132,6 @@ def handler(args) -> int:
     plot = None if args.plot is None else Path(args.plot)
     if plot is not None and plot.suffix.lower() not in PLOT_FORMATS:
         raise UsageError(f"--plot {args.plot}: give a file ending in {', '.join(PLOT_FORMATS)}")
-    if plot is not None and plot.is_dir():
-        raise UsageError(f"--plot {args.plot}: is a directory; give a file name")
     thresholds = _thresholds(args.thresholds)
     curves_wanted = utility is None or args.thresholds is not None or plot is not None
     if utility is None:
@@ -148,8 +160,6 @@ def handler(args) -> int:
         seed = int(np.random.SeedSequence().entropy)  # fresh, and printed: the run can be repeated
     test_set = _with_flags(load_scores, args.scores, truth=args.truth or "true", positive=args.positive, classes=classes,
                            utility_classes=utility_classes)  # fmt: skip
-    if (note := inverted_scores_note(test_set)) is not None:
-        print(f"mcrank evaluate: note: {note} (--positive)", file=sys.stderr)
     ranking = curves = None
     if utility is not None:
         ranking = _with_flags(rank_scoring, test_set, utility, threshold_choice=choice, folds=folds, rng=seed)
@@ -157,6 +167,8 @@ def handler(args) -> int:
         curves = _with_flags(decision_curves, test_set, thresholds=thresholds, test_uncertainty=args.test_uncertainty,
                              prior_count=DEFAULT_PRIOR_COUNT if args.prior_count is None else args.prior_count,
                              samples=samples, rng=seed)  # fmt: skip
+    if (note := inverted_scores_note(test_set)) is not None:  # after the work, which may still refuse the input
+        print(f"mcrank evaluate: note: {note} (--positive)", file=sys.stderr)
     made = {"input": str(args.scores), **({"utility_input": args.utility} if args.utility is not None else {})}
     if args.format == "json":
         from mcrank.results import provenance
@@ -170,7 +182,7 @@ def handler(args) -> int:
     elif args.format == "csv":
         text = _render_csv(test_set, ranking, curves, made)
     else:
-        text = render_scores_table(test_set, ranking, curves, width=terminal_width(args.out))
+        text = render_scores_table(test_set, ranking, curves, width=terminal_width(args.out), details=args.details)
     if plot is not None:
         _write_plot(curves, plot)
     if write_output(text, args.out) is not None and not args.quiet:
@@ -202,40 +214,71 @@ def _write_plot(curves, path: Path) -> None:
     atomic_write_bytes(path, buffer.getvalue())
 
 
-def render_scores_table(test_set, ranking, curves, *, width: int = 80) -> str:
+def render_scores_table(test_set, ranking, curves, *, width: int = 80, details: bool = False) -> str:
     """The report of ``--scores`` as text, within ``width`` characters a line, by the rules of
     the confusion-matrix report (:mod:`mcrank.evaluate.report`): names escaped and cut in the
-    middle, one number format per column, columns in blocks that fit."""
+    middle, one number format per column, columns in blocks that fit. With a ranking it opens
+    with the choice and how sure it is (:func:`decision_line`); the pairs AUC orders otherwise
+    and the decision curves' table follow with ``details`` (without a ranking the curves are
+    the answer, and always printed)."""
     from mcrank.evaluate.report import _shown_names, _wrap, printable
 
     names = {name: printable(name) for name in test_set.scores}  # escaped: a U+202E would reverse the rest of the row
     shown = _shown_names(names, max(12, width // 3))
     positives = int(test_set.positive.sum())
-    lines = _wrap(f"Test set: {test_set.items} items; positive class {test_set.classes[0]!r} {positives}, negative "
-                  f"{test_set.classes[1]!r} {test_set.items - positives}; models: {', '.join(names.values())}", width)  # fmt: skip
+    banded = curves is not None and curves.bands is not None
+    lines = [] if ranking is None else _wrap(decision_line(ranking, names, banded=banded), width, "", "  ") + [""]
+    lines += _wrap(f"Test set: {test_set.items} items; positive class {test_set.classes[0]!r} {positives}, negative "
+                   f"{test_set.classes[1]!r} {test_set.items - positives}; models: {', '.join(names.values())}", width)  # fmt: skip
     if ranking is not None:
-        lines += _render_ranking(ranking, shown, width)
-    if curves is not None:
+        lines += _render_ranking(ranking, shown, width, details)
+    if curves is not None and (details or ranking is None):
         lines += _render_curves(curves, shown, width)
+    elif curves is not None:
+        lines += [""] + _wrap(f"Decision curves at {len(curves.thresholds)} thresholds: --details (all of them in the JSON and CSV "
+                              "outputs)", width)  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
-def _render_ranking(ranking, shown, width) -> list[str]:
+def decision_line(ranking, names: dict[str, str], *, banded: bool = False) -> str:
+    """The choice and how sure it is: P(best) and the probability of being above the closest
+    rival where the ranking has a posterior, else that it rests on the point yields (and, when
+    the decision curves are ``banded``, that their bands say how sure at each threshold)."""
+    from mcrank.evaluate.report import POINT_YIELDS, decision_sentence
+
+    chosen = ranking.models[0].name
+    posterior = getattr(ranking, "posterior", None)
+    if posterior is None:
+        where = "the decision curves' bands (--details, --plot)" if banded else "--test-uncertainty"
+        return decision_sentence(names[chosen], POINT_YIELDS.format(options=where))
+    from mcrank.evaluate.report import short_probability
+
+    above = {pair: p for pair, (p, _) in posterior.probability_above.items()}
+    against = [(m.name, above.get((chosen, m.name), 1 - above.get((m.name, chosen), 0.5))) for m in ranking.models[1:]]
+    how_sure = f"P(best) {short_probability(posterior.probability_best[chosen][0])} given the test set"
+    if not against:
+        return decision_sentence(names[chosen], how_sure)
+    rival, over = min(against, key=lambda item: item[1])
+    return decision_sentence(names[chosen], how_sure, names[rival], over)
+
+
+def _render_ranking(ranking, shown, width, details) -> list[str]:
     from mcrank.evaluate.report import _wrap, column_blocks, column_format, printable
     from mcrank.evaluate.targets import class_header
 
     models = ranking.models
     classes = [printable(c) for c in ranking.classes]
     lines = [""] + _wrap(class_header(classes, ranking.order_source, printable(ranking.positive)), width)
-    lines += [f"Utility matrix: {ranking.utility.tolist()}"]
+    lines += [f"Utility matrix: {ranking.utility.tolist()}"] if details else []
     lines += [""] + _wrap("Ranking by utility yield per item at each model's best threshold (empirical ROC, output positive when "
                           "score >= threshold); optimistic: the yield on the whole test set at the threshold chosen on it, the "
                           "one to deploy", width)  # fmt: skip
     lines += _wrap(ranking.describe_choice(), width, "  ")
     yields = column_format([m.utility_yield for m in models] + [m.test_set_yield for m in models], sign=True)
+    threshold = column_format([m.threshold for m in models], significant=6)  # one format: not 0.1 beside 2.00082e-05
     columns = [
         ("utility yield", [yields(m.utility_yield) for m in models]),
-        ("best threshold", [{math.inf: "never", -math.inf: "always"}.get(m.threshold, f"{m.threshold:.6g}") for m in models]),
+        ("best threshold", [{math.inf: "never", -math.inf: "always"}.get(m.threshold) or threshold(m.threshold) for m in models]),
         ("optimistic", [yields(m.test_set_yield) for m in models]),
         ("AUC (rank)", [f"{m.auc:.4f} ({m.auc_rank})" for m in models]),
     ]
@@ -244,6 +287,10 @@ def _render_ranking(ranking, shown, width) -> list[str]:
     lines += column_blocks(f"  {'rank':>4}  {'model':<{name_width}}", lead, columns, width)
     if ranking.optimistic:
         lines += _wrap("The thresholds were chosen on the items they are scored on: these yields are optimistic.", width, "  ")
+    if not details:
+        count, pairs = len(ranking.auc_disagreements), len(models) * (len(models) - 1) // 2
+        verdict = f"AUC orders {count} of the {pairs} pairs otherwise" if count else "AUC orders every pair as the utility yield does"
+        return lines + [""] + _wrap(f"{verdict}; the pairs and the utility matrix: --details.", width)
     lines += ["", "Pairs that AUC orders differently from the utility yield"]
     if not ranking.auc_disagreements:
         lines += _wrap("none: AUC ranks these models as the utility at their best thresholds does", width, "  ", "    ")
@@ -259,7 +306,7 @@ def _render_ranking(ranking, shown, width) -> list[str]:
 
 
 def _render_curves(curves, shown, width) -> list[str]:
-    from mcrank.evaluate.report import _wrap, column_blocks, probability_text
+    from mcrank.evaluate.report import _wrap, column_blocks, column_format, probability_text
 
     text = ("Decision curves: net benefit TP/N - FP/N * p_t / (1 - p_t), treat when the probability >= p_t (the utility yield "
             "under [[1, -p_t / (1 - p_t)], [0, 0]]); treat none: 0")  # fmt: skip
@@ -278,7 +325,8 @@ def _render_curves(curves, shown, width) -> list[str]:
         columns.append((shown[name], cells))
     for (a, b), values in (curves.probability_better or {}).items():
         columns.append((f"P({shown[a]} > {shown[b]})", [probability_text(float(v)) for v in values]))
-    lead = [f"  {t:>6.4g}" for t in curves.thresholds]
+    threshold = column_format(curves.thresholds)
+    lead = [f"  {threshold(t):>6}" for t in curves.thresholds]
     return lines + column_blocks(f"  {'p_t':>6}", lead, columns, width)
 
 
@@ -304,18 +352,20 @@ def _render_csv(test_set, ranking, curves, made: dict) -> str:
             )
         return buffer.getvalue()
     if curves.bands is not None:
-        comments.update(prior_count=curves.prior_count, samples=curves.samples, seed=curves.seed)
+        comments.update(prior_count=curves.prior_count, samples=curves.samples, seed=curves.seed, best=curves.best)
     buffer.write(csv_comments({**comments, **provenance()}))
     names, pairs = list(curves.net_benefit), list(curves.probability_better or {})
     header = ["threshold", "treat_all", "treat_none", *names]
     if curves.bands is not None:
         header += [f"{name}_{end}" for name in names for end in ("low", "high")]
         header += [f"probability_{a}_over_{b}" for a, b in pairs]
+        header += [f"{name}_minus_best_{end}" for name in curves.difference_bands for end in ("low", "high")]
     writer.writerow([csv_text(cell) for cell in header])
     for k, t in enumerate(curves.thresholds):
         row = [repr(float(t)), repr(float(curves.treat_all[k])), "0.0", *(repr(float(curves.net_benefit[n][k])) for n in names)]
         if curves.bands is not None:
             row += [repr(float(curves.bands[n][k, e])) for n in names for e in (0, 1)]
             row += [repr(float(curves.probability_better[p][k])) for p in pairs]
+            row += [repr(float(curves.difference_bands[n][k, e])) for n in curves.difference_bands for e in (0, 1)]
         writer.writerow(row)
     return buffer.getvalue()

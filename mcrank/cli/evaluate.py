@@ -7,7 +7,7 @@ import sys
 
 from mcrank.cli._common import (
     UsageError,
-    check_output,
+    check_outputs,
     class_names,
     flag_names,
     metric_ids,
@@ -52,6 +52,7 @@ def add_parser(subparsers):
     add("--metrics", metavar="ID", nargs="+", help="metric ids, by spaces or commas (default: all)")
     add("--format", choices=("table", "json", "csv"), help="default: from --out's extension, else table")
     add("--out", type=path_argument, metavar="PATH", help="write to PATH (atomically); -: stdout")
+    add("--details", action="store_true", help="the full table: every metric, pair, probability, curve")
     add("--quiet", action="store_true", help="no progress bar, no 'wrote' line")
     # Scoring classifiers and decision curves (--scores): their options and handler in one block of their own.
     from mcrank.cli import _scores
@@ -66,11 +67,14 @@ def add_parser(subparsers):
 
 
 def handler(args) -> int:
-    # Before the work, so that it does not end on an unwritable path; never over an input.
-    check_output(args.out, inputs=(args.file, args.labels, args.scores, args.utility))
-    args.format = args.format or output_format(args.out)
     from mcrank.cli import _folds, _per_item
+    from mcrank.cli._scores import check_scores_only
 
+    if not _folds.wanted(args):  # the comparison across folds refuses them in its own words
+        check_scores_only(args)
+    # Before the work, so that it does not end on an unwritable path; never over an input.
+    check_outputs({"--out": args.out, "--plot": args.plot}, inputs=(args.file, args.labels, args.scores, args.utility))
+    args.format = args.format or output_format(args.out)
     if (per_item := _per_item.utility_of(args)) is not None:  # a utility per item: a report of its own
         return _per_item.handler(args, per_item)
     if _folds.wanted(args):  # labels with a fold column: a report of its own (mcrank.cli._folds)
@@ -132,7 +136,7 @@ def handler(args) -> int:
         elif args.format == "csv":
             text = render_csv(result, comments=_made(args, result, csv=True))
         else:
-            text = render_table(result, width=terminal_width(args.out)) + "\n"
+            text = render_table(result, width=terminal_width(args.out), details=args.details) + "\n"
     except MemoryError as error:
         # The Monte Carlo work space is bounded, but the results grow with the square of the
         # number of classifiers (one entry per pair). Rendered in full before anything is
@@ -147,8 +151,7 @@ def handler(args) -> int:
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
 _FLAGS = {"class_frequencies": "--class-frequencies", "class_counts": "--class-counts", "estimator": "--estimator",
           "utility": "--utility", "truth": "--truth", "classes": "--classes", "prior_count": "--prior-count",
-          "orientation": "--orientation",
-          "seed": "--seed", "samples": "--samples", "sd": "--sd"}  # fmt: skip
+          "orientation": "--orientation", "seed": "--seed", "samples": "--samples", "sd": "--sd", "labels": "--labels"}  # fmt: skip
 
 
 def _with_flags(function, *args, **kwargs):
@@ -199,11 +202,11 @@ def _made(args, result, *, csv: bool = False) -> dict:
     return made
 
 
-def render_table(result, *, width: int = 80) -> str:
+def render_table(result, *, width: int = 80, details: bool = False) -> str:
     """The evaluation as text (:func:`mcrank.evaluate.report.render_table`)."""
     from mcrank.evaluate.report import render_table as render
 
-    return render(result, width=width)
+    return render(result, width=width, details=details)
 
 
 def render_csv(result, *, comments: dict | None = None) -> str:

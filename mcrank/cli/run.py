@@ -11,7 +11,8 @@ from mcrank.cli._common import (  # noqa: F401 - FORMAT_BY_SUFFIX, output_format
     FORMAT_BY_SUFFIX,
     SubcommandParser,
     UsageError,
-    check_output,
+    check_outputs,
+    flag_names,
     metric_ids,
     output_format,
     path_argument,
@@ -131,24 +132,39 @@ def _check_kind_flags(overrides: dict, kind: str) -> None:
 
 def _named_by_flag(error: ValueError, overrides: dict, config) -> ValueError:
     """The schema's error about a parameter given as a flag, naming the flag (and not the
-    experiment file, whose value the flag replaced); any other error as it is."""
+    experiment file, whose value the flag replaced); an error about the file's own values
+    names the file and its field, but a value given as a flag in it (``kind='roc'``) by that
+    flag (``--study roc``)."""
+    import re
+
     from mcrank.study.config import study_parameters
 
     message = str(error)
     if config is not None and message.startswith(f"{config}: "):
         message = message[len(f"{config}: ") :]
     flags = {p.name: p.metadata["flag"] for p in study_parameters() if p.metadata["flag"] is not None}
+
+    def as_flags(text: str, names) -> str:
+        # A field named in brackets, "(true_um)", or with its value, kind='roc' or true_um="uniform".
+        for name in names:
+            text = text.replace(f"({name})", f"({flags[name]})")
+            text = re.sub(rf"\b{name}=(['\"]?)([^'\",;)\s]*)\1", lambda m: f"{flags[name]} {m.group(2)}", text)
+        return text
+
     for name, flag in flags.items():
-        if overrides.get(name) is not None and message.startswith(f"{name} "):
-            rest = message[len(name) :]
-            for other, other_flag in flags.items():  # the fields it names in brackets, "(true_um)", too
-                rest = rest.replace(f"({other})", f"({other_flag})")
+        rest = message[len(name) :]
+        if overrides.get(name) is not None and message.startswith(name) and rest[:1] in (" ", ":"):
+            rest = as_flags(rest, flags)
             return UsageError(flag + (" " + rest[3:] if rest.startswith(" = ") else rest))
+    given = [name for name in flags if overrides.get(name) is not None]
+    if (named := as_flags(message, given)) != message:
+        return ValueError(f"{config}: {named}" if config is not None else named)
     return error
 
 
 def handler(args) -> int:
     from mcrank.engine import run_study
+    from mcrank.engine.runner import check_execution
     from mcrank.study import StudyConfig, load_experiment, parse_values
 
     overrides = study_overrides(args)
@@ -162,7 +178,11 @@ def handler(args) -> int:
         raise _named_by_flag(error, overrides, args.config) from None
     if args.scheduler is not None and args.backend != "dask":
         raise UsageError("--scheduler goes with --backend dask")
-    check_output(args.out, inputs=(args.config,))  # before the run, so that it does not end on an unwritable path
+    try:  # the engine's own check, before any work, naming the flag
+        check_execution(args.jobs, args.backend, args.scheduler)
+    except ValueError as error:
+        raise UsageError(flag_names(str(error), {"jobs": "--jobs"})) from None
+    check_outputs({"--out": args.out}, inputs=(args.config,))  # before the run, so that it does not end on an unwritable path
     chosen_format = args.format or output_format(args.out)
     progress = not args.quiet and sys.stderr.isatty()
     from mcrank._jit import kernels_cached

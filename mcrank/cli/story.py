@@ -6,7 +6,7 @@ import json
 import sys
 import textwrap
 
-from mcrank.cli._common import DEFAULT_WIDTH, check_output, path_argument, write_output
+from mcrank.cli._common import DEFAULT_WIDTH, check_outputs, path_argument, write_output
 
 
 def add_parser(subparsers):
@@ -29,7 +29,7 @@ def add_parser(subparsers):
 def handler(args) -> int:
     from mcrank.story import story
 
-    check_output(args.out)
+    check_outputs({"--out": args.out})
     chosen = args.format or ("json" if args.out is not None and args.out.lower().endswith(".json") else "table")
     result = story()
     text = json.dumps(result, indent=2) + "\n" if chosen == "json" else render_table(result) + "\n"

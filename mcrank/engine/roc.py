@@ -19,6 +19,12 @@ memory does not grow with the number of pairs. Chunk ``k`` draws steps 1-2 from 
 ``(k, 0)`` and the errors from ``(k, 1)``. The corner yields under a matrix depend on it and
 ``B`` only, so they are computed once for both classifiers, by the same expression: a pair
 tied in truth has a difference of exactly 0.0.
+
+Only signs are counted, and they are found with as little work as is exact: the truth's
+difference in full, then each score's comparison (:attr:`mcrank.roc.RocScore.compare`) and
+each ``U'`` by :func:`mcrank.roc._linear_compare`, the classifier the truth ranks lower first,
+unless the error is too small to overturn the truth's lead (:func:`_perturbation_margin`).
+Every count is the one of the two values computed in full.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ import numpy as np
 from mcrank._jit import jit
 from mcrank.engine.runner import ChunkCounts, chunk_generators
 from mcrank.ranking import _ranked_correctly
-from mcrank.roc import _corners, _linear_best, _roc_score
+from mcrank.roc import _DOMINANCE_MARGIN, _corners, _linear_compare, _linear_point, _roc_compare
 from mcrank.samplers import (
     _closed_form,
     _draw_utility,
@@ -60,11 +66,53 @@ class RocStudy(NamedTuple):
 
 @jit(inline="always")
 def _yield_difference(u, prevalence, mu_1, sigma_1, mu_2, sigma_2):
-    """``Y*_2(u) - Y*_1(u)``: the corners once, for both classifiers."""
+    """``Y*_2(u) - Y*_1(u)``, the corners once for both classifiers, and the best threshold's
+    ``(f, t)`` of the better one (of the second on a tie)."""
     corner_low, corner_high, a, d = _corners(u[0, 0], u[0, 1], u[1, 0], u[1, 1], prevalence)
-    first = _linear_best(a, d, mu_1, sigma_1, corner_low, corner_high)[1]
-    second = _linear_best(a, d, mu_2, sigma_2, corner_low, corner_high)[1]
-    return second - first
+    f_1, t_1, first = _linear_point(a, d, mu_1, sigma_1, corner_low, corner_high)
+    f_2, t_2, second = _linear_point(a, d, mu_2, sigma_2, corner_low, corner_high)
+    if first > second:
+        return second - first, f_1, t_1
+    return second - first, f_2, t_2
+
+
+@jit(inline="always")
+def _yield_compare(u, prevalence, mu_1, sigma_1, mu_2, sigma_2):
+    """A number with the sign of :func:`_yield_difference` (:func:`mcrank.roc._linear_compare`)."""
+    corner_low, corner_high, a, d = _corners(u[0, 0], u[0, 1], u[1, 0], u[1, 1], prevalence)
+    return _linear_compare(a, d, corner_low, corner_high, mu_1, sigma_1, mu_2, sigma_2)
+
+
+@jit(inline="always")
+def _perturbation_margin(u, v, prevalence, fpr, tpr):
+    """A lower bound of ``|Y*_b(v) - Y*_w(v)| - |Y*_b(u) - Y*_w(u)|`` (negative: how much the
+    perturbation ``e = v - u`` can take off the better classifier's lead), ``(fpr, tpr)`` the
+    better classifier's best threshold under ``u``.
+
+    ``Y*(v) = max_f <C(f), v>`` over the confusion matrices ``C(f)`` of the curve (eq. 21), so
+    ``Y*_b(v) >= Y*_b(u) + <C_b, e>`` at the better one's best threshold under ``u``, and
+    ``Y*_w(v) <= Y*_w(u) + <C_w, e>`` at the worse one's under ``v``, where
+    ``<C, e> = B (t e00 + (1 - t) e10) + (1 - B)(f e01 + (1 - f) e11)`` is at most
+    ``B max(e00, e10) + (1 - B) max(e01, e11)``.
+    """
+    e00, e01, e10, e11 = v[0, 0] - u[0, 0], v[0, 1] - u[0, 1], v[1, 0] - u[1, 0], v[1, 1] - u[1, 1]
+    complement = 1.0 - prevalence
+    better = prevalence * (tpr * e00 + (1.0 - tpr) * e10) + complement * (fpr * e01 + (1.0 - fpr) * e11)
+    return better - (prevalence * max(e00, e10) + complement * max(e01, e11))
+
+
+@jit(inline="always")
+def _magnitude(m):
+    """The sum of the absolute entries of a 2 x 2 matrix."""
+    return abs(m[0, 0]) + abs(m[0, 1]) + abs(m[1, 0]) + abs(m[1, 1])
+
+
+@jit(inline="always")
+def _ordered(swap, mu_1, sigma_1, mu_2, sigma_2):
+    """The two classifiers, the second first if ``swap``."""
+    if swap:
+        return mu_2, sigma_2, mu_1, sigma_1
+    return mu_1, sigma_1, mu_2, sigma_2
 
 
 @jit
@@ -85,18 +133,29 @@ def _count_chunk(rng, rng_error, size, study, incorrect, deviation_sum, deviatio
         sigma_1 = math.exp(study.log_sigma_low + log_sigma_width * rng.random())
         mu_2 = study.mu_low + mu_width * rng.random()
         sigma_2 = math.exp(study.log_sigma_low + log_sigma_width * rng.random())
-        d_true = _yield_difference(u, prevalence, mu_1, sigma_1, mu_2, sigma_2)
+        d_true, better_fpr, better_tpr = _yield_difference(u, prevalence, mu_1, sigma_1, mu_2, sigma_2)
         if d_true == 0.0:
             incorrect[tied] += 1
             continue
         direction = 1.0 if d_true > 0.0 else (-1.0 if d_true < 0.0 else math.nan)
+        # A comparison is decided soonest when the worse classifier is evaluated first
+        # (mcrank.roc._linear_compare); swapped, a difference changes sign exactly.
+        swap = direction < 0.0
+        worse_mu, worse_sigma, better_mu, better_sigma = _ordered(swap, mu_1, sigma_1, mu_2, sigma_2)
+        ordered = -direction if swap else direction  # the direction of the ordered pair
         for k in range(scores):
-            d = _roc_score(codes[k], prevalence, mu_2, sigma_2) - _roc_score(codes[k], prevalence, mu_1, sigma_1)
-            incorrect[k] += not _ranked_correctly(direction, d)
+            d = _roc_compare(codes[k], prevalence, worse_mu, worse_sigma, better_mu, better_sigma)
+            incorrect[k] += not _ranked_correctly(ordered, d)
+        # Far above the rounding of any Y* under u or v (at most a few ulps of their entries).
+        rounding = _DOMINANCE_MARGIN * (_magnitude(u) + 1.0)
         for k in range(sds.size):
             _perturb_into(rng_error, u, sds[k], study.error, v)
-            d = _yield_difference(v, prevalence, mu_1, sigma_1, mu_2, sigma_2)
-            incorrect[scores + k] += not _ranked_correctly(direction, d)
+            # A perturbation too small to overturn the truth's difference ranks the pair as it.
+            lead = abs(d_true) + _perturbation_margin(u, v, prevalence, better_fpr, better_tpr)
+            overturn = lead <= rounding + _DOMINANCE_MARGIN * _magnitude(v)
+            if overturn:
+                d = _yield_compare(v, prevalence, worse_mu, worse_sigma, better_mu, better_sigma)
+                incorrect[scores + k] += not _ranked_correctly(ordered, d)
             if not _closed_form(study.error):  # the realised sd of the model (truncated, say)
                 total, squares = 0.0, 0.0
                 for i in range(2):

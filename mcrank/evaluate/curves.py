@@ -32,6 +32,9 @@ binary classifier, so
   :func:`mcrank.evaluate.uncertainty._flip_exact`, exact to its tolerance: the probability
   ``evaluate --labels --test-uncertainty`` gives the pair thresholded at ``p_t`` under
   ``U(p_t)``. A probability of 1/2 means the test set cannot tell them apart there.
+- every model but the best (the highest mean net benefit over the thresholds) gets the band
+  of its net benefit minus the best one's, drawn from the same joint table with the 4 cells
+  where both decide alike merged (``samples`` draws).
 
 ``docs/evaluate.md``, "Decision curves", has the CLI and an example.
 """
@@ -102,6 +105,9 @@ class DecisionCurves:
         probability that ``a``'s net benefit exceeds ``b``'s on the population.
     exact : dict of (str, str) to ndarray of bool, or None
         Where ``probability_better`` is the exact integral (else drawn, rare).
+    difference_bands : dict of str to ndarray of shape (T, 2), or None
+        For every model but :attr:`best`, the central :data:`BAND` posterior interval of its
+        net benefit minus the best one's (the pair's joint table, pairing kept).
     prior_count, samples, seed
         The posterior's settings (``seed``: the root seed, None if a Generator was given).
     """
@@ -118,6 +124,13 @@ class DecisionCurves:
     prior_count: float | None = None
     samples: int | None = None
     seed: int | None = None
+    difference_bands: dict | None = None
+
+    @property
+    def best(self) -> str:
+        """The model of the highest mean net benefit over the thresholds (the first of equals):
+        the one the others are compared with."""
+        return max(self.net_benefit, key=lambda name: float(np.mean(self.net_benefit[name])))
 
     @property
     def treat_none(self) -> np.ndarray:
@@ -147,6 +160,8 @@ class DecisionCurves:
                     {"model": a, "over": b, "probability": p.tolist(), "exact": self.exact[a, b].tolist()}
                     for (a, b), p in self.probability_better.items()
                 ],
+                "best": self.best,
+                "difference_bands": {name: band.tolist() for name, band in self.difference_bands.items()},
             }
         return result
 
@@ -279,6 +294,25 @@ def decision_curves(y_true, scores=None, *, positive=None, thresholds=None, test
         bands[name] = quantiles.result()
 
     joint = prior_per_cell(prior_count, 8)
+    # Each model's net benefit minus the best one's, from their joint table: the cells treated
+    # by one only, and the rest merged. Streams after the bands' (children len(names) + index),
+    # so that the bands draw as they did without them.
+    best = max(names, key=lambda name: float(np.mean(net_benefit[name])))
+    differences = {}
+    for index, name in enumerate(names):
+        if name == best:
+            continue
+        generator = stream_generator(root, DECISION_CURVE_BANDS, len(names) + index)
+        shared = _treated_counts(is_positive, np.minimum(levels[name], levels[best]), t.size)
+        only, only_best = treated[name] - shared, treated[best] - shared  # (2, T): positives, negatives
+        rest = total - only.sum(axis=0) - only_best.sum(axis=0)
+        alpha = np.stack((only[0] + joint, only[1] + joint, only_best[0] + joint, only_best[1] + joint, rest + 4 * joint), axis=-1)
+        quantiles = _IntervalQuantiles(t.size, samples, (low, high))
+        for start in range(0, samples, step):
+            gamma = generator.standard_gamma(np.broadcast_to(alpha, (min(step, samples - start), *alpha.shape)))
+            difference = gamma[..., 0] - odds * gamma[..., 1] - gamma[..., 2] + odds * gamma[..., 3]
+            quantiles.add((difference / gamma.sum(axis=-1)).T)
+        differences[name] = quantiles.result()
     better, exact, pair = {}, {}, -1
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
@@ -299,4 +333,4 @@ def decision_curves(y_true, scores=None, *, positive=None, thresholds=None, test
                 probability[k] = 1.0 - below
             better[a, b], exact[a, b] = probability, is_exact
     return DecisionCurves(t, net_benefit, treat_all, prevalence, total, test_set.classes, bands, better, exact,
-                          float(prior_count), int(samples), seed)  # fmt: skip
+                          float(prior_count), int(samples), seed, differences)  # fmt: skip

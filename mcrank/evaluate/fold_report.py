@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 
 from mcrank.evaluate.folds import SEPARATED
 from mcrank.evaluate.report import (
@@ -28,21 +27,13 @@ from mcrank.evaluate.report import (
     column_blocks,
     column_format,
     csv_text,
+    decision_sentence,
     printable,
     probability_text,
+    short_probability,
 )
 
 __all__ = ["decision_lines", "render_csv", "render_table"]
-
-
-def _short(p: float) -> str:
-    """A probability in the decision's lines: two decimals rounded towards 1/2, so that it never
-    looks surer than it is (0.9459 is 0.94, not the 0.95 of a separated pair); 4 decimals near
-    0 and 1 (0.9990, not 1.00)."""
-    if not 0.01 <= p <= 0.99:
-        return probability_text(p)
-    hundredths = round(p * 100, 9)  # 0.57 * 100 is 56.99999999999999
-    return f"{(math.floor(hundredths) if p >= 0.5 else math.ceil(hundredths)) / 100:.2f}"
 
 
 def _describe_folds(result) -> str:
@@ -64,7 +55,8 @@ def decision_lines(result, names: dict[str, str] | None = None) -> list[str]:
     chosen = result.chosen
     pairs = _pairs_by_name(result)
     against = [pairs[chosen.name, m.name] for m in result.models[1:]]
-    lead = f"choose {names[chosen.name]}: P(best) {_short(chosen.probability_best)} across {result.folds} folds"
+    how_sure = f"P(best) {short_probability(chosen.probability_best)} across {result.folds} folds"
+    lead = decision_sentence(names[chosen.name], how_sure)
     # The closest competitor: the lowest probability that the choice is better; a model
     # identical to it on every fold is no competitor but the same model.
     if rivals := [p for p in against if not p.identical]:
@@ -72,8 +64,12 @@ def decision_lines(result, names: dict[str, str] | None = None) -> list[str]:
         other = closest.second if closest.first == chosen.name else closest.first
         over = closest.probability_first_better if closest.first == chosen.name else closest.probability_second_better
         worse = closest.probability_second_better if closest.first == chosen.name else closest.probability_first_better
-        equivalent = f" (equivalent {_short(closest.probability_equivalent)}, worse {_short(worse)})" if result.rope > 0 else ""
-        lead += f"; over {names[other]} {_short(over)}{equivalent}"
+        equivalent = (
+            f" (equivalent {short_probability(closest.probability_equivalent)}, worse {short_probability(worse)})"
+            if result.rope > 0
+            else ""
+        )
+        lead = decision_sentence(names[chosen.name], how_sure, names[other], over, equivalent)
     lines = [lead]
     groups = {"identical": [], "equivalent": [], "not separated": []}
     for p in against:
@@ -81,7 +77,7 @@ def decision_lines(result, names: dict[str, str] | None = None) -> list[str]:
         if verdict in groups:
             rival = p.second if p.first == chosen.name else p.first
             better = p.probability_first_better if p.first == chosen.name else p.probability_second_better
-            groups[verdict].append(f"{names[rival]} ({_short(better)})" if verdict == "not separated" else names[rival])
+            groups[verdict].append(f"{names[rival]} ({short_probability(better)})" if verdict == "not separated" else names[rival])
     if groups["identical"]:
         lines.append(f"identical to {names[chosen.name]} on every fold: {', '.join(groups['identical'])}")
     if groups["equivalent"]:

@@ -136,7 +136,7 @@ def _check_confusions(
         if m < 2:
             raise ValueError(f"{where}: a confusion matrix needs at least 2 classes, got 1x1")
         if m != n:
-            raise ValueError(f"{where}: the confusion matrix is {m}x{m} but classifier {first!r}'s is {n}x{n}")
+            raise ValueError(f"{where}: the confusion matrix is {m}x{m} but that of classifier {first!r} is {n}x{n}")
     classes = tuple(str(k) for k in range(n)) if classes is None else tuple(map(str, classes))
     if len(classes) != n:
         raise ValueError(_at(source, f"{len(classes)} class names but the confusion matrices are {n}x{n}"))
@@ -312,7 +312,8 @@ def _parse_classes(value, source: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def load_input(path, *, classes: tuple[str, ...] | None = None, orientation: str | None = None) -> EvaluationInput:
+def load_input(path, *, classes: tuple[str, ...] | None = None, orientation: str | None = None,
+               classes_source: str = "classes") -> EvaluationInput:  # fmt: skip
     """Read confusion matrices (and optionally a utility matrix) from a JSON or CSV file.
 
     JSON (``.json``)::
@@ -336,6 +337,8 @@ def load_input(path, *, classes: tuple[str, ...] | None = None, orientation: str
     orientation : {"decision-by-class", "sklearn"}, optional
         The orientation of a JSON file's matrices, when the file does not say it (or says the
         same); a CSV names each cell's output and true class, so it takes none.
+    classes_source : str, default "classes"
+        Where ``classes`` came from (a utility file), named in a message about them.
 
     Returns
     -------
@@ -359,7 +362,7 @@ def load_input(path, *, classes: tuple[str, ...] | None = None, orientation: str
             raise ValueError(f"orientation: {source} is a CSV, which names each cell's output and true class; the "
                              "orientation is that of matrices given as arrays (JSON)")  # fmt: skip
     text = read_input_text(source)
-    return _load_csv(text, source, classes) if suffix == ".csv" else _load_json(text, source, orientation)
+    return _load_csv(text, source, classes, classes_source) if suffix == ".csv" else _load_json(text, source, orientation)
 
 
 def _load_json(text: str, source: str, orientation: str | None = None) -> EvaluationInput:
@@ -384,7 +387,7 @@ def _load_json(text: str, source: str, orientation: str | None = None) -> Evalua
     return EvaluationInput(confusions, utility, classes, description, source)
 
 
-def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> EvaluationInput:
+def _load_csv(text: str, source: str, classes: tuple[str, ...] | None, classes_source: str = "classes") -> EvaluationInput:
     # Read as csv reads a file, so that a quoted field keeps a newline (to be refused in a name).
     reader, records = csv.reader(io.StringIO(text, newline="")), []
     try:
@@ -398,7 +401,10 @@ def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> Evalua
                 if extra
                 else f"column {next(h for h in header if header.count(h) > 1)!r} appears twice"
             )
-            raise ValueError(f"{source}, line 1: {fault}; the header must be {','.join(_CSV_COLUMNS)}")
+            # A table of labels (true,A,B,...) is the commonest file given here by mistake.
+            hint = ("; a table of labels, one row per test item, is read with the parameter labels"
+                    if "classifier" not in header and "count" not in header else "")  # fmt: skip
+            raise ValueError(f"{source}, line 1: {fault}; the header must be {','.join(_CSV_COLUMNS)}{hint}")
         for row in reader:
             line, end = end + 1, reader.line_num  # a row starts after the last one ends: a field may hold newlines
             where = f"{source}, line {line}"
@@ -421,7 +427,7 @@ def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> Evalua
     if not records:
         raise ValueError(f"{source}: no data rows below the header")
     labels = list(dict.fromkeys(label for record in records for label in record[2:4]))
-    index, classes = _class_index(labels, classes, source)
+    index, classes = _class_index(labels, classes, source, classes_source)
     if (n := len(classes) if classes is not None else len(labels)) < 2:
         raise ValueError(f"{source}: only one class ({labels[0]!r}) found: a classification needs at least 2")
     counts, seen = {}, {}
@@ -435,13 +441,20 @@ def _load_csv(text: str, source: str, classes: tuple[str, ...] | None) -> Evalua
     return EvaluationInput(_check_confusions(counts, classes, source)[0], None, classes, None, source)
 
 
-def _class_index(labels, classes, source: str) -> tuple[dict[str, int], tuple[str, ...] | None]:
+def _classes_of(classes_source: str) -> str:
+    """How a message names the classes given: "classes", or "classes of u.json:"."""
+    return "classes" if classes_source == "classes" else f"classes of {classes_source}:"
+
+
+def _class_index(labels, classes, source: str, classes_source: str) -> tuple[dict[str, int], tuple[str, ...] | None]:
     """The class index of each label of a CSV file, and the class names when known."""
     numbered = [label.isascii() and label.isdigit() for label in labels]
     if classes is not None:
         for label, number in zip(labels, numbered):
             if label not in classes and not (number and int(label) < len(classes)):
-                raise ValueError(f"{source}: class {label!r} does not match any of the classes {', '.join(map(repr, classes))}")
+                raise ValueError(
+                    f"{source}: class {label!r} does not match any of the {_classes_of(classes_source)} {', '.join(map(repr, classes))}"
+                )
         return {label: classes.index(label) if label in classes else int(label) for label in labels}, classes
     if not all(numbered):
         return {label: k for k, label in enumerate(labels)}, tuple(labels)
@@ -660,8 +673,16 @@ def read_csv_columns(source: str, truth: str, *, models: str, truth_hint: str = 
     return header, rows()
 
 
-def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "true", n_classes: int | None = None,
-                utility_classes: tuple[str, ...] | None = None, folds: str | None = None) -> EvaluationInput:  # fmt: skip
+def load_labels(
+    path,
+    *,
+    classes: tuple[str, ...] | None = None,
+    classes_source: str = "classes",
+    truth: str = "true",
+    n_classes: int | None = None,
+    utility_classes: tuple[str, ...] | None = None,
+    folds: str | None = None,
+) -> EvaluationInput:
     """Read a test set's labels, one row per item, and tabulate each classifier's confusion matrix.
 
     The CSV file has a header naming its columns: ``truth`` (the true class) and one column
@@ -680,6 +701,8 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
         The order is :func:`mcrank.evaluate.targets.class_order`'s: ``classes``, else
         ``utility_classes``, else for labels ``0..n-1`` their natural order; text labels
         need one of the two. ``class_order`` says which.
+    classes_source : str, default "classes"
+        Where the utility's classes came from (a utility file), named in a message about them.
     truth : str, default "true"
         The column of true classes.
     n_classes : int, optional
@@ -748,13 +771,13 @@ def load_labels(path, *, classes: tuple[str, ...] | None = None, truth: str = "t
     distinct = _sorted_labels({label for values, _ in found for label in values.tolist()})
     named = classes if classes is not None else utility_classes
     if named is not None:
-        named, whose = tuple(map(str, named)), "utility's" if classes is None else "named"
+        named = tuple(map(str, named))
         for k, (values, _) in enumerate(found):
             if unknown := [label for label in values.tolist() if label not in named]:
                 line = lines[columns[k].index(unknown[0])]
                 raise ValueError(
                     f"{source}, line {line}, column {header[k]!r}: label {unknown[0]!r} is not one of the "
-                    f"{whose} classes {', '.join(map(repr, named))}"
+                    f"{'named classes' if classes is not None else _classes_of(classes_source)} {', '.join(map(repr, named))}"
                 )
     if len(distinct) < 2:
         raise ValueError(f"{source}: only one class ({distinct[0]!r}) found: a classification needs at least 2")

@@ -19,7 +19,6 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from mcrank._jit import jit
 from mcrank._rng import UTILITY_ERRORS, root_of, stream_generator
@@ -103,9 +102,10 @@ def metrics_for(n_classes: int, names=None) -> list:
     ----------
     n_classes : int
     names : sequence of str, optional
-        Metric ids (binary aliases such as ``"recall"`` accepted). By default every metric
-        of :data:`mcrank.metrics.METRICS` but ``fbeta`` (with beta = 1 it is ``f1``) for two
-        classes, every metric with an n-class form for more. A list even for one metric,
+        Metric ids (binary aliases such as ``"recall"`` accepted): any metric defined for
+        ``n_classes`` (``macro_f1`` at two classes too, as ``mcrank run`` counts it). By
+        default every metric with a two-class form but ``fbeta`` (with beta = 1 it is ``f1``)
+        for two classes, every metric with an n-class form for more. A list even for one metric,
         ``["accuracy"]``, as :class:`mcrank.study.StudyConfig` takes them.
 
     Returns
@@ -116,11 +116,10 @@ def metrics_for(n_classes: int, names=None) -> list:
     ------
     TypeError
         If ``names`` is a string (or bytes) or not a sequence.
-    KeyError
-        For an unknown metric name, with the list of known ones.
     ValueError
-        For a metric listed twice, by its id or an alias (``"recall"`` and ``"tpr"``), as
-        :class:`mcrank.study.StudyConfig` refuses it.
+        For an unknown metric name, with the list of known ones; for a metric listed twice,
+        by its id or an alias (``"recall"`` and ``"tpr"``), as :class:`mcrank.study.StudyConfig`
+        refuses it.
     """
     binary = n_classes == 2
     # Two classes: every metric with a two-class form (the scikit-learn-exact arithmetic);
@@ -138,17 +137,17 @@ def metrics_for(n_classes: int, names=None) -> list:
         except KeyError:
             metric = None
         if binary and metric is not None and metric.id in _BINARY_SKIPPED:
-            raise KeyError(f"metric {name!r} is not offered: with beta = 1 it is 'f1'")
-        if metric not in offered:
-            known = ", ".join(m.id for m in offered)
-            raise KeyError(f"unknown metric {name!r} for {n_classes} classes; known: {known}") from None
+            raise ValueError(f"metric {name!r} is not offered: with beta = 1 it is 'f1'")
+        if metric is None or not metric.defined_for(n_classes):  # macro_f1 too, asked for, at n = 2
+            known = ", ".join(m.id for m in METRICS.values() if m.defined_for(n_classes) and m.id not in _BINARY_SKIPPED)
+            raise ValueError(f"unknown metric {name!r} for {n_classes} classes; known: {known}") from None
         if metric.id in given:
             how = "" if given[metric.id] == name else f" (as {given[metric.id]!r} and {name!r})"
             raise ValueError(f"metric {metric.id!r} is listed twice{how}")
         given[metric.id] = name
         chosen.append(metric)
     if not chosen:
-        raise KeyError("no metrics chosen")
+        raise ValueError("metrics: none chosen; give at least one metric id")
     return chosen
 
 
@@ -587,7 +586,7 @@ def evaluate(
         column is unknown).
     class_counts : array_like of shape (n,), optional
         Instead of ``class_frequencies``, counts of the classes in deployment (a registry of
-        cases), non-negative, not all 0: the frequencies are uncertain, with posterior
+        cases), whole non-negative numbers, not all 0: the frequencies are uncertain, with posterior
         Dirichlet(class_counts + prior_count / n). The point ranking uses their posterior
         mean; the test-set uncertainty draws them.
     metrics : sequence of str, optional
@@ -604,11 +603,9 @@ def evaluate(
     Raises
     ------
     ValueError
-        For bad input, naming the fault and where it is.
+        For bad input, naming the fault and where it is (an unknown metric too).
     TypeError
         If ``metrics`` is a string rather than a list of them.
-    KeyError
-        For an unknown metric.
 
     Notes
     -----
@@ -968,6 +965,8 @@ def _deployment_frequencies(class_frequencies, class_counts, class_totals, class
     else:
         what = "class_counts"
         counts = _check_frequency_vector(class_counts, n, classes, what)
+        if len(bad := np.flatnonzero(counts != np.floor(counts))):
+            raise ValueError(f"{what}: the value of class {classes[bad[0]]!r}, {counts[bad[0]]:g}, is not a whole number (they are counts)")
         if (total := sum(counts.tolist())) > _MAX_CLASS_COUNTS:  # inf when the sum overflows
             raise ValueError(f"{what} sum to {total:g}: at most 2**53 - 1 = {_MAX_CLASS_COUNTS}, as counts, above which they are "
                              "not exact in floating point")  # fmt: skip
@@ -1009,7 +1008,7 @@ def _check_labels(labels, names, counts) -> None:
             raise ValueError(f"labels: classifier {name!r} has {outputs.size} labels but the truth has {np.size(labels.truth)}")
         table = np.bincount(outputs * n + labels.truth, minlength=n * n).reshape(n, n)
         if not np.array_equal(table, confusion):
-            raise ValueError(f"labels: classifier {name!r}'s labels do not tabulate to its confusion matrix")
+            raise ValueError(f"labels: the labels of classifier {name!r} do not tabulate to its confusion matrix")
 
 
 def _check_truncated(normalised: np.ndarray, classes, where: str) -> None:
@@ -1077,6 +1076,8 @@ def _count_flips(normalised, confusions, order, sd, error, samples, rng, progres
     chunk = max(1, _CHUNK_ELEMENTS // (n * n + classifiers))
     flips = np.zeros(classifiers * (classifiers - 1) // 2, dtype=np.int64)
     flat_confusions = confusions.reshape(classifiers, -1)
+    from tqdm import tqdm  # only when drawing: the command line starts without it
+
     with tqdm(total=samples, unit="sample", unit_scale=True, disable=not progress, file=sys.stderr, leave=False) as bar:
         for done in range(0, samples, chunk):
             size = min(chunk, samples - done)
@@ -1184,10 +1185,12 @@ def evaluate_file(
     TypeError
         If ``path`` is not a path (``None``), or ``utility`` neither JSON text nor a path.
     """
-    utility_classes = None
+    utility_classes, classes_source = None, "classes"
     assessment = None
     if utility is not None:
         assessment, utility_classes = read_utility(utility)
+        # The file (or option) the class names came from, for a message about them.
+        classes_source = assessment.source.removesuffix(": utility")
     if classes is not None:
         classes = tuple(map(str, classes))
         if utility_classes is not None and classes != utility_classes:
@@ -1202,14 +1205,17 @@ def evaluate_file(
                 f"{os.fspath(path)}: labels need a utility matrix: give one with the parameter utility (and its 'classes' to fix their order)"
             )
         # The utility's size checked before the n^2 cells of each classifier are tabulated.
-        data = load_labels(path, classes=classes, utility_classes=utility_classes, truth=truth, n_classes=len(assessment.matrix))
+        data = load_labels(path, classes=classes, utility_classes=utility_classes, classes_source=classes_source, truth=truth,
+                           n_classes=len(assessment.matrix))  # fmt: skip
         result = evaluate(data.confusions, assessment, classes=data.classes, sd=sd, error=error, samples=samples, rng=rng, estimator=estimator,
                           test_uncertainty=test_uncertainty, prior_count=prior_count, labels=data.labels, metrics=metrics,
                           class_frequencies=class_frequencies, class_counts=class_counts,
                           source=data.source, progress=progress)  # fmt: skip
         return replace(result, class_order=data.class_order)
     utility_classes = classes if classes is not None else utility_classes
-    data = load_input(path, classes=utility_classes, orientation=orientation)
+    data = load_input(
+        path, classes=utility_classes, orientation=orientation, classes_source="classes" if classes is not None else classes_source
+    )
     csv_input = Path(data.source).suffix.lower() == ".csv"  # a CSV holds no utility matrix
     if assessment is None:
         assessment = data.utility

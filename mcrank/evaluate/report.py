@@ -40,6 +40,7 @@ __all__ = [
     "PAIR_LIST_CAP",
     "column_format",
     "csv_text",
+    "decision_sentence",
     "kendall_tau_b",
     "metric_agreement",
     "printable",
@@ -47,6 +48,7 @@ __all__ = [
     "records",
     "render_csv",
     "render_table",
+    "short_probability",
 ]
 
 #: Characters per line of :func:`render_table`, unless told otherwise (a terminal's width).
@@ -161,6 +163,28 @@ def _one_digit_up(bound: float) -> str:
     exponent = math.floor(math.log10(bound))
     digit = math.ceil(bound / 10.0**exponent * (1 - 1e-12))  # 1e-12: 3e-05 is 3, not 4
     return f"{digit * 10.0**exponent:.1g}"
+
+
+def short_probability(p: float) -> str:
+    """A probability in a decision's lead line: two decimals rounded towards 1/2, so that it
+    never looks surer than it is (0.9459 is 0.94, not the 0.95 of a separated pair); 4
+    decimals near 0 and 1 (0.9990, not 1.00)."""
+    if not 0.01 <= p <= 0.99:
+        return probability_text(p)
+    hundredths = round(p * 100, 9)  # 0.57 * 100 is 56.99999999999999
+    return f"{(math.floor(hundredths) if p >= 0.5 else math.ceil(hundredths)) / 100:.2f}"
+
+
+def decision_sentence(chosen: str, how_sure: str, rival: str | None = None, over: float | None = None, after: str = "") -> str:
+    """The first line of every ranking report: ``choose {chosen}: {how_sure}; over {rival}
+    {over}{after}``, e.g. ``choose svm: P(best) 0.81 across 20 folds; over logistic 0.64``,
+    ``over`` the probability that the choice is better than its closest rival."""
+    text = f"choose {chosen}: {how_sure}"
+    return text if rival is None else f"{text}; over {rival} {short_probability(over)}{after}"
+
+
+#: How a report without uncertainty says what its choice rests on, and where to learn how sure it is.
+POINT_YIELDS = "by point yields alone; how sure: {options}"
 
 
 # --- agreement of each metric with the utility yield ----------------------------------------
@@ -329,25 +353,133 @@ def _more(shown: int, total: int, what: str) -> str:
     return f"and {total - shown} more {what} (all of them in the JSON output)" if total > shown else ""
 
 
-def render_table(result, *, width: int = DEFAULT_WIDTH, cap: int = PAIR_LIST_CAP) -> str:
-    """The evaluation as text, within ``width`` characters a line where the names allow:
-    test set, utility matrix, ranking with the metrics' scores, the metrics' agreement with
-    the utility yield, the pairs they order differently and the flip probabilities, each list
-    of pairs cut after ``cap``."""
+def render_table(result, *, width: int = DEFAULT_WIDTH, cap: int = PAIR_LIST_CAP, details: bool = False) -> str:
+    """The evaluation as text, within ``width`` characters a line where the names allow.
+
+    It opens with the decision (:func:`decision_lines`), then the test set and the ranking by
+    utility yield (with the test-set uncertainty, each yield's 95 % interval and the
+    probability that each classifier is better than the next one down) and one line on the
+    metrics that order a pair differently. With ``details``: the utility matrix, every
+    metric's score and rank, their agreement with the utility yield, the pairs they order
+    differently and the probabilities of every pair, each list of pairs cut after ``cap``.
+    """
     width = max(40, int(width))
     names = {c.name: printable(c.name) for c in result.classifiers}
     name_width = max(12, width // _NAME_SHARE)
     shown = _shown_names(names, name_width)
     yield_format = column_format([c.utility_yield for c in result.classifiers], sign=True)
     lines = []
+    for sentence in decision_lines(result, names):
+        lines += _wrap(sentence, width, "", "  ")
+    lines.append("")
+    if details:
+        return "\n".join(lines + _render_details(result, names, shown, yield_format, width, cap))
     if result.description:
         lines += _wrap(printable(" ".join(result.description.split())), width) + [""]
+    lines += _render_test_set(result, width)
+    lines += _render_short_ranking(result, shown, yield_format, width)
+    return "\n".join(lines)
+
+
+def _render_test_set(result, width) -> list[str]:
     classes, totals = [printable(c) for c in result.classes], result.class_totals
     class_list = ", ".join(f"{name} {int(t)}" for name, t in zip(classes, totals))
-    lines += _wrap(f"Test set: {int(totals.sum())} items; true classes: {class_list}", width)
+    lines = _wrap(f"Test set: {int(totals.sum())} items; true classes: {class_list}", width)
     if result.class_frequencies is not None:
         lines += _render_frequencies(result.class_frequencies, width)
-    lines += _wrap(class_header(classes, result.class_order), width)
+    return lines + _wrap(class_header(classes, result.class_order), width)
+
+
+def _pairs_by_name(result) -> dict:
+    """Each untied pair under (better, worse)."""
+    return {} if result.pairs is None else {(p.better, p.worse): p for p in result.pairs}
+
+
+def _sources(result) -> list[tuple[str, str, str]]:
+    """The flip probabilities the evaluation has, (attribute, phrase), the most complete last."""
+    sources = []
+    if result.pairs is not None and result.utility.sd is not None:
+        sources.append(("flip_probability", f"under utility errors of sd {result.utility.sd:g}"))
+    if result.test_uncertainty is not None:
+        sources.append(("flip_probability_test", "given the test set"))
+        if result.utility.sd is not None:
+            sources.append(("flip_probability_both", f"given the test set and sd {result.utility.sd:g}"))
+    return sources
+
+
+def decision_lines(result, names: dict[str, str] | None = None) -> list[str]:
+    """The report's first lines: the classifier to choose (the highest utility yield, the
+    choice of maximal expected utility) and how sure it is, then the classifiers not separated
+    from it, as sentences (unwrapped). Without the test-set uncertainty or an error sd, it says
+    that the choice rests on the point yields and which options say how sure it is."""
+    from mcrank.evaluate.folds import SEPARATED
+
+    names = names or {c.name: printable(c.name) for c in result.classifiers}
+    first = [c for c in result.classifiers if c.rank == 1]
+    if len(result.classifiers) == 1:
+        return [f"choose {names[first[0].name]}: the only classifier"]
+    if len(first) > 1:
+        return [f"no choice by utility yield: {', '.join(names[c.name] for c in first)} have the same, the highest"]
+    chosen = first[0].name
+    sources = _sources(result)
+    if not sources:
+        return [decision_sentence(names[chosen], POINT_YIELDS.format(options="--test-uncertainty, --sd SD"))]
+    pairs = _pairs_by_name(result)
+    attribute, phrase = sources[-1]
+    against = [(c.name, 1 - getattr(pairs[chosen, c.name], attribute)) for c in result.classifiers[1:]]
+    rival, over = min(against, key=lambda item: item[1])
+    lead = decision_sentence(names[chosen], "the highest yield", names[rival], over, f" {phrase}")
+    if result.test_uncertainty is None:
+        lead += "; the test set's doubt: --test-uncertainty"
+    lines = [lead]
+    unseparated = [f"{names[name]} ({short_probability(p)})" for name, p in against if p < SEPARATED]
+    if unseparated:
+        lines.append(f"not separated from {names[chosen]} (P({names[chosen]} better) below {SEPARATED:g}): "
+                     f"{', '.join(unseparated)}")  # fmt: skip
+    else:
+        lines.append(f"separated from every other classifier: P({names[chosen]} better) >= {SEPARATED:g} against each")
+    return lines
+
+
+def _render_short_ranking(result, shown, yield_format, width) -> list[str]:
+    """The default ranking: rank, name, utility yield, with the test-set uncertainty its
+    interval, with a flip probability the probability of being better than the next one down;
+    then one line on the metrics that disagree."""
+    classifiers = result.classifiers
+    per = "per test item (eq. 9)" if result.class_frequencies is None else "per item in deployment (eq. 9, re-weighted)"
+    columns = [("utility yield", [yield_format(c.utility_yield) for c in classifiers])]
+    heading = f"Ranking by utility yield {per}"
+    if result.test_uncertainty is not None:
+        columns.append(("95% interval", [f"[{yield_format(low)}, {yield_format(high)}]" for low, high in
+                                         (c.utility_yield_interval for c in classifiers)]))  # fmt: skip
+        heading += ", its 95% interval given the test set"
+    if sources := _sources(result):
+        attribute, phrase = sources[-1]
+        pairs = _pairs_by_name(result)
+        cells = []
+        for upper, lower in itertools.pairwise(classifiers):
+            pair = pairs.get((upper.name, lower.name))
+            cells.append("tied" if pair is None or getattr(pair, attribute) is None else short_probability(1 - getattr(pair, attribute)))
+        columns.append(("P(above next)", cells + [""]))
+        heading += f", and the probability that it is better than the next one down, {phrase}"
+    name_width = max(len("classifier"), *(len(shown[c.name]) for c in classifiers))
+    lead = [f"  {c.rank:>4}  {shown[c.name]:<{name_width}}" for c in classifiers]
+    lines = [""] + _wrap(heading, width) + column_blocks(f"  {'rank':>4}  {'classifier':<{name_width}}", lead, columns, width)
+    disagreeing = [f"{d.metric} ({len(d.flipped) + len(d.tied) + len(d.undefined)})" for d in result.disagreements]
+    pairs = len(classifiers) * (len(classifiers) - 1) // 2
+    verdict = (f"{len(disagreeing)} of {len(result.metrics)} metrics order pairs otherwise (how many of the {pairs}): "
+               f"{', '.join(disagreeing)}." if disagreeing else
+               f"Every metric ({len(result.metrics)}) orders these classifiers as the utility yield does.")  # fmt: skip
+    return lines + [""] + _wrap(f"{verdict} Each metric's scores, the pairs and their probabilities: --details.", width)
+
+
+def _render_details(result, names, shown, yield_format, width, cap) -> list[str]:
+    """The report in full, after the decision."""
+    lines = []
+    if result.description:
+        lines += _wrap(printable(" ".join(result.description.split())), width) + [""]
+    classes = [printable(c) for c in result.classes]
+    lines += _render_test_set(result, width)
     if len(classes) == 2:
         lines.append(f"Binary metrics take class 0, {classes[0]!r}, as positive.")
     lines += _render_utility(result.utility, classes, width)
@@ -358,7 +490,7 @@ def render_table(result, *, width: int = DEFAULT_WIDTH, cap: int = PAIR_LIST_CAP
         lines += _render_test_uncertainty(result, shown, yield_format, width, cap)
     if result.pairs is not None and result.utility.sd is not None:
         lines += _render_flips(result, shown, yield_format, width, cap)
-    return "\n".join(lines)
+    return lines
 
 
 def _render_utility(u, classes, width) -> list[str]:
@@ -542,6 +674,8 @@ def _render_test_uncertainty(result, shown, yield_format, width, cap) -> list[st
     with_sd = result.utility.sd is not None
     under = "the test set's uncertainty" + (f", the utility errors (sd {result.utility.sd:g}) and both" if with_sd else "")
     lines += [""] + _wrap(f"Pairs: probability that the population order differs from the observed one, under {under}", width)
+    if with_sd:  # an order is no surer under two doubts than under one: their spreads add
+        lines += _wrap("both: the two drawn together; their spreads add, so it is nearer 1/2 than either alone", width)
     if not result.pairs:
         return lines + ["  no pairs: one classifier only"]
     listed = _listed_pairs(result, cap)

@@ -128,17 +128,22 @@ def _check_scores(scores: dict, items: int, source: str = "") -> dict[str, np.nd
     checked = {}
     for name, values in scores.items():
         check_name(name, "model", source)
-        where = f"scores[{name!r}]"
-        try:
-            array = np.asarray(values, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(f"{where}: not an array of numbers") from None
-        if array.ndim != 1 or array.size != items:
-            raise ValueError(f"{where}: expected {items} scores (one per item of y_true), got shape {array.shape}")
-        if len(bad := np.flatnonzero(~np.isfinite(array))):
-            raise ValueError(f"{where}: item {bad[0]}: score {float(array[bad[0]])!r} is not a finite number")
-        checked[name] = array
+        checked[name] = _score_array(values, items, f"scores[{name!r}]", "y_true")
     return checked
+
+
+def _score_array(values, items: int, where: str, per: str) -> np.ndarray:
+    """``values`` as ``items`` finite scores, one per item of the argument ``per``; a ValueError
+    naming ``where`` otherwise."""
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: not an array of numbers") from None
+    if array.ndim != 1 or array.size != items:
+        raise ValueError(f"{where}: expected {items} scores (one per item of {per}), got shape {array.shape}")
+    if len(bad := np.flatnonzero(~np.isfinite(array))):
+        raise ValueError(f"{where}: item {bad[0]}: score {float(array[bad[0]])!r} is not a finite number")
+    return array
 
 
 def scored_test_set(y_true, scores, *, positive=None, classes=None) -> ScoredTestSet:
@@ -271,15 +276,27 @@ def auc_score(positive, scores) -> float:
     Parameters
     ----------
     positive : array_like of bool, shape (items,)
+        Whether each item is of the positive class.
     scores : array_like of shape (items,)
+        Finite scores, higher = more positive.
 
     Returns
     -------
     float
         NaN if either class is empty.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: ``positive`` not a 1-d array of booleans (or of 0 and 1),
+        ``scores`` of another length, NaN or infinite scores (the checks of
+        :func:`scored_test_set`).
     """
-    positive = np.asarray(positive, dtype=bool)
-    scores = np.asarray(scores, dtype=float)
+    given = np.asarray(positive)
+    if given.ndim != 1 or not (given.dtype == bool or (given.dtype.kind in "iu" and np.isin(given, (0, 1)).all())):
+        raise ValueError(f"positive: expected a 1-d array of booleans (True for a positive item), got {given.dtype} of shape {given.shape}")
+    positive = given.astype(bool)
+    scores = _score_array(scores, positive.size, "scores", "positive")
     p, n = int(positive.sum()), int((~positive).sum())
     if p == 0 or n == 0:
         return math.nan

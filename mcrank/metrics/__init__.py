@@ -24,9 +24,11 @@ matrix, its :attr:`Metric.equivalent_um`. Accuracy, TPR and TNR do; the others d
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
-from mcrank._jit import jit
+from mcrank._jit import interpreted, jit
 from mcrank._validation import check_zero_division
 from mcrank.confusion import _cells_from_pab
 from mcrank.metrics import definitions as _definitions  # noqa: F401 - registers every metric
@@ -48,6 +50,11 @@ _ALIASES = {alias: metric.id for metric in REGISTRY for alias in (metric.id, *me
 #: precision (F-beta's weights are at most 2, whatever beta). Blocks with smaller cells go
 #: through the two-class forms themselves.
 ORDER_MIN_CELL = 1e-30
+
+#: Up to this many matrices, :func:`score` runs the kernels' Python functions
+#: (:func:`mcrank._jit.interpreted`): importing numba and loading the compiled kernels takes
+#: longer than scoring them, and a command that scores a few classifiers never loads numba.
+INTERPRETED_MATRICES = 64
 
 
 def get_metric(name: str) -> Metric:
@@ -103,12 +110,18 @@ _order_into = dispatch(
 )
 
 
+def _interpreted_if_few(matrices: int):
+    """The kernels as Python for at most :data:`INTERPRETED_MATRICES` matrices, else compiled."""
+    return interpreted() if matrices <= INTERPRETED_MATRICES else contextlib.nullcontext()
+
+
 def _score_cells(metric: Metric, cells, beta: float, zero_division: float):
     zero_division = check_zero_division(zero_division)
     shape = np.shape(cells[0])
     flat = [np.ascontiguousarray(np.ravel(c), dtype=np.float64) for c in cells]
     out = np.empty(flat[0].size)
-    _score_into(metric.code, tuple(flat), float(beta), out)
+    with _interpreted_if_few(out.size):
+        _score_into(metric.code, tuple(flat), float(beta), out)
     out[np.isnan(out)] = zero_division
     out = out.reshape(shape)
     return float(out) if out.ndim == 0 else out
@@ -158,7 +171,8 @@ def score(metric: str | Metric, confusion, *, beta: float = 1.0, zero_division: 
         zero_division = check_zero_division(zero_division)
         stack = np.ascontiguousarray(c.reshape(-1, *c.shape[-2:]))
         out = np.empty(stack.shape[0])
-        _score_matrices(metric.code, stack, float(beta), out)
+        with _interpreted_if_few(out.size):
+            _score_matrices(metric.code, stack, float(beta), out)
         out[np.isnan(out)] = zero_division
         out = out.reshape(c.shape[:-2])
         return float(out) if out.ndim == 0 else out

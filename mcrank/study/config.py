@@ -38,6 +38,7 @@ __all__ = [
     "KINDS",
     "MAX_CLASSES",
     "MAX_SAMPLES",
+    "MAX_SD",
     "MAX_SDS",
     "MAX_TEST_SIZE",
     "NCLASS_METRICS",
@@ -78,6 +79,13 @@ MAX_CLASSES = 50
 NCLASS_METRICS: tuple[str, ...] = ("accuracy", "balanced_accuracy", "macro_precision", "macro_f1", "mcc", "cohen_kappa")
 #: Maximum number of error sds in one study.
 MAX_SDS = 10_000
+#: Largest error sd of a study. From about 1e20 the perturbed matrix is ``sd * Z`` to double
+#: precision (its entries before the errors lie in [0, 1]), so every larger sd ranks the pairs
+#: as the errors ``Z`` alone do, and its percentage is the same (``mcrank evaluate`` draws its
+#: errors with at most this sd for that reason). Far above it the sums of the roc study's yields
+#: (four entries of ``sd * Z``) overflow: at 1e308 it printed 84 % incorrect where every sd from
+#: 1e20 to 1e300 gives 72 % (5,000 pairs, seed 1).
+MAX_SD = 1e300
 #: Largest finite test set: beyond it the counts are the population's to 1e-6 (and above
 #: 2**53 they would no longer be exact in floating point).
 MAX_TEST_SIZE = 10**12
@@ -133,7 +141,7 @@ def parse_sds(values) -> tuple[float, ...]:
                 raise ValueError(f"the sd grid {value!r} has {grid.size:,} values; at most {MAX_SDS:,} are allowed")
             sds.extend(float(v) for v in grid)
         else:
-            sds.append(check_sd(value, "error sd"))
+            sds.append(check_sd(value, "error sd", maximum=MAX_SD))
     return tuple(sds)
 
 
@@ -148,10 +156,16 @@ def _sd_grid(value: str) -> np.ndarray:
         raise ValueError(f"the step of the sd grid {value!r} must be positive, got {parts[2]!r}")
     if stop < start:
         raise ValueError(f"the stop of the sd grid {value!r} must be at least its start, got {parts[1]!r}")
+    if stop > MAX_SD:  # checked before the grid is computed, whose steps would overflow
+        raise ValueError(f"the stop of the sd grid {value!r} must be at most {MAX_SD:g} (the largest error sd), got {parts[1]!r}")
     count = math.floor((stop - start) / step + 1e-9) + 1
     if count > MAX_SDS:
         raise ValueError(f"the sd grid {value!r} has {count:,} values; at most {MAX_SDS:,} are allowed")
-    grid = np.round(start + step * np.arange(count), 12)
+    grid = start + step * np.arange(count)
+    # Rounded to 12 decimals, so that 0.1 + 2 * 0.1 is 0.3; from 1e15 on a float has no such
+    # decimals (and grid * 1e12, inside np.round, could overflow).
+    small = grid < 1e15
+    grid[small] = np.round(grid[small], 12)
     if count > 1 and np.any(np.diff(grid) == 0):
         raise ValueError(f"the sd grid {value!r} has steps below 1e-12, to which sds are rounded: equal sds")
     return grid
@@ -551,13 +565,14 @@ def _checked(config: StudyConfig) -> dict:
     _check_kind_parameters(config, kind)
     classes = check_count(config.classes, "classes", minimum=2, maximum=MAX_CLASSES)
     if kind == "roc" and classes != 2:
-        raise ValueError(f"the roc study compares scoring classifiers of two classes; classes must be 2, got {classes}")
+        raise ValueError(f"classes must be 2 in the roc study, which compares scoring classifiers of two classes; got {classes}")
     true_um_sd = check_sd(config.true_um_sd, "true_um_sd")
     true_um = config.true_um if config.true_um is not None else default_true_um(classes)
     distribution = check_choice(true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution (true_um)")
     if kind == "roc" and not distribution.hexagon:
         raise ValueError(
-            f"the roc study draws its true utility matrices on the paper's hexagon: true_um must be {' or '.join(HEXAGON_DISTRIBUTIONS)}, got {true_um!r}"
+            f"true_um must be {' or '.join(HEXAGON_DISTRIBUTIONS)} in the roc study, which draws its true utility matrices on the "
+            f"paper's hexagon; got {true_um!r}"
         )
     if classes > 2 and distribution.hexagon:
         elements = " or ".join(d.name for d in TRUE_UM_DISTRIBUTIONS.values() if not d.hexagon)
@@ -593,7 +608,7 @@ def _checked(config: StudyConfig) -> dict:
         )
     if not metrics and not len(config.sds):
         raise ValueError("nothing to measure: metrics and sds are both empty; give at least one metric or one error sd")
-    sds = tuple(check_sd(s, "error sd") for s in config.sds)
+    sds = tuple(check_sd(s, "error sd", maximum=MAX_SD) for s in config.sds)
     seen = set()
     for s in sds:  # as for the metrics: two rows of one sd would differ only by their draws
         if s in seen:

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mcrank import __version__
 from mcrank.study.config import StudyConfig
 
 __all__ = ["BATCHES", "StudyResult"]
@@ -127,6 +126,8 @@ class StudyResult:
 
     def to_dict(self) -> dict:
         """``{"config": {...every parameter, seed, version}, "rows": [...], "batches": {...}, "wall_time"}``."""
+        from mcrank import __version__  # read from the installed metadata: only when written
+
         return {
             "config": {**self.config.to_dict(), "version": __version__},
             "rows": self.rows(),

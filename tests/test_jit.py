@@ -1,0 +1,64 @@
+"""mcrank._jit: kernels compiled when first needed, and cached once per content of the sources."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import mcrank
+from mcrank._jit import Kernel, interpreted, jit
+
+PACKAGE = Path(mcrank.__file__).resolve().parent
+
+# Calls one kernel and reports numba's count of loads from its cache and of compilations.
+_CALL_A_KERNEL = """
+import json
+import numpy as np
+from mcrank.confusion import _cells_from_pab
+_cells_from_pab(np.array([0.5]), np.array([0.25]), np.array([0.75]))
+stats = _cells_from_pab.stats
+print(json.dumps([sum(stats.cache_hits.values()), sum(stats.cache_misses.values())]))
+"""
+
+
+def test_a_kernel_compiled_in_one_checkout_is_loaded_by_another(tmp_path):
+    """numba's own locators key a cached kernel on its source file's absolute path: a second
+    clone compiled every kernel again. Two copies of the package in two directories, with
+    fresh modification times, share one compilation."""
+    cache = tmp_path / "cache"
+    counts = []
+    for checkout in ("first", "second"):
+        shutil.copytree(
+            PACKAGE, tmp_path / checkout / "mcrank", ignore=shutil.ignore_patterns("__pycache__"), copy_function=shutil.copyfile
+        )
+        environment = {"PYTHONPATH": str(tmp_path / checkout), "NUMBA_CACHE_DIR": str(cache), "PATH": ""}
+        done = subprocess.run(
+            [sys.executable, "-c", _CALL_A_KERNEL], capture_output=True, text=True, env=environment, cwd=tmp_path, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+        hits_and_misses = json.loads(done.stdout)
+        counts.append((hits_and_misses, sorted(p.relative_to(cache) for p in cache.rglob("*.nb[ic]"))))
+    (first, first_files), (second, second_files) = counts
+    assert first == [0, 1] and second == [1, 0], counts  # compiled once, then loaded
+    assert second_files == first_files and len(first_files) == 2
+    assert str(tmp_path) not in "".join(map(str, first_files))  # no trace of where it was compiled
+
+
+def test_a_kernel_is_compiled_only_when_first_needed():
+    calls = []
+
+    @jit
+    def twice(x):
+        calls.append(x)  # only as Python: numba could not compile this
+        return 2 * x
+
+    assert isinstance(twice, Kernel) and twice._dispatcher is None
+    with interpreted():
+        assert twice(np.float64(3.0)) == 6.0 and calls == [3.0]
+    assert twice._dispatcher is None  # run as Python: numba was never asked
+    assert twice.py_func(1) == 2 and twice.__name__ == "twice"
