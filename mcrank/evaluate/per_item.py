@@ -635,20 +635,16 @@ def render_per_item(result: PerItemEvaluation) -> str:
 def read_affine(text, *, source: str = "--utility") -> AffineUtility | None:
     """The affine per-item utility of JSON text or a JSON file, or None when it is another
     form of utility (a matrix, a distribution: :func:`mcrank.evaluate.input.read_utility`)."""
-    import json
     import os
 
-    from mcrank.evaluate.input import read_input_text
+    from mcrank.evaluate.input import _loads, read_input_text
 
     if isinstance(text, str) and text.strip().startswith(("[", "{")):
         raw = text
     else:
         raw = read_input_text(text)
         source = os.fspath(text)
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
-        return None  # not JSON: the reader of the other forms says so
+    value = _loads(raw, source)  # the one JSON reader of evaluate: duplicate keys, nesting, syntax
     return parse_affine(value, source=source) if is_affine(value) else None
 
 
