@@ -130,21 +130,23 @@ def _joint_oracle(truth, outputs, utility, prior_count, samples, rng):
     return weights @ values
 
 
-def test_constant_utility_gives_the_joint_cell_posterior():
+@pytest.mark.parametrize(("n_items", "prior_count"), [(300, 1.0), (30, 20.0)])  # the second: the prior weighs
+def test_constant_utility_gives_the_joint_cell_posterior(n_items, prior_count):
     from mcrank.evaluate import ItemLabels, evaluate
     from mcrank.evaluate.per_item import bayesian_bootstrap
 
     rng = np.random.default_rng(11)
-    n_items, samples = 300, 20000
+    samples = 20000
     truth = rng.integers(0, 2, n_items)
     a = np.where(rng.random(n_items) < 0.8, truth, 1 - truth)
     b = np.where(rng.random(n_items) < 0.74, truth, 1 - truth)
     matrix = np.array([[1.0, -0.5], [-2.0, 0.4]])
     u = np.broadcast_to(matrix, (n_items, 2, 2))
-    ours = bayesian_bootstrap(u, truth, {"A": a, "B": b}, samples=samples, prior_count=1.0, rng=5)
-    oracle = _joint_oracle(truth, [a, b], matrix, 1.0, samples, np.random.default_rng(6))
+    ours = bayesian_bootstrap(u, truth, {"A": a, "B": b}, samples=samples, prior_count=prior_count, rng=5)
+    oracle = _joint_oracle(truth, [a, b], matrix, prior_count, samples, np.random.default_rng(6))
     confusions = {name: np.bincount(d * 2 + truth, minlength=4).reshape(2, 2) for name, d in (("A", a), ("B", b))}
-    existing = evaluate(confusions, matrix, labels=ItemLabels(truth, {"A": a, "B": b}), test_uncertainty=True, samples=samples, rng=7)
+    labels = ItemLabels(truth, {"A": a, "B": b})
+    existing = evaluate(confusions, matrix, labels=labels, test_uncertainty=True, prior_count=prior_count, samples=samples, rng=7)
     for k, name in enumerate(("A", "B")):
         sd = oracle[:, k].std()
         # SE of a 2.5 % quantile of `samples` draws, of a near-normal posterior, for each of two estimates
