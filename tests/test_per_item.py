@@ -169,7 +169,7 @@ def test_bootstrap_without_the_items_array_in_memory_agrees_with_direct_draws():
 
     rng = np.random.default_rng(2)
     values = rng.normal(size=(5000, 2))
-    draws = dirichlet_weighted_means(values, 3000, np.random.default_rng(3))  # blocks of 349 items
+    draws = dirichlet_weighted_means(values, 3000, np.random.default_rng(3))
     direct = np.random.default_rng(4).dirichlet(np.ones(5000), size=3000) @ values
     se = draws.std(axis=0) * np.sqrt(2 / 3000)
     assert np.all(np.abs(draws.mean(axis=0) - direct.mean(axis=0)) < 4 * se)

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mcrank._jit import jit
 from mcrank._rng import PER_ITEM_POSTERIOR, root_of, stream_generator
 
 __all__ = [
@@ -67,8 +68,6 @@ __all__ = [
 
 #: The key of a cell's constant term in the affine JSON form.
 CONSTANT = "constant"
-#: Items x draws held at once by :func:`dirichlet_weighted_means` (8 MiB of float64).
-_WORK = 1 << 20
 #: The central interval of a yield.
 INTERVAL = 0.95
 
@@ -266,8 +265,9 @@ def dirichlet_weighted_means(values: np.ndarray, samples: int, rng, *, extra_val
     """Draws of ``sum_k w_k values[k]`` with ``w ~ Dirichlet(1, ..., 1, extra_weights)``: the
     Bayesian bootstrap of the mean of ``values`` over items, with optional pseudo-items.
 
-    The weights are independent gammas divided by their sum, drawn in blocks of at most
-    :data:`_WORK` items x draws: the memory does not grow with items x draws.
+    The weights are independent gammas divided by their sum. The items' gammas (exponential
+    variates) are drawn and summed one at a time by a compiled kernel (:func:`_weigh_items`):
+    no items x draws array is ever held, and the memory is that of the results.
 
     Parameters
     ----------
@@ -284,20 +284,30 @@ def dirichlet_weighted_means(values: np.ndarray, samples: int, rng, *, extra_val
     -------
     ndarray of shape (samples, m)
     """
-    n_items, m = values.shape
+    m = values.shape[1]
     total = np.zeros(samples)
     weighted = np.zeros((samples, m))
     if extra_values is not None:
         gamma = rng.standard_gamma(np.broadcast_to(extra_weights, (samples, extra_weights.shape[0])))
         total += gamma.sum(axis=1)
         weighted += gamma @ extra_values
-    block = max(1, _WORK // max(samples, 1))
-    for start in range(0, n_items, block):
-        chunk = values[start : start + block]
-        gamma = rng.standard_exponential((samples, chunk.shape[0]))  # Gamma(1): the Dirichlet(1, ..., 1) of the items
-        total += gamma.sum(axis=1)
-        weighted += gamma @ chunk
+    _weigh_items(rng, np.ascontiguousarray(values, dtype=float), weighted, total)
     return weighted / total[:, None]
+
+
+@jit
+def _weigh_items(rng, values, weighted, total):
+    """Add, for every draw ``d`` and item ``k``, an exponential variate ``g`` times ``values[k]``
+    to ``weighted[d]`` and ``g`` to ``total[d]``. Items outer, draws inner: the draws' sums
+    (draws x models) stay in cache while the items stream past once."""
+    items, m = values.shape
+    samples = total.shape[0]
+    for k in range(items):
+        for d in range(samples):
+            g = rng.standard_exponential()
+            total[d] += g
+            for j in range(m):
+                weighted[d, j] += g * values[k, j]
 
 
 @dataclass(frozen=True)
