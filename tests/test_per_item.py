@@ -214,3 +214,16 @@ def test_the_average_matrix_misranks_where_errors_land_on_large_amounts():
     assert result.ranks == {"cautious": 1, "lucky": 2}
     assert result.average_ranks == {"cautious": 2, "lucky": 1}
     assert result.disagreements["average-cost matrix"] == [("cautious", "lucky")]
+
+
+def test_too_many_models_for_the_joint_table_and_undefined_metrics_in_json():
+    import json
+
+    from mcrank.evaluate.per_item import bayesian_bootstrap, evaluate_per_item
+
+    u = np.zeros((4, 2, 2))
+    with pytest.raises(ValueError, match="test_uncertainty: 16 models make a joint table of 131,072 cells"):
+        bayesian_bootstrap(u, np.zeros(4, dtype=int), {f"m{k}": np.zeros(4, dtype=int) for k in range(16)}, samples=10)
+    # a model that never refuses has no precision: null in JSON, not NaN
+    result = evaluate_per_item(["fraud", "legitimate"], {"a": ["accept", "accept"]}, FRAUD, columns={"amount": [1.0, 2.0]})
+    assert json.loads(json.dumps(result.to_dict(), allow_nan=False))["classifiers"][0]["precision"] is None

@@ -17,7 +17,7 @@ from mcrank.cli._common import UsageError, class_names, flag_names, write_output
 
 #: The library's parameters that are flags here.
 _FLAGS = {"utility": "--utility", "classes": "--classes", "columns": "--labels", "y_true": "--labels", "predictions": "--labels",
-          "prior_count": "--prior-count", "samples": "--samples"}  # fmt: skip
+          "prior_count": "--prior-count", "samples": "--samples", "test_uncertainty": "--test-uncertainty"}  # fmt: skip
 #: Options of the matrix ranking that have no meaning, or no per-item form yet, here.
 _NOT_HERE = (("sd", "--sd"), ("error", "--error"), ("estimator", "--estimator"), ("class_frequencies", "--class-frequencies"),
              ("class_counts", "--class-counts"), ("orientation", "--orientation"), ("positive", "--positive"),

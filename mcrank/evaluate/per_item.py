@@ -68,6 +68,10 @@ __all__ = [
 
 #: The key of a cell's constant term in the affine JSON form.
 CONSTANT = "constant"
+#: The most cells of the full joint table (true class, every model's decision) the posterior
+#: draws a pseudo-item for: 2^16, 15 two-class models (or 9 three-class ones) at once; each cell
+#: costs one gamma variate per draw, held as draws x cells.
+MAX_JOINT_CELLS = 1 << 16
 #: The central interval of a yield.
 INTERVAL = 0.95
 
@@ -364,6 +368,9 @@ def bayesian_bootstrap(utility: np.ndarray, truth: np.ndarray, decisions: Mappin
     # The full joint table: class, then each model's decision; cells = classes x decisions^m.
     shape = (n_classes, *([n_decisions] * len(names)))
     cells = math.prod(shape)
+    if cells > MAX_JOINT_CELLS:
+        raise ValueError(f"test_uncertainty: {len(names)} models make a joint table of {cells:,} cells (one pseudo-item each), "
+                         f"above {MAX_JOINT_CELLS:,}: compare fewer models at once")  # fmt: skip
     grid = np.indices(shape).reshape(len(shape), cells)
     extra_values = np.column_stack([average[grid[1 + m], grid[0]] for m in range(len(names))])
     extra_weights = np.full(cells, prior_count / cells)
@@ -453,7 +460,7 @@ class PerItemEvaluation:
             "items": self.items,
             "item_columns": list(self.columns),
             "average_matrix": self.average_matrix.tolist(),
-            "classifiers": self.to_records(),
+            "classifiers": [{key: _clean(value) for key, value in row.items()} for row in self.to_records()],
             "disagreements": {key: [list(pair) for pair in pairs] for key, pairs in self.disagreements.items()},
         }
         if self.posterior is not None:
@@ -467,6 +474,11 @@ class PerItemEvaluation:
                 },  # fmt: skip
             }
         return out
+
+
+def _clean(value):
+    """NaN (an undefined metric) as JSON's null."""
+    return None if isinstance(value, float) and math.isnan(value) else value
 
 
 def _ranks(values: dict) -> dict:
