@@ -89,3 +89,28 @@ def test_the_table_reader_agrees_with_and_without_quotes(tmp_path):
     a, b = load_item_table(tmp_path / "a.csv", columns=("amount",)), load_item_table(tmp_path / "b.csv", columns=("amount",))
     assert a[0].tolist() == b[0].tolist() and np.array_equal(a[2]["amount"], b[2]["amount"])
     assert {k: v.tolist() for k, v in a[1].items()} == {k: v.tolist() for k, v in b[1].items()}
+
+
+def test_scores_decide_each_item_by_its_own_matrix(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    n = 400
+    amount = rng.lognormal(3.5, 1.2, n)
+    fraud = rng.random(n) < 0.1
+    p = {"sharp": np.clip(np.where(fraud, 0.6, 0.05) + rng.normal(0, 0.05, n), 0, 1), "vague": rng.uniform(0, 0.3, n)}
+    lines = ["true,amount,sharp,vague"] + [
+        f"{'fraud' if f else 'legitimate'},{float(a)!r},{float(s)!r},{float(v)!r}"
+        for f, a, s, v in zip(fraud, amount, p["sharp"], p["vague"], strict=True)
+    ]
+    (tmp_path / "s.csv").write_text("\n".join(lines) + "\n")
+    (tmp_path / "u.json").write_text(json.dumps(FRAUD))
+    code, out, err = run(capsys, "--scores", tmp_path / "s.csv", "--utility", tmp_path / "u.json", "--format", "json")
+    assert code == 0, err
+    yields = {row["classifier"]: row["utility_yield"] for row in json.loads(out)["classifiers"]}
+    for name, q in p.items():
+        # refuse where 50 q - 5 (1 - q) >= -amount q + 0.02 amount (1 - q) (ties: refuse, the first row)
+        refuse = 50 * q - 5 * (1 - q) >= -amount * q + 0.02 * amount * (1 - q)
+        earned = np.where(refuse, np.where(fraud, 50, -5), np.where(fraud, -amount, 0.02 * amount))
+        assert yields[name] == pytest.approx(earned.mean(), rel=1e-12)
+    (tmp_path / "s.csv").write_text("\n".join([lines[0], lines[1].rsplit(",", 1)[0] + ",high", *lines[2:]]) + "\n")
+    code, out, err = run(capsys, "--scores", tmp_path / "s.csv", "--utility", tmp_path / "u.json")
+    assert code == 2 and "column 'vague': 'high' is not a probability" in err and not out

@@ -20,7 +20,7 @@ _FLAGS = {"utility": "--utility", "classes": "--classes", "columns": "--labels",
           "prior_count": "--prior-count", "samples": "--samples", "test_uncertainty": "--test-uncertainty"}  # fmt: skip
 #: Options of the matrix ranking that have no meaning, or no per-item form yet, here.
 _NOT_HERE = (("sd", "--sd"), ("error", "--error"), ("estimator", "--estimator"), ("class_frequencies", "--class-frequencies"),
-             ("class_counts", "--class-counts"), ("orientation", "--orientation"), ("positive", "--positive"),
+             ("class_counts", "--class-counts"), ("orientation", "--orientation"),
              ("thresholds", "--thresholds"), ("plot", "--plot"))  # fmt: skip
 #: Posterior draws by default: each draws one weight per item.
 DEFAULT_PER_ITEM_SAMPLES = 2000
@@ -42,12 +42,13 @@ def handler(args, utility) -> int:
     """Evaluate the ``--labels`` table with the per-item ``utility``."""
     from mcrank._validation import check_count, check_positive
     from mcrank.evaluate import MAX_SAMPLES
-    from mcrank.evaluate.per_item import evaluate_per_item, load_item_table
+    from mcrank.evaluate.per_item import evaluate_per_item, evaluate_per_item_scores, load_item_table
 
-    if args.labels is None or args.file is not None or args.scores is not None:
+    table = args.labels if args.scores is None else args.scores
+    if table is None or args.file is not None:
         raise UsageError("--utility is per item (it reads the columns " + ", ".join(utility.columns or ("none",)) + "): give "
-                         "--labels FILE.csv, one row per item with those columns; confusion matrices have no items, "
-                         "and --scores has no per-item form yet")  # fmt: skip
+                         "--labels FILE.csv or --scores FILE.csv, one row per item with those columns; confusion matrices "
+                         "have no items")  # fmt: skip
     if getattr(args, "folds_column", None) is not None:
         raise UsageError("--folds-column has no per-item form yet: give a utility matrix")
     for attribute, flag in _NOT_HERE:
@@ -58,13 +59,17 @@ def handler(args, utility) -> int:
     samples = DEFAULT_PER_ITEM_SAMPLES if args.samples is None else check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
     prior_count = 1.0 if args.prior_count is None else check_positive(args.prior_count, "--prior-count")
     truth = "true" if args.truth is None else args.truth
+    if args.positive is not None and args.scores is None:
+        raise UsageError("--positive names the class the scores are for: give --scores")
+    options = dict(classes=class_names(args.classes), metrics=None if args.metrics is None else _metric_list(args.metrics),
+                   test_uncertainty=args.test_uncertainty, samples=samples, prior_count=prior_count, rng=args.seed)  # fmt: skip
     try:
-        y_true, predictions, columns = load_item_table(args.labels, columns=utility.columns, truth=truth)
-        result = evaluate_per_item(
-            y_true, predictions, utility, columns=columns, classes=class_names(args.classes),
-            metrics=None if args.metrics is None else _metric_list(args.metrics), test_uncertainty=args.test_uncertainty,
-            samples=samples, prior_count=prior_count, rng=args.seed,
-        )  # fmt: skip
+        y_true, models, columns = load_item_table(table, columns=utility.columns, truth=truth)
+        if args.scores is None:
+            result = evaluate_per_item(y_true, models, utility, columns=columns, **options)
+        else:  # each model decides each item by its own matrix, from its probability
+            scores = {name: _probabilities(table, name, values) for name, values in models.items()}
+            result = evaluate_per_item_scores(y_true, scores, utility, columns=columns, positive=args.positive, **options)
     except ValueError as error:
         raise UsageError(flag_names(str(error), _FLAGS)) from None
     if args.format == "json":
@@ -87,3 +92,22 @@ def _metric_list(arguments):
     from mcrank.cli._common import metric_ids
 
     return list(metric_ids(arguments))
+
+
+def _probabilities(path, name: str, values):
+    """A model's column of probabilities as numbers, or a one-line refusal naming the column."""
+    import numpy as np
+
+    try:
+        return np.asarray(values, dtype=float)
+    except ValueError:
+        bad = next(v for v in values if not _number(v))
+        raise ValueError(f"{path}, column {name!r}: {bad!r} is not a probability") from None
+
+
+def _number(text) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

@@ -57,6 +57,7 @@ __all__ = [
     "check_per_item",
     "dirichlet_weighted_means",
     "evaluate_per_item",
+    "evaluate_per_item_scores",
     "render_per_item",
     "is_affine",
     "item_utilities",
@@ -767,3 +768,61 @@ def _columns_of(path, header: list[str]) -> tuple[list[int], dict[str, list[str]
     if not spaced:
         return lines, dict(zip(header, map(list, columns), strict=True))
     return lines, {name: [cell.strip() for cell in column] for name, column in zip(header, columns, strict=True)}
+
+
+def evaluate_per_item_scores(y_true, scores, utility, *, columns=None, positive=None, **options) -> PerItemEvaluation:
+    """Rank scoring models (two classes) by the per-item yield of their per-item optimal decisions.
+
+    Each model's score of an item is its probability of the positive class; the item's decision
+    is the one of maximal expected utility under the item's own matrix,
+    ``argmax_i sum_j U[k, i, j] p_k[j]`` (:func:`mcrank.decisions.optimal_decisions`), and the
+    decisions are ranked by :func:`evaluate_per_item`.
+
+    Parameters
+    ----------
+    y_true : array_like of shape (items,)
+    scores : dict of str to array_like of shape (items,)
+        Each model's probability of the positive class, in [0, 1].
+    utility : AffineUtility, dict or array_like of shape (items, decisions, 2)
+    columns : mapping, optional
+        The item columns an affine utility reads.
+    positive : label, optional
+        The class the scores are for; by default the first of the utility's classes (or of
+        ``classes=``).
+    **options
+        Those of :func:`evaluate_per_item` (``classes``, ``metrics``, ``test_uncertainty``, ...).
+    """
+    from mcrank.decisions import optimal_decisions
+
+    if is_affine(utility):
+        utility = parse_affine(utility)
+    n_items = len(y_true)
+    if isinstance(utility, AffineUtility):
+        u = (
+            check_per_item(utility.array(columns or {}), n_items, what="columns")
+            if utility.columns
+            else np.broadcast_to(utility.constant, (n_items, *utility.constant.shape))
+        )
+        classes, rows = tuple(options.get("classes") or utility.classes), utility.decisions
+    else:
+        u = check_per_item(utility, n_items)
+        classes = options.get("classes")
+        if classes is None:
+            raise ValueError("classes: name the class order of a per-item array (the scores are for one of its classes)")
+        rows = tuple(options.get("decisions") or classes)
+    if u.shape[2] != 2:
+        raise ValueError(f"utility: scores are probabilities of one class of two, but the utility has {u.shape[2]} classes")
+    positive = classes[0] if positive is None else positive
+    if positive not in classes and str(positive) not in map(str, classes):
+        raise ValueError(f"positive: {positive!r} is not one of the classes {', '.join(map(str, classes))}")
+    column = [str(c) for c in classes].index(str(positive))
+    predictions = {}
+    for name, values in scores.items():
+        p = np.asarray(values, dtype=float)
+        probabilities = np.column_stack([p, 1 - p]) if column == 0 else np.column_stack([1 - p, p])
+        try:
+            chosen = optimal_decisions(probabilities, u)
+        except ValueError as error:
+            raise ValueError(f"scores: {name}: {error}") from None
+        predictions[name] = np.asarray(rows, dtype=object)[chosen]
+    return evaluate_per_item(y_true, predictions, utility, columns=columns, **options)
