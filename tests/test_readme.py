@@ -279,6 +279,15 @@ def _output_names(capsys, tmp_path) -> set[str]:
         ["evaluate", factory, "--sd", "0.1", "--error", "truncated", "--test-uncertainty", "--prior-count", "100", *few],
         ["evaluate", str(ROOT / "examples" / "lottery.json"), "--class-counts", "10,990", "--test-uncertainty", *few],
         ["evaluate", "--labels", str(ROOT / "examples" / "triage_labels.csv"), "--utility", str(ROOT / "examples" / "triage_3class.json")],
+        [
+            "evaluate",
+            "--labels",
+            str(ROOT / "examples" / "fraud_labels.csv"),
+            "--utility",
+            str(ROOT / "examples" / "fraud_per_item.json"),
+            "--test-uncertainty",
+            *few,
+        ],
         ["evaluate", "--scores", str(scores), "--utility", '{"utility": [[1, -3], [0, 0]], "classes": ["event", "none"]}', *few[2:]],
         ["evaluate", "--scores", str(scores), "--positive", "event", "--thresholds", "0.1,0.5", "--test-uncertainty", *few],
         [
