@@ -180,8 +180,8 @@ def report(results: dict) -> str:
                   f"  folds: {chosen} better with P >= {SEPARATED:g} than: {', '.join(separated) or 'none'}",
                   f"  items: first {top}, P(best) {scoring.posterior.probability_best[top][0]:.2f}; P({top} above) below {SEPARATED:g}:",
                   f"    {', '.join(unsure) or 'none'}",
-                  f"  AUC orders otherwise than the folds: {', '.join(_otherwise(order, {m.name: m.auc for m in scoring.models})) or 'none'}",
-                  f"  accuracy orders otherwise than the folds: {', '.join(_otherwise(order, accuracy)) or 'none'}"]  # fmt: skip
+                  f"  pairs a>b across folds that AUC orders b>a: {', '.join(_otherwise(order, {m.name: m.auc for m in scoring.models})) or 'none'}",
+                  f"  pairs a>b across folds that accuracy orders b>a: {', '.join(_otherwise(order, accuracy)) or 'none'}"]  # fmt: skip
     lines += ["", *stability(results[seeds[0]]["folds"], results[seeds[1]]["folds"], seeds)]
     return "".join(line.rstrip() + "\n" for line in lines)
 
