@@ -16,7 +16,7 @@ not separated from some other (P(first above it) or P(first better) below 0.95).
 
 Usage::
 
-    python scripts/selection_seeds.py [SEEDS]      # default 30; about 12 minutes on one core
+    python scripts/selection_seeds.py [SEEDS]      # default 30; about 11 minutes of CPU
 
 The table is in ``docs/evaluate.md`` ("A worked example: model selection on the breast-cancer
 data").
