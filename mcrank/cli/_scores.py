@@ -263,6 +263,7 @@ def decision_line(ranking, names: dict[str, str], *, banded: bool = False) -> st
 
 
 def _render_ranking(ranking, shown, width, details) -> list[str]:
+    from mcrank.evaluate.curve_scores import CURVE_SCORES
     from mcrank.evaluate.report import _wrap, column_blocks, column_format, printable
     from mcrank.evaluate.targets import class_header
 
@@ -281,6 +282,7 @@ def _render_ranking(ranking, shown, width, details) -> list[str]:
         ("best threshold", [{math.inf: "never", -math.inf: "always"}.get(m.threshold) or threshold(m.threshold) for m in models]),
         ("optimistic", [yields(m.test_set_yield) for m in models]),
         ("AUC (rank)", [f"{m.auc:.4f} ({m.auc_rank})" for m in models]),
+        *((name, [f"{m.curve_scores[key]:.4f}" for m in models]) for key, (name, _) in CURVE_SCORES.items()),
     ]
     name_width = max(len("model"), *(len(shown[m.name]) for m in models))
     lead = [f"  {m.rank:>4}  {shown[m.name]:<{name_width}}" for m in models]
@@ -333,6 +335,7 @@ def _render_curves(curves, shown, width) -> list[str]:
 def _render_csv(test_set, ranking, curves, made: dict) -> str:
     import csv
 
+    from mcrank.evaluate.curve_scores import CURVE_SCORES
     from mcrank.evaluate.report import (
         csv_text,  # a name a spreadsheet would read as a formula starts with '
     )
@@ -345,11 +348,10 @@ def _render_csv(test_set, ranking, curves, made: dict) -> str:
         comments.update(threshold_choice=ranking.threshold_choice, threshold_choice_note=ranking.describe_choice(),
                         classes=list(ranking.classes), utility=ranking.utility.tolist())  # fmt: skip
         buffer.write(csv_comments({**comments, **provenance()}))
-        writer.writerow(["rank", "model", "utility_yield", "threshold", "test_set_yield", "auc", "auc_rank"])
+        writer.writerow(["rank", "model", "utility_yield", "threshold", "test_set_yield", "auc", "auc_rank", *CURVE_SCORES])
         for m in ranking.models:
-            writer.writerow(
-                [m.rank, csv_text(m.name), repr(m.utility_yield), repr(m.threshold), repr(m.test_set_yield), repr(m.auc), m.auc_rank]
-            )
+            row = [m.rank, csv_text(m.name), repr(m.utility_yield), repr(m.threshold), repr(m.test_set_yield), repr(m.auc), m.auc_rank]
+            writer.writerow(row + [repr(m.curve_scores[key]) for key in CURVE_SCORES])
         return buffer.getvalue()
     if curves.bands is not None:
         comments.update(prior_count=curves.prior_count, samples=curves.samples, seed=curves.seed, best=curves.best)
