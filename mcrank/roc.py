@@ -34,8 +34,9 @@ The scores a scoring classifier is ranked by (each "higher is better") are one r
 :data:`ROC_SCORES`, as :mod:`mcrank.metrics` is for confusion matrices: AUC, and accuracy,
 Youden's J and F1 each at their own best threshold. F1 is not linear in the confusion matrix;
 its best threshold is found exactly by Dinkelbach's method, a linear best-threshold problem per
-step (:func:`_best_f1`). Adding a score (the H-measure, the area under the precision-recall
-curve) is one :func:`register` call; the kernels' switches :func:`_roc_score` and
+step (:func:`_best_f1`). The H-measure (:func:`_h_measure`) and the area under the
+precision-recall curve (:func:`_auprc`) are fixed-order quadratures. Adding a score is one
+:func:`register` call; the kernels' switches :func:`_roc_score` and
 :func:`_roc_compare` are generated. A study ranks a pair by the sign of a score's difference
 only, and an entry may give a comparison that finds it with less work (:func:`_linear_compare`,
 :func:`_f1_compare`, :func:`_auc_compare`); without one, the difference of the two scores.
@@ -449,7 +450,15 @@ def _severity_w2(c):
 
 @jit(inline="always")
 def _h_measure(prevalence, mu, sigma):
-    """The H-measure (Hand 2009) of a binormal classifier, Beta(2, 2) severity: see :func:`h_measure`."""
+    """The H-measure (Hand 2009) of a binormal classifier, with the Beta(2, 2) distribution of
+    ``c``, the cost of a false negative (``docs/method.md``, "The ROC/AUC study").
+
+    ``int Q(c) w(c) dc``, ``Q`` the least loss ``c B (1 - t) + (1 - c)(1 - B) f`` on the convex
+    hull, integrated by parts twice: ``(1 - B) W2(1) - int W2(c) d(B t + (1 - B) f)`` along the
+    hull, ``W2`` the second integral of ``w`` (``Q(1) = 0``, ``Q'(1) = -(1 - B)``), the cost
+    ``c(x)`` of the point ``x`` the one whose iso-loss slope is the curve's there. The curve's
+    part by Gauss-Legendre panels in ``x``, the segment to ``(1, 1)`` at its one cost.
+    """
     b, complement = prevalence, 1.0 - prevalence
     if sigma < 1.0:  # H is symmetric in the classes: swapped, the curve is (mu / sigma, 1 / sigma)
         b, complement, mu, sigma = complement, b, mu / sigma, 1.0 / sigma
@@ -485,7 +494,9 @@ def _h_measure(prevalence, mu, sigma):
 
 @jit(inline="always")
 def _auprc(prevalence, mu, sigma):
-    """The area under the precision-recall curve, ``int_0^1 precision d recall``: see :func:`auprc`."""
+    """The area under the precision-recall curve, ``int_0^1 precision d recall`` over the recall
+    ``t = Phi(z)``, ``z`` the threshold in class-0 sds, ``f = Phi(sigma z - mu)``: Gauss-Legendre
+    panels over ``|z| <= 9``. NaN at ``B = 0``."""
     b, complement = prevalence, 1.0 - prevalence
     panels = int(math.ceil(2.0 * _TAIL / _PANEL))
     width = 2.0 * _TAIL / panels
