@@ -16,8 +16,10 @@ from mcrank.figures._style import ERROR_COLOURS, OKABE_ITO, PAGE_WIDTH, find_sd,
 
 __all__ = ["fig11_roc_prevalence"]
 
-_COLOURS = ("0.1", OKABE_ITO["reddish_purple"], OKABE_ITO["sky_blue"], OKABE_ITO["bluish_green"], "0.55")
-_MARKERS = ("o", "s", "^", "D", "v")
+#: One per score of :data:`mcrank.roc.ROC_SCORES` in the rows (the error models' blue and orange
+#: are the utility matrix's), in registry order.
+_COLOURS = ("0.1", OKABE_ITO["reddish_purple"], OKABE_ITO["sky_blue"], OKABE_ITO["bluish_green"], "0.55", OKABE_ITO["vermillion"], "0.35")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 
 
 def fig11_roc_prevalence(
@@ -25,8 +27,8 @@ def fig11_roc_prevalence(
 ) -> Figure:
     """% incorrectly ranked pairs of scoring classifiers against the prevalence B (log scale).
 
-    One panel per error model: a line per score (AUC and the best-threshold scores; they do
-    not depend on the error model) and one per error sd for the perturbed utility matrix,
+    One panel per error model: a line per score in the rows (AUC, the best-threshold scores,
+    the H-measure, AUPRC; they do not depend on the error model) and one per error sd for the perturbed utility matrix,
     with bands of ``band_se`` standard errors; below, the percentage of pairs tied in truth
     (left out of every other percentage).
 
@@ -64,9 +66,9 @@ def fig11_roc_prevalence(
                     prevalences,
                     pct,
                     "-",
-                    marker=_MARKERS[j % 5],
+                    marker=_MARKERS[j % len(_MARKERS)],
                     markersize=3,
-                    color=_COLOURS[j % 5],
+                    color=_COLOURS[j % len(_COLOURS)],
                     linewidth=1.0,
                     label=names.get(score, score),
                 )
