@@ -8,8 +8,9 @@ the probability that a tumour is malignant, each item by a model that never saw 
   test set's 95 % posterior bands and, per pair, the probability that one model's net
   benefit exceeds the other's on the population), into the figure file given;
 - ranks them by the utility at each one's best threshold, cross-fitted, under a utility
-  matrix where missing a cancer costs as much as 9 needless biopsies, and flags where AUC
-  orders them otherwise.
+  matrix where missing a cancer costs as much as 9 needless biopsies, with how sure that is
+  (95 % intervals, P(best), P(a above b): the Bayesian bootstrap over the tumours, the
+  thresholds re-chosen in every draw), and flags where AUC orders them otherwise.
 
 Usage::
 
@@ -60,7 +61,7 @@ def report(y_true, scores, *, samples: int = 10_000) -> tuple[str, object]:
 
     test_set = scored_test_set(y_true, scores, positive="malignant", classes=("malignant", "benign"))  # UTILITY's order
     curves = decision_curves(test_set, test_uncertainty=True, samples=samples, rng=SEED)
-    ranking = rank_scoring(test_set, UTILITY, threshold_choice="crossfit", rng=SEED)
+    ranking = rank_scoring(test_set, UTILITY, threshold_choice="crossfit", test_uncertainty=True, rng=SEED)
     names, pairs = list(scores), list(curves.probability_better)
     lines = [f"{test_set.items} tumours, {int(test_set.positive.sum())} malignant (prevalence {curves.prevalence:.3f})", "",
              "Net benefit [95 % posterior band]; P(a > b): posterior probability that a's net benefit is higher"]  # fmt: skip
@@ -77,9 +78,14 @@ def report(y_true, scores, *, samples: int = 10_000) -> tuple[str, object]:
         lines.append(row)
     lines += ["", f"Utility {UTILITY.tolist()} (rows: biopsy, none; columns: malignant, benign)",
               f"ranked at each model's best threshold, {ranking.describe_choice()}:"]  # fmt: skip
+    posterior = ranking.posterior
     for m in ranking.models:
-        lines.append(f"  {m.rank}. {m.name:<12} yield {m.utility_yield:+.4f} (whole test set, optimistic: {m.test_set_yield:+.4f}, "
+        low, high = posterior.intervals[m.name]
+        lines.append(f"  {m.rank}. {m.name:<12} yield {m.utility_yield:+.4f} [{low:+.4f}, {high:+.4f}]  P(best) "
+                     f"{posterior.probability_best[m.name][0]:.3f} (whole test set, optimistic: {m.test_set_yield:+.4f}, "
                      f"threshold {m.threshold:.3f})  AUC {m.auc:.4f} ({m.auc_rank})")  # fmt: skip
+    lines.append(f"P(a above b), {posterior.samples} draws: " + ", ".join(
+        f"{a} over {b} {p:.3f} ± {se:.3f}" for (a, b), (p, se) in posterior.probability_above.items()))  # fmt: skip
     flagged = ", ".join(f"{a} over {b}" for a, b in ranking.auc_disagreements) or "none"
     lines.append(f"Pairs AUC orders the other way: {flagged}")
     return "\n".join(lines) + "\n", curves

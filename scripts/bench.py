@@ -35,7 +35,8 @@ comparison across cross-validation folds (``mcrank.evaluate.compare_folds``); (k
 line's start-up: the CPU time (user + system) of a fresh process running ``mcrank --help``,
 ``mcrank evaluate --help``, ``mcrank story`` and ``mcrank evaluate examples/factory.json``,
 against ``python -c "import numpy"``, in interleaved rounds (none of them draws, so none imports
-numba).
+numba); (l) the posterior of scoring classifiers' yields (``rank_scoring(..., test_uncertainty=True)``,
+each threshold choice), and its peak RSS.
 
 How the variates of (d) are counted: a PCG64 Generator is a 128-bit linear congruential
 generator, so the number of 64-bit outputs a kernel consumed is the LCG distance between the
@@ -593,6 +594,76 @@ def print_folds(results: dict, out=sys.stdout) -> None:
     print("(j) model selection across folds, 20 models, 100 folds, 1 process (target: instant):", file=out)
     for key, seconds in results.items():
         print(f"  {key:18s} {seconds:.3f} s", file=out)
+
+
+# --- (l) the posterior of scoring classifiers --------------------------------------------------
+
+
+def _scoring_inputs(items: int = 10_000, models: int = 6):
+    rng = np.random.default_rng(1)
+    positive = rng.random(items) < 0.3
+    scores = {f"m{k}": rng.normal(positive * (0.8 + 0.2 * k), 1.0) for k in range(models)}
+    return positive, scores
+
+
+def scoring_rss_mib(samples: int, choice: str = "crossfit") -> float:
+    """Peak resident memory (MiB) of a fresh process that ranks 6 scoring classifiers on 10^4
+    items with the posterior of ``samples`` draws."""
+    import subprocess
+
+    code = (
+        "import resource, sys; sys.path.insert(0, 'scripts'); from bench import _scoring_inputs\n"
+        "from mcrank.evaluate import rank_scoring, scored_test_set\n"
+        "import numpy as np\n"
+        "positive, scores = _scoring_inputs()\n"
+        f"rank_scoring(scored_test_set(positive, scores, classes=(True, False)), np.array([[0.0, -1.0], [-4.0, 0.0]]), threshold_choice={choice!r}, "
+        f"test_uncertainty=True, samples={samples}, rng=1)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
+    root = Path(__file__).resolve().parent.parent
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
+    return int(completed.stdout.split()[-1]) / 1024
+
+
+def measure_scoring_posterior(repeat: int, rss_samples=(10, 2000, 20_000)) -> dict:
+    """(l) ``rank_scoring(..., test_uncertainty=True)``: 10^4 items, 6 models, 2,000 draws, each
+    threshold choice, one core (target: a few seconds); the peak RSS of a fresh process at each
+    of ``rss_samples`` draws (bounded by the draws kept, not items x draws)."""
+    import time
+
+    from mcrank.evaluate import rank_scoring, scored_test_set
+
+    positive, scores = _scoring_inputs()
+    test_set = scored_test_set(positive, scores, classes=(True, False))
+    utility = np.array([[0.0, -1.0], [-4.0, 0.0]])
+    results = {}
+    for choice in ("test", "crossfit", "split"):
+
+        def run(choice=choice, samples=2000):
+            rank_scoring(test_set, utility, threshold_choice=choice, test_uncertainty=True, samples=samples, rng=1)
+
+        run(samples=10)  # warm-up
+        point = best_time(lambda choice=choice: rank_scoring(test_set, utility, threshold_choice=choice, rng=1), repeat)
+        cpu = []
+        for _ in range(repeat):
+            start = time.process_time()
+            run()
+            cpu.append(time.process_time() - start)
+        results[choice] = {"wall": best_time(run, repeat), "cpu": min(cpu), "without posterior": point}
+    results["rss_mib"] = {samples: scoring_rss_mib(samples) for samples in rss_samples}
+    return results
+
+
+def print_scoring_posterior(results: dict, out=sys.stdout) -> None:
+    print("", file=out)
+    print("(l) scoring classifiers' posterior, 10^4 items, 6 models, 2000 draws, 1 process (target: a few seconds):", file=out)
+    for key, value in results.items():
+        if key != "rss_mib":
+            print(f"  {key:10s} {value['wall']:.2f} s ({value['cpu']:.2f} s of CPU; {value['without posterior']:.3f} s without it)",
+                  file=out)  # fmt: skip
+    if "rss_mib" in results:
+        rss = ", ".join(f"{n} draws {mib:.0f} MiB" for n, mib in results["rss_mib"].items())
+        print(f"  peak RSS of a fresh process (crossfit): {rss}", file=out)
 
 
 # --- (k) the command line's start-up ----------------------------------------------------------
@@ -1301,6 +1372,7 @@ def main(argv=None) -> int:
     results["decision_curves"] = measure_decision_curves(repeat)
     results["folds"] = measure_folds(repeat)
     results["startup"] = measure_startup(repeat)
+    results["scoring_posterior"] = measure_scoring_posterior(repeat)
     load_after = load_average()
     print_report(info, results, load_before, load_after)
     print_test_sets(results["test_sets"], samples)
@@ -1312,6 +1384,7 @@ def main(argv=None) -> int:
     print_decision_curves(results["decision_curves"])
     print_folds(results["folds"])
     print_startup(results["startup"])
+    print_scoring_posterior(results["scoring_posterior"])
     if args.json is not None:
         payload = {
             "machine": info,

@@ -257,6 +257,18 @@ def _output_names(capsys, tmp_path) -> set[str]:
         ["evaluate", "--labels", str(ROOT / "examples" / "triage_labels.csv"), "--utility", str(ROOT / "examples" / "triage_3class.json")],
         ["evaluate", "--scores", str(scores), "--utility", '{"utility": [[1, -3], [0, 0]], "classes": ["event", "none"]}', *few[2:]],
         ["evaluate", "--scores", str(scores), "--positive", "event", "--thresholds", "0.1,0.5", "--test-uncertainty", *few],
+        [
+            "evaluate",
+            "--scores",
+            str(scores),
+            "--utility",
+            '{"utility": [[1, -3], [0, 0]], "classes": ["event", "none"]}',
+            "--test-uncertainty",
+            "--samples",
+            "100",
+            "--seed",
+            "1",
+        ],
         ["evaluate", str(long_form), "--utility", "[[1, 0], [0, 1]]"],
         [
             "evaluate",

@@ -14,7 +14,6 @@ from sklearn.metrics import roc_auc_score
 
 from mcrank.cli import main
 from mcrank.evaluate import auc_score, load_scores, rank_scoring, scored_test_set
-from mcrank.evaluate.scoring import _stratified_folds
 
 #: Treating a negative costs 4 times what treating a positive gains.
 COSTLY = np.array([[1.0, -4.0], [0.0, 0.0]])
@@ -50,6 +49,14 @@ def _midpoint_rule(y, scores, utility):
         return best
     lower = distinct[distinct < best]
     return (best + lower.max()) / 2 if lower.size else -math.inf
+
+
+def _dealt_folds(items, folds, seed):
+    """The documented rule: the items shuffled by the seed's generator and dealt in turn,
+    whatever their classes."""
+    fold = np.empty(items, dtype=np.int64)
+    fold[np.random.default_rng(seed).permutation(items)] = np.arange(items) % folds
+    return fold
 
 
 def _brute_best(y, scores, utility):
@@ -123,7 +130,7 @@ def test_crossfit_is_each_fold_at_the_threshold_of_the_others():
     y, scores = _data(seed=2)
     result = rank_scoring(scored_test_set(y, scores, classes=POSITIVE_FIRST), COSTLY, threshold_choice="crossfit", folds=4, rng=5)
     assert result.seed == 5 and result.folds == 4 and result.evaluated_items == y.size
-    fold = _stratified_folds(y == 1, 4, np.random.default_rng(5))
+    fold = _dealt_folds(y.size, 4, 5)
     for m in result.models:
         s, total = scores[m.name], 0.0
         for f in range(4):
@@ -135,20 +142,59 @@ def test_crossfit_is_each_fold_at_the_threshold_of_the_others():
         assert m.utility_yield == pytest.approx(total / y.size, abs=1e-12)
 
 
-def test_folds_are_stratified_and_balanced():
-    positive = np.random.default_rng(0).random(103) < 0.3
-    fold = _stratified_folds(positive, 5, np.random.default_rng(1))
-    sizes = np.bincount(fold, minlength=5)
-    assert sizes.max() - sizes.min() <= 1
-    for members in (positive, ~positive):
-        per_class = np.bincount(fold[members], minlength=5)
-        assert per_class.max() - per_class.min() <= 1
+def test_folds_are_balanced_and_blind_to_the_classes():
+    # Stratified folds hand the held-out part the class balance its threshold was tuned on
+    # (optimistic); the folds must not depend on the labels at all.
+    y, scores = _data(items=103, seed=4)
+    flipped = y.copy()
+    flipped[:40] = 1 - flipped[:40]
+    for choice, k in (("crossfit", 5), ("split", 2)):
+        a = rank_scoring(scored_test_set(y, scores, classes=POSITIVE_FIRST), COSTLY, threshold_choice=choice, rng=1)
+        b = rank_scoring(scored_test_set(flipped, scores, classes=POSITIVE_FIRST), COSTLY, threshold_choice=choice, rng=1)
+        fold = _dealt_folds(y.size, k, 1)
+        assert np.bincount(fold).max() - np.bincount(fold).min() <= 1
+        for m in a.models:  # the thresholds of the flipped labels, on the same folds
+            chosen = [_midpoint_rule(flipped[fold != f], scores[m.name][fold != f], COSTLY) for f in range(k)]
+            assert next(n for n in b.models if n.name == m.name).fold_thresholds == tuple(chosen if choice == "crossfit" else chosen[1:])
+
+
+def _binormal_optimism(choice, items, test_sets, seed):
+    """Reported yield minus the population yield of the chosen thresholds, per test set, on a
+    known population: prevalence 0.3, negatives' scores N(0, 1), positives' N(1.5, 1)."""
+    from scipy.stats import norm
+
+    utility = np.array([[0.0, -1.0], [-4.0, 0.0]])
+
+    def population_yield(t):
+        tp, fp = norm.sf(t - 1.5), norm.sf(t)
+        return 0.3 * (utility[0, 0] * tp + utility[1, 0] * (1 - tp)) + 0.7 * (utility[0, 1] * fp + utility[1, 1] * (1 - fp))
+
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < test_sets:
+        positive = rng.random(items) < 0.3
+        if min(positive.sum(), (~positive).sum()) < 5:
+            continue
+        m = rank_scoring(scored_test_set(positive, {"m": rng.normal(1.5 * positive)}, classes=(True, False)), utility, threshold_choice=choice,
+                         rng=int(rng.integers(2**32))).models[0]  # fmt: skip
+        out.append(m.utility_yield - np.mean([population_yield(t) for t in m.fold_thresholds]))
+    return np.array(out)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("choice", ["crossfit", "split"])
+def test_crossfit_and_split_are_not_optimistic(choice):
+    # With stratified folds: +0.0137 +- 0.0023 (crossfit) and +0.0204 +- 0.0030 (split) at 50
+    # items (scripts/scoring_optimism.py): z = 6 and 7.
+    optimism = _binormal_optimism(choice, 50, 4000, seed=11)
+    se = optimism.std(ddof=1) / np.sqrt(optimism.size)
+    assert abs(optimism.mean()) < 4 * se, (optimism.mean(), se)
 
 
 def test_split_chooses_on_one_half_and_evaluates_the_other():
     y, scores = _data(seed=3)
     result = rank_scoring(scored_test_set(y, scores, classes=POSITIVE_FIRST), COSTLY, threshold_choice="split", rng=7)
-    half = _stratified_folds(y == 1, 2, np.random.default_rng(7))
+    half = _dealt_folds(y.size, 2, 7)
     assert result.evaluated_items == int(np.sum(half == 1))
     for m in result.models:
         s, choose, held = scores[m.name], half == 0, half == 1

@@ -107,7 +107,7 @@ def handler(args) -> int:
         read_utility,
     )
     from mcrank.evaluate.curves import DEFAULT_BAND_SAMPLES
-    from mcrank.evaluate.scoring import DEFAULT_FOLDS, inverted_scores_note
+    from mcrank.evaluate.scoring import DEFAULT_FOLDS, DEFAULT_SCORING_SAMPLES, inverted_scores_note
     from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT
 
     for attribute, flag in _OTHER_INPUTS:
@@ -140,10 +140,11 @@ def handler(args) -> int:
                 raise UsageError(f"{flag} chooses the thresholds of the ranking by --utility")
     if args.folds is not None and args.threshold_choice not in (None, "crossfit"):
         raise UsageError("--folds is for --threshold-choice crossfit")
-    if not curves_wanted and (args.test_uncertainty or args.prior_count is not None):
-        raise UsageError("--test-uncertainty with --scores gives the decision curves' bands: add --thresholds or --plot")
     if args.prior_count is not None and not args.test_uncertainty:
         raise UsageError("--prior-count is the prior of --test-uncertainty")
+    if args.prior_count is not None and not curves_wanted:
+        raise UsageError("--prior-count is the prior of the decision curves' bands (--thresholds, --plot); the ranking's "
+                         "posterior, a Bayesian bootstrap over the items, has none")  # fmt: skip
     if args.format == "csv" and curves_wanted and utility is not None:
         raise UsageError("--format csv holds one table: the ranking (--utility) or the decision curves (--thresholds, --plot); "
                          "--format json holds both")  # fmt: skip
@@ -152,7 +153,8 @@ def handler(args) -> int:
         # A seed a script always passes is no error: it is noted, and nothing is drawn.
         print(f"mcrank evaluate: note: {' and '.join(given)} not used: nothing is drawn (they set the split or folds of "
               "--threshold-choice and the bands of --test-uncertainty)", file=sys.stderr)  # fmt: skip
-    samples = DEFAULT_BAND_SAMPLES if args.samples is None else check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
+    given_samples = None if args.samples is None else check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
+    samples = DEFAULT_BAND_SAMPLES if given_samples is None else given_samples
     folds = DEFAULT_FOLDS if args.folds is None else check_count(args.folds, "--folds", minimum=2)
     choice = args.threshold_choice or "crossfit"
     seed = args.seed
@@ -162,7 +164,9 @@ def handler(args) -> int:
                            utility_classes=utility_classes)  # fmt: skip
     ranking = curves = None
     if utility is not None:
-        ranking = _with_flags(rank_scoring, test_set, utility, threshold_choice=choice, folds=folds, rng=seed)
+        ranking = _with_flags(rank_scoring, test_set, utility, threshold_choice=choice, folds=folds,
+                              test_uncertainty=args.test_uncertainty,
+                              samples=DEFAULT_SCORING_SAMPLES if given_samples is None else given_samples, rng=seed)  # fmt: skip
     if curves_wanted:
         curves = _with_flags(decision_curves, test_set, thresholds=thresholds, test_uncertainty=args.test_uncertainty,
                              prior_count=DEFAULT_PRIOR_COUNT if args.prior_count is None else args.prior_count,
@@ -264,7 +268,7 @@ def decision_line(ranking, names: dict[str, str], *, banded: bool = False) -> st
 
 def _render_ranking(ranking, shown, width, details) -> list[str]:
     from mcrank.evaluate.curve_scores import CURVE_SCORES
-    from mcrank.evaluate.report import _wrap, column_blocks, column_format, printable
+    from mcrank.evaluate.report import _wrap, column_blocks, column_format, printable, probability_text
     from mcrank.evaluate.targets import class_header
 
     models = ranking.models
@@ -284,6 +288,14 @@ def _render_ranking(ranking, shown, width, details) -> list[str]:
         ("AUC (rank)", [f"{m.auc:.4f} ({m.auc_rank})" for m in models]),
         *((name, [f"{m.curve_scores[key]:.4f}" for m in models]) for key, (name, _) in CURVE_SCORES.items()),
     ]
+    posterior = ranking.posterior
+    if posterior is not None:
+        bounds = [posterior.intervals[m.name] for m in models]
+        ends = column_format([end for pair in bounds for end in pair], sign=True)
+        columns[1:1] = [
+            ("95% interval", [f"[{ends(low)}, {ends(high)}]" for low, high in bounds]),
+            ("P(best)", [probability_text(*posterior.probability_best[m.name], posterior.samples) for m in models]),
+        ]
     name_width = max(len("model"), *(len(shown[m.name]) for m in models))
     lead = [f"  {m.rank:>4}  {shown[m.name]:<{name_width}}" for m in models]
     lines += column_blocks(f"  {'rank':>4}  {'model':<{name_width}}", lead, columns, width)
@@ -293,6 +305,8 @@ def _render_ranking(ranking, shown, width, details) -> list[str]:
         count, pairs = len(ranking.auc_disagreements), len(models) * (len(models) - 1) // 2
         verdict = f"AUC orders {count} of the {pairs} pairs otherwise" if count else "AUC orders every pair as the utility yield does"
         return lines + [""] + _wrap(f"{verdict}; the pairs and the utility matrix: --details.", width)
+    if posterior is not None:
+        lines += _render_posterior(ranking, shown, width)
     lines += ["", "Pairs that AUC orders differently from the utility yield"]
     if not ranking.auc_disagreements:
         lines += _wrap("none: AUC ranks these models as the utility at their best thresholds does", width, "  ", "    ")
@@ -305,6 +319,33 @@ def _render_ranking(ranking, shown, width, details) -> list[str]:
             relation = f"separates {better} and {worse}, tied in utility"
         lines += _wrap(f"{better} over {worse}: AUC {relation}", width, "  ", "    ")
     return lines
+
+
+def _render_posterior(ranking, shown, width) -> list[str]:
+    """The pairs' P(a above b) of the ranking's posterior, and how it was drawn."""
+    from mcrank.evaluate.report import _wrap, column_blocks, probability_text
+
+    posterior = ranking.posterior
+    seed = "" if posterior.seed is None else f", seed {posterior.seed}"
+    lines = [""] + _wrap(
+        f"How sure the ranking is, given the test set of {ranking.items} items: Bayesian bootstrap over the items "
+        f"(Dirichlet(1, ..., 1) weights; {posterior.samples} draws{seed}), each model's thresholds re-chosen "
+        f"{'on the weighted items' if ranking.optimistic else 'on the weighted items of the same folds or halves'} in "
+        "every draw; 95% intervals of the yield per item, P(best) the probability of the highest yield (each with its "
+        "Monte Carlo SE), and for each pair the probability that the one ranked above has the higher yield on the "
+        "population",
+        width,
+    )
+    if ranking.optimistic:
+        lines += _wrap("The thresholds are chosen on the items they are scored on: the intervals are optimistic too.", width, "  ")
+    pairs = list(posterior.probability_above.items())
+    if not pairs:
+        return lines
+    labels = [f"{shown[a]} above {shown[b]}" for (a, b), _ in pairs]
+    label_width = max(len("pair"), *map(len, labels))
+    lead = [f"  {label:<{label_width}}" for label in labels]
+    cells = [probability_text(p, se, posterior.samples) for _, (p, se) in pairs]
+    return lines + column_blocks(f"  {'pair':<{label_width}}", lead, [("P(above)", cells)], width)
 
 
 def _render_curves(curves, shown, width) -> list[str]:
@@ -347,11 +388,24 @@ def _render_csv(test_set, ranking, curves, made: dict) -> str:
     if ranking is not None:
         comments.update(threshold_choice=ranking.threshold_choice, threshold_choice_note=ranking.describe_choice(),
                         classes=list(ranking.classes), utility=ranking.utility.tolist())  # fmt: skip
+        posterior = ranking.posterior
+        names = [m.name for m in ranking.models]
+        header = ["rank", "model", "utility_yield", "threshold", "test_set_yield", "auc", "auc_rank", *CURVE_SCORES]
+        if posterior is not None:
+            comments.update(samples=posterior.samples, seed=posterior.seed)
+            header += ["interval_low", "interval_high", "probability_best", "probability_best_se"]
+            header += [f"probability_above_{name}{end}" for name in names for end in ("", "_se")]
         buffer.write(csv_comments({**comments, **provenance()}))
-        writer.writerow(["rank", "model", "utility_yield", "threshold", "test_set_yield", "auc", "auc_rank", *CURVE_SCORES])
+        writer.writerow([csv_text(cell) for cell in header])
         for m in ranking.models:
             row = [m.rank, csv_text(m.name), repr(m.utility_yield), repr(m.threshold), repr(m.test_set_yield), repr(m.auc), m.auc_rank]
-            writer.writerow(row + [repr(m.curve_scores[key]) for key in CURVE_SCORES])
+            row += [repr(m.curve_scores[key]) for key in CURVE_SCORES]
+            if posterior is not None:
+                row += [repr(end) for end in posterior.intervals[m.name]] + [repr(v) for v in posterior.probability_best[m.name]]
+                for other in names:
+                    p, se = _probability_above(posterior, m.name, other)
+                    row += ["" if p is None else repr(p), "" if se is None else repr(se)]
+            writer.writerow(row)
         return buffer.getvalue()
     if curves.bands is not None:
         comments.update(prior_count=curves.prior_count, samples=curves.samples, seed=curves.seed, best=curves.best)
@@ -371,3 +425,13 @@ def _render_csv(test_set, ranking, curves, made: dict) -> str:
             row += [repr(float(curves.difference_bands[n][k, e])) for n in curves.difference_bands for e in (0, 1)]
         writer.writerow(row)
     return buffer.getvalue()
+
+
+def _probability_above(posterior, a: str, b: str) -> tuple:
+    """P(a's yield above b's) and its SE, whichever of the two is ranked above; (None, None) for a = b."""
+    if a == b:
+        return None, None
+    if (a, b) in posterior.probability_above:
+        return posterior.probability_above[(a, b)]
+    p, se = posterior.probability_above[(b, a)]
+    return 1 - p, se

@@ -13,10 +13,11 @@ A threshold chosen on the test set is the best *for that test set*: its yield is
 upwards, more for classifiers with many distinct scores. :func:`rank_scoring` therefore
 offers three choices (``threshold_choice``):
 
-- ``"crossfit"`` (default): the items are dealt into K folds, stratified by class; each
+- ``"crossfit"`` (default): the items are dealt at random into K folds (not stratified by
+  class: stratified folds are optimistic, ``docs/evaluate.md``); each
   fold's items are decided at the threshold chosen on the other folds; the yield is the mean
   over all items. Every item is used once for evaluation, never by its own choice.
-- ``"split"``: the threshold is chosen on a random half (stratified) and the yield is that
+- ``"split"``: the threshold is chosen on a random half (not stratified) and the yield is that
   of the other half.
 - ``"test"``: chosen and evaluated on the whole test set: optimistic, and marked so.
 
@@ -36,18 +37,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mcrank._rng import resolve_rng, root_seed_sequence
-from mcrank._validation import check_choice, check_count, check_name, check_square
+from mcrank._jit import jit
+from mcrank._rng import SCORING_POSTERIOR, resolve_rng, root_of, root_seed_sequence, stream_generator
+from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_name, check_square
 from mcrank.evaluate.curve_scores import CURVE_SCORES
 from mcrank.evaluate.input import label_array, read_csv_columns
 from mcrank.evaluate.ranking import _compare, _competition_ranks
 from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
 
-__all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringResult", "auc_score", "inverted_scores_note",
+__all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringPosterior", "ScoringResult", "auc_score", "inverted_scores_note",
            "load_scores", "rank_scoring", "scored_test_set"]  # fmt: skip
 
 #: How the threshold of each scoring classifier is chosen: see the module docstring.
 THRESHOLD_CHOICES = ("crossfit", "split", "test")
+#: The measured optimism of ``"test"`` (``scripts/scoring_optimism.py``), said in its output.
+TEST_OPTIMISM = ("on a binormal population, by +0.14 per item at 50 items, +0.09 at 100, +0.03 at 500 and +0.008 at 5000, "
+                 "against crossfit's and split's 0 within 0.004")  # fmt: skip
 #: Folds of ``"crossfit"`` by default.
 DEFAULT_FOLDS = 5
 
@@ -374,16 +379,187 @@ def _total_at(positive, scores, utility, threshold) -> float:
                  + utility[1, 0] * np.sum(~out & positive) + utility[1, 1] * np.sum(~out & ~positive))  # fmt: skip
 
 
-def _stratified_folds(positive: np.ndarray, folds: int, rng: np.random.Generator) -> np.ndarray:
-    """Each item's fold, 0..folds-1: each class shuffled and dealt in turn, so every fold has
-    its share of both classes."""
-    fold = np.empty(positive.size, dtype=np.int64)
-    offset = 0
-    for members in (np.flatnonzero(positive), np.flatnonzero(~positive)):
-        shuffled = rng.permutation(members)
-        fold[shuffled] = (offset + np.arange(shuffled.size)) % folds
-        offset += shuffled.size  # the next class continues the deal: fold sizes differ by at most 1
+def _random_folds(items: int, folds: int, rng: np.random.Generator) -> np.ndarray:
+    """Each item's fold, 0..folds-1: the items shuffled and dealt in turn (sizes differ by at
+    most 1), *not* stratified by class. Stratified folds give the held-out part the class
+    balance the threshold was tuned on, so its yield is optimistic; folds of random items are
+    independent samples of the population (``docs/evaluate.md``, "How optimistic is each
+    threshold choice?")."""
+    fold = np.empty(items, dtype=np.int64)
+    fold[rng.permutation(items)] = np.arange(items) % folds
     return fold
+
+
+# --- the posterior: the Bayesian bootstrap, the threshold re-chosen in every draw -------------
+
+#: Posterior draws of :func:`rank_scoring` by default (``test_uncertainty=True``).
+DEFAULT_SCORING_SAMPLES = 2000
+#: Draws whose item weights are made at once: the weights take ``_DRAW_BLOCK * items`` floats.
+_DRAW_BLOCK = 64
+
+
+@jit
+def _weighted_choice_yields(
+    orders, ranked, last, gain, fold, evaluated, choose_on_all, weights, base, weight_total, out
+):  # pragma: no cover - compiled
+    """Each model's yield in each draw of item weights, its thresholds re-chosen on the weighted items.
+
+    For model ``m`` the items are taken in ``orders[m]`` (scores ``ranked[m]``, descending),
+    ``gain`` and ``fold`` given in that order too (read in sequence, not gathered);
+    ``last[m, j]`` marks the last item of a distinct score, a candidate threshold. Output
+    positive on the first ``j`` items adds ``sum weights * gain`` over them to the total of
+    output negative everywhere (``gain = U[0, y] - U[1, y]``, ``base = U[1, y]``). Fold ``f`` of
+    ``evaluated`` takes the threshold of the largest weighted total on the items outside it
+    (on all items when ``choose_on_all``), the first maximum = the highest threshold, as
+    :func:`_best_threshold`, which also places it halfway down to the next lower score of the
+    items it was chosen on; and adds its own weighted items' utility there. ``base`` and
+    ``weight_total`` are, per draw, the weighted base utility and weight of the evaluated items.
+    """
+    draws, items = weights.shape
+    models, folds = orders.shape[0], evaluated.size
+    best_choice = np.empty(folds)
+    held_in = np.empty(folds)
+    group_in = np.empty(folds, dtype=np.int64)
+    best_held = np.empty(folds)
+    best_at = np.empty(folds, dtype=np.int64)
+    for d in range(draws):
+        for m in range(models):
+            total, group = 0.0, 0
+            for f in range(folds):
+                group_in[f] = 0
+                best_choice[f] = 0.0  # never positive
+                held_in[f] = 0.0
+                best_held[f] = 0.0
+                best_at[f] = -1
+            for j in range(items):
+                g = weights[d, orders[m, j]] * gain[m, j]
+                f_k = fold[m, j]
+                total += g
+                held_in[f_k] += g
+                group += 1
+                group_in[f_k] += 1
+                if last[m, j]:
+                    for f in range(folds):
+                        # A score held by the fold's own items alone leaves its choice as it
+                        # was: not compared, lest a rounding of total - held_in move it.
+                        if evaluated[f] and (choose_on_all or group_in[f] < group):
+                            choice = total if choose_on_all else total - held_in[f]
+                            if choice > best_choice[f]:
+                                best_choice[f] = choice
+                                best_held[f] = held_in[f]
+                                best_at[f] = j
+                        group_in[f] = 0
+                    group = 0
+            held = base[d]
+            for f in range(folds):
+                if not evaluated[f]:
+                    continue
+                held += best_held[f]
+                start = best_at[f]
+                if choose_on_all or start < 0:
+                    continue
+                # The threshold lies halfway down to the next lower score it was chosen on: the
+                # fold's own items in between with a score at least that are positive too.
+                below = start + 1
+                while below < items and fold[m, below] == f:
+                    below += 1
+                threshold = -np.inf
+                if below < items:
+                    middle = (ranked[m, start] + ranked[m, below]) / 2
+                    threshold = middle if middle > ranked[m, below] else ranked[m, start]
+                for j in range(start + 1, below):
+                    if ranked[m, j] >= threshold:
+                        held += weights[d, orders[m, j]] * gain[m, j]
+            out[d, m] = held / weight_total[d]
+
+
+def _posterior_draws(positive, scores, utility, fold, folds, choice, samples, rng) -> np.ndarray:
+    """Draws of each model's yield: ``samples`` x models, the Bayesian bootstrap over the items.
+
+    Each draw weighs the N items by Dirichlet(1, ..., 1) (independent unit exponentials,
+    normalised by their sum), chooses each model's thresholds by ``choice`` on the weighted
+    items of the same folds or halves as the point estimate, and takes the weighted mean
+    utility of the items they are evaluated on. The weights are shared by the models, so
+    their draws stay paired. Memory: the draws kept and one block of weights, never items
+    times draws.
+    """
+    items = positive.size
+    truth = (~positive).astype(np.int64)  # class 0 = positive
+    gain = utility[0, truth] - utility[1, truth]
+    orders = np.empty((len(scores), items), dtype=np.int64)
+    ranked = np.empty((len(scores), items))
+    last = np.empty((len(scores), items), dtype=np.bool_)
+    for m, s in enumerate(scores):
+        orders[m] = np.argsort(-s, kind="stable")
+        ranked[m] = s[orders[m]]
+        last[m] = np.append(ranked[m, 1:] != ranked[m, :-1], True)
+    if choice == "test":
+        fold, evaluated = np.zeros(items, dtype=np.int64), np.array([True])
+    else:
+        evaluated = np.ones(folds, dtype=np.bool_) if choice == "crossfit" else np.array([False, True])
+    counted = evaluated[fold]
+    base_utility = np.where(counted, utility[1, truth], 0.0)
+    draws = np.empty((samples, len(scores)))
+    for start in range(0, samples, _DRAW_BLOCK):
+        weights = rng.standard_exponential((min(_DRAW_BLOCK, samples - start), items))
+        _weighted_choice_yields(orders, ranked, last, gain[orders], fold[orders], evaluated, choice == "test", weights, weights @ base_utility,
+                                weights @ counted.astype(float), draws[start : start + weights.shape[0]])  # fmt: skip
+    return draws
+
+
+@dataclass(frozen=True)
+class ScoringPosterior:
+    """How sure the ranking of :func:`rank_scoring` is: its posterior draws, summarised.
+
+    Attributes
+    ----------
+    samples : int
+        Posterior draws (Bayesian bootstrap over the items, thresholds re-chosen in each).
+    seed : int or None
+        The root seed (None when a Generator was given).
+    intervals : dict of str to (float, float)
+        Each model's central 95 % interval of its yield per item.
+    probability_above : dict of (str, str) to (float, float)
+        For each pair ``(a, b)``, ``a`` ranked above ``b``: the posterior probability that
+        ``a``'s yield exceeds ``b``'s (a draw that ties them counts 1/2), and its Monte Carlo SE.
+    probability_best : dict of str to (float, float)
+        Each model's probability of the highest yield (a tie shares the draw), and its SE.
+    """
+
+    samples: int
+    seed: int | None
+    intervals: dict
+    probability_above: dict
+    probability_best: dict
+
+    @staticmethod
+    def from_draws(names: list, order: list, draws: np.ndarray, seed) -> ScoringPosterior:
+        samples = draws.shape[0]
+        low, high = np.quantile(draws, [0.025, 0.975], axis=0)
+        intervals = {names[k]: (float(low[k]), float(high[k])) for k in range(len(names))}
+        above = {}
+        for i, a in enumerate(order):
+            for b in order[i + 1 :]:
+                wins = (draws[:, a] > draws[:, b]) + 0.5 * (draws[:, a] == draws[:, b])
+                p = float(wins.mean())
+                above[(names[a], names[b])] = (p, float(wins.std() / math.sqrt(samples)))
+        top = draws == draws.max(axis=1, keepdims=True)
+        share = top / top.sum(axis=1, keepdims=True)
+        best = {names[k]: (float(share[:, k].mean()), float(share[:, k].std() / math.sqrt(samples))) for k in order}
+        return ScoringPosterior(samples, seed, intervals, above, best)
+
+    def to_dict(self) -> dict:
+        return {
+            "method": "Bayesian bootstrap over the test items (Dirichlet(1, ..., 1) weights), each model's thresholds "
+            "re-chosen on the weighted items of every draw",
+            "samples": self.samples,
+            "seed": self.seed,
+            "intervals": {name: list(bounds) for name, bounds in self.intervals.items()},
+            "probability_above": [
+                {"better": a, "worse": b, "probability": p, "se": se} for (a, b), (p, se) in self.probability_above.items()
+            ],
+            "probability_best": {name: {"probability": p, "se": se} for name, (p, se) in self.probability_best.items()},
+        }
 
 
 @dataclass(frozen=True)
@@ -450,6 +626,8 @@ class ScoringEvaluation:
         The positive class: the one the scores are for.
     order_source : {"given", "utility", "natural"}
         Which rule gave the class order (:func:`mcrank.evaluate.targets.class_order`).
+    posterior : ScoringPosterior or None
+        With ``test_uncertainty=True``: intervals, P(a above b), P(best).
     """
 
     models: tuple
@@ -463,6 +641,7 @@ class ScoringEvaluation:
     items: int
     positive: str = ""
     order_source: str = "given"
+    posterior: ScoringPosterior | None = None
 
     @property
     def optimistic(self) -> bool:
@@ -472,14 +651,14 @@ class ScoringEvaluation:
     def describe_choice(self) -> str:
         """One line: how the thresholds were chosen, for the report."""
         if self.threshold_choice == "test":
-            return "thresholds chosen on the whole test set and evaluated on it: optimistic (biased upwards)"
+            return f"thresholds chosen on the whole test set and evaluated on it: optimistic (biased upwards; {TEST_OPTIMISM})"
         seed = "" if self.seed is None else f", seed {self.seed}"
         if self.threshold_choice == "split":
             return (
-                f"thresholds chosen on a random half of the test set (stratified{seed}) and evaluated on the other "
+                f"thresholds chosen on a random half of the test set (unstratified{seed}) and evaluated on the other "
                 f"{self.evaluated_items} items"
             )
-        return f"cross-fitted: {self.folds} folds (stratified{seed}), each fold's items decided at the thresholds chosen on the others"
+        return f"cross-fitted: {self.folds} folds (unstratified{seed}), each fold's items decided at the thresholds chosen on the others"
 
     def to_dict(self) -> dict:
         def number(x):
@@ -512,6 +691,7 @@ class ScoringEvaluation:
                 for m in self.models
             ],
             "auc_disagreements": [list(pair) for pair in self.auc_disagreements],
+            "posterior": None if self.posterior is None else self.posterior.to_dict(),
         }
 
 
@@ -524,7 +704,7 @@ def _threshold_rule(threshold: float) -> str:
 
 
 def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "crossfit", folds: int = DEFAULT_FOLDS,
-                 rng=None) -> ScoringEvaluation:  # fmt: skip
+                 test_uncertainty: bool = False, samples: int = DEFAULT_SCORING_SAMPLES, rng=None) -> ScoringEvaluation:  # fmt: skip
     """Rank scoring classifiers by their utility yield at the best threshold, beside AUC.
 
     Parameters
@@ -540,8 +720,18 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         docstring); ``"test"`` is optimistic.
     folds : int, default 5
         Folds of ``"crossfit"``, at least 2 and at most the size of the smaller class.
+    test_uncertainty : bool, default False
+        Also the posterior of the yields (:class:`ScoringPosterior`): the Bayesian bootstrap
+        over the items, each draw re-choosing every threshold by ``threshold_choice`` on the
+        weighted items of the same folds or halves and taking the weighted yield of the items
+        they are evaluated on (``docs/evaluate.md``, "How sure is the choice of a scoring
+        classifier?").
+    samples : int, default 2000
+        Posterior draws.
     rng : int, SeedSequence, Generator or None
-        The split or the folds; None draws a fresh seed, recorded in the result.
+        The split or the folds, and the posterior's stream of its own
+        (:data:`mcrank._rng.SCORING_POSTERIOR`); None draws a fresh seed, recorded in the
+        result.
 
     Returns
     -------
@@ -574,11 +764,13 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
     if threshold_choice == "crossfit":
         folds = check_count(folds, "folds", minimum=2)
         if folds > smaller:
-            raise ValueError(f"folds: {folds} folds but the smaller class has {smaller} items: each fold needs both classes")
+            raise ValueError(f"folds: {folds} folds but the smaller class has {smaller} items: each fold should hold some of both")
     elif threshold_choice == "split" and smaller < 2:
         raise ValueError("threshold_choice: 'split' needs at least 2 items of each class (one per half)")
-    seed = None
-    if threshold_choice != "test":
+    if test_uncertainty:
+        samples = check_count(samples, "samples", maximum=MAX_EVALUATE_SAMPLES)
+    seed, root = None, None
+    if threshold_choice != "test" or test_uncertainty:
         if not isinstance(rng, np.random.Generator):
             root = root_seed_sequence(rng)
             seed = int(root.entropy) if root.spawn_key == () else None
@@ -587,9 +779,9 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
             rng = resolve_rng(rng)
     fold = None
     if threshold_choice == "crossfit":
-        fold = _stratified_folds(positive, folds, rng)
+        fold = _random_folds(positive.size, folds, rng)
     elif threshold_choice == "split":
-        fold = _stratified_folds(positive, 2, rng)  # fold 0 chooses, fold 1 evaluates
+        fold = _random_folds(positive.size, 2, rng)  # fold 0 chooses, fold 1 evaluates
 
     yields, thresholds, test_yields, chosen = [], [], [], []
     for name in names:
@@ -630,6 +822,14 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
             by_auc = int(_compare(aucs[a], aucs[b]))
             if by_yield != by_auc:
                 disagreements.append((names[a], names[b]))
+    posterior = None
+    if test_uncertainty:
+        # Its own stream: the folds' numbers stay those of a run without it.
+        stream = stream_generator(root if root is not None else root_of(rng), SCORING_POSTERIOR)
+        draws = _posterior_draws(positive, [test_set.scores[name] for name in names], u, fold, folds, threshold_choice,
+                                 samples, stream)  # fmt: skip
+        posterior = ScoringPosterior.from_draws(names, order, draws, seed)
+    curve = [{key: float(score(positive, test_set.scores[name])) for key, (_, score) in CURVE_SCORES.items()} for name in names]
     models = tuple(
         ScoringResult(
             names[k],
@@ -640,10 +840,10 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
             chosen[k],
             float(aucs[k]),
             auc_ranks[k],
-            {key: float(score(positive, test_set.scores[names[k]])) for key, (_, score) in CURVE_SCORES.items()},
+            curve[k],
         )
         for k in order
     )
     return ScoringEvaluation(models, tuple(disagreements), threshold_choice, folds if threshold_choice == "crossfit" else None,
                              seed, evaluated, given, test_set.order, test_set.items, test_set.classes[0],
-                             test_set.order_source)  # fmt: skip
+                             test_set.order_source, posterior)  # fmt: skip
