@@ -424,16 +424,21 @@ def _hull_tangent(mu, sigma):
     for _ in range(100):
         z = (mu + x) / sigma
         upper_t, upper_f = _normal_cdf(-z), _normal_cdf(-x)
-        g = _log_slope(x, mu, sigma) - math.log(upper_t) + math.log(upper_f)
+        step = math.nan
+        if upper_t > 0.0 and upper_f > 0.0:
+            g = _log_slope(x, mu, sigma) - math.log(upper_t) + math.log(upper_f)
+            # g' = (A x - mu) / sigma^2 + phi(z) / (sigma (1 - t)) - phi(x) / (1 - f)
+            derivative = (x - z / sigma) + (
+                math.exp(-0.5 * z * z - _LOG_SQRT_2PI) / (sigma * upper_t) - math.exp(-0.5 * x * x - _LOG_SQRT_2PI) / upper_f
+            )
+            if derivative != 0.0:
+                step = x - g / derivative
+        else:  # a tail underflows: the chord's slope is 0 (right of the tangent), or unknown
+            g = math.inf if upper_f > 0.0 else math.nan
         if g > 0.0:
             low = x
         else:
             high = x
-        # g' = (A x - mu) / sigma^2 + phi(z) / (sigma (1 - t)) - phi(x) / (1 - f)
-        derivative = (x - z / sigma) + (
-            math.exp(-0.5 * z * z - _LOG_SQRT_2PI) / (sigma * upper_t) - math.exp(-0.5 * x * x - _LOG_SQRT_2PI) / upper_f
-        )
-        step = x - g / derivative
         if not (low < step < high):
             step = 0.5 * (low + high)
         if not (abs(step - x) > 1e-15 * (1.0 + abs(x))):
@@ -460,6 +465,8 @@ def _h_measure(prevalence, mu, sigma):
     part by Gauss-Legendre panels in ``x``, the segment to ``(1, 1)`` at its one cost.
     """
     b, complement = prevalence, 1.0 - prevalence
+    if not (0.0 < b < 1.0):
+        return math.nan  # one class only: no loss to compare
     if sigma < 1.0:  # H is symmetric in the classes: swapped, the curve is (mu / sigma, 1 / sigma)
         b, complement, mu, sigma = complement, b, mu / sigma, 1.0 / sigma
     # The loss of the better corner, min(c B, (1 - c)(1 - B)), under w (split at c = 1 - B).
@@ -481,12 +488,12 @@ def _h_measure(prevalence, mu, sigma):
         for k in range(_GL_NODES.size):
             x = start + width * _GL_NODES[k]
             z = (mu + x) / sigma
-            c = 1.0 / (1.0 + math.exp(_log_slope(x, mu, sigma) + odds))
+            c = 1.0 / (1.0 + math.exp(min(_log_slope(x, mu, sigma) + odds, 700.0)))  # 0 to W2's precision beyond
             density = b * math.exp(-0.5 * z * z) / sigma + complement * math.exp(-0.5 * x * x)
             hull += _GL_WEIGHTS[k] * _severity_w2(c) * density
     hull *= width * math.exp(-_LOG_SQRT_2PI)
     if math.isfinite(tangent):  # the segment to (1, 1), at its one cost
-        c = 1.0 / (1.0 + math.exp(_log_slope(tangent, mu, sigma) + odds))
+        c = 1.0 / (1.0 + math.exp(min(_log_slope(tangent, mu, sigma) + odds, 700.0)))
         hull += _severity_w2(c) * (b * _normal_cdf(-(mu + tangent) / sigma) + complement * _normal_cdf(-tangent))
     expected_loss = 0.5 * complement - hull
     return 1.0 - expected_loss / maximum_loss
@@ -498,6 +505,8 @@ def _auprc(prevalence, mu, sigma):
     ``t = Phi(z)``, ``z`` the threshold in class-0 sds, ``f = Phi(sigma z - mu)``: Gauss-Legendre
     panels over ``|z| <= 9``. NaN at ``B = 0``."""
     b, complement = prevalence, 1.0 - prevalence
+    if not (b > 0.0):
+        return math.nan  # no positive item: no precision
     panels = int(math.ceil(2.0 * _TAIL / _PANEL))
     width = 2.0 * _TAIL / panels
     total = 0.0
