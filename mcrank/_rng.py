@@ -10,7 +10,7 @@ touches numpy's global random state.
 frequencies; the decision curves' bands) draws each from a child of the root of its own,
 :func:`stream_generator`, keyed by the quantity (:data:`TEST_SET`, :data:`UTILITY_ERRORS`,
 :data:`DEPLOYMENT_FREQUENCIES`, :data:`DECISION_CURVE_BANDS`, :data:`DECISION_CURVE_PAIRS`,
-:data:`FOLD_POSTERIOR`, :data:`SCORING_POSTERIOR`) and a position within it: adding an option that draws one quantity
+:data:`FOLD_POSTERIOR`, :data:`SCORING_POSTERIOR`, :data:`PER_ITEM_POSTERIOR`) and a position within it: adding an option that draws one quantity
 changes no number of another.
 """
 
@@ -23,6 +23,7 @@ __all__ = [
     "DECISION_CURVE_PAIRS",
     "DEPLOYMENT_FREQUENCIES",
     "FOLD_POSTERIOR",
+    "PER_ITEM_POSTERIOR",
     "SCORING_POSTERIOR",
     "TEST_SET",
     "UTILITY_ERRORS",
@@ -48,6 +49,8 @@ TEST_SET, UTILITY_ERRORS, DEPLOYMENT_FREQUENCIES, DECISION_CURVE_BANDS, DECISION
 FOLD_POSTERIOR = 5
 #: The Bayesian bootstrap of scoring classifiers' yields (:func:`mcrank.evaluate.rank_scoring`).
 SCORING_POSTERIOR = 6
+#: The Bayesian bootstrap of per-item yields (:mod:`mcrank.evaluate.per_item`).
+PER_ITEM_POSTERIOR = 7
 
 
 def root_seed_sequence(seed: int | np.random.SeedSequence | None) -> np.random.SeedSequence:
@@ -94,7 +97,7 @@ def stream_generator(root: np.random.SeedSequence, quantity: int, index: int = 0
 
     ``quantity`` is one of :data:`TEST_SET`, :data:`UTILITY_ERRORS`,
     :data:`DEPLOYMENT_FREQUENCIES`, :data:`DECISION_CURVE_BANDS`, :data:`DECISION_CURVE_PAIRS`,
-    :data:`FOLD_POSTERIOR`, :data:`SCORING_POSTERIOR`; ``index`` numbers the parts of a quantity that are drawn apart (a
+    :data:`FOLD_POSTERIOR`, :data:`SCORING_POSTERIOR`, :data:`PER_ITEM_POSTERIOR`; ``index`` numbers the parts of a quantity that are drawn apart (a
     pair, a model), so that drawing one part or not leaves the others' numbers alone. Spawn keys of one length
     only: numpy pads entropy with zeros, so a key ``(0,)`` could stand for ``(0, 0)``.
     """

@@ -83,10 +83,15 @@ def _scale_of(values: np.ndarray) -> float:
     return 2.0 ** (int(np.frexp(largest)[1]) - 4)
 
 
-def _check_utility(utility) -> np.ndarray:
+def _check_utility(utility, *, per_item: bool = False) -> np.ndarray:
+    """A finite utility matrix (decisions, classes); with ``per_item``, also a per-item array
+    (items, decisions, classes)."""
     u = _real_array(utility, "utility", "a matrix of shape (decisions, classes)")
-    if u.ndim != 2 or u.shape[0] == 0 or u.shape[1] == 0:
-        raise ValueError(f"utility must be a matrix of shape (decisions, classes), got shape {u.shape}")
+    if per_item and u.ndim == 3 and u.shape[1] > 0 and u.shape[2] > 0:
+        pass
+    elif u.ndim != 2 or u.shape[0] == 0 or u.shape[1] == 0:
+        also = " or a per-item array (items, decisions, classes)" if per_item else ""
+        raise ValueError(f"utility must be a matrix of shape (decisions, classes){also}, got shape {u.shape}")
     if not np.all(np.isfinite(u)):
         raise ValueError("utility contains NaN or infinite values")
     return u
@@ -211,9 +216,9 @@ def _expected(p: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, float]:
     # One class at a time, in the same order for every decision: two decisions with equal rows
     # of utility get bit-identical expected utilities, so that a tie is a tie (a BLAS matrix
     # product may round different output cells differently).
-    out = np.zeros((p.shape[0], u.shape[0]))
-    for c in range(u.shape[1]):
-        out += p[:, c : c + 1] * u[:, c]
+    out = np.zeros((p.shape[0], u.shape[-2]))
+    for c in range(u.shape[-1]):
+        out += p[:, c : c + 1] * u[..., c]  # u[:, c] of a matrix; u[:, :, c] of a per-item array
     return out, scale
 
 
@@ -227,9 +232,9 @@ def expected_utilities(probabilities, utility) -> np.ndarray:
     probabilities : array_like of shape (items, n)
         :math:`p(c \mid x)`: one row per item, one column per class, each row in [0, 1] and
         summing to 1 (within 1e-6).
-    utility : array_like of shape (d, n)
+    utility : array_like of shape (d, n) or (items, d, n)
         ``utility[i, c]`` = utility of decision ``i`` when class ``c`` is true; ``d`` may differ
-        from ``n``.
+        from ``n``. A per-item array gives each item its own matrix.
 
     Returns
     -------
@@ -241,8 +246,11 @@ def expected_utilities(probabilities, utility) -> np.ndarray:
         On a bad shape or ragged rows, widths that do not match, complex, non-numeric or
         non-finite utilities, or probabilities outside [0, 1] or not summing to 1.
     """
-    u = _check_utility(utility)
-    scaled, scale = _expected(_check_probabilities(probabilities, u.shape[1]), u)
+    u = _check_utility(utility, per_item=True)
+    p = _check_probabilities(probabilities, u.shape[-1])
+    if u.ndim == 3 and u.shape[0] != p.shape[0]:
+        raise ValueError(f"utility has {u.shape[0]} items (its first axis) but probabilities have {p.shape[0]}")
+    scaled, scale = _expected(p, u)
     return scaled * scale
 
 
@@ -259,9 +267,11 @@ def optimal_decisions(probabilities, utility, *, priors=None, training_priors=No
     probabilities : array_like of shape (items, n)
         :math:`p(c \mid x)`, as from a scikit-learn ``predict_proba``: each row in [0, 1] and
         summing to 1 (within 1e-6).
-    utility : array_like of shape (d, n)
+    utility : array_like of shape (d, n) or (items, d, n)
         ``utility[i, c]`` = utility of decision ``i`` when class ``c`` is true. Rectangular
-        matrices are allowed: a decision may belong to no class ("abstain", "refer").
+        matrices are allowed: a decision may belong to no class ("abstain", "refer"). A
+        per-item array ``utility[k, i, c]`` gives each item its own matrix (an amount at
+        stake): item ``k``'s decision is ``argmax_i sum_c utility[k, i, c] p(c | x_k)``.
     priors : array_like of shape (n,), optional
         Class frequencies in use (base rates): non-negative, summing to 1.
     training_priors : array_like of shape (n,), optional
@@ -301,8 +311,10 @@ def optimal_decisions(probabilities, utility, *, priors=None, training_priors=No
     >>> optimal_decisions([[0.1, 0.9], [0.3, 0.7], [0.9, 0.1]], utility).tolist()
     [1, 2, 0]
     """
-    u = _check_utility(utility)
-    p = _corrected(_check_probabilities(probabilities, u.shape[1]), priors, training_priors)
+    u = _check_utility(utility, per_item=True)
+    p = _corrected(_check_probabilities(probabilities, u.shape[-1]), priors, training_priors)
+    if u.ndim == 3 and u.shape[0] != p.shape[0]:
+        raise ValueError(f"utility has {u.shape[0]} items (its first axis) but probabilities have {p.shape[0]}")
     if p.shape[0] == 0:
         return np.zeros(0, dtype=np.intp)
     scaled, _ = _expected(p, u)  # the scale, a positive constant, changes no argmax

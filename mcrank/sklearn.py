@@ -157,7 +157,36 @@ def _resolve_labels(utility: np.ndarray, labels, decisions, *, observed=()) -> t
     return classes, outputs
 
 
-def utility_score(y_true, y_pred, *, utility, labels=None, decisions=None, sample_weight=None) -> float:
+def _is_affine(utility) -> bool:
+    from mcrank.evaluate.per_item import AffineUtility
+
+    return isinstance(utility, AffineUtility)
+
+
+def _utility_of_items(utility, n_items: int, labels, decisions, columns: dict):
+    """The checked utility of ``n_items`` items (a matrix, or a per-item array), and the labels
+    and decisions it names: an AffineUtility's own names unless ``labels``/``decisions`` are given."""
+    from mcrank.evaluate.per_item import check_per_item
+
+    if _is_affine(utility):
+        if unknown := sorted(set(columns) - set(utility.columns)):
+            raise ValueError(f"columns: {unknown[0]!r} is not a column the utility reads ({', '.join(utility.columns) or 'none'})")
+        if utility.columns:
+            u = check_per_item(utility.array(columns), n_items, what=f"columns: {utility.columns[0]!r}")
+        else:  # constants only: one matrix
+            u = np.broadcast_to(utility.constant, (n_items, *utility.constant.shape))
+        labels = utility.classes if labels is None else labels
+        decisions = utility.decisions if decisions is None else decisions
+        return u, labels, decisions
+    if columns:
+        raise ValueError(f"{next(iter(columns))}: item columns are read by a per-item utility (AffineUtility) only")
+    u = _real_array(utility, "utility", "a matrix of shape (decisions, classes)")
+    if u.ndim == 3:
+        return check_per_item(u, n_items), labels, decisions
+    return _check_utility(utility), labels, decisions
+
+
+def utility_score(y_true, y_pred, *, utility, labels=None, decisions=None, sample_weight=None, **columns) -> float:
     r"""Utility yield: the mean utility per item of the decisions taken, eq. (9).
 
     .. math:: \frac{\sum_k w_k\, U_{d_k c_k}}{\sum_k w_k} = \sum_{ij} U_{ij} C_{ij}
@@ -173,19 +202,25 @@ def utility_score(y_true, y_pred, *, utility, labels=None, decisions=None, sampl
     y_pred : array_like of shape (n_samples,)
         The decisions taken: class labels, or labels from ``decisions`` when the utility has
         decisions of its own (such as the output of :meth:`UtilityClassifier.predict`).
-    utility : array_like of shape (n_decisions, n_classes)
+    utility : array_like of shape (n_decisions, n_classes) or (n_samples, n_decisions, n_classes), or AffineUtility
         ``utility[i, j]`` = utility of decision ``i`` when class ``j`` is true (rows =
         decisions, columns = true classes; the transpose of scikit-learn's cost-matrix
-        examples).
+        examples). Per item: an array ``utility[k, i, j]``, or an
+        :class:`~mcrank.evaluate.per_item.AffineUtility` whose columns come as ``**columns``.
     labels : array_like of shape (n_classes,), default=None
         The classes in the order of the utility's columns. If None, the labels of ``y_true``
         (and of ``y_pred`` when ``decisions`` is None) must be the integers 0..n-1 or
-        booleans, in their natural order; others (text) are refused.
+        booleans, in their natural order; others (text) are refused. An AffineUtility's
+        own class names are the default; ``labels`` names them as ``y_true`` holds them.
     decisions : array_like of shape (n_decisions,), default=None
         The decisions in the order of the utility's rows. If None, the utility must be square
-        and its rows are the classes of ``labels``.
+        and its rows are the classes of ``labels`` (an AffineUtility's own decision names are
+        the default).
     sample_weight : array_like of shape (n_samples,), default=None
         Non-negative weights of the items.
+    **columns : array_like of shape (n_samples,)
+        The item columns an AffineUtility reads (such as ``amount=``): routed by scikit-learn's
+        metadata routing, ``make_utility_scorer(...).set_score_request(amount=True)``.
 
     Returns
     -------
@@ -203,20 +238,23 @@ def utility_score(y_true, y_pred, *, utility, labels=None, decisions=None, sampl
     >>> utility_score([0, 0, 1, 1], [0, 1, 1, 1], utility=[[1, 0], [0.2, 1]])
     0.8
     """
-    u = _check_utility(utility)
     truth = _as_labels(y_true, "y_true")
     taken = _as_labels(y_pred, "y_pred")
     if truth.shape[0] != taken.shape[0]:
         raise ValueError(f"y_true has {truth.shape[0]} items but y_pred has {taken.shape[0]}")
     if truth.shape[0] == 0:
         raise ValueError("y_true is empty: the utility yield of no items is undefined")
+    u, labels, decisions = _utility_of_items(utility, truth.shape[0], labels, decisions, columns)
     observed = (truth, taken) if decisions is None else (truth,)
-    classes, outputs = _resolve_labels(u, labels, decisions, observed=observed)
+    classes, outputs = _resolve_labels(u[0] if u.ndim == 3 else u, labels, decisions, observed=observed)
     true_index = _indices(truth, classes, "y_true", "labels")
     decision_index = _indices(taken, outputs, "y_pred", "decisions" if decisions is not None else "labels")
     # Utilities near the float limit would overflow in the sum; a power of two keeps every bit.
     scale = _scale_of(u)
-    utilities = u[decision_index, true_index] / scale
+    if u.ndim == 3:
+        utilities = u[np.arange(truth.shape[0]), decision_index, true_index] / scale
+    else:
+        utilities = u[decision_index, true_index] / scale
     if sample_weight is None:
         return float(utilities.mean()) * scale
     weights = _real_array(sample_weight, "sample_weight", "an array of shape (n_samples,)")
@@ -241,11 +279,15 @@ def make_utility_scorer(utility, *, labels=None, decisions=None):
 
     Parameters
     ----------
-    utility : array_like of shape (n_decisions, n_classes)
-        ``utility[i, j]`` = utility of decision ``i`` when class ``j`` is true.
+    utility : array_like of shape (n_decisions, n_classes), or AffineUtility
+        ``utility[i, j]`` = utility of decision ``i`` when class ``j`` is true. A per-item
+        :class:`~mcrank.evaluate.per_item.AffineUtility` reads item columns, which reach the
+        scorer by metadata routing: ``make_utility_scorer(u).set_score_request(amount=True)``
+        (and ``predict`` of a per-item :class:`UtilityClassifier` gets them too).
     labels : array_like of shape (n_classes,), default=None
         The classes in the order of the utility's columns. If None, as for
-        :func:`utility_score`: labels 0..n-1 or booleans in their natural order, others refused.
+        :func:`utility_score`: labels 0..n-1 or booleans in their natural order, others refused
+        (an AffineUtility's own class names).
     decisions : array_like of shape (n_decisions,), default=None
         The decisions in the order of the utility's rows, for estimators (such as
         :class:`UtilityClassifier`) whose ``predict`` returns decisions that are not classes.
@@ -266,10 +308,35 @@ def make_utility_scorer(utility, *, labels=None, decisions=None):
     _import_sklearn()
     from sklearn.metrics import make_scorer
 
+    if _is_affine(utility):
+        _resolve_labels(utility.constant, utility.classes if labels is None else labels,
+                        utility.decisions if decisions is None else decisions)  # fmt: skip
+        scorer = make_scorer(utility_score, greater_is_better=True, utility=utility, labels=labels, decisions=decisions)
+        # The same scorer, whose predictions get the routed columns when the estimator decides per item.
+        scorer.__class__ = _per_item_scorer_class()
+        return scorer
     u = _check_utility(utility)
     # Checked now, so that a wrong width fails at once rather than inside every fold.
     _resolve_labels(u, labels, decisions)
     return make_scorer(utility_score, greater_is_better=True, utility=u, labels=labels, decisions=decisions)
+
+
+@functools.cache
+def _per_item_scorer_class():
+    """scikit-learn's scorer of ``make_scorer``, whose ``predict`` also gets the routed item
+    columns when the estimator reads them (a :class:`UtilityClassifier` with a per-item utility):
+    scikit-learn's own scorers route metadata to the score function only."""
+    from sklearn.metrics._scorer import _Scorer
+
+    class PerItemScorer(_Scorer):
+        def _score(self, method_caller, estimator, X, y_true, **kwargs):
+            reads = getattr(estimator, "item_columns_", ())
+            if not reads:
+                return super()._score(method_caller, estimator, X, y_true, **kwargs)
+            y_pred = estimator.predict(X, **{name: kwargs[name] for name in reads if name in kwargs})
+            return self._sign * self._score_func(y_true, y_pred, **{**self._kwargs, **kwargs})
+
+    return PerItemScorer
 
 
 def __getattr__(name):
@@ -285,6 +352,20 @@ def __getattr__(name):
 
 def __dir__():
     return sorted({*globals(), "UtilityClassifier"})
+
+
+def _request_setter(method: str):
+    def set_request(self, **requests):
+        request = self._get_metadata_request()
+        for param, alias in requests.items():
+            getattr(request, method).add_request(param=param, alias=alias)
+        self._metadata_request = request
+        return self
+
+    set_request.__name__ = f"set_{method}_request"
+    set_request.__doc__ = (f"Request metadata for ``{method}``: ``set_{method}_request(amount=True)`` routes the item column "
+                           "``amount`` (and ``sample_weight``) to it, as scikit-learn's metadata routing does.")  # fmt: skip
+    return set_request
 
 
 @functools.cache
@@ -318,7 +399,11 @@ def _utility_classifier_class():
             ``utility[i, j]`` = utility of decision ``i`` when class ``j`` is true (rows =
             decisions, columns = true classes). May be rectangular, with ``decisions``
             naming the rows. ``"identity"`` is the identity matrix of the classes seen in
-            :meth:`fit`, which chooses the most probable class.
+            :meth:`fit`, which chooses the most probable class. A per-item
+            :class:`~mcrank.evaluate.per_item.AffineUtility` decides each item by its own
+            matrix: :meth:`predict` and :meth:`score` take its columns (``amount=...``), routed
+            by ``set_predict_request(amount=True)`` and ``set_score_request(amount=True)``;
+            its class and decision names are the defaults of ``labels`` and ``decisions``.
         labels : array_like of shape (n_classes,), default=None
             The classes in the order of the utility's columns. If None, the estimator's
             ``classes_`` when they are the integers 0..n-1 or booleans (or any, for
@@ -449,6 +534,8 @@ def _utility_classifier_class():
             return CalibratedClassifierCV(clone(self.estimator), method=self.calibration, cv=self.cv)
 
         def _checked_utility(self, n_classes):
+            if _is_affine(self.utility):
+                return self.utility
             if isinstance(self.utility, str):
                 if self.utility != "identity":
                     raise ValueError(f"utility must be a matrix or 'identity', got {self.utility!r}")
@@ -493,12 +580,15 @@ def _utility_classifier_class():
             learned = np.asarray(learned)
             if self.labels is not None:
                 classes = _as_labels(self.labels, "labels")
+            elif _is_affine(self.utility):  # the utility's own class names
+                classes = np.asarray(self.utility.classes)
             elif isinstance(self.utility, str):  # the identity reads every order alike
                 classes = learned
             else:
                 classes = _natural_order(learned.tolist(), _check_utility(self.utility).shape[1], "y")
             columns = _indices(learned, classes, "y", "labels")
             self.utility_, self.decisions_ = self._check_parameters(classes)
+            self.item_columns_ = self.utility_.columns if _is_affine(self.utility_) else ()
             self.estimator_ = estimator
             self.classes_ = classes
             self._columns = columns
@@ -543,6 +633,10 @@ def _utility_classifier_class():
 
         def _check_parameters(self, classes):
             utility = self._checked_utility(classes.shape[0])
+            if _is_affine(utility):
+                decisions = utility.decisions if self.decisions is None else self.decisions
+                _, decisions = _resolve_labels(utility.constant, classes, decisions)
+                return utility, decisions
             _, decisions = _resolve_labels(utility, classes, self.decisions)
             if self.priors is not None or self.training_priors is not None:
                 if self.priors is None or self.training_priors is None:
@@ -572,12 +666,15 @@ def _utility_classifier_class():
             probabilities[:, self._columns] = learned
             return probabilities
 
-        def predict(self, X):
+        def predict(self, X, **columns):
             """The decision of maximal expected utility for each item, eq. (20).
 
             Parameters
             ----------
             X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            **columns : array-like of shape (n_samples,)
+                The item columns of a per-item utility (such as ``amount=``); by metadata
+                routing, ``set_predict_request(amount=True)``.
 
             Returns
             -------
@@ -585,10 +682,11 @@ def _utility_classifier_class():
                 Labels from ``decisions_``; a tie goes to the first decision of the utility.
             """
             probabilities = self.predict_proba(X)
-            chosen = optimal_decisions(probabilities, self.utility_, priors=self.priors, training_priors=self.training_priors)
+            utility, _, _ = _utility_of_items(self.utility_, probabilities.shape[0], None, None, columns)
+            chosen = optimal_decisions(probabilities, utility, priors=self.priors, training_priors=self.training_priors)
             return self.decisions_[chosen]
 
-        def score(self, X, y, sample_weight=None):
+        def score(self, X, y, sample_weight=None, **columns):
             """Utility yield of the decisions on ``X``: :func:`utility_score`, eq. (9).
 
             Parameters
@@ -597,6 +695,9 @@ def _utility_classifier_class():
             y : array-like of shape (n_samples,)
                 True class labels.
             sample_weight : array-like of shape (n_samples,), default=None
+            **columns : array-like of shape (n_samples,)
+                The item columns of a per-item utility; by metadata routing,
+                ``set_score_request(amount=True)``.
 
             Returns
             -------
@@ -605,11 +706,12 @@ def _utility_classifier_class():
             """
             return utility_score(
                 y,
-                self.predict(X),
+                self.predict(X, **columns),
                 utility=self.utility_,
                 labels=self.classes_,
                 decisions=self.decisions_,
                 sample_weight=sample_weight,
+                **columns,
             )
 
         def __sklearn_tags__(self):
@@ -619,5 +721,9 @@ def _utility_classifier_class():
             tags.input_tags.allow_nan = inner.input_tags.allow_nan
             return tags
 
+    # The item columns a per-item utility reads have the names its user gives, so their requests
+    # are set by name, as a scorer's are (scikit-learn builds these setters from fixed signatures).
+    UtilityClassifier.set_predict_request = _request_setter("predict")
+    UtilityClassifier.set_score_request = _request_setter("score")
     UtilityClassifier.__qualname__ = "UtilityClassifier"  # pickle finds it as mcrank.sklearn.UtilityClassifier
     return UtilityClassifier

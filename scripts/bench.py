@@ -711,6 +711,46 @@ def print_startup(results: dict, out=sys.stdout) -> None:
         print(f"  {name:38s} {entry['cpu_s']:.3f} s  {entry['over_numpy']:.2f}x numpy's import", file=out)
 
 
+# --- (m) per-item utilities ------------------------------------------------------------------------
+
+
+def measure_per_item(repeat: int, items: int, samples: int) -> dict:
+    """(m) Five models ranked with a per-item affine utility (the gallery's fraud metric), and
+    the Bayesian bootstrap of their yields: time, and the peak memory the posterior allocates
+    (tracemalloc), which an items x draws array would make items * samples * 8 bytes."""
+    import tracemalloc
+
+    from mcrank.evaluate.per_item import bayesian_bootstrap, evaluate_per_item, parse_affine
+
+    rng = np.random.default_rng(0)
+    amount = rng.lognormal(3.5, 1.2, items)
+    y_true = np.where(rng.random(items) < 0.02, "fraud", "legitimate")
+    predictions = {f"m{k}": np.where(rng.random(items) < 0.03 + 0.01 * k, "refuse", "accept") for k in range(5)}
+    utility = parse_affine({"classes": ["fraud", "legitimate"], "decisions": ["refuse", "accept"],
+                            "cells": {"refuse": {"fraud": 50, "legitimate": -5},
+                                      "accept": {"fraud": {"amount": -1}, "legitimate": {"amount": 0.02}}}})  # fmt: skip
+    evaluate_per_item(y_true[:100], {k: v[:100] for k, v in predictions.items()}, utility, columns={"amount": amount[:100]})  # warm-up
+    seconds = best_time(lambda: evaluate_per_item(y_true, predictions, utility, columns={"amount": amount}), repeat)
+    u = utility.array({"amount": amount})
+    truth = (y_true == "legitimate").astype(np.intp)
+    decisions = {name: (values == "accept").astype(np.intp) for name, values in predictions.items()}
+    tracemalloc.start()
+    start = time.perf_counter()
+    bayesian_bootstrap(u, truth, decisions, samples=samples, rng=1)
+    posterior_seconds = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return {"items": items, "samples": samples, "evaluate": seconds, "posterior": posterior_seconds, "posterior_peak_mib": peak / 2**20}
+
+
+def print_per_item(results: dict, out=sys.stdout) -> None:
+    print("", file=out)
+    print(f"(m) per-item utilities, {results['items']:,} items, 5 models, affine utility, 1 process (target: a few seconds):", file=out)
+    print(f"  evaluate           {results['evaluate']:.3f} s", file=out)
+    print(f"  posterior          {results['posterior']:.3f} s for {results['samples']} draws, peak {results['posterior_peak_mib']:.1f} MiB "
+          f"(items x draws: {results['items'] * results['samples'] * 8 / 2**20:,.0f} MiB)", file=out)  # fmt: skip
+
+
 #: Test-set sizes whose cost per pair the benchmark reports (issue: N = 100 and 10,000).
 TEST_SIZES = (100, 10_000)
 
@@ -1373,6 +1413,7 @@ def main(argv=None) -> int:
     results["folds"] = measure_folds(repeat)
     results["startup"] = measure_startup(repeat)
     results["scoring_posterior"] = measure_scoring_posterior(repeat)
+    results["per_item"] = measure_per_item(repeat, 10**4 if args.quick else 10**6, 200 if args.quick else 2000)
     load_after = load_average()
     print_report(info, results, load_before, load_after)
     print_test_sets(results["test_sets"], samples)
@@ -1385,6 +1426,7 @@ def main(argv=None) -> int:
     print_folds(results["folds"])
     print_startup(results["startup"])
     print_scoring_posterior(results["scoring_posterior"])
+    print_per_item(results["per_item"])
     if args.json is not None:
         payload = {
             "machine": info,

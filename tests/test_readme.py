@@ -3,6 +3,7 @@ links alive, and the README short."""
 
 import json
 import re
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -94,6 +95,29 @@ def test_the_cli_page_shows_the_real_story(capsys):
 def test_the_evaluate_guide_shows_the_real_output(capsys):
     assert main(["evaluate", str(ROOT / "examples" / "factory.json")]) == 0
     assert capsys.readouterr().out == _first_text_block(ROOT / "docs" / "evaluate.md", "## Output")
+
+
+def test_the_evaluate_guides_quick_start_shows_the_real_output(capsys, monkeypatch):
+    guide = (ROOT / "docs" / "evaluate.md").read_text()
+    block = guide[guide.index("## Quick start") :]
+    block = block[block.index("```console\n$ mcrank ") + len("```console\n$ mcrank ") :]
+    command, shown = block[: block.index("```")].split("\n", 1)
+    monkeypatch.chdir(ROOT)  # the command names its files from the repository's root
+    assert main(shlex.split(command)) == 0
+    assert capsys.readouterr().out == shown
+
+
+def test_the_evaluate_guides_contents_list_every_section():
+    guide = ROOT / "docs" / "evaluate.md"
+    text = guide.read_text()
+    contents = text[text.index("## Contents\n") : text.index("\n## ", text.index("## Contents\n") + 1)]
+    listed = re.findall(r"\]\(#([^)]+)\)", contents)
+    headings = [line for line in re.sub(r"```.*?```", "", text, flags=re.S).splitlines() if re.match(r"##+ ", line)]
+    headings = [(len(line.split(" ")[0]) - 2, line.split(" ", 1)[1].strip()) for line in headings if line != "## Contents"]
+    sections = [re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-") for _, title in headings]
+    # Every section and subsection, in the page's order, and nothing else; the message is the list to paste.
+    expected = "\n".join(f"{'  ' * depth}- [{title}](#{anchor})" for (depth, title), anchor in zip(headings, sections))
+    assert listed == sections, f"docs/evaluate.md's contents should be:\n{expected}"
 
 
 def test_the_published_versions_4_percent_is_the_committed_truncated_result():
@@ -255,6 +279,15 @@ def _output_names(capsys, tmp_path) -> set[str]:
         ["evaluate", factory, "--sd", "0.1", "--error", "truncated", "--test-uncertainty", "--prior-count", "100", *few],
         ["evaluate", str(ROOT / "examples" / "lottery.json"), "--class-counts", "10,990", "--test-uncertainty", *few],
         ["evaluate", "--labels", str(ROOT / "examples" / "triage_labels.csv"), "--utility", str(ROOT / "examples" / "triage_3class.json")],
+        [
+            "evaluate",
+            "--labels",
+            str(ROOT / "examples" / "fraud_labels.csv"),
+            "--utility",
+            str(ROOT / "examples" / "fraud_per_item.json"),
+            "--test-uncertainty",
+            *few,
+        ],
         ["evaluate", "--scores", str(scores), "--utility", '{"utility": [[1, -3], [0, 0]], "classes": ["event", "none"]}', *few[2:]],
         ["evaluate", "--scores", str(scores), "--positive", "event", "--thresholds", "0.1,0.5", "--test-uncertainty", *few],
         [

@@ -67,7 +67,7 @@ def add_parser(subparsers):
 
 
 def handler(args) -> int:
-    from mcrank.cli import _folds
+    from mcrank.cli import _folds, _per_item
     from mcrank.cli._scores import check_scores_only
 
     if not _folds.wanted(args):  # the comparison across folds refuses them in its own words
@@ -75,6 +75,8 @@ def handler(args) -> int:
     # Before the work, so that it does not end on an unwritable path; never over an input.
     check_outputs({"--out": args.out, "--plot": args.plot}, inputs=(args.file, args.labels, args.scores, args.utility))
     args.format = args.format or output_format(args.out)
+    if (per_item := _per_item.utility_of(args)) is not None:  # a utility per item: a report of its own
+        return _per_item.handler(args, per_item)
     if _folds.wanted(args):  # labels with a fold column: a report of its own (mcrank.cli._folds)
         return _folds.handler(args)
     if args.scores is not None:  # labels and scores: a report of its own (mcrank.cli._scores)
