@@ -15,7 +15,7 @@ import math
 import sys
 from pathlib import Path
 
-from mcrank.cli._common import UsageError, class_names, flag_names, path_argument, terminal_width, write_output
+from mcrank.cli._common import UsageError, class_names, flagged_by, path_argument, terminal_width, write_output
 
 #: Figure formats of ``--plot``, by suffix.
 PLOT_FORMATS = (".png", ".pdf", ".svg")
@@ -83,15 +83,7 @@ def _thresholds(text: str | None):
         raise UsageError(f"--thresholds {text}: not numbers; give START:STOP:STEP or a list P1,P2,...") from None
 
 
-def _with_flags(function, *args, **kwargs):
-    """``function(*args, **kwargs)``, with a ValueError about one of :data:`_FLAGS` naming the flag."""
-    try:
-        return function(*args, **kwargs)
-    except ValueError as error:
-        message = str(error)
-        if (flagged := flag_names(message, _FLAGS, after_file=True)) != message:
-            raise UsageError(flagged) from None
-        raise
+_with_flags = flagged_by(_FLAGS, after_file=True)
 
 
 def handler(args) -> int:
