@@ -34,8 +34,9 @@ The scores a scoring classifier is ranked by (each "higher is better") are one r
 :data:`ROC_SCORES`, as :mod:`mcrank.metrics` is for confusion matrices: AUC, and accuracy,
 Youden's J and F1 each at their own best threshold. F1 is not linear in the confusion matrix;
 its best threshold is found exactly by Dinkelbach's method, a linear best-threshold problem per
-step (:func:`_best_f1`). Adding a score (the H-measure, the area under the precision-recall
-curve) is one :func:`register` call; the kernels' switches :func:`_roc_score` and
+step (:func:`_best_f1`). The H-measure (:func:`_h_measure`) and the area under the
+precision-recall curve (:func:`_auprc`) are fixed-order quadratures. Adding a score is one
+:func:`register` call; the kernels' switches :func:`_roc_score` and
 :func:`_roc_compare` are generated. A study ranks a pair by the sign of a score's difference
 only, and an entry may give a comparison that finds it with less work (:func:`_linear_compare`,
 :func:`_f1_compare`, :func:`_auc_compare`); without one, the difference of the two scores.
@@ -387,6 +388,137 @@ def _best_youden_compare(prevalence, mu_1, sigma_1, mu_2, sigma_2):
     return _linear_compare(1.0, 1.0, 0.0, 0.0, mu_1, sigma_1, mu_2, sigma_2)
 
 
+# --- the H-measure and the area under the precision-recall curve -------------------------------
+
+#: Gauss-Legendre nodes and weights on [0, 1], for the panels of the quadratures below.
+_GL_NODES, _GL_WEIGHTS = (0.5 * (v + 1.0) if k == 0 else 0.5 * v for k, v in enumerate(np.polynomial.legendre.leggauss(14)))
+#: Width of a quadrature panel, in units of the class-1 scores' sd.
+_PANEL = 1.5
+#: Beyond this many sds of either class the normal densities are below 1e-18: nothing is lost.
+_TAIL = 9.0
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+@jit(inline="always")
+def _log_slope(x, mu, sigma):
+    """The log of the ROC slope ``dt/df = phi(z) / (sigma phi(x))`` at ``x = Phi^-1(f)``."""
+    z = (mu + x) / sigma
+    return 0.5 * (x - z) * (x + z) - math.log(sigma)
+
+
+@jit(inline="always")
+def _hull_tangent(mu, sigma):
+    """``x`` of the point where the segment from ``(1, 1)`` touches a binormal curve with
+    ``sigma > 1``: the convex hull is the curve up to it and that segment after it.
+
+    The curve is concave left of its inflection ``x_i = mu / (sigma^2 - 1)`` and convex right
+    of it; the tangent point is the root of ``g(x) = log slope(x) - log((1 - t) / (1 - f))`` on
+    the concave side, where ``g`` falls from +inf to below 0 (the chord from ``x_i`` to
+    ``(1, 1)`` is steeper than the curve there). Newton's method kept inside a shrinking
+    bracket (a step that leaves it bisects), to the last bits. Past ``x = 40`` both upper tails
+    are 0 and the segment has no length: the bracket ends there.
+    """
+    low = -40.0 - abs(mu) / (sigma - 1.0)
+    high = min(mu / ((sigma - 1.0) * (sigma + 1.0)), 40.0)
+    x = 0.5 * (low + high)
+    for _ in range(100):
+        z = (mu + x) / sigma
+        upper_t, upper_f = _normal_cdf(-z), _normal_cdf(-x)
+        step = math.nan
+        if upper_t > 0.0 and upper_f > 0.0:
+            g = _log_slope(x, mu, sigma) - math.log(upper_t) + math.log(upper_f)
+            # g' = (A x - mu) / sigma^2 + phi(z) / (sigma (1 - t)) - phi(x) / (1 - f)
+            derivative = (x - z / sigma) + (
+                math.exp(-0.5 * z * z - _LOG_SQRT_2PI) / (sigma * upper_t) - math.exp(-0.5 * x * x - _LOG_SQRT_2PI) / upper_f
+            )
+            if derivative != 0.0:
+                step = x - g / derivative
+        else:  # a tail underflows: the chord's slope is 0 (right of the tangent), or unknown
+            g = math.inf if upper_f > 0.0 else math.nan
+        if g > 0.0:
+            low = x
+        else:
+            high = x
+        if not (low < step < high):
+            step = 0.5 * (low + high)
+        if not (abs(step - x) > 1e-15 * (1.0 + abs(x))):
+            return step
+        x = step
+    return x
+
+
+@jit(inline="always")
+def _severity_w2(c):
+    """The second integral ``W2(c) = int_0^c int_0^s w`` of the Beta(2, 2) density ``w(c) = 6 c (1 - c)``."""
+    return c * c * c * (1.0 - 0.5 * c)
+
+
+@jit(inline="always")
+def _h_measure(prevalence, mu, sigma):
+    """The H-measure (Hand 2009) of a binormal classifier, with the Beta(2, 2) distribution of
+    ``c``, the cost of a false negative (``docs/method.md``, "The ROC/AUC study").
+
+    ``int Q(c) w(c) dc``, ``Q`` the least loss ``c B (1 - t) + (1 - c)(1 - B) f`` on the convex
+    hull, integrated by parts twice: ``(1 - B) W2(1) - int W2(c) d(B t + (1 - B) f)`` along the
+    hull, ``W2`` the second integral of ``w`` (``Q(1) = 0``, ``Q'(1) = -(1 - B)``), the cost
+    ``c(x)`` of the point ``x`` the one whose iso-loss slope is the curve's there. The curve's
+    part by Gauss-Legendre panels in ``x``, the segment to ``(1, 1)`` at its one cost.
+    """
+    b, complement = prevalence, 1.0 - prevalence
+    if not (0.0 < b < 1.0):
+        return math.nan  # one class only: no loss to compare
+    if sigma < 1.0:  # H is symmetric in the classes: swapped, the curve is (mu / sigma, 1 / sigma)
+        b, complement, mu, sigma = complement, b, mu / sigma, 1.0 / sigma
+    # The loss of the better corner, min(c B, (1 - c)(1 - B)), under w (split at c = 1 - B).
+    maximum_loss = b * complement * (complement * complement * (2.0 - 1.5 * complement) + b * b * (2.0 - 1.5 * b))
+    if sigma == 1.0 and mu <= 0.0:
+        return 0.0  # the hull is the diagonal
+    high = max(_TAIL, -mu + _TAIL * sigma)
+    tangent = math.inf
+    if sigma > 1.0:
+        tangent = _hull_tangent(mu, sigma)
+        high = min(high, tangent)
+    low = min(-_TAIL, -mu - _TAIL * sigma)
+    odds = math.log(b / complement)
+    panels = max(1, int(math.ceil((high - low) / _PANEL)))
+    width = (high - low) / panels
+    hull = 0.0  # int W2(c(x)) d(B t + (1 - B) f) along the curve's part of the hull
+    for p in range(panels):
+        start = low + p * width
+        for k in range(_GL_NODES.size):
+            x = start + width * _GL_NODES[k]
+            z = (mu + x) / sigma
+            c = 1.0 / (1.0 + math.exp(min(_log_slope(x, mu, sigma) + odds, 700.0)))  # 0 to W2's precision beyond
+            density = b * math.exp(-0.5 * z * z) / sigma + complement * math.exp(-0.5 * x * x)
+            hull += _GL_WEIGHTS[k] * _severity_w2(c) * density
+    hull *= width * math.exp(-_LOG_SQRT_2PI)
+    if math.isfinite(tangent):  # the segment to (1, 1), at its one cost
+        c = 1.0 / (1.0 + math.exp(min(_log_slope(tangent, mu, sigma) + odds, 700.0)))
+        hull += _severity_w2(c) * (b * _normal_cdf(-(mu + tangent) / sigma) + complement * _normal_cdf(-tangent))
+    expected_loss = 0.5 * complement - hull
+    return 1.0 - expected_loss / maximum_loss
+
+
+@jit(inline="always")
+def _auprc(prevalence, mu, sigma):
+    """The area under the precision-recall curve, ``int_0^1 precision d recall`` over the recall
+    ``t = Phi(z)``, ``z`` the threshold in class-0 sds, ``f = Phi(sigma z - mu)``: Gauss-Legendre
+    panels over ``|z| <= 9``. NaN at ``B = 0``."""
+    b, complement = prevalence, 1.0 - prevalence
+    if not (b > 0.0):
+        return math.nan  # no positive item: no precision
+    panels = int(math.ceil(2.0 * _TAIL / _PANEL))
+    width = 2.0 * _TAIL / panels
+    total = 0.0
+    for p in range(panels):
+        start = -_TAIL + p * width
+        for k in range(_GL_NODES.size):
+            z = start + width * _GL_NODES[k]  # the threshold in class-0 sds: recall t = Phi(z)
+            t, f = _normal_cdf(z), _normal_cdf(sigma * z - mu)
+            total += _GL_WEIGHTS[k] * math.exp(-0.5 * z * z) * (b * t / (b * t + complement * f))
+    return total * width * math.exp(-_LOG_SQRT_2PI)
+
+
 # --- the registry of scores ---------------------------------------------------------------------
 
 
@@ -450,6 +582,10 @@ register("best_youden", "Youden's J at its best threshold", _best_youden_score,
 register("best_f1", "F1 at its best threshold", _best_f1_score,
          "The largest F1 = 2 B t / (B + B t + (1 - B) f), found exactly by Dinkelbach's method.",
          _f1_compare)  # fmt: skip
+register("hmeasure", "H-measure", _h_measure,
+         "Hand's H-measure: 1 - the expected minimum loss under a Beta(2, 2) cost proportion, over that of the better corner.")  # fmt: skip
+register("auprc", "AUPRC", _auprc,
+         "The area under the precision-recall curve, int_0^1 precision d recall (the average precision).")  # fmt: skip
 
 #: Every score of a scoring classifier, by id, in code order.
 ROC_SCORES: dict[str, RocScore] = {entry.id: entry for entry in _REGISTRY}

@@ -36,7 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy_oracle import perturb_gaussian, perturb_truncated, sample_true_utility
-from scipy.special import ndtr
+from scipy import integrate, optimize
+from scipy.special import ndtr, ndtri
 
 __all__ = [
     "GRID",
@@ -45,11 +46,14 @@ __all__ = [
     "Curves",
     "RocOracleResult",
     "auc_by_quadrature",
+    "auprc_by_quadrature",
     "best_f1_on_grid",
     "best_score_pair",
     "best_yield_on_grid",
     "best_youden_on_grid",
     "curves_on_grid",
+    "h_measure_by_quadrature",
+    "minimum_loss",
     "run_roc_oracle",
     "yield_at",
 ]
@@ -408,3 +412,52 @@ def run_roc_oracle(
             reversed_[key] += int(np.count_nonzero(opposite))
             score_tied[key] += int(np.count_nonzero(~same & ~opposite))
     return RocOracleResult(samples=samples, tied=tied, incorrect=incorrect, reversed=reversed_, score_tied=score_tied)
+
+
+# --- the H-measure and the area under the precision-recall curve, by adaptive quadrature ------
+
+
+def minimum_loss(c: float, prevalence: float, mu: float, sigma: float) -> float:
+    """``Q(c) = min_f c B (1 - t(f)) + (1 - c)(1 - B) f``, both corners included: the loss at the
+    best threshold when a false negative costs ``c`` and a false positive ``1 - c``.
+
+    Brute force and a polish: the smallest of the loss on a grid of 4001 thresholds
+    ``x`` in [-40, 40], refined by a bounded scalar minimisation between the grid
+    neighbours of the grid's minimum, and the two corners.
+    """
+    xs = np.linspace(-40.0, 40.0, 4001)
+
+    def loss(x):
+        return c * prevalence * ndtr(-(mu + x) / sigma) + (1 - c) * (1 - prevalence) * ndtr(x)
+
+    values = loss(xs)
+    best = min(c * prevalence, (1 - c) * (1 - prevalence), float(values.min()))
+    k = int(np.argmin(values))
+    if 0 < k < xs.size - 1:
+        found = optimize.minimize_scalar(loss, bounds=(xs[k - 1], xs[k + 1]), method="bounded", options={"xatol": 1e-12})
+        best = min(best, float(found.fun))
+    return best
+
+
+def h_measure_by_quadrature(prevalence: float, mu: float, sigma: float, a: float = 2.0, b: float = 2.0) -> float:
+    """Hand's H-measure of a binormal classifier from its definition: ``1 - int Q(c) w(c) dc /
+    int min(c B, (1 - c)(1 - B)) w(c) dc``, ``w`` the Beta(a, b) density of the cost ``c`` of a
+    false negative, by adaptive quadrature (scipy's QUADPACK) over ``c``."""
+    from scipy.stats import beta
+
+    density = beta(a, b).pdf
+    expected, _ = integrate.quad(lambda c: minimum_loss(c, prevalence, mu, sigma) * density(c), 0, 1, epsabs=1e-13, epsrel=1e-12, limit=400)
+    trivial, _ = integrate.quad(
+        lambda c: min(c * prevalence, (1 - c) * (1 - prevalence)) * density(c), 0, 1, points=[1 - prevalence], epsabs=1e-14, epsrel=1e-13
+    )
+    return 1 - expected / trivial
+
+
+def auprc_by_quadrature(prevalence: float, mu: float, sigma: float) -> float:
+    """``int_0^1 precision d recall`` over the recall ``t``, ``f = Phi(sigma Phi^-1(t) - mu)``,
+    by adaptive quadrature."""
+
+    def precision(t):
+        return prevalence * t / (prevalence * t + (1 - prevalence) * ndtr(sigma * ndtri(t) - mu))
+
+    return integrate.quad(precision, 0, 1, epsabs=1e-13, epsrel=1e-12, limit=400)[0]

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+import roc_oracle
 from scipy import integrate
 from scipy.special import ndtr, ndtri
 
@@ -273,3 +274,62 @@ def test_a_comparison_of_best_thresholds_has_the_sign_of_their_difference():
         out[i] = roc._linear_compare(a, d, low, high, *pair[1:])
     np.testing.assert_array_equal(_sign_class(out), expected)
     assert np.count_nonzero(expected == 0) > 1000 and np.count_nonzero(expected == 1) > 1000
+
+
+# --- the H-measure and AUPRC: fixed-order quadrature against adaptive quadrature ----------------
+
+
+#: Classifiers at the edges of the study's prior and beyond: (B, mu, sigma).
+CURVE_CASES = [
+    (0.5, 1.0, 1.0), (0.3, 2.0, 1.7), (0.7, 0.5, 0.6), (0.05, 2.5, 0.5), (0.9, 3.0, 2.0), (0.01, 1.0, 1.3),
+    (0.5, 0.0, 2.0), (0.99, 0.1, 0.5), (0.2, 3.0, 1.0), (0.5, 0.0, 1.0), (0.01, 3.0, 2.0), (0.99, 3.0, 0.5),
+    (0.4, 1.5, 1.000001), (0.6, 0.7, 0.999999),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("prevalence", "mu", "sigma"), CURVE_CASES)
+def test_h_measure_and_auprc_match_adaptive_quadrature(prevalence, mu, sigma):
+    """Gauss-Legendre panels (mcrank.roc) within 1e-9 of QUADPACK on the definitions
+    (tests/roc_oracle.py: the loss minimised by brute force at each cost, no hull algebra)."""
+    h = roc.ROC_SCORES["hmeasure"](prevalence, mu, sigma)
+    assert abs(h - roc_oracle.h_measure_by_quadrature(prevalence, mu, sigma)) < 1e-9
+    ap = roc.ROC_SCORES["auprc"](prevalence, mu, sigma)
+    assert abs(ap - roc_oracle.auprc_by_quadrature(prevalence, mu, sigma)) < 1e-9
+
+
+def test_h_measure_is_symmetric_in_the_classes_and_zero_for_a_random_curve():
+    # Swapped classes (and scores negated): the curve (mu / sigma, 1 / sigma) at 1 - B.
+    for prevalence, mu, sigma in CURVE_CASES:
+        h = roc.ROC_SCORES["hmeasure"](prevalence, mu, sigma)
+        assert h == pytest.approx(roc.ROC_SCORES["hmeasure"](1 - prevalence, mu / sigma, 1 / sigma), abs=1e-12)
+    assert roc.ROC_SCORES["hmeasure"](0.3, 0.0, 1.0) == pytest.approx(0.0, abs=1e-14)
+    assert roc.ROC_SCORES["auprc"](0.3, 0.0, 1.0) == pytest.approx(0.3, abs=1e-13)  # precision B everywhere
+
+
+def test_h_measure_ranks_as_the_expected_best_yield_under_beta_costs():
+    """Hernandez-Orallo, Flach & Ferri (2012): under the optimal threshold choice, H is an affine
+    function of the expected loss when the cost proportion is drawn from its severity
+    distribution. So when the true utility matrix is ``U_c = [[0, -(1 - c)], [-c, 0]]`` (a false
+    negative costs c, a false positive 1 - c) with c ~ Beta(2, 2), and each classifier is used
+    at its best threshold under ``U_c`` (:func:`mcrank.roc.best_threshold`, the study's Y*),
+    H ranks every pair of a shared B exactly as the expected yield: 0 misranked pairs."""
+    nodes, weights = np.polynomial.legendre.leggauss(4)
+    panels = 4000  # a kink of Q(c) costs at most ~ (1 / panels)^2: below 1e-7
+    edges = np.arange(panels)[:, None] / panels
+    c = (edges + (nodes + 1) / (2 * panels)).ravel()
+    w = (np.tile(weights, panels) / (2 * panels)) * 6 * c * (1 - c)
+    utility = np.zeros((c.size, 2, 2))
+    utility[:, 0, 1], utility[:, 1, 0] = -(1 - c), -c
+    rng = np.random.default_rng(20)
+    pairs, misranked, compared = 150, 0, 0
+    for _ in range(pairs):
+        b = rng.uniform(0.02, 0.98)
+        mu, sigma = rng.uniform(0, 3, 2), np.exp(rng.uniform(np.log(0.5), np.log(2), 2))
+        expected = np.array([w @ roc.best_threshold(utility, b, mu[k], sigma[k])[1] for k in range(2)])
+        h = roc.ROC_SCORES["hmeasure"](b, mu, sigma)
+        worst = b * (1 - b) * ((1 - b) ** 2 * (2 - 1.5 * (1 - b)) + b * b * (2 - 1.5 * b))  # int min(cB, (1-c)(1-B)) w
+        np.testing.assert_allclose(-(1 - h) * worst, expected, atol=2e-7)
+        if abs(expected[1] - expected[0]) > 1e-6:
+            compared += 1
+            misranked += np.sign(h[1] - h[0]) != np.sign(expected[1] - expected[0])
+    assert compared > 140 and misranked == 0

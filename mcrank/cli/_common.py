@@ -217,6 +217,22 @@ def flag_names(message: str, flags: dict[str, str], *, after_file: bool = False)
     return message
 
 
+def flagged_by(flags: dict[str, str], *, after_file: bool = False):
+    """A caller ``call(function, *args, **kwargs)`` that turns a library ValueError naming one
+    of ``flags``' parameters into a UsageError naming the flag (:func:`flag_names`)."""
+
+    def call(function, *args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except ValueError as error:
+            message = str(error)
+            if (flagged := flag_names(message, flags, after_file=after_file)) != message:
+                raise UsageError(flagged) from None
+            raise
+
+    return call
+
+
 def fail(command: str, error: BaseException) -> int:
     """Print ``error`` as one line on stderr and return exit code 2."""
     message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 
-from mcrank.cli._common import UsageError, flag_names, terminal_width, write_output
+from mcrank.cli._common import UsageError, flagged_by, terminal_width, write_output
 
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
 _FLAGS = {"folds_column": "--folds-column", "repeats": "--repeats", "rope": "--rope", "samples": "--samples", "utility": "--utility",
@@ -89,12 +89,4 @@ def handler(args) -> int:
     return 0
 
 
-def _flagged(function, *args, **kwargs):
-    """``function(*args, **kwargs)``, with a ValueError about one of :data:`_FLAGS` naming the flag."""
-    try:
-        return function(*args, **kwargs)
-    except ValueError as error:
-        message = str(error)
-        if (flagged := flag_names(message, _FLAGS, after_file=True)) != message:
-            raise UsageError(flagged) from None
-        raise
+_flagged = flagged_by(_FLAGS, after_file=True)

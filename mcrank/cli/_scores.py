@@ -15,7 +15,7 @@ import math
 import sys
 from pathlib import Path
 
-from mcrank.cli._common import UsageError, class_names, flag_names, path_argument, terminal_width, write_output
+from mcrank.cli._common import UsageError, class_names, flagged_by, path_argument, terminal_width, write_output
 
 #: Figure formats of ``--plot``, by suffix.
 PLOT_FORMATS = (".png", ".pdf", ".svg")
@@ -83,15 +83,7 @@ def _thresholds(text: str | None):
         raise UsageError(f"--thresholds {text}: not numbers; give START:STOP:STEP or a list P1,P2,...") from None
 
 
-def _with_flags(function, *args, **kwargs):
-    """``function(*args, **kwargs)``, with a ValueError about one of :data:`_FLAGS` naming the flag."""
-    try:
-        return function(*args, **kwargs)
-    except ValueError as error:
-        message = str(error)
-        if (flagged := flag_names(message, _FLAGS, after_file=True)) != message:
-            raise UsageError(flagged) from None
-        raise
+_with_flags = flagged_by(_FLAGS, after_file=True)
 
 
 def handler(args) -> int:
@@ -267,6 +259,7 @@ def decision_line(ranking, names: dict[str, str], *, banded: bool = False) -> st
 
 
 def _render_ranking(ranking, shown, width, details) -> list[str]:
+    from mcrank.evaluate.curve_scores import CURVE_SCORES
     from mcrank.evaluate.report import _wrap, column_blocks, column_format, printable, probability_text
     from mcrank.evaluate.targets import class_header
 
@@ -285,6 +278,7 @@ def _render_ranking(ranking, shown, width, details) -> list[str]:
         ("best threshold", [{math.inf: "never", -math.inf: "always"}.get(m.threshold) or threshold(m.threshold) for m in models]),
         ("optimistic", [yields(m.test_set_yield) for m in models]),
         ("AUC (rank)", [f"{m.auc:.4f} ({m.auc_rank})" for m in models]),
+        *((name, [f"{m.curve_scores[key]:.4f}" for m in models]) for key, (name, _) in CURVE_SCORES.items()),
     ]
     posterior = ranking.posterior
     if posterior is not None:
@@ -374,6 +368,7 @@ def _render_curves(curves, shown, width) -> list[str]:
 def _render_csv(test_set, ranking, curves, made: dict) -> str:
     import csv
 
+    from mcrank.evaluate.curve_scores import CURVE_SCORES
     from mcrank.evaluate.report import (
         csv_text,  # a name a spreadsheet would read as a formula starts with '
     )
@@ -387,7 +382,7 @@ def _render_csv(test_set, ranking, curves, made: dict) -> str:
                         classes=list(ranking.classes), utility=ranking.utility.tolist())  # fmt: skip
         posterior = ranking.posterior
         names = [m.name for m in ranking.models]
-        header = ["rank", "model", "utility_yield", "threshold", "test_set_yield", "auc", "auc_rank"]
+        header = ["rank", "model", "utility_yield", "threshold", "test_set_yield", "auc", "auc_rank", *CURVE_SCORES]
         if posterior is not None:
             comments.update(samples=posterior.samples, seed=posterior.seed)
             header += ["interval_low", "interval_high", "probability_best", "probability_best_se"]
@@ -396,6 +391,7 @@ def _render_csv(test_set, ranking, curves, made: dict) -> str:
         writer.writerow([csv_text(cell) for cell in header])
         for m in ranking.models:
             row = [m.rank, csv_text(m.name), repr(m.utility_yield), repr(m.threshold), repr(m.test_set_yield), repr(m.auc), m.auc_rank]
+            row += [repr(m.curve_scores[key]) for key in CURVE_SCORES]
             if posterior is not None:
                 row += [repr(end) for end in posterior.intervals[m.name]] + [repr(v) for v in posterior.probability_best[m.name]]
                 for other in names:

@@ -9,7 +9,7 @@ from mcrank.cli._common import (
     UsageError,
     check_outputs,
     class_names,
-    flag_names,
+    flagged_by,
     metric_ids,
     output_format,
     path_argument,
@@ -155,16 +155,7 @@ _FLAGS = {"class_frequencies": "--class-frequencies", "class_counts": "--class-c
           "metrics": "--metrics"}  # fmt: skip
 
 
-def _with_flags(function, *args, **kwargs):
-    """``function(*args, **kwargs)``, with a ValueError's parameters named as their flags
-    (:data:`_FLAGS`, :func:`mcrank.cli._common.flag_names`)."""
-    try:
-        return function(*args, **kwargs)
-    except ValueError as error:
-        message = str(error)
-        if (flagged := flag_names(message, _FLAGS)) != message:
-            raise UsageError(flagged) from None
-        raise
+_with_flags = flagged_by(_FLAGS)
 
 
 def _numbers(text: str | None, flag: str) -> list[float] | None:

@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from mcrank._jit import jit
 from mcrank._rng import SCORING_POSTERIOR, resolve_rng, root_of, root_seed_sequence, stream_generator
 from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_name, check_square
+from mcrank.evaluate.curve_scores import CURVE_SCORES
 from mcrank.evaluate.input import label_array, read_csv_columns
 from mcrank.evaluate.ranking import _compare, _competition_ranks
 from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
@@ -270,6 +271,16 @@ def _is_number(text: str) -> bool:
 # --- AUC --------------------------------------------------------------------------------------
 
 
+def _checked_scores(positive, scores):
+    """``positive`` as a 1-d bool array and ``scores`` as finite floats of its length, or a
+    ValueError naming the argument (the scores of the threshold-free scores)."""
+    given = np.asarray(positive)
+    if given.ndim != 1 or not (given.dtype == bool or (given.dtype.kind in "iu" and np.isin(given, (0, 1)).all())):
+        raise ValueError(f"positive: expected a 1-d array of booleans (True for a positive item), got {given.dtype} of shape {given.shape}")
+    positive = given.astype(bool)
+    return positive, _score_array(scores, positive.size, "scores", "positive")
+
+
 def auc_score(positive, scores) -> float:
     """The area under the empirical ROC curve, by the Mann-Whitney statistic.
 
@@ -297,11 +308,7 @@ def auc_score(positive, scores) -> float:
         ``scores`` of another length, NaN or infinite scores (the checks of
         :func:`scored_test_set`).
     """
-    given = np.asarray(positive)
-    if given.ndim != 1 or not (given.dtype == bool or (given.dtype.kind in "iu" and np.isin(given, (0, 1)).all())):
-        raise ValueError(f"positive: expected a 1-d array of booleans (True for a positive item), got {given.dtype} of shape {given.shape}")
-    positive = given.astype(bool)
-    scores = _score_array(scores, positive.size, "scores", "positive")
+    positive, scores = _checked_scores(positive, scores)
     p, n = int(positive.sum()), int((~positive).sum())
     if p == 0 or n == 0:
         raise ValueError(f"positive: {'no' if p == 0 else 'every'} item is positive; AUC needs items of both classes")
@@ -576,6 +583,9 @@ class ScoringResult:
     auc : float
         Area under the ROC curve (Mann-Whitney).
     auc_rank : int
+    curve_scores : dict
+        The other threshold-free scores on the whole test set, by id
+        (:data:`mcrank.evaluate.curve_scores.CURVE_SCORES`: the H-measure, the average precision).
     """
 
     name: str
@@ -586,6 +596,7 @@ class ScoringResult:
     fold_thresholds: tuple
     auc: float
     auc_rank: int
+    curve_scores: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -675,6 +686,7 @@ class ScoringEvaluation:
                     "fold_thresholds": [number(t) for t in m.fold_thresholds],
                     "auc": number(m.auc),
                     "auc_rank": m.auc_rank,
+                    **{key: number(value) for key, value in m.curve_scores.items()},
                 }
                 for m in self.models
             ],
@@ -817,9 +829,18 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         draws = _posterior_draws(positive, [test_set.scores[name] for name in names], u, fold, folds, threshold_choice,
                                  samples, stream)  # fmt: skip
         posterior = ScoringPosterior.from_draws(names, order, draws, seed)
+    curve = [{key: float(score(positive, test_set.scores[name])) for key, (_, score) in CURVE_SCORES.items()} for name in names]
     models = tuple(
         ScoringResult(
-            names[k], ranks[k], float(totals[k] / evaluated), thresholds[k], test_yields[k], chosen[k], float(aucs[k]), auc_ranks[k]
+            names[k],
+            ranks[k],
+            float(totals[k] / evaluated),
+            thresholds[k],
+            test_yields[k],
+            chosen[k],
+            float(aucs[k]),
+            auc_ranks[k],
+            curve[k],
         )
         for k in order
     )
