@@ -88,4 +88,7 @@ def read_regular(path, size: int) -> bytes:
         raise OSError(error.errno or errno.EIO, error.strerror, os.fspath(path)) from None
     with os.fdopen(handle, "rb") as file:
         _refuse_unless_regular(path, os.fstat(file.fileno()).st_mode)
-        return file.read(size)
+        try:
+            return file.read(size)
+        except OSError as error:  # EIO (a failing disk, /proc/self/mem) names no file by itself
+            raise OSError(error.errno, error.strerror, os.fspath(path)) from None

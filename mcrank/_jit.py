@@ -33,7 +33,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["Kernel", "cache_directory", "extend_cache_key", "interpreted", "jit", "kernels_cached"]
+__all__ = ["Kernel", "after_compiling", "cache_directory", "extend_cache_key", "interpreted", "jit", "kernels_cached"]
 
 _OPTIONS = dict(cache=True, error_model="numpy", nogil=True)
 
@@ -48,6 +48,47 @@ _INTERPRETED = contextvars.ContextVar("mcrank_interpreted", default=False)
 
 # Kernels are handed to numba from any thread of the threading backend: once each.
 _LOCK = threading.RLock()
+
+
+class _Compiles(threading.local):
+    """Per thread: how many kernels numba is compiling (or loading from its cache) there, one
+    inside another, and what to run when the innermost returns (:func:`after_compiling`)."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.pending: list = []
+
+
+_COMPILES = _Compiles()
+
+
+def after_compiling(action) -> bool:
+    """If this thread is inside numba's compile of a kernel, run ``action`` when that compile
+    returns, and return True; else return False (and run nothing).
+
+    For a signal handler: an exception it raises while numba compiles is raised inside one of
+    LLVM's callbacks into Python (ctypes), where Python prints it ("Exception ignored on
+    calling ctypes callback function") and drops it, and the compile then fails with a
+    traceback of its own. Deferred, it is raised between two kernels' compiles, where it
+    unwinds as anywhere else.
+    """
+    if _COMPILES.depth == 0:
+        return False
+    _COMPILES.pending.append(action)
+    return True
+
+
+def _compile(dispatcher, signature):
+    """numba's compile of ``dispatcher`` for ``signature``, counted (:func:`after_compiling`);
+    what was deferred meanwhile runs as it returns."""
+    _COMPILES.depth += 1
+    try:
+        return type(dispatcher).compile(dispatcher, signature)  # looked up now: a test may wrap it
+    finally:
+        _COMPILES.depth -= 1
+        pending, _COMPILES.pending = _COMPILES.pending, []
+        for action in pending:
+            action()
 
 
 @functools.cache
@@ -203,7 +244,10 @@ def _njit(py_func, options: dict, extra: int):
         options = {**options, "cache": False}
     else:
         py_func._mcrank_cache = (directory, _source_digest(extra))
-    return numba.njit(**options)(py_func)
+    dispatcher = numba.njit(**options)(py_func)
+    # Every compile of it, called from Python or from the compile of another kernel.
+    dispatcher.compile = functools.partial(_compile, dispatcher)
+    return dispatcher
 
 
 @functools.cache

@@ -40,8 +40,9 @@ def confusion_from_pab(p, tpr, tnr) -> np.ndarray:
         Rows = output, columns = true class.
     """
     p, a, b = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (p, tpr, tnr)))
-    if np.any(~np.isfinite(p) | (p < 0) | (p > 1) | (a < 0) | (a > 1) | (b < 0) | (b > 1)):
-        raise ValueError("p, tpr and tnr must lie in [0, 1]")
+    for name, value in (("p", p), ("tpr", a), ("tnr", b)):
+        if not np.all((value >= 0) & (value <= 1)):  # NaN fails both comparisons
+            raise ValueError(f"{name} must lie in [0, 1], got {float(value[~((value >= 0) & (value <= 1))].flat[0])!r}")
     c = np.empty(p.shape + (2, 2))
     c[..., 0, 0], c[..., 0, 1], c[..., 1, 0], c[..., 1, 1] = _cells_from_pab.py_func(p, a, b)
     return c

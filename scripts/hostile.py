@@ -64,111 +64,10 @@ TIME_LIMIT = 20.0
 #: A FIFO is refused at once or not at all: a shorter limit keeps a hang cheap.
 FIFO_TIME_LIMIT = 1.0
 
-#: Scenarios that fail at the commit where the pass was written, one per defect of issue 33:
+#: Scenarios that fail, one per known defect (none now: issue 33's are fixed):
 #: ``tests/test_hostile.py`` expects them to fail (strict), so that a fix says so and its
 #: entry is removed here.
-KNOWN_DEFECTS = frozenset(
-    {
-        # High
-        "evaluate/plot/inside-results",
-        "evaluate/plot/inside-results-relative",
-        "evaluate/plot/inside-experiments",
-        "evaluate/plot/link-to-committed-figure",
-        "evaluate/plot/link-to-results-dir",
-        "run/roc/sd-5e307-1e308",
-        "run/roc/sd-1e308",
-        "run/config/roc-sd-1e308",
-        "api/StudyConfig/roc-sd-1e308",
-        "api/auc_score/nan-scores",
-        "api/auc_score/all-nan-scores",
-        "api/auc_score/inf-and-nan",
-        "evaluate/fifo/file",
-        "evaluate/fifo/labels",
-        "evaluate/fifo/utility",
-        "evaluate/fifo/scores",
-        "run/fifo/config",
-        "reproduce/fifo/experiment-file",
-        # Medium
-        "evaluate/plot/missing-directory",
-        "evaluate/plot/checked-before-the-work",
-        "evaluate/plot/same-as-out",
-        "evaluate/plot/same-as-out-by-link",
-        "evaluate/unused/plot-without-scores",
-        "evaluate/unused/threshold-choice-without-scores",
-        "evaluate/unused/folds-without-scores",
-        "evaluate/unused/positive-without-scores",
-        "evaluate/unused/thresholds-without-scores",
-        "signals/run/sigint-while-importing",
-        "signals/run/sigterm-while-importing",
-        "signals/reproduce/sigint-while-importing",
-        "signals/reproduce/sigterm-while-importing",
-        # the same, on a loaded machine, where 1.5 s after the start is still the imports
-        "signals/run/sigint-after-start-up",
-        "signals/run/sigterm-after-start-up",
-        "signals/reproduce/sigint-after-start-up",
-        "signals/reproduce/sigterm-after-start-up",
-        # A signal while numba compiles: raised inside LLVM's callbacks, "Exception ignored ..."
-        # tracebacks and exit 1, exit 143 after one, or swallowed and the run goes on (the moment
-        # decides: each of the three has passed and failed in full passes on main)
-        "signals/run/sigterm-while-compiling",
-        "signals/run/sigterm-while-compiling-later",
-        "signals/run/sigint-while-compiling",
-        "api/auc_score/wrong-length",
-        "api/auc_score/longer-scores",
-        "api/auc_score/2d-scores",
-        # Low
-        "api/evaluate_predictions/bogus-metric",
-        "api/evaluate/bogus-metric",
-        "api/evaluate/metrics-[]",
-        "api/evaluate/metrics-[auc]",
-        "evaluate/metrics/macro_f1-two-classes",
-        "evaluate/metrics/micro_f1",
-        "evaluate/metrics/list-then-double-dash",
-        "evaluate/class-counts/-1,5",
-        "evaluate/class-counts/-0,5",
-        "evaluate/class-frequencies/-0.5,1.5",
-        "evaluate/thresholds/-0.1,0.5",
-        "evaluate/class-counts/1.5,2",
-        "evaluate/class-counts/0.5,0.5",
-        "api/evaluate/class_counts-[1.5,2]",
-        "evaluate/message/doubled-quote-matrix-sizes",
-        "api/evaluate/labels-doubled-quote",
-        "evaluate/message/utility-classes-blamed-on-file",
-        "run/message/rate-beta-names-flag",
-        "run/rate-beta/0_1",
-        "run/rate-beta/-1_1",
-        "run/rate-beta/1e308_1",
-        "run/message/kind-names-flag",
-        "run/sd/grid-0:1e308:1e305",
-        "run/sd/0:1e308:1e307",
-        # A new user's silent mistakes (if the fix explains the difference instead, in the output
-        # or the docs, these two scenarios go)
-        "api/run_study/sd-alone-and-in-a-grid-confusion",
-        "api/run_study/sd-alone-and-in-a-grid-roc",
-        "evaluate/hint/labels-given-as-file",
-        "evaluate/format/threshold-column",
-        # Found by this pass, beyond the issue's list
-        "run/config/deep-arrays",
-        "reproduce/experiment-file/deep-arrays",
-        "api/auc_score/one-class",
-        "api/auc_score/empty",
-        "api/evaluate/classes-(x,x)",
-        "api/evaluate/labels-out-of-range",
-        "api/confusion/confusion_from_pab-nan",
-        "evaluate/thresholds-uncertain/1e-320",
-        "run/jobs/0",
-        "reproduce/samples/0",
-        "reproduce/samples/-1",
-        "reproduce/samples/abc",
-        "reproduce/samples/1e13",
-        "reproduce/samples/1.5",
-        "reproduce/samples/nan",
-        "evaluate/unreadable/file",
-        "evaluate/unreadable/labels",
-        "evaluate/unreadable/utility",
-        "evaluate/unreadable/scores",
-    }
-)
+KNOWN_DEFECTS: frozenset[str] = frozenset()
 
 
 # ----------------------------------------------------------------------------- the scenarios
@@ -554,7 +453,8 @@ def _evaluate_options() -> None:
         scenario(f"evaluate/unused-with-scores/{label}-without-utility", "refuse", *scores, *options, files={"s.csv": SCORES})
     scenario("evaluate/unused-with-scores/folds-with-split", "refuse", "evaluate", "--scores", "{tmp}/s.csv", "--utility", "{tmp}/u.json",
              "--threshold-choice", "split", "--folds", "3", files={"s.csv": SCORES, "u.json": UTILITY_2})  # fmt: skip
-    scenario("evaluate/unused-with-scores/test-uncertainty-ranking-only", "refuse", "evaluate", "--scores", "{tmp}/s.csv", "--utility",
+    # The ranking of scoring classifiers with its uncertainty (it was refused before it was offered).
+    scenario("evaluate/scores-uncertain/ranking", "ok", "evaluate", "--scores", "{tmp}/s.csv", "--utility",
              "{tmp}/u.json", "--test-uncertainty", files={"s.csv": SCORES, "u.json": UTILITY_2})  # fmt: skip
     scenario("evaluate/unused/seed-noted", "ok", "evaluate", factory, "--seed", "1")
     # --scores' numbers.
@@ -628,7 +528,7 @@ def _evaluate_options() -> None:
     scenario("evaluate/message/doubled-quote-matrix-sizes", "refuse", "evaluate", "{tmp}/in.json", not_says=("''s",),
              files={"in.json": matrices_json({"A": [[1, 2], [3, 4]], "B": [[1, 2, 3], [4, 5, 6], [7, 8, 9]]})})  # fmt: skip
     scenario("evaluate/message/utility-classes-blamed-on-file", "refuse", "evaluate", "--labels", "{ex}/triage_labels.csv",
-             "--utility", "{ex}/wine_utility.json", says=("--utility",))  # fmt: skip
+             "--utility", "{ex}/wine_utility.json", says=("wine_utility.json",))  # fmt: skip
     # A new user's silent mistakes: a hint, not a result that looks fine.
     wrong_class = b"true,m1,m2\n" + b"".join(f"{'sick' if k % 2 else 'well'},{0.9 - 0.8 * (k % 2) + k / 1000:.3f},"
                                              f"{0.8 - 0.6 * (k % 2) + k / 2000:.4f}\n".encode() for k in range(60))  # fmt: skip
@@ -1040,7 +940,7 @@ def _api() -> None:
     api("auc_score/wrong-length", "raise", lambda: auc([True, False], [0.5]), names="scores")
     api("auc_score/longer-scores", "raise", lambda: auc([True, False], [0.5, 0.2, 0.1]), names="scores")
     api("auc_score/ok", "ok", lambda: auc([True, False, True, False], [0.9, 0.1, 0.8, 0.2]), check=_equals(1.0))
-    api("auc_score/inf-scores", "ok", lambda: auc([True, False, True, False], [inf, -inf, 0.8, 0.2]), check=_equals(1.0))
+    api("auc_score/inf-scores", "raise", lambda: auc([True, False, True, False], [inf, -inf, 0.8, 0.2]), names="scores")
     api("auc_score/one-class", "raise", lambda: auc([True, True], [0.9, 0.1]), names="positive")
     api("auc_score/empty", "raise", lambda: auc([], []), names="positive")
     api("auc_score/2d-scores", "raise", lambda: auc([True, False], [[0.5, 0.5], [0.1, 0.1]]), names="scores")
@@ -1109,6 +1009,7 @@ def _api() -> None:
     def predictions(y_true=y, predicted=None, u=((1, 0), (0, 1)), **kw):
         from mcrank.evaluate import evaluate_predictions
 
+        kw = {"classes": ("a", "b")} | kw  # text labels: the matrix's class order is named
         return evaluate_predictions(y_true, {"m": y if predicted is None else predicted, "n": y[::-1]}, [list(r) for r in u], **kw)
 
     api("evaluate_predictions/ok", "ok", predictions)
@@ -1163,7 +1064,7 @@ def _api() -> None:
     def scored(y_true=truth, s=probs, **kw):
         from mcrank.evaluate import scored_test_set
 
-        return scored_test_set(y_true, {"m": s}, positive="p", **kw)
+        return scored_test_set(y_true, {"m": s}, positive="p", **({"classes": ("p", "n")} | kw))
 
     def ranked(u=((1, -3), (0, 0)), **kw):
         from mcrank.evaluate import rank_scoring
@@ -1207,7 +1108,9 @@ def _api() -> None:
         from mcrank.evaluate import fold_yields
 
         truth = ["a", "b"] * 10
-        return fold_yields(truth, {"m": truth, "n": truth[::-1]}, list(folds), **({"utility": [[1, 0], [0, 1]]} | kw))
+        return fold_yields(
+            truth, {"m": truth, "n": truth[::-1]}, list(folds), **({"utility": [[1, 0], [0, 1]], "classes": ("a", "b")} | kw)
+        )
 
     api("fold_yields/ok", "ok", per_fold)
     api("fold_yields/wrong-length", "raise", lambda: per_fold(folds=(0, 1) * 3), names="folds")
@@ -1270,7 +1173,8 @@ def _api() -> None:
     api("sklearn/utility_score-zero-weights", "raise", lambda: score(sample_weight=[0, 0, 0, 0]), names="sample_weight")
     api("sklearn/utility_score-weight-length", "raise", lambda: score(sample_weight=[1, 1]), names="sample_weight")
     api("sklearn/utility_score-utility-nan", "raise", lambda: score(u=((nan, 0), (0, 1))), names="utility")
-    api("sklearn/utility_score-utility-3x3", "raise", lambda: score(u=np.eye(3)), names="utility")
+    # Labels 0 and 1 are the first two of three classes in their natural order (as for UtilityClassifier).
+    api("sklearn/utility_score-utility-3x3", "ok", lambda: score(u=np.eye(3)), check=_equals(0.75))
     api("sklearn/utility_score-labels-duplicate", "raise", lambda: score(labels=[0, 0]), names="labels")
     api("sklearn/utility_score-empty", "raise", lambda: score(yt=np.array([]), yp=np.array([])), names="y_true")
     api("sklearn/make_utility_scorer-nan", "raise", lambda: __import__("mcrank.sklearn").sklearn.make_utility_scorer([[nan, 0], [0, 1]]),
@@ -1360,20 +1264,19 @@ def _api() -> None:
     api("StudyConfig/roc-sd-1e308", "raise", lambda: config(kind="roc", metrics=("auc",), sds=(5e307, 1e308)), names="sd")
     api("StudyConfig/roc-mu-range-huge", "raise", lambda: config(kind="roc", roc_mu_range=(-1e308, 1e308)), names="roc_mu_range")
 
-    # The same seed and sd, alone or inside a grid: the same count (or the docs say why not).
-    def same_count(kind):
+    # The same seed and sd, alone or inside a grid: the conditional estimator gives the same count
+    # (the sample estimator draws each sd of a grid in turn from one stream, as docs/method.md says).
+    def same_count():
         from mcrank.engine import run_study
 
-        extra = {"metrics": ("auc",)} if kind == "roc" else {}
         counts = []
         for sds in ((0.1,), (0.0, 0.1, 0.2)):
-            result = run_study(config(kind=kind, error="truncated", sds=sds, seed=1, samples=5000, **extra), jobs=1)
+            result = run_study(config(estimator="conditional", sds=sds, seed=1, samples=5000), jobs=1)
             counts.append(next(row["incorrect"] for row in result.rows() if row["sd"] == 0.1))
         return counts
 
-    for kind in ("confusion", "roc"):
-        api(f"run_study/sd-alone-and-in-a-grid-{kind}", "ok", lambda k=kind: same_count(k),
-            check=lambda c: None if c[0] == c[1] else f"{c[0]} pairs misranked at sd 0.1 alone, {c[1]} inside a grid, same seed")  # fmt: skip
+    api("run_study/sd-alone-and-in-a-grid-conditional", "ok", same_count,
+        check=lambda c: None if c[0] == c[1] else f"{c[0]} pairs misranked at sd 0.1 alone, {c[1]} inside a grid, same seed")  # fmt: skip
     api("StudyConfig/unknown-field", "raise", lambda: config(bogus=1), raises=(TypeError,), names="bogus")
     for option, value in (("jobs", 0), ("backend", "bogus"), ("samples", 0)):
         api(f"run_study/{option}-{_label(value)}", "raise", lambda o=option, v=value: __import__("mcrank.engine").engine.run_study(config(seed=1),

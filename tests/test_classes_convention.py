@@ -212,6 +212,15 @@ def test_the_rule(capsys):
         scored_test_set(["b", "b"], {"m": [0.1, 0.2]}, classes=("a", "b"))
 
 
+def test_a_label_outside_the_classes_names_the_classifier_that_gave_it():
+    """It said "y_true and the predictions: label nan ...", whichever array held it."""
+    y = ["a", "b"] * 3
+    with pytest.raises(ValueError, match=r"^classifier 'm': y_pred: label 'c' is not one of the classes 'a', 'b'$"):
+        evaluate_predictions(y, {"n": y, "m": ["a", "c"] * 3}, np.eye(2), classes=("a", "b"))
+    with pytest.raises(ValueError, match=r"^y_true: label 'c' is not one of the classes"):
+        evaluate_predictions(["c", *y[1:]], {"m": y}, np.eye(2), classes=("a", "b"))
+
+
 def test_scores_that_look_inverted_get_a_one_line_note(walk, capsys, tmp_path):
     y, p = walk["y"], walk["p"]
     named = np.array(CLASSES)

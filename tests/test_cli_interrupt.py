@@ -12,10 +12,12 @@ instants, it is silent.
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import time
+import types
 
 import pytest
 from dropped_interrupt import drop_an_interrupt
@@ -53,6 +55,24 @@ def compile_signalled(self, sig):
 dispatcher.Dispatcher.compile = compile_signalled
 """
 
+# Sends the signal to the process itself from inside one of LLVM's callbacks into Python (the
+# object code of a module is ready), which numba's compile calls through ctypes: there the
+# signal handler's exception was printed as "Exception ignored on calling ctypes callback
+# function", dropped, and the compile failed (258 lines, exit 1).
+_INSIDE_LLVM = """
+import os, sys
+from numba.core import codegen
+hook = codegen.JITCodeLibrary._object_compiled_hook.__func__
+sent = []
+def hook_signalled(cls, ll_module, buf):
+    if not sent:
+        sent.append(True)
+        print("compiling", file=sys.stderr, flush=True)
+        os.kill(os.getpid(), {signum})
+    return hook(cls, ll_module, buf)
+codegen.JITCodeLibrary._object_compiled_hook = classmethod(hook_signalled)
+"""
+
 
 def _run_with(prelude: str, arguments: list[str]) -> subprocess.CompletedProcess:
     script = prelude + f"from mcrank.cli import main\nsys.exit(main({arguments!r}))\n"
@@ -80,6 +100,18 @@ def test_a_signal_while_numba_compiles_stops_the_run(tmp_path, signum, code, wor
     assert not (tmp_path / "x.json").exists()
 
 
+@pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
+def test_a_signal_inside_llvms_callbacks_waits_for_the_compile(tmp_path, signum, code, word):
+    """Raised inside the callback, the exception was dropped: 258 lines of tracebacks, exit 1.
+    It now waits until the kernel's compile returns. A fresh cache, so that numba compiles."""
+    arguments = ["run", "--samples", "1e10", "--jobs", "1", "--out", str(tmp_path / "x.json")]
+    script = _INSIDE_LLVM.format(signum=int(signum)) + f"from mcrank.cli import main\nsys.exit(main({arguments!r}))\n"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
+    assert (done.returncode, done.stderr.splitlines()) == (code, ["compiling", f"mcrank run: {word}"]), done.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
 def test_an_interrupt_dropped_anywhere_still_ends_the_command(monkeypatch, capsys):
     """A Ctrl-C whose exception was dropped (in a weakref callback) ended in exit code 0."""
     story_handler = mcrank.cli.story.handler
@@ -89,6 +121,38 @@ def test_an_interrupt_dropped_anywhere_still_ends_the_command(monkeypatch, capsy
         return story_handler(args)
 
     monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: None)
+    monkeypatch.setattr(mcrank.cli.story, "handler", handler)
+    assert main(["story"]) == 130
+    assert capsys.readouterr().err.splitlines() == ["mcrank story: interrupted"]
+
+
+def test_a_signal_turned_into_another_exception_still_ends_the_command(monkeypatch, capsys):
+    """SIGTERM while numpy imported its C extension became an ImportError: a 41-line traceback
+    and exit 1."""
+
+    def handler(args):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler raises here
+        except KeyboardInterrupt:
+            raise ImportError('PyCapsule_Import could not import module "datetime"') from None
+        return 0
+
+    monkeypatch.setattr(mcrank.cli.story, "handler", handler)
+    assert main(["story"]) == 143
+    assert capsys.readouterr().err.splitlines() == ["mcrank story: terminated"]
+
+
+def test_a_signal_while_the_jit_module_is_imported_is_one_line(monkeypatch, capsys):
+    """A signal landing while mcrank._jit was half imported: AttributeError, 'partially
+    initialized module', from the handler itself."""
+
+    def handler(args):
+        monkeypatch.setitem(sys.modules, "mcrank._jit", types.ModuleType("mcrank._jit"))
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+        return 0
+
     monkeypatch.setattr(mcrank.cli.story, "handler", handler)
     assert main(["story"]) == 130
     assert capsys.readouterr().err.splitlines() == ["mcrank story: interrupted"]

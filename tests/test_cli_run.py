@@ -584,6 +584,25 @@ def test_an_error_about_the_files_values_names_a_value_given_as_a_flag_by_its_fl
     assert err == f"mcrank run: error: {config}: test_size is a parameter of the confusion study kind, not of --study roc; got 20\n"
 
 
+@pytest.mark.parametrize("kind", ['kind = "confusion"\n', ""])
+def test_an_error_about_the_kind_of_the_file_names_its_key(capsys, tmp_path, kind):
+    # It named the kind as Python's keyword, "not of kind='confusion'", which no file holds.
+    config = tmp_path / "c.toml"
+    config.write_text(kind + "prevalence = 0.5\n")
+    code, out, err = run(capsys, "--config", str(config), "--quiet")
+    assert code == 2 and out == ""
+    assert err == f'mcrank run: error: {config}: prevalence is a parameter of the roc study kind, not of kind = "confusion"; got 0.5\n'
+
+
+def test_a_config_nested_too_deeply_is_one_line(capsys, tmp_path):
+    # tomllib recurses once per level: a RecursionError escaped main().
+    config = tmp_path / "c.toml"
+    config.write_text("sds = " + "[" * 5000 + "]" * 5000 + "\n")
+    code, out, err = run(capsys, "--config", str(config), "--quiet")
+    assert code == 2 and out == ""
+    assert err == f"mcrank run: error: {config}: nested too deeply to read (no experiment file is more than 2 levels deep)\n"
+
+
 def test_jobs_zero_names_the_flag(capsys):
     # It said "jobs must be ...", the engine's parameter.
     code, out, err = run(capsys, *SMALL, "--jobs", "0")

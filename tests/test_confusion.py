@@ -35,5 +35,9 @@ def test_normalise_confusion_refuses_bad_matrices(bad):
 
 
 def test_confusion_from_pab_refuses_values_outside_the_unit_interval():
-    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+    with pytest.raises(ValueError, match=r"^tpr must lie in \[0, 1\], got 1.2$"):
         confusion_from_pab(0.5, 1.2, 0.9)
+    # NaN passed the check, and gave matrices of NaN.
+    for args, name in (((0.5, np.nan, 0.5), "tpr"), ((0.5, 0.5, [0.5, np.nan]), "tnr"), ((np.nan, 0.5, 0.5), "p")):
+        with pytest.raises(ValueError, match=rf"^{name} must lie in \[0, 1\], got nan$"):
+            confusion_from_pab(*args)

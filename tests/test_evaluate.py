@@ -156,18 +156,18 @@ def test_one_classifier_is_fine():
 def test_metrics_can_be_chosen_by_id_or_alias():
     result = ev.evaluate(FACTORY, EQ4, metrics=["recall", "f1"])
     assert [mid for mid, _ in result.metrics] == ["tpr", "f1"]
-    with pytest.raises(ValueError, match="unknown metric 'auc'"):
+    with pytest.raises(ValueError, match="^metrics: unknown metric 'auc'"):
         ev.evaluate(FACTORY, EQ4, metrics=["auc"])
-    with pytest.raises(ValueError, match="unknown metric 'f1' for 3 classes"):
+    with pytest.raises(ValueError, match="^metrics: unknown metric 'f1' for 3 classes"):
         ev.evaluate({"A": np.eye(3) + 1}, np.eye(3), metrics=["f1"])
-    with pytest.raises(ValueError, match="unknown metric 'bogus' for 2 classes"):  # a KeyError before
+    with pytest.raises(ValueError, match="^metrics: unknown metric 'bogus' for 2 classes"):  # a KeyError before
         ev.evaluate_predictions([0, 1, 0, 1], {"A": [0, 1, 1, 1]}, EQ4, metrics=["bogus"])
 
 
 @pytest.mark.parametrize(
     ("confusions", "utility", "metrics", "match"),
     [
-        (FACTORY, EQ4, ["accuracy", "accuracy"], "metric 'accuracy' is listed twice$"),
+        (FACTORY, EQ4, ["accuracy", "accuracy"], "^metrics: metric 'accuracy' is listed twice$"),
         (FACTORY, EQ4, ["recall", "f1", "tpr"], r"metric 'tpr' is listed twice \(as 'recall' and 'tpr'\)"),
         ({"A": np.eye(3) + 1}, np.eye(3), ["mcc", "accuracy", "mcc"], "metric 'mcc' is listed twice"),
     ],

@@ -165,6 +165,13 @@ def test_evaluate_predictions_is_evaluate_with_paired_labels():
     # Labels of another test set: named without a doubled quote (it read "classifier 'A''s").
     with pytest.raises(ValueError, match=r"^labels: the labels of classifier 'A' do not tabulate to its confusion matrix$"):
         evaluate({"A": confusions["B"], "B": confusions["B"]}, EQ4, classes=classes, labels=labels, test_uncertainty=True, rng=1)
+    # Class indices out of range: "cannot reshape array of size 18 into shape (2,2)".
+    wrong = ItemLabels(labels.truth, {"A": labels.outputs["A"] + 7, "B": labels.outputs["B"]})
+    with pytest.raises(ValueError, match=r"^labels: classifier 'A' has class index 7, not one of 0..1$"):
+        evaluate(confusions, EQ4, classes=classes, labels=wrong, test_uncertainty=True, rng=1)
+    # A class named twice passed, where a file naming it twice is refused.
+    with pytest.raises(ValueError, match="^class name 'x' appears twice in 'classes'$"):
+        evaluate(confusions, EQ4, classes=("x", "x"))
 
 
 def test_evaluate_predictions_matches_the_labels_file(capsys):

@@ -101,6 +101,17 @@ def test_the_bounded_reader(tmp_path):
         read_bounded(tmp_path / "absent.json", limit=100, what="a test file")
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/mem"), reason="needs Linux's /proc")
+def test_a_file_that_fails_to_read_is_named(tmp_path):
+    """Reading /proc/self/mem from its start fails with EIO, which said "[Errno 5] Input/output
+    error" and no file name."""
+    link = tmp_path / "X.json"
+    os.symlink("/proc/self/mem", link)
+    with pytest.raises(OSError, match="X.json") as raised:
+        read_bounded(link, limit=100, what="a test file")
+    assert raised.value.filename == str(link)
+
+
 def test_one_home_for_the_limits():
     from mcrank import _validation
     from mcrank.evaluate import MAX_INPUT_BYTES, MAX_SAMPLES

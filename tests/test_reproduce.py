@@ -546,3 +546,12 @@ def test_a_fifo_among_the_experiment_files_is_refused_in_one_line_without_waitin
     err = capsys.readouterr().err
     assert code == 2 and err == f"mcrank reproduce: error: {pipe}: is a FIFO (named pipe), not a regular file\n"
     assert not out.exists()
+
+
+@pytest.mark.parametrize("samples", ["0", "-1", "abc", "1e13", "1.5", "nan"])
+def test_a_bad_samples_names_the_flag(tmp_path, capsys, samples):
+    # It said "samples must be ...", the library's parameter.
+    assert main(["reproduce", "--out", str(tmp_path / "out"), "--samples", samples, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mcrank reproduce: error: --samples must be a whole number") and err.count("\n") == 1, err
+    assert not (tmp_path / "out").exists()

@@ -75,10 +75,14 @@ def test_auc_is_sklearns_roc_auc_score_with_ties(seed, rounding):
         assert auc_score(y == 1, s) == pytest.approx(roc_auc_score(y, s), abs=1e-14)
 
 
-def test_auc_by_hand_and_undefined_for_one_class():
+def test_auc_by_hand_and_refused_for_one_class():
     # Pairs (positive, negative): (3, 1) 1, (3, 2) 1, (2, 1) 1, (2, 2) 1/2: 3.5 of 4.
     assert auc_score([True, True, False, False], [3, 2, 1, 2]) == 0.875
-    assert math.isnan(auc_score([True, True], [0.1, 0.2]))
+    # It returned NaN, silently.
+    with pytest.raises(ValueError, match="^positive: every item is positive"):
+        auc_score([True, True], [0.1, 0.2])
+    with pytest.raises(ValueError, match="^positive: no item is positive"):
+        auc_score([False, False], [0.1, 0.2])
 
 
 @pytest.mark.parametrize(

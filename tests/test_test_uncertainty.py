@@ -90,6 +90,27 @@ def test_the_gil_pelaez_integral_is_exact_where_a_beta_cdf_is(seed):
         assert exact is not None and abs(exact - reference) < 1e-10, (exact, reference, alpha, c)
 
 
+@pytest.mark.parametrize("scale", [1e-200, 1e-310])
+def test_the_exact_flip_holds_for_tiny_weights(scale):
+    """A threshold of 1e-200 or 1e-320 gives such weights: their squares underflowed to a sigma
+    of 0, and NumPy warned of invalid values. The probability depends on the weights' ratio
+    only (scipy's incomplete beta function as the reference, as above)."""
+    import warnings
+
+    from scipy import stats
+
+    from mcrank.evaluate.uncertainty import _flip_exact
+
+    alpha, c = np.array([3.0, 2.0, 4.0]), 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        exact = _flip_exact(np.array([1.0, -c, 1.0]) * scale, alpha)
+        assert exact is not None and abs(exact - stats.beta.cdf(c / (1 + c), 7.0, 2.0)) < 1e-10
+        # One weight subnormal beside normal ones: drawn instead (None), or a probability.
+        tiny = _flip_exact(np.array([1.0, -1e-320, 1.0]), alpha)
+    assert tiny is None or 0.0 <= tiny <= 1.0
+
+
 def test_the_gil_pelaez_integral_agrees_with_gammas_for_any_weights():
     """Weights over 3 decades, 2 to 18 components (n = 2 and 3): against 4 x 10^5 gamma draws."""
     from mcrank.evaluate.uncertainty import _flip_exact

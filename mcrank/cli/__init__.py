@@ -78,11 +78,20 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ValueError, KeyError, OSError) as error:
         return fail(command, error)
     except KeyboardInterrupt as interrupt:
-        terminated = isinstance(interrupt, Terminated)
-        print(f"{_prefix(command)}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
-        return TERMINATED if terminated else 130
+        return _stopped(command, isinstance(interrupt, Terminated))
+    except Exception:
+        if not signals.received:
+            raise
+        # The signal's exception, turned into another by C code it was raised in (numpy's
+        # import of its C extension makes it an ImportError): still the signal.
+        return _stopped(command, signals.received[0] == signal.SIGTERM)
     finally:
         signals.restore()
+
+
+def _stopped(command: str | None, terminated: bool) -> int:
+    print(f"{_prefix(command)}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+    return TERMINATED if terminated else 130
 
 
 def _prefix(command: str | None) -> str:
@@ -107,6 +116,8 @@ class _Signals:
     :meth:`restore`, and each is noted: one whose exception Python dropped (raised inside a
     weakref callback or a finaliser, where it is printed and ignored) or some library
     swallowed still ends the command, with the same exit code, by :meth:`raise_dropped`.
+    While numba compiles a kernel in this thread, the exception waits until that compile
+    returns (:func:`mcrank._jit.after_compiling`).
     Handlers can only be set from the main thread; elsewhere nothing changes."""
 
     def __init__(self) -> None:
@@ -119,6 +130,10 @@ class _Signals:
 
     def _handler(self, signum, frame):
         self.received.append(signum)
+        # Not imported, or not yet to that line (the signal may land in its import): nothing compiles.
+        after_compiling = getattr(sys.modules.get("mcrank._jit"), "after_compiling", None)
+        if after_compiling is not None and after_compiling(self.raise_dropped):
+            return  # raised inside LLVM's callbacks, it would be dropped: raised as the compile returns
         raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
     def raise_dropped(self) -> None:

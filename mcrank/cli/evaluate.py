@@ -151,7 +151,8 @@ def handler(args) -> int:
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
 _FLAGS = {"class_frequencies": "--class-frequencies", "class_counts": "--class-counts", "estimator": "--estimator",
           "utility": "--utility", "truth": "--truth", "classes": "--classes", "prior_count": "--prior-count",
-          "orientation": "--orientation", "seed": "--seed", "samples": "--samples", "sd": "--sd", "labels": "--labels"}  # fmt: skip
+          "orientation": "--orientation", "seed": "--seed", "samples": "--samples", "sd": "--sd", "labels": "--labels",
+          "metrics": "--metrics"}  # fmt: skip
 
 
 _with_flags = flagged_by(_FLAGS)

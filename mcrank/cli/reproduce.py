@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mcrank.cli._common import UsageError, path_argument
+from mcrank.cli._common import UsageError, flagged_by, path_argument
 
 
 def add_parser(subparsers):
@@ -47,7 +47,7 @@ def handler(args) -> int:
 
     if args.jobs == 0:
         raise UsageError("--jobs must be a non-zero integer (-1 for all cores)")
-    samples = None if args.samples is None else parse_count(args.samples)
+    samples = None if args.samples is None else flagged_by({"samples": "--samples"})(parse_count, args.samples)
     if samples is not None and Path(args.out).resolve() == Path("results").resolve():
         raise UsageError("--samples changes the studies: give --out DIR so that results/ keeps the paper's settings")
     if samples is not None and (made := _made_with_other_samples(Path(args.out), samples)):

@@ -157,7 +157,10 @@ def _named_by_flag(error: ValueError, overrides: dict, config) -> ValueError:
             rest = as_flags(rest, flags)
             return UsageError(flag + (" " + rest[3:] if rest.startswith(" = ") else rest))
     given = [name for name in flags if overrides.get(name) is not None]
-    if (named := as_flags(message, given)) != message:
+    named = as_flags(message, given)
+    if config is not None:  # a value of the file's, or a default, as its key is written there
+        named = re.sub(r"\b(\w+)='([^']*)'", lambda m: f'{m.group(1)} = "{m.group(2)}"' if m.group(1) in flags else m.group(0), named)
+    if named != message:
         return ValueError(f"{config}: {named}" if config is not None else named)
     return error
 
@@ -170,7 +173,10 @@ def handler(args) -> int:
     overrides = study_overrides(args)
     # The flags are checked against the study's kind before any value is: a flag of another
     # kind is named as such, whatever its value.
-    kind = args.kind or (load_experiment(args.config).config.kind if args.config is not None else "confusion")
+    try:
+        kind = args.kind or (load_experiment(args.config).config.kind if args.config is not None else "confusion")
+    except ValueError as error:  # the file's own values, without the flags
+        raise _named_by_flag(error, {}, args.config) from None
     _check_kind_flags(overrides, kind)
     try:
         config = load_experiment(args.config, **overrides).config if args.config is not None else StudyConfig(**parse_values(overrides))

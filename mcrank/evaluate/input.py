@@ -142,6 +142,7 @@ def _check_confusions(
         raise ValueError(_at(source, f"{len(classes)} class names but the confusion matrices are {n}x{n}"))
     for name in classes:
         _check_name(name, "class", source)
+    _check_distinct(classes, source)
     for name, c in checked.items():
         where = _at(source, f"classifier {name!r}")
         for test, problem in (
@@ -307,9 +308,14 @@ def _loads(text: str, source: str):
 def _parse_classes(value, source: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ValueError(f"{source}: 'classes' must be a list of class names (strings)")
-    if len(set(value)) != len(value):
-        raise ValueError(f"{source}: class name {next(v for v in value if value.count(v) > 1)!r} appears twice in 'classes'")
+    _check_distinct(value, source)
     return tuple(value)
+
+
+def _check_distinct(classes, source: str) -> None:
+    """A ValueError for a class named twice: its rows and columns would be two classes of one name."""
+    if len(set(classes)) != len(classes):
+        raise ValueError(_at(source, f"class name {next(c for c in classes if list(classes).count(c) > 1)!r} appears twice in 'classes'"))
 
 
 def load_input(path, *, classes: tuple[str, ...] | None = None, orientation: str | None = None,
@@ -579,9 +585,10 @@ def predictions_in_class_order(y_true, predictions, utility, classes=None):
         utility_classes = _parse_classes(utility["classes"], "utility") if "classes" in utility else None
         utility = utility["utility"]
     assessment = utility if isinstance(utility, UtilityAssessment) else parse_utility(utility)
-    seen = dict.fromkeys(label_array(y_true, "y_true").tolist())
+    seen = dict.fromkeys(label_array(y_true, "y_true").tolist(), "y_true")  # each label with what first holds it
     for name, y_pred in predictions.items():
-        seen.update(dict.fromkeys(label_array(y_pred, f"classifier {name!r}: y_pred").tolist()))
+        where = f"classifier {name!r}: y_pred"
+        seen.update({label: where for label in label_array(y_pred, where).tolist() if label not in seen})
     order, source = class_order(seen, len(assessment.matrix), classes=classes, utility_classes=utility_classes,
                                 where="y_true and the predictions")  # fmt: skip
     if utility_classes is not None:  # the utility's names are text; the labels keep their own type

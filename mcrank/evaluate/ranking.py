@@ -137,13 +137,13 @@ def metrics_for(n_classes: int, names=None) -> list:
         except KeyError:
             metric = None
         if binary and metric is not None and metric.id in _BINARY_SKIPPED:
-            raise ValueError(f"metric {name!r} is not offered: with beta = 1 it is 'f1'")
+            raise ValueError(f"metrics: metric {name!r} is not offered: with beta = 1 it is 'f1'")
         if metric is None or not metric.defined_for(n_classes):  # macro_f1 too, asked for, at n = 2
             known = ", ".join(m.id for m in METRICS.values() if m.defined_for(n_classes) and m.id not in _BINARY_SKIPPED)
-            raise ValueError(f"unknown metric {name!r} for {n_classes} classes; known: {known}") from None
+            raise ValueError(f"metrics: unknown metric {name!r} for {n_classes} classes; known: {known}") from None
         if metric.id in given:
             how = "" if given[metric.id] == name else f" (as {given[metric.id]!r} and {name!r})"
-            raise ValueError(f"metric {metric.id!r} is listed twice{how}")
+            raise ValueError(f"metrics: metric {metric.id!r} is listed twice{how}")
         given[metric.id] = name
         chosen.append(metric)
     if not chosen:
@@ -1006,6 +1006,9 @@ def _check_labels(labels, names, counts) -> None:
         outputs = np.asarray(labels.outputs[name])
         if outputs.shape != np.shape(labels.truth):
             raise ValueError(f"labels: classifier {name!r} has {outputs.size} labels but the truth has {np.size(labels.truth)}")
+        for what, codes in (("the truth", np.asarray(labels.truth)), (f"classifier {name!r}", outputs)):
+            if bad := [k for k in np.unique(codes).tolist() if not 0 <= k < n]:  # else a bincount of the wrong size
+                raise ValueError(f"labels: {what} has class index {bad[0]!r}, not one of 0..{n - 1}")
         table = np.bincount(outputs * n + labels.truth, minlength=n * n).reshape(n, n)
         if not np.array_equal(table, confusion):
             raise ValueError(f"labels: the labels of classifier {name!r} do not tabulate to its confusion matrix")

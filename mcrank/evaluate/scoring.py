@@ -299,19 +299,19 @@ def auc_score(positive, scores) -> float:
     Returns
     -------
     float
-        NaN if either class is empty.
 
     Raises
     ------
     ValueError
-        Naming the argument: ``positive`` not a 1-d array of booleans (or of 0 and 1),
+        Naming the argument: ``positive`` not a 1-d array of booleans (or of 0 and 1), or
+        without items of both classes,
         ``scores`` of another length, NaN or infinite scores (the checks of
         :func:`scored_test_set`).
     """
     positive, scores = _checked_scores(positive, scores)
     p, n = int(positive.sum()), int((~positive).sum())
     if p == 0 or n == 0:
-        return math.nan
+        raise ValueError(f"positive: {'no' if p == 0 else 'every'} item is positive; AUC needs items of both classes")
     _, inverse, counts = np.unique(scores, return_inverse=True, return_counts=True)
     # The average rank of each distinct value: a tie shares the mean of the ranks it spans.
     average = np.cumsum(counts) - (counts - 1) / 2.0

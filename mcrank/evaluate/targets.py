@@ -118,8 +118,9 @@ def class_order(labels, n: int, *, classes=None, utility_classes=None, where: st
 
     Parameters
     ----------
-    labels : iterable
-        The distinct labels (true classes and outputs) that the order must cover.
+    labels : iterable, or dict of label to str
+        The distinct labels (true classes and outputs) that the order must cover; as a dict,
+        each with what holds it, which a message names instead of ``where``.
     n : int
         The utility matrix's number of classes (its columns).
     classes : sequence, optional
@@ -143,7 +144,7 @@ def class_order(labels, n: int, *, classes=None, utility_classes=None, where: st
         matrix that names no classes), ``classes`` and the utility's names disagree, a label
         named twice, a label that is not one of the classes.
     """
-    labels = list(labels)
+    holders, labels = (labels if isinstance(labels, dict) else {}), list(labels)
     if classes is not None:
         classes = tuple(classes.tolist() if isinstance(classes, np.ndarray) else classes)
         if utility_classes is not None and tuple(map(str, classes)) != tuple(utility_classes):
@@ -169,7 +170,7 @@ def class_order(labels, n: int, *, classes=None, utility_classes=None, where: st
     # Labels are matched to a named order as they are or by their text (a file's labels are text).
     known = set(classes) | {str(c) for c in classes}
     if unknown := [label for label in dict.fromkeys(labels) if label not in known and str(label) not in known]:
-        raise ValueError(f"{where}: label {unknown[0]!r} is not one of the classes {_listed(classes, 10)}")
+        raise ValueError(f"{holders.get(unknown[0], where)}: label {unknown[0]!r} is not one of the classes {_listed(classes, 10)}")
     return classes, source
 
 

@@ -320,6 +320,7 @@ def _flip_exact(weights: np.ndarray, alpha: np.ndarray) -> float | None:
         return 0.0
     if not np.any(w > 0):
         return 1.0
+    w = w / np.max(np.abs(w))  # first: the squares of weights of 1e-200 (a threshold's) underflow to 0
     sigma = math.sqrt(alpha @ (w * w))
     w = w / sigma
     slope, smallest, total = float(alpha @ np.abs(w)), float(np.min(np.abs(w))), float(alpha.sum())
@@ -327,11 +328,11 @@ def _flip_exact(weights: np.ndarray, alpha: np.ndarray) -> float | None:
     # rho(t) with each factor within 1 % of its power law: the tail integral is below
     # rho(t) 1.01^(A / 2) / A, A = sum alpha.
     bound = math.log(EXACT_TOLERANCE * min(total, 1.0)) - 0.5 * total * math.log(1.01)
-    high = max(0.0, math.log(10.0 / smallest))
-    while -0.5 * (alpha @ np.log1p((w * math.exp(high)) ** 2)) > bound:
+    high = max(0.0, math.log(10.0) - math.log(smallest))  # 10 / smallest overflows for a subnormal weight
+    while high <= 60.0 and -0.5 * (alpha @ np.log1p((w * math.exp(high)) ** 2)) > bound:
         high += 1.0
-        if high > 60.0:
-            return None
+    if high > 60.0:
+        return None
     panels, previous = 32, _gil_pelaez(w, alpha, low, high, 32)
     while True:
         panels *= 2

@@ -43,6 +43,8 @@ def read_toml(path) -> dict:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ValueError(f"{path}: not valid TOML: {error}") from None
+    except RecursionError:  # tomllib's parser recurses once per level of nesting
+        raise ValueError(f"{path}: nested too deeply to read (no experiment file is more than 2 levels deep)") from None
 
 
 @dataclass(frozen=True)
