@@ -115,6 +115,12 @@ def test_every_example_runs():
     names = sorted(p.name for p in EXAMPLES.glob("*.json"))
     assert len(names) >= 4
     for path in EXAMPLES.glob("*.json"):
+        if "cells" in json.loads(path.read_text()):  # a per-item utility for a table of labels (fraud_per_item.json)
+            from mcrank.evaluate.per_item import parse_affine
+
+            utility = parse_affine(json.loads(path.read_text()), source=path.name)
+            assert utility.classes and utility.decisions
+            continue
         if "classifiers" not in json.loads(path.read_text()):  # a utility for a file of labels (wine_utility.json)
             assessment, classes = ev.read_utility(path)
             assert classes is not None and assessment.matrix.shape == (len(classes), len(classes))
