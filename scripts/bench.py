@@ -625,10 +625,10 @@ def scoring_rss_mib(samples: int, choice: str = "crossfit") -> float:
     return int(completed.stdout.split()[-1]) / 1024
 
 
-def measure_scoring_posterior(repeat: int, rss_samples=(10, 2000, 20_000)) -> dict:
-    """(l) ``rank_scoring(..., test_uncertainty=True)``: 10^4 items, 6 models, 2,000 draws, each
-    threshold choice, one core (target: a few seconds); the peak RSS of a fresh process at each
-    of ``rss_samples`` draws (bounded by the draws kept, not items x draws)."""
+def measure_scoring_posterior(repeat: int, draws: int = 2000, rss_samples=(10, 2000, 20_000)) -> dict:
+    """(l) ``rank_scoring(..., test_uncertainty=True)``: 10^4 items, 6 models, ``draws`` draws,
+    each threshold choice, one core (target: a few seconds at 2,000); the peak RSS of a fresh
+    process at each of ``rss_samples`` draws (bounded by the draws kept, not items x draws)."""
     import time
 
     from mcrank.evaluate import rank_scoring, scored_test_set
@@ -639,7 +639,7 @@ def measure_scoring_posterior(repeat: int, rss_samples=(10, 2000, 20_000)) -> di
     results = {}
     for choice in ("test", "crossfit", "split"):
 
-        def run(choice=choice, samples=2000):
+        def run(choice=choice, samples=draws):
             rank_scoring(test_set, utility, threshold_choice=choice, test_uncertainty=True, samples=samples, rng=1)
 
         run(samples=10)  # warm-up
@@ -651,14 +651,16 @@ def measure_scoring_posterior(repeat: int, rss_samples=(10, 2000, 20_000)) -> di
             cpu.append(time.process_time() - start)
         results[choice] = {"wall": best_time(run, repeat), "cpu": min(cpu), "without posterior": point}
     results["rss_mib"] = {samples: scoring_rss_mib(samples) for samples in rss_samples}
+    results["draws"] = draws
     return results
 
 
 def print_scoring_posterior(results: dict, out=sys.stdout) -> None:
     print("", file=out)
-    print("(l) scoring classifiers' posterior, 10^4 items, 6 models, 2000 draws, 1 process (target: a few seconds):", file=out)
+    print(f"(l) scoring classifiers' posterior, 10^4 items, 6 models, {results['draws']} draws, 1 process (target: a few seconds at 2000):",
+          file=out)  # fmt: skip
     for key, value in results.items():
-        if key != "rss_mib":
+        if key not in ("rss_mib", "draws"):
             print(f"  {key:10s} {value['wall']:.2f} s ({value['cpu']:.2f} s of CPU; {value['without posterior']:.3f} s without it)",
                   file=out)  # fmt: skip
     if "rss_mib" in results:
@@ -1408,11 +1410,12 @@ def main(argv=None) -> int:
     results["classes"] = measure_classes(samples, args.jobs, repeat)
     results["test_uncertainty"] = measure_test_uncertainty(repeat, (10**4, 10**6) if args.quick else (10**6, 10**8))
     results["roc"] = measure_roc(samples, args.jobs, repeat)
-    results["roc_floor"] = measure_roc_floor(min(samples, ROC_FLOOR_PAIRS), max(repeat, 5))
+    # A quick run records the kernel's calls (the kernel run as Python) on fewer pairs.
+    results["roc_floor"] = measure_roc_floor(min(samples, ROC_FLOOR_PAIRS), max(repeat, 5), recorded=1000 if args.quick else 20_000)
     results["decision_curves"] = measure_decision_curves(repeat)
     results["folds"] = measure_folds(repeat)
     results["startup"] = measure_startup(repeat)
-    results["scoring_posterior"] = measure_scoring_posterior(repeat)
+    results["scoring_posterior"] = measure_scoring_posterior(repeat, *((200, (10, 200)) if args.quick else ()))
     results["per_item"] = measure_per_item(repeat, 10**4 if args.quick else 10**6, 200 if args.quick else 2000)
     load_after = load_average()
     print_report(info, results, load_before, load_after)
