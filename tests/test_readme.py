@@ -358,3 +358,20 @@ def test_every_field_the_docs_name_exists(capsys, tmp_path):
     checked = {(page, word) for page, word in named if word not in _NOT_FIELDS and _field_pattern(word)}
     missing = {(page, word) for page, word in checked if not any(_field_pattern(word).fullmatch(name) for name in names)}
     assert len(checked) > 100 and not missing, sorted(missing)
+
+
+def test_the_readme_shows_the_real_evaluate_output(capsys):
+    # The README's block: its command, then lines of the real output in order ("..." skips).
+    readme = (ROOT / "README.md").read_text()
+    block = readme[readme.index("## Evaluate your own classifiers") :]
+    block = block[block.index("```text\n") + len("```text\n") :]
+    lines = block[: block.index("```")].splitlines()
+    assert lines[0] == "$ mcrank evaluate examples/factory.json --test-uncertainty --seed 1"
+    assert main(["evaluate", str(ROOT / "examples" / "factory.json"), "--test-uncertainty", "--seed", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    position = 0
+    for line in lines[1:]:
+        if line == "...":
+            continue
+        assert line in out[position:], line
+        position = out.index(line, position) + 1
