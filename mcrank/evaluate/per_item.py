@@ -609,12 +609,27 @@ def _evaluate_indices(u, truth, chosen, order, rows, source, reads, metrics, tes
 
 
 def render_per_item(result: PerItemEvaluation) -> str:
-    """The per-item evaluation as text."""
+    """The per-item evaluation as text: the choice and how sure it is first, then the ranking."""
+    import textwrap
+
+    from mcrank.evaluate.report import POINT_YIELDS, decision_sentence, short_probability
     from mcrank.evaluate.targets import class_header
 
+    records = result.to_records()
+    names = [row["classifier"] for row in records]
+    if result.posterior is None:
+        lead = decision_sentence(names[0], POINT_YIELDS.format(options="--test-uncertainty"))
+    else:
+        order = list(result.posterior.probability_best)
+        rival = names[1] if len(names) > 1 else None
+        over = None if rival is None else float(result.posterior.probability_above[order.index(names[0]), order.index(rival)])
+        lead = decision_sentence(names[0], f"P(best) {short_probability(result.posterior.probability_best[names[0]])} given the test set",
+                                 rival, over)  # fmt: skip
     counts = ", ".join(f"{c} {k}" for c, k in zip(result.classes, result.class_counts.tolist(), strict=True))
     reads = f"reads {', '.join(result.columns)}" if result.columns else "an array per item"
-    lines = [
+    prose = [
+        lead,
+        "",
         f"Test set: {result.items} items; true classes: {counts}",
         class_header(result.classes, result.class_order),
         f"Utility per item ({reads}); decisions: {', '.join(map(str, result.decisions))}.",
@@ -623,19 +638,20 @@ def render_per_item(result: PerItemEvaluation) -> str:
         "",
         "Ranking by mean utility per item (per-item utilities), beside the average-cost matrix's yield (rank)",
     ]
+    lines = [textwrap.fill(line, 80) if line else line for line in prose]
     posterior = result.posterior
-    header = f"{'rank':>4}  {'model':<12} {'yield':>12}"
+    header = f"{'rank':>4}  {'model':<12} {'yield':>10}"
     if posterior is not None:
-        header += f"  {'95 % interval':>25}  {'P(best)':>7}"
-    lines.append(header + f"  {'average matrix':>20}")
-    for row in result.to_records():
-        text = f"{row['rank']:>4}  {row['classifier']:<12} {row['utility_yield']:>+12.6g}"
+        header += f"  {'95 % interval':>22}  {'P(best)':>7}"
+    lines.append(header + f"  {'average matrix':>14}")
+    for row in records:
+        text = f"{row['rank']:>4}  {row['classifier']:<12} {row['utility_yield']:>+10.4g}"
         if posterior is not None:
-            text += f"  [{row['utility_yield_low']:>+11.6g}, {row['utility_yield_high']:>+11.6g}]  {row['probability_best']:>7.3f}"
-        lines.append(text + f"  {row['average_matrix_yield']:>+15.6g} ({row['average_matrix_rank']})")
+            text += f"  [{row['utility_yield_low']:>+9.4g}, {row['utility_yield_high']:>+9.4g}]  {row['probability_best']:>7.3f}"
+        lines.append(text + f"  {row['average_matrix_yield']:>+10.4g} ({row['average_matrix_rank']})")
     if posterior is not None:
-        lines.append(f"Test-set uncertainty: Bayesian bootstrap over the items, plus one pseudo-item per joint cell "
-                     f"(prior count {posterior.prior_count:g}), {posterior.samples} draws.")  # fmt: skip
+        lines.append(textwrap.fill(f"Test-set uncertainty: Bayesian bootstrap over the items, plus one pseudo-item per joint cell "
+                                   f"(prior count {posterior.prior_count:g}), {posterior.samples} draws.", 80))  # fmt: skip
     lines.append("")
     if not result.scores:
         lines.append("The popular metrics need one decision per class: not reported.")
@@ -649,7 +665,7 @@ def render_per_item(result: PerItemEvaluation) -> str:
         agree = [m for m in result.scores if m not in result.disagreements]
         if agree:
             lines.append(f"Ranking as the per-item yields: {', '.join(agree)}")
-    return "\n".join(lines)
+    return "\n".join(textwrap.fill(line, 80) if len(line) > 80 else line for line in lines)
 
 
 # --- files ---------------------------------------------------------------------------------------
