@@ -627,7 +627,7 @@ def render_per_item(result: PerItemEvaluation) -> str:
                                  rival, over)  # fmt: skip
     counts = ", ".join(f"{c} {k}" for c, k in zip(result.classes, result.class_counts.tolist(), strict=True))
     reads = f"reads {', '.join(result.columns)}" if result.columns else "an array per item"
-    prose = [
+    lines = [
         lead,
         "",
         f"Test set: {result.items} items; true classes: {counts}",
@@ -638,7 +638,6 @@ def render_per_item(result: PerItemEvaluation) -> str:
         "",
         "Ranking by mean utility per item (per-item utilities), beside the average-cost matrix's yield (rank)",
     ]
-    lines = [textwrap.fill(line, 80) if line else line for line in prose]
     posterior = result.posterior
     header = f"{'rank':>4}  {'model':<12} {'yield':>10}"
     if posterior is not None:
@@ -650,8 +649,8 @@ def render_per_item(result: PerItemEvaluation) -> str:
             text += f"  [{row['utility_yield_low']:>+9.4g}, {row['utility_yield_high']:>+9.4g}]  {row['probability_best']:>7.3f}"
         lines.append(text + f"  {row['average_matrix_yield']:>+10.4g} ({row['average_matrix_rank']})")
     if posterior is not None:
-        lines.append(textwrap.fill(f"Test-set uncertainty: Bayesian bootstrap over the items, plus one pseudo-item per joint cell "
-                                   f"(prior count {posterior.prior_count:g}), {posterior.samples} draws.", 80))  # fmt: skip
+        lines.append(f"Test-set uncertainty: Bayesian bootstrap over the items, plus one pseudo-item per joint cell "
+                     f"(prior count {posterior.prior_count:g}), {posterior.samples} draws.")  # fmt: skip
     lines.append("")
     if not result.scores:
         lines.append("The popular metrics need one decision per class: not reported.")
@@ -665,6 +664,7 @@ def render_per_item(result: PerItemEvaluation) -> str:
         agree = [m for m in result.scores if m not in result.disagreements]
         if agree:
             lines.append(f"Ranking as the per-item yields: {', '.join(agree)}")
+    # Prose lines wrapped at 80 columns, as every report; the table's rows fit already.
     return "\n".join(textwrap.fill(line, 80) if len(line) > 80 else line for line in lines)
 
 
