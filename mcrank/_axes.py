@@ -1,11 +1,11 @@
-"""What the registries of the study's axes share: records by name, and switches generated from them.
+"""What every registry shares: records by name, and switches generated from them.
 
-An axis of the study (error models, true-utility distributions, estimators) is one
-:class:`Registry`: a dict of frozen records by name, in the order registered, each record's
-``code`` its position, which is how the numba kernels name it. Where the kernels switch on a
-code, the switch is generated from the registry by :func:`generate`, as
-:mod:`mcrank.metrics._registry` generates the metrics' switch and numba-stats its wrappers: no
-branch is copied by hand, and a new entry touches only its registry.
+Metrics (:mod:`mcrank.metrics`), ROC scores (:mod:`mcrank.roc`), error models, true-utility
+distributions and estimators are each one :class:`Registry`: a dict of frozen records by name,
+in the order registered, each record's ``code`` its position, which is how the numba kernels
+name it. Where the kernels switch on a code, the switch is generated from the registry by
+:func:`generate` (its ``if``/``elif`` chain by :func:`branches`), as numba-stats generates its
+wrappers: no branch is copied by hand, and a new entry touches only its registry.
 
 A switch is generated once, when the module that holds it is imported; from then on its
 registry is sealed, and :meth:`Registry.add` refuses new entries rather than leave them out of
@@ -20,7 +20,7 @@ import sys
 
 from mcrank._jit import extend_cache_key, jit
 
-__all__ = ["Registry", "generate", "generate_predicate"]
+__all__ = ["Registry", "branches", "generate", "generate_predicate", "pieces"]
 
 
 class Registry(dict):
@@ -34,11 +34,15 @@ class Registry(dict):
     ----------
     what : str
         What a record is, for messages (``"error model"``).
+    key : str, default "name"
+        The record's attribute that names it (``"id"`` for metrics and ROC scores, whose
+        ``name`` is for display).
     """
 
-    def __init__(self, what: str):
+    def __init__(self, what: str, key: str = "name"):
         super().__init__()
         self.what = what
+        self.key = key
         self._sealed_by: str | None = None
         self._builtin = True
 
@@ -53,45 +57,59 @@ class Registry(dict):
         ValueError
             If the name is taken or the code is not the next one.
         """
+        name = getattr(record, self.key)
         if self._sealed_by is not None:
             raise RuntimeError(
-                f"cannot register the {self.what} {record.name!r}: the kernels' switch over the {self.what}s was generated "
-                f"when {self._sealed_by} was imported; register it before importing {self._sealed_by} (or mcrank.engine, mcrank.study)"
+                f"cannot register the {self.what} {name!r}: the kernels' switch over the {self.what}s was generated "
+                f"when {self._sealed_by} was imported; {self._advice}"
             )
-        if not isinstance(record.name, str) or not record.name or record.name in self:
-            raise ValueError(f"the {self.what} name {record.name!r} is empty, not a string, or registered already")
+        if not isinstance(name, str) or not name or name in self:
+            raise ValueError(f"the {self.what} name {name!r} is empty, not a string, or registered already")
         if record.code != len(self):
-            raise ValueError(f"the {self.what} {record.name!r} must have code {len(self)} (its position), got {record.code!r}")
+            raise ValueError(f"the {self.what} {name!r} must have code {len(self)} (its position), got {record.code!r}")
         if not self._builtin:
-            extend_cache_key(_source_text(record))
-        super().__setitem__(record.name, record)
+            extend_cache_key(_source_text(record, name))
+        super().__setitem__(name, record)
         return record
 
     def builtins_registered(self) -> None:
         """Mark the end of the built-in records: those added later key the jit cache."""
         self._builtin = False
 
-    def seal(self, by: str) -> None:
-        """Refuse new records from now on: module ``by`` generated a switch from the registry."""
+    @property
+    def builtin(self) -> bool:
+        """Whether the built-in records are still being registered."""
+        return self._builtin
+
+    def seal(self, by: str, advice: str = "") -> None:
+        """Refuse new records from now on: module ``by`` generated a switch from the registry.
+
+        ``advice`` says, in the refusal, where to register instead (by default: before
+        importing ``by``, or mcrank.engine and mcrank.study, which import it)."""
         if self._sealed_by is None:
             self._sealed_by = by
+            self._advice = advice or f"register it before importing {by} (or mcrank.engine, mcrank.study)"
 
     def __setitem__(self, key, value):
         raise TypeError(f"add a {self.what} with its registry's add(), not by assignment")
 
     def help(self) -> str:
         """Every record's name and one-line help, for the command line."""
-        return "; ".join(f"{record.name}: {record.help}" for record in self.values())
+        return "; ".join(f"{name}: {record.help}" for name, record in self.items())
+
+    def width(self) -> int:
+        """The longest name: the width of a table's column of them."""
+        return max(map(len, self), default=0)
 
 
-def _source_text(record) -> str:
+def _source_text(record, name: str) -> str:
     """The name, code and the sources of the numba functions of a record, for the cache key.
 
     A record whose source cannot be read (defined interactively) gets a key no other run
     shares: its name, code and the functions' ids."""
     import inspect
 
-    parts = [record.name, str(record.code)]
+    parts = [name, str(record.code)]
     for value in vars(record).values() if hasattr(record, "__dict__") else ():
         function = getattr(value, "py_func", None)
         if function is None:
@@ -101,6 +119,34 @@ def _source_text(record) -> str:
         except (OSError, TypeError):
             parts.append(f"{function.__module__}.{function.__qualname__}@{id(function)}")
     return "\0".join(parts)
+
+
+def branches(records, body, default: str = "") -> str:
+    """The ``if``/``elif`` chain of a switch on ``code``: one test per record, in the order given.
+
+    Parameters
+    ----------
+    records : iterable of records
+        Each with its ``code``.
+    body : str or callable
+        The source under each test, indented by 8 spaces (lines after the first as written):
+        ``body.format(f=f"f{code}", code=code)``, where ``f<code>`` is the record's piece in
+        the namespace (:func:`pieces`); or ``body(record)``, that source itself.
+    default : str
+        A line that runs for a code no record has (an ``else`` branch), if any.
+    """
+    lines = []
+    for k, record in enumerate(records):
+        source = body(record) if callable(body) else body.format(f=f"f{record.code}", code=record.code)
+        lines += [f"    {'if' if k == 0 else 'elif'} code == {record.code}:", "        " + source]
+    if default:
+        lines += ["    else:", "        " + default] if lines else ["    " + default]
+    return "".join(line + "\n" for line in lines)
+
+
+def pieces(records, attribute: str, prefix: str = "f") -> dict:
+    """The namespace of a switch: each record's ``attribute`` as ``<prefix><code>``."""
+    return {f"{prefix}{record.code}": getattr(record, attribute) for record in records}
 
 
 def generate(name: str, source: str, namespace: dict, module: str, doc: str, **options):

@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from mcrank._axes import generate, generate_predicate
+from mcrank._axes import branches, generate, generate_predicate, pieces
 from mcrank._jit import jit
 from mcrank._rng import resolve_rng
 from mcrank._validation import check_beta_parameters, check_choice, check_count, check_positive, check_range, check_sd
@@ -266,27 +266,11 @@ def _first_proposals(mean, sds, z, out):
 # --- the switches over the registries --------------------------------------------------------
 
 
-def _branches(records, call: str, default: str = "") -> str:
-    """Source lines testing ``code`` against each record's in turn and calling its piece
-    ``f<code>`` as ``call`` (``{f}`` stands for the piece); ``default`` runs for a code no
-    record has."""
-    lines = []
-    for k, record in enumerate(records):
-        lines += [f"    {'if' if k == 0 else 'elif'} code == {record.code}:", "        " + call.format(f=f"f{record.code}")]
-    if default:
-        lines += ["    else:", "        " + default] if records else ["    " + default]
-    return "".join(line + "\n" for line in lines)
-
-
-def _pieces(records, attribute: str) -> dict:
-    return {f"f{record.code}": getattr(record, attribute) for record in records}
-
-
 _error_models = list(ERROR_MODELS.values())
 _perturb_into = generate(
     "_perturb_into",
-    "def _perturb_into(rng, utility, sd, code, out):\n" + _branches(_error_models, "{f}(rng, utility, sd, out)"),
-    _pieces(_error_models, "perturb"),
+    "def _perturb_into(rng, utility, sd, code, out):\n" + branches(_error_models, "{f}(rng, utility, sd, out)"),
+    pieces(_error_models, "perturb"),
     __name__,
     """Fill ``out`` with one perturbed copy of the square matrix ``utility`` under error model
     number ``code`` (:data:`ERROR_MODELS`): a switch generated from the registry.""",
@@ -300,8 +284,8 @@ _hexagon_distributions = [d for d in TRUE_UM_DISTRIBUTIONS.values() if d.hexagon
 _element_distributions = [d for d in TRUE_UM_DISTRIBUTIONS.values() if not d.hexagon]
 _fill_hexagon = generate(
     "_fill_hexagon",
-    "def _fill_hexagon(rng, code, sd, n, x, y):\n" + _branches(_hexagon_distributions, "{f}(rng, sd, n, x, y)"),
-    _pieces(_hexagon_distributions, "draw"),
+    "def _fill_hexagon(rng, code, sd, n, x, y):\n" + branches(_hexagon_distributions, "{f}(rng, sd, n, x, y)"),
+    pieces(_hexagon_distributions, "draw"),
     __name__,
     """Fill ``x[:n]``, ``y[:n]`` with points of the hexagon drawn from distribution number
     ``code`` (:data:`TRUE_UM_DISTRIBUTIONS`, one on the hexagon): a switch generated from the
@@ -322,8 +306,8 @@ def _draw_utility(rng, code, sd, identity, xy, u, normalise=True):
 {switch}"""
 _draw_utility = generate(
     "_draw_utility",
-    _DRAW_UTILITY.format(switch=_branches(_element_distributions, "{f}(rng, sd, identity, u, normalise)")),
-    {**_pieces(_element_distributions, "draw"), "_on_hexagon": _on_hexagon, "_fill_hexagon": _fill_hexagon, "_um_from_xy": _um_from_xy},
+    _DRAW_UTILITY.format(switch=branches(_element_distributions, "{f}(rng, sd, identity, u, normalise)")),
+    {**pieces(_element_distributions, "draw"), "_on_hexagon": _on_hexagon, "_fill_hexagon": _fill_hexagon, "_um_from_xy": _um_from_xy},
     __name__,
     """Step 1 into ``u`` (n, n) from distribution number ``code`` (:data:`TRUE_UM_DISTRIBUTIONS`),
     in the standard form of eq. (11) (unless not ``normalise``); ``xy`` (2, 1) is work space for

@@ -1,8 +1,9 @@
 """The library of classification metrics (paper §3.3; ``docs/method.md``, "Metrics").
 
-One registry: every metric is one :class:`Metric`, defined once in
-:mod:`mcrank.metrics.definitions` with its two-class form, its order form and its n-class
-form side by side. Add a metric there, with its tests, and nothing else changes.
+One registry, :data:`METRICS` (an :class:`mcrank._axes.Registry`, as every axis): every metric
+is one :class:`Metric`, defined once in :mod:`mcrank.metrics.definitions` with its two-class
+form, its order form and its n-class form side by side. Add a metric there, with its tests,
+and nothing else changes.
 
 Three doors lead to the scores:
 
@@ -11,7 +12,8 @@ Three doors lead to the scores:
   scikit-learn uses, larger ones by the n-class form;
 - :meth:`Metric.from_pab`: arrays of class-0 fraction ``p``, TPR ``a`` and TNR ``b``;
 - :func:`_score_into` and :func:`_order_into`: what numba kernels call, by metric code, on
-  arrays of cells; both are generated from the registry.
+  arrays of cells; both are generated from the registry when this module is imported, which
+  seals it (a metric registered later is refused, not left out of the kernels).
 
 Undefined values (0/0, e.g. precision of a classifier that never outputs class 0) are NaN
 by default; ``zero_division`` replaces them with 0 or 1, as in scikit-learn. Never a crash,
@@ -28,6 +30,7 @@ import contextlib
 
 import numpy as np
 
+from mcrank._axes import Registry
 from mcrank._jit import interpreted, jit
 from mcrank._validation import check_zero_division
 from mcrank.confusion import _cells_from_pab
@@ -37,13 +40,13 @@ from mcrank.metrics.definitions import Margins, _margins, margins
 
 __all__ = ["METRICS", "ORDER_MIN_CELL", "PAPER_METRICS", "Margins", "Metric", "get_metric", "margins", "score"]
 
-#: Every metric of the library, by id, in code order.
-METRICS: dict[str, Metric] = {metric.id: metric for metric in REGISTRY}
+#: Every metric of the library, by id, in code order (the registry itself).
+METRICS: Registry = REGISTRY
 
 #: The metrics of the paper's Monte Carlo study (§4.2, fig. 6), in the paper's order.
 PAPER_METRICS: tuple[str, ...] = ("accuracy", "tpr", "precision", "balanced_accuracy", "mcc", "fowlkes_mallows", "f1")
 
-_ALIASES = {alias: metric.id for metric in REGISTRY for alias in (metric.id, *metric.aliases)}
+_ALIASES = {alias: metric.id for metric in METRICS.values() for alias in (metric.id, *metric.aliases)}
 
 #: The order forms need every cell in [ORDER_MIN_CELL, 1]: then none of their products, of up
 #: to eight cells (MCC), leaves the range of normal floats, so that they keep full relative
@@ -74,6 +77,7 @@ def get_metric(name: str) -> Metric:
 _score_into = dispatch(
     "_score_into",
     "binary",
+    __name__,
     """Metric number ``code`` of many two-class confusion matrices, into ``out``.
 
     ``cells`` is a tuple of arrays: either the four cells ``(C00, C01, C10, C11)`` of the
@@ -85,6 +89,7 @@ _score_into = dispatch(
 
 _score_matrix = dispatch_matrix(
     "_score_matrix",
+    __name__,
     """Metric number ``code`` of one n x n matrix ``c`` with its :class:`Margins`: its n-class
     form, or the two-class form on the four cells for a two-class metric (n = 2). The n-class
     kernel's scorer.""",
@@ -102,12 +107,14 @@ def _score_matrices(code, stack, beta, out):
 _order_into = dispatch(
     "_order_into",
     "order",
+    __name__,
     """A number with the sign of ``m(C2) - m(C1)`` for metric number ``code``, into ``out``.
 
     ``cells`` is the eight arrays of cells of ``C1`` then ``C2``, as for :func:`_score_into`,
     and every cell must be in [:data:`ORDER_MIN_CELL`, 1] (normalised matrices without tiny
     cells). 0 means a tie. The value itself means nothing else.""",
 )
+METRICS.seal(__name__, "define it in mcrank/metrics/definitions.py, beside the others")
 
 
 def _interpreted_if_few(matrices: int):

@@ -2,9 +2,10 @@
 
 Each metric is one :class:`Metric`: its two-class form on the four cells (the kernels' and
 scikit-learn's exact arithmetic), its order form, and its form for any number of classes,
-whichever it has. :func:`register` adds one; :func:`dispatch` then writes the kernels'
-switch on the metric code from the registry, as numba-stats generates its wrappers from one
-table: no branch is copied by hand, and adding a metric touches only its definition.
+whichever it has, in :data:`REGISTRY` (an :class:`mcrank._axes.Registry`, as every axis).
+:func:`register` adds one; :func:`dispatch` then writes the kernels' switch on the metric code
+from the registry (:func:`mcrank._axes.generate`): no branch is copied by hand, and adding a
+metric touches only its definition.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mcrank._jit import jit
+from mcrank._axes import Registry, branches, generate, pieces
 
-__all__ = ["Metric", "dispatch", "register"]
+__all__ = ["REGISTRY", "Metric", "dispatch", "dispatch_matrix", "register"]
 
 
 @dataclass(frozen=True)
@@ -92,14 +93,19 @@ class Metric:
         return _score_pab(self, p, tpr, tnr, beta, zero_division)
 
 
-#: Every metric, in the order registered (its code).
-REGISTRY: list[Metric] = []
+#: Every metric by id, in the order registered (its code); :data:`mcrank.metrics.METRICS`.
+REGISTRY: Registry = Registry("metric", key="id")
 
 
 def register(
     id: str, name: str, *, binary=None, order=None, general=None, compliant: bool = False, equivalent_um=None, aliases=()
 ) -> Metric:
-    """Add a metric to the library; its code is its position."""
+    """Add a metric to the library; its code is its position.
+
+    Its definition goes in :mod:`mcrank.metrics.definitions`: the kernels' switches are
+    generated when :mod:`mcrank.metrics` is imported, which seals the registry, and a
+    RuntimeError says so afterwards.
+    """
     metric = Metric(
         id,
         name,
@@ -111,27 +117,22 @@ def register(
         None if equivalent_um is None else np.array(equivalent_um, dtype=float),
         tuple(aliases),
     )
-    REGISTRY.append(metric)
-    return metric
+    return REGISTRY.add(metric)
 
 
 # The switch on the metric code. One branch per metric, its loop written out, so that each
 # loop is one metric's arithmetic, which the compiler vectorises (several times faster than
 # dispatching per matrix); the code is tested once per call, outside the loops.
 _SCORE_BRANCH = """\
-    {keyword} code == {code}:
-        for i in range(n):
-            out[i] = f{code}(c00[i], c01[i], c10[i], c11[i], beta)
+for i in range(n):
+            out[i] = {f}(c00[i], c01[i], c10[i], c11[i], beta)
             if difference:
-                out[i] -= f{code}(r00[i], r01[i], r10[i], r11[i], beta)
-"""
+                out[i] -= {f}(r00[i], r01[i], r10[i], r11[i], beta)"""
 _ORDER_BRANCH = """\
-    {keyword} code == {code}:
-        for i in range(n):
-            n1, d1 = f{code}(r00[i], r01[i], r10[i], r11[i], beta)
-            n2, d2 = f{code}(c00[i], c01[i], c10[i], c11[i], beta)
-            out[i] = n2 * d1 - n1 * d2
-"""
+for i in range(n):
+            n1, d1 = {f}(r00[i], r01[i], r10[i], r11[i], beta)
+            n2, d2 = {f}(c00[i], c01[i], c10[i], c11[i], beta)
+            out[i] = n2 * d1 - n1 * d2"""
 _HEAD = """\
 def {name}(code, cells, beta, out):
     n = out.size
@@ -139,52 +140,31 @@ def {name}(code, cells, beta, out):
     c00, c01, c10, c11 = cells[-4], cells[-3], cells[-2], cells[-1]
     r00, r01, r10, r11 = cells[0], cells[1], cells[2], cells[3]
 """
-_TAIL = """\
-    else:
-        out[:] = np.nan
-"""
 # One matrix of any size: the n-class form where there is one, else the two-class form on the
 # four cells (the caller makes sure that n = 2).
-_MATRIX_BRANCH = {
-    "general": """\
-    {keyword} code == {code}:
-        return f{code}(c, margins)
-""",
-    "binary": """\
-    {keyword} code == {code}:
-        return f{code}(c[0, 0], c[0, 1], c[1, 0], c[1, 1], beta)
-""",
-}
+_MATRIX_BRANCH = {"general": "return {f}(c, margins)", "binary": "return {f}(c[0, 0], c[0, 1], c[1, 0], c[1, 1], beta)"}
 
 
-def dispatch_matrix(name: str, doc: str):
+def _matrix_form(metric: Metric) -> str:
+    return "general" if metric.general is not None else "binary"
+
+
+def dispatch_matrix(name: str, module: str, doc: str):
     """The jitted switch ``name(code, c, margins, beta) -> float``: metric number ``code`` of
     one n x n matrix ``c`` with its margins (:func:`mcrank.metrics.definitions._margins`), by
     its n-class form, or for a two-class metric by its two-class form (then n must be 2);
-    generated from the registry as :func:`dispatch`."""
-    branches, namespace = "", {"np": np, "__name__": __name__}
-    for k, m in enumerate(m for m in REGISTRY if m.general is not None or m.binary is not None):
-        form = "general" if m.general is not None else "binary"
-        branches += _MATRIX_BRANCH[form].format(keyword="if" if k == 0 else "elif", code=m.code)
-        namespace[f"f{m.code}"] = getattr(m, form)
-    source = f"def {name}(code, c, margins, beta):\n" + branches + "    return np.nan\n"
-    exec(compile(source, __file__, "exec"), namespace)
-    function = namespace[name]
-    function.__doc__ = doc
-    return jit(function, inline="always")
+    generated from the registry as :func:`dispatch`, in ``module``."""
+    metrics = [m for m in REGISTRY.values() if m.general is not None or m.binary is not None]
+    source = f"def {name}(code, c, margins, beta):\n" + branches(metrics, lambda m: _MATRIX_BRANCH[_matrix_form(m)].format(f=f"f{m.code}"))
+    namespace = {"np": np, **{f"f{m.code}": getattr(m, _matrix_form(m)) for m in metrics}}
+    return generate(name, source + "    return np.nan\n", namespace, module, doc, inline="always")
 
 
-def dispatch(name: str, form: str, doc: str):
+def dispatch(name: str, form: str, module: str, doc: str):
     """The jitted switch ``name(code, cells, beta, out)`` over every metric's ``form``
-    (``"binary"`` or ``"order"``), generated from the registry."""
-    metrics = [m for m in REGISTRY if getattr(m, form) is not None]
-    template = _SCORE_BRANCH if form == "binary" else _ORDER_BRANCH
-    branches = "".join(template.format(keyword="if" if k == 0 else "elif", code=m.code) for k, m in enumerate(metrics))
-    namespace = {"np": np, "__name__": __name__, **{f"f{m.code}": getattr(m, form) for m in metrics}}
-    # Compiled under this file's name: numba's on-disk cache needs a source file to key on.
-    # (mcrank._jit names the cache directory after the package's sources, so an edit to a
-    # definition can never reach a stale kernel.)
-    exec(compile(_HEAD.format(name=name) + branches + _TAIL, __file__, "exec"), namespace)
-    function = namespace[name]
-    function.__doc__ = doc
-    return jit(function)
+    (``"binary"`` or ``"order"``), generated from the registry (:func:`mcrank._axes.generate`)
+    in ``module``."""
+    metrics = [m for m in REGISTRY.values() if getattr(m, form) is not None]
+    body = _SCORE_BRANCH if form == "binary" else _ORDER_BRANCH
+    source = _HEAD.format(name=name) + branches(metrics, body, default="out[:] = np.nan")
+    return generate(name, source, {"np": np, **pieces(metrics, form)}, module, doc)

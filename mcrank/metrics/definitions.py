@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mcrank._jit import jit
-from mcrank.metrics._registry import register
+from mcrank.metrics._registry import REGISTRY, register
 from mcrank.utility_space import IDENTITY_UM, TNR_UM, TPR_UM
 
 # --- n-class margins --------------------------------------------------------------------------
@@ -425,3 +425,4 @@ def _macro_precision_n(c, m):
 
 
 register("macro_precision", "Macro precision", general=_macro_precision_n)
+REGISTRY.builtins_registered()
