@@ -51,6 +51,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from mcrank._axes import Registry, branches, generate, pieces
 from mcrank._jit import jit
 
 __all__ = [
@@ -561,14 +562,17 @@ class RocScore:
         return _shaped(out, shape)
 
 
-_REGISTRY: list[RocScore] = []
+#: Every score of a scoring classifier by id, in the order registered (its code).
+ROC_SCORES: Registry = Registry("ROC score", key="id")
 
 
 def register(id: str, name: str, score, doc: str, compare=None) -> RocScore:
-    """Add a score; its code is its position. ``compare``: see :class:`RocScore`."""
-    entry = RocScore(id, name, len(_REGISTRY), score, doc, compare)
-    _REGISTRY.append(entry)
-    return entry
+    """Add a score; its code is its position. ``compare``: see :class:`RocScore`.
+
+    Its definition goes in this module, beside the others: the kernels' switches are generated
+    when it is imported, which seals the registry, and a RuntimeError says so afterwards.
+    """
+    return ROC_SCORES.add(RocScore(id, name, len(ROC_SCORES), score, doc, compare))
 
 
 register("auc", "AUC", _auc, "The area under the ROC curve, Phi(mu / sqrt(1 + sigma^2)); independent of the prevalence.",
@@ -587,8 +591,7 @@ register("hmeasure", "H-measure", _h_measure,
 register("auprc", "AUPRC", _auprc,
          "The area under the precision-recall curve, int_0^1 precision d recall (the average precision).")  # fmt: skip
 
-#: Every score of a scoring classifier, by id, in code order.
-ROC_SCORES: dict[str, RocScore] = {entry.id: entry for entry in _REGISTRY}
+ROC_SCORES.builtins_registered()
 
 #: The scores of the ROC/AUC study (``docs/method.md``, "The ROC/AUC study").
 DEFAULT_ROC_SCORES: tuple[str, ...] = ("auc", "best_accuracy", "best_youden", "best_f1")
@@ -611,19 +614,11 @@ def get_roc_score(id: str) -> RocScore:
 def _dispatch(name: str, arguments: str, call, doc: str):
     """The jitted switch ``name(code, <arguments>) -> float`` over every score, the branch of
     each the expression ``call(entry)`` (its functions named ``f<code>`` and ``c<code>``),
-    generated from the registry as :func:`mcrank.metrics._registry.dispatch` is."""
-    branches = "".join(
-        f"    {'if' if k == 0 else 'elif'} code == {entry.code}:\n        return {call(entry)}\n" for k, entry in enumerate(_REGISTRY)
-    )
-    namespace = {"__name__": __name__, "math": math}
-    for entry in _REGISTRY:
-        namespace[f"f{entry.code}"], namespace[f"c{entry.code}"] = entry.score, entry.compare
-    # Compiled under this file's name: numba's on-disk cache needs a source file to key on.
-    source = f"def {name}(code, {arguments}):\n{branches}    return math.nan\n"
-    exec(compile(source, __file__, "exec"), namespace)
-    function = namespace[name]
-    function.__doc__ = doc
-    return jit(function, inline="always")
+    generated from the registry (:func:`mcrank._axes.generate`)."""
+    entries = list(ROC_SCORES.values())
+    source = f"def {name}(code, {arguments}):\n" + branches(entries, lambda entry: f"return {call(entry)}") + "    return math.nan\n"
+    namespace = {"math": math, **pieces(entries, "score"), **pieces(entries, "compare", prefix="c")}
+    return generate(name, source, namespace, __name__, doc, inline="always")
 
 
 _roc_score = _dispatch(
@@ -645,6 +640,7 @@ _roc_compare = _dispatch(
     """A number with the sign of score number ``code`` of the second binormal classifier
     minus that of the first (:attr:`RocScore.compare`); NaN for an unknown code.""",
 )
+ROC_SCORES.seal(__name__, "define it in mcrank/roc.py, beside the others")
 
 
 # --- loops over arrays, for the public functions -----------------------------------------------
