@@ -51,7 +51,9 @@ class ErrorModel:
         Whether the paper's two-class kernels (:mod:`mcrank.engine.binary`) draw it: by the
         closed form, or ``truncated`` by its exact sampler of many columns at once
         (:func:`mcrank.samplers._fill_truncated_columns`). A study under any other model runs
-        on the n-class kernel, which perturbs with ``perturb`` at every n.
+        on the n-class kernel, which perturbs with ``perturb`` at every n. Those kernels have
+        no sampler of another model's own, so a model registered after the built-in ones may
+        set it only with ``closed_form`` (:func:`register_error_model` refuses it otherwise).
     check : callable or None
         ``check(utility)`` raises ValueError, naming ``utility``, for a matrix (standard form)
         that the model cannot perturb.
@@ -78,7 +80,19 @@ def register_error_model(
     Call it before :mod:`mcrank.samplers` (so before :mod:`mcrank.study` or
     :mod:`mcrank.engine`) is imported, in every process that runs kernels: the kernels' switch is
     generated then, and a RuntimeError says so afterwards.
+
+    Raises
+    ------
+    ValueError
+        For ``two_class_kernel`` without ``closed_form`` on a model that is not built in: the
+        two-class kernels would draw it with the ``truncated`` model's sampler, not its own.
     """
+    if two_class_kernel and not closed_form and not ERROR_MODELS.builtin:
+        raise ValueError(
+            f"two_class_kernel: the error model {name!r} has no closed form, and the two-class kernels draw no other "
+            "model without one than truncated, by a sampler of its own; leave two_class_kernel False (the n-class kernel "
+            "draws it with its perturb at every number of classes)"
+        )
     return ERROR_MODELS.add(ErrorModel(name, len(ERROR_MODELS), help, perturb, closed_form, two_class_kernel, check))
 
 

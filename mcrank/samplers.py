@@ -397,11 +397,10 @@ def perturb_um(utility, sd: float, *, error: str = next(iter(ERROR_MODELS)), siz
     sd : float
         Error standard deviation ``s`` >= 0.
     error : str, default "gaussian"
-        One of :data:`ERROR_MODELS` (:mod:`mcrank.error_models`). ``gaussian``: independent
-        N(0, s^2) added to every element, nothing else (the paper's §4.2). ``truncated``: the
-        same, conditioned on ``0 <= U'_ij <= 1`` and on every diagonal element being at least
-        the other elements of its column; the realised sd of ``U' - U`` is then smaller than
-        ``s``.
+        A name in :data:`ERROR_MODELS`, the registry of :mod:`mcrank.error_models`, which
+        describes each model (the first registered is the default). ``U' - U`` has sd ``s``
+        under a model with a closed form (the paper's ``gaussian``); under ``truncated`` its
+        realised sd is smaller than ``s``.
     size : int, default 1
     rng : int, SeedSequence, Generator or None
 

@@ -131,3 +131,28 @@ def test_registering_after_the_switches_are_generated_is_refused():
     assert "late" not in ERROR_MODELS and "late" not in TRUE_UM_DISTRIBUTIONS
     with pytest.raises(TypeError, match="add"):
         ERROR_MODELS["late"] = ERROR_MODELS["gaussian"]
+
+
+def test_metrics_and_roc_scores_registered_late_are_refused_not_scored_nan():
+    # Their switches are generated when mcrank.metrics and mcrank.roc are imported: a late entry
+    # would be missing from them (and scored NaN), so it is refused, and absent from the registry.
+    from mcrank.metrics import METRICS
+    from mcrank.metrics._registry import register
+    from mcrank.roc import ROC_SCORES, _auc
+    from mcrank.roc import register as register_roc_score
+
+    with pytest.raises(RuntimeError, match="define it in mcrank/metrics/definitions.py"):
+        register("late", "Late", binary=METRICS["accuracy"].binary)
+    with pytest.raises(RuntimeError, match="define it in mcrank/roc.py"):
+        register_roc_score("late", "Late", _auc, "too late")
+    assert "late" not in METRICS and "late" not in ROC_SCORES
+    with pytest.raises(RuntimeError, match="a branch of every kernel"):
+        ESTIMATORS.add(type(ESTIMATORS["sample"])("late", len(ESTIMATORS), "too late"))
+
+
+def test_a_fused_two_class_sampler_is_refused_for_a_model_that_is_not_built_in():
+    # The two-class kernels draw a model without a closed form by the truncated model's column
+    # sampler: a new model claiming them would be drawn as truncated.
+    with pytest.raises(ValueError, match="two_class_kernel: the error model 'fused' has no closed form"):
+        register_error_model("fused", ERROR_MODELS["truncated"].perturb, help="not truncated", two_class_kernel=True)
+    assert "fused" not in ERROR_MODELS
