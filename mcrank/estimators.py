@@ -1,7 +1,11 @@
 """The estimators of the perturbed utility matrix's misranking (``docs/method.md``, "The conditional estimator").
 
 One :class:`Estimator` record per estimator, in :data:`ESTIMATORS`: its name, its code, its help
-and the error models it admits.
+and the error models it admits. The study's options and checks, ``mcrank run --estimator`` and
+``mcrank evaluate --estimator`` read their names and help from it. It is a closed vocabulary,
+not an extension point: each kernel implements both estimators as a branch on its
+``conditional`` flag (the record's :attr:`Estimator.needs_closed_form`), so the registry is
+sealed as soon as they are registered.
 
 - ``sample``: draws the errors and counts the pairs the perturbed matrix misranks (the paper's);
   any error model.
@@ -61,6 +65,7 @@ ESTIMATORS.add(
     )
 )
 ESTIMATORS.builtins_registered()
+ESTIMATORS.seal(__name__, "an estimator is a branch of every kernel (their conditional flag), not a registration")
 
 
 def default_estimator(closed_form: bool) -> Estimator:

@@ -40,7 +40,7 @@ def test_the_old_names_are_deprecated_aliases(estimator, method):
 def test_estimator_and_method_must_agree():
     with pytest.raises(ValueError, match="estimator 'sample' and method 'conditional' disagree"):
         ev.evaluate(FACTORY, EQ4, sd=0.1, estimator="sample", method="closed form")
-    with pytest.raises(ValueError, match="unknown estimator 'exact'; choose from conditional, sample"):
+    with pytest.raises(ValueError, match="unknown estimator 'exact'; choose from sample, conditional"):
         ev.evaluate(FACTORY, EQ4, sd=0.1, estimator="exact")
     with pytest.raises(ValueError, match="truncated error model has no closed form: its flip probabilities take the estimator 'sample'"):
         ev.evaluate(FACTORY, EQ4, sd=0.1, error="truncated", estimator="conditional")

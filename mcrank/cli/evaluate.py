@@ -27,6 +27,7 @@ DESCRIPTION = (
 
 def add_parser(subparsers):
     from mcrank.error_models import ERROR_MODELS
+    from mcrank.estimators import ESTIMATORS
 
     parser = subparsers.add_parser(
         "evaluate",
@@ -41,8 +42,8 @@ def add_parser(subparsers):
     add("--classes", metavar="A,B,...", help="the class order of the utility's rows (decisions) and columns (true classes)")
     add("--orientation", metavar="NAME", help="of FILE's matrices: decision-by-class (rows = decision; default) or sklearn")
     add("--sd", metavar="SD", help="error sd of U normalised by eq. (11): flip probabilities")
-    add("--error", choices=tuple(ERROR_MODELS), help="error model of --sd (default: gaussian)")
-    add("--estimator", choices=("conditional", "sample"), help="conditional (exact) or sample (Monte Carlo)")
+    add("--error", choices=ERROR_MODELS, help=f"error model of --sd (default: {next(iter(ERROR_MODELS))})")
+    add("--estimator", choices=ESTIMATORS, help="of the flip probabilities: " + ESTIMATORS.help())
     add("--test-uncertainty", action="store_true", help="how sure the ranking is, given the test set")
     add("--prior-count", metavar="C", help="the Dirichlet prior's total count (default 1)")
     add("--class-frequencies", metavar="P1,P2,...", help="the deployment's class frequencies, summing to 1")

@@ -23,6 +23,7 @@ import numpy as np
 from mcrank._jit import jit
 from mcrank._rng import UTILITY_ERRORS, root_of, stream_generator
 from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_positive
+from mcrank.estimators import ESTIMATORS, default_estimator
 from mcrank.evaluate.input import (
     ERROR_MODELS,
     UtilityAssessment,
@@ -60,12 +61,11 @@ __all__ = [
 DEFAULT_SAMPLES = 100_000
 #: At most this many (:data:`mcrank._validation.MAX_EVALUATE_SAMPLES`, which says why).
 MAX_SAMPLES = MAX_EVALUATE_SAMPLES
-#: How the flip probabilities under the utility's errors are estimated, in the study's words
-#: (:data:`mcrank.study.config.ESTIMATORS`, ``docs/method.md``, "The conditional estimator"):
+#: How the flip probabilities under the utility's errors are estimated: the study's registry
+#: :data:`mcrank.estimators.ESTIMATORS` (``docs/method.md``, "The conditional estimator"):
 #: ``conditional``, the exact probability given the confusion matrices (gaussian errors only);
 #: ``sample``, the fraction of perturbed matrices drawn (Monte Carlo) that flip the pair.
-CONDITIONAL, SAMPLE = "conditional", "sample"
-ESTIMATORS = (CONDITIONAL, SAMPLE)
+CONDITIONAL, SAMPLE = ESTIMATORS["conditional"].name, ESTIMATORS["sample"].name
 #: Deprecated: evaluate's names of the estimators before issue 22, still accepted as values of
 #: ``estimator`` and ``method`` and still given by :attr:`Evaluation.method`.
 CLOSED_FORM, MONTE_CARLO = "closed form", "monte carlo"
@@ -293,7 +293,7 @@ class Evaluation:
         test-set uncertainty.
     seed : int or None
         Root seed of the Monte Carlo run (None if a Generator was passed, or no Monte Carlo).
-    estimator : {"conditional", "sample"} or None
+    estimator : str or None
         How the flip probabilities under the utility's errors were obtained (:data:`ESTIMATORS`),
         with an error sd.
     method : {"closed form", "monte carlo"} or None
@@ -549,7 +549,7 @@ def evaluate(
         Monte Carlo samples of perturbed utility matrices, at most :data:`MAX_SAMPLES`.
     rng : int, SeedSequence, Generator or None
         Randomness of the Monte Carlo estimate.
-    estimator : {"conditional", "sample"}, optional
+    estimator : str, optional
         How the flip probabilities under the utility's errors are obtained, in the study's
         words (:data:`ESTIMATORS`; ``docs/method.md``, "The conditional estimator"). By
         default ``"conditional"`` under gaussian errors: the perturbed yield difference of a
@@ -744,7 +744,7 @@ def _estimator_name(value, what: str) -> str:
     """One of :data:`ESTIMATORS`, from its name or its deprecated name."""
     if isinstance(value, str):
         value = _DEPRECATED_ESTIMATOR_NAMES.get(value, value)
-    return check_choice(value, ESTIMATORS, what)
+    return check_choice(value, ESTIMATORS, what).name
 
 
 def _check_estimator(estimator, method, error: str) -> str:
@@ -757,9 +757,9 @@ def _check_estimator(estimator, method, error: str) -> str:
             )
         estimator = method
     if estimator is None:
-        return CONDITIONAL if _has_closed_form(error) else SAMPLE
+        return default_estimator(_has_closed_form(error)).name
     estimator = _estimator_name(estimator, "estimator")
-    if estimator == CONDITIONAL and not _has_closed_form(error):
+    if ESTIMATORS[estimator].needs_closed_form and not _has_closed_form(error):
         raise ValueError(f"the {error} error model has no closed form: its flip probabilities take the estimator {SAMPLE!r} "
                          "(the conditional estimator needs gaussian errors)")  # fmt: skip
     return estimator
