@@ -341,11 +341,11 @@ def sample_true_um_xy(size: int, *, distribution: str = HEXAGON_DISTRIBUTIONS[0]
     size : int
         Number of matrices.
     distribution : str, default "uniform"
-        One of :data:`HEXAGON_DISTRIBUTIONS` (:mod:`mcrank.distributions`): uniform on the
-        hexagon, or gaussian with mean (0, 0) (the identity, i.e. accuracy) and standard
-        deviation ``sd`` in each coordinate, truncated to the hexagon.
+        One of :data:`HEXAGON_DISTRIBUTIONS`, the distributions on the hexagon of the registry
+        :mod:`mcrank.distributions`, which describes each (the first is the default).
     sd : float, default 1/3
-        Only for ``gaussian``; in (0, 10] (above 10 it is uniform within 1 %).
+        Only for a distribution that reads it (``gaussian``: the sd of each coordinate before
+        truncation, in (0, 10]; above 10 it is uniform within 1 %).
     rng : int, SeedSequence, Generator or None
 
     Returns
@@ -553,12 +553,10 @@ def sample_utility_elements(size: int, *, classes: int, distribution: str = _ele
     classes : int
         n, 2 to 50.
     distribution : str, default "uniform-elements"
-        One of :data:`TRUE_UM_DISTRIBUTIONS` drawn element by element
-        (:mod:`mcrank.distributions`). ``uniform-elements``: in each column n iid Uniform(0, 1) values, the largest moved to
-        the diagonal. ``gaussian-elements``: each column N(I_.j, sd^2) conditioned on all its
-        elements in [0, 1] and its diagonal element the largest.
+        One of :data:`TRUE_UM_DISTRIBUTIONS` drawn element by element (the registry
+        :mod:`mcrank.distributions` describes each; the first is the default).
     sd : float, default 1/3
-        For ``gaussian-elements``.
+        Only for a distribution that reads it (``gaussian-elements``).
     normalise : bool, default True
         Bring each matrix to the standard form of eq. (11) (min 0, max 1), as the study
         does; False gives the columns as drawn.
