@@ -248,15 +248,20 @@ def render_table(document: dict) -> str:
             f"errors {config['error']}; seed {config['seed']}\n"
             f"{tied:.2f} % of pairs tied in truth (both best thresholds at the same corner), left out of every %"
         )
+    # The names' column one wider than the longest name of the registries its rows come from.
+    from mcrank.metrics import METRICS
+    from mcrank.roc import ROC_SCORES
+
+    name_width = 1 + max(METRICS.width(), ROC_SCORES.width())
     # Wrapped to 80 columns, as every table of the CLI.
     lines = [
         *(line for paragraph in header.split("\n") for line in textwrap.wrap(paragraph, DEFAULT_WIDTH, subsequent_indent="  ")),
         "",
-        f"{'name':<18} {'sd':>6} {'realised sd':>12} {'% incorrect':>12} {'SE':>7}" + (f" {'% tied':>8}" if finite else ""),
+        f"{'name':<{name_width}} {'sd':>6} {'realised sd':>12} {'% incorrect':>12} {'SE':>7}" + (f" {'% tied':>8}" if finite else ""),
     ]
     for row in document["rows"]:
         sd = "" if row["sd"] is None else _fixed(row["sd"], 3)
         realised = "" if row["realised_sd"] is None else _fixed(row["realised_sd"], 4)
         tied = f" {row['tied_pct']:>8.2f}" if finite else ""
-        lines.append(f"{row['name']:<18} {sd:>6} {realised:>12} {row['incorrect_pct']:>12.2f} {row['se_pct']:>7.3f}{tied}")
+        lines.append(f"{row['name']:<{name_width}} {sd:>6} {realised:>12} {row['incorrect_pct']:>12.2f} {row['se_pct']:>7.3f}{tied}")
     return "\n".join(lines) + "\n"
