@@ -43,7 +43,7 @@ def add_parser(subparsers):
     add("--orientation", metavar="NAME", help="of FILE's matrices: decision-by-class (rows = decision; default) or sklearn")
     add("--sd", metavar="SD", help="error sd of U normalised by eq. (11): flip probabilities")
     add("--error", choices=ERROR_MODELS, help=f"error model of --sd (default: {next(iter(ERROR_MODELS))})")
-    add("--estimator", choices=ESTIMATORS, help="of the flip probabilities: " + ESTIMATORS.help())
+    add("--estimator", choices=ESTIMATORS, help="how the flip probabilities are estimated: " + ESTIMATORS.help())
     add("--test-uncertainty", action="store_true", help="how sure the ranking is, given the test set")
     add("--prior-count", metavar="C", help="the Dirichlet prior's total count (default 1)")
     add("--class-frequencies", metavar="P1,P2,...", help="the deployment's class frequencies, summing to 1")
