@@ -29,7 +29,8 @@ and against a plain NumPy vectorised implementation of the same steps, and its p
 and on the 26-sd sweep of ``experiments/roc_*``, against 6483364's kernel (frozen in
 ``scripts/roc_main_kernel.py``) and against its call floor: a loop making exactly the erfc, log,
 sqrt and exp calls the kernel makes, on the arguments ``scripts/roc_calls.py`` recorded, and
-drawing its variates (also chained, each call waiting for the one before);
+drawing its variates (also chained, each call waiting for the one before, and in the kernel's
+order, each independent);
 (i) decision curves with their posterior (``mcrank.evaluate.decision_curves``); (j) the
 comparison across cross-validation folds (``mcrank.evaluate.compare_folds``); (k) the command
 line's start-up: the CPU time (user + system) of a fresh process running ``mcrank --help``,
@@ -1042,6 +1043,31 @@ def _chained_call_floor(erfc, log, sqrt, exp, repeats):
     return last
 
 
+@jit
+def _ordered_call_floor(order, erfc, log, sqrt, exp, repeats):
+    """:func:`_call_floor` with the calls in the kernel's order (``order``: each call's function,
+    its position in erfc, log, sqrt, exp), each still independent of the others: what the
+    processor can overlap when the functions come interleaved as the kernel makes them."""
+    ring = np.empty(8)
+    for _ in range(repeats):
+        e = g = r = x = 0
+        for i in range(order.size):
+            function = order[i]
+            if function == 0:
+                ring[i & 7] = math.erfc(erfc[e])
+                e += 1
+            elif function == 1:
+                ring[i & 7] = math.log(log[g])
+                g += 1
+            elif function == 2:
+                ring[i & 7] = math.sqrt(sqrt[r])
+                r += 1
+            else:
+                ring[i & 7] = math.exp(exp[x])
+                x += 1
+    return ring[0]
+
+
 def measure_roc_floor(pairs: int, repeat: int, recorded: int = 20_000) -> dict:
     """(h) The ROC kernel on one core, ``pairs`` pairs, against its call floor (the erfc, log,
     sqrt and exp it calls, on the arguments recorded from ``recorded`` pairs and repeated to
@@ -1077,10 +1103,22 @@ def measure_roc_floor(pairs: int, repeat: int, recorded: int = 20_000) -> dict:
             _chained_call_floor(c["erfc"], c["log"], c["sqrt"], c["exp"], repeats)
             draw_floor([(pairs, c["uniforms"] / recorded, c["normals"] / recorded)])
 
-        functions = [lambda: run(current_chunk), lambda: run(main_chunk), floor_of("current"), floor_of("main"), chained_floor]
+        def ordered_floor():
+            c = calls["current"]
+            _ordered_call_floor(c["order"], c["erfc"], c["log"], c["sqrt"], c["exp"], repeats)
+            draw_floor([(pairs, c["uniforms"] / recorded, c["normals"] / recorded)])
+
+        functions = [
+            lambda: run(current_chunk),
+            lambda: run(main_chunk),
+            floor_of("current"),
+            floor_of("main"),
+            chained_floor,
+            ordered_floor,
+        ]
         for function in functions:
             function()  # compile or load
-        kernel, main, floor_times, main_floor, chained = round_times(functions, repeat)
+        kernel, main, floor_times, main_floor, chained, ordered = round_times(functions, repeat)
         per_pair = {
             kernel_name: {name: float(np.size(c[name]) / recorded) for name in ("erfc", "log", "sqrt", "exp")}
             | {"uniforms": float(c["uniforms"] / recorded), "normals": float(c["normals"] / recorded)}
@@ -1103,6 +1141,9 @@ def measure_roc_floor(pairs: int, repeat: int, recorded: int = 20_000) -> dict:
             "chained_floor": chained,
             "chained_floor_ratio": paired_ratio(kernel, chained),
             "chained_floor_ratios": (np.asarray(kernel) / np.asarray(chained)).tolist(),
+            "ordered_floor": ordered,
+            "ordered_floor_ratio": paired_ratio(kernel, ordered),
+            "ordered_floor_ratios": (np.asarray(kernel) / np.asarray(ordered)).tolist(),
         }
     return {"pairs": pairs, "recorded": recorded, "repeat": repeat, "settings": results}
 
@@ -1137,6 +1178,11 @@ def print_roc_floor(results: dict, out=sys.stdout) -> None:
         print(
             f"    the kernel's calls chained, each waiting for the one before: {min(r['chained_floor']):.3f}-{max(r['chained_floor']):.3f} s; "
             f"kernel / that {r['chained_floor_ratio']:.2f}x ({min(r['chained_floor_ratios']):.2f}-{max(r['chained_floor_ratios']):.2f})",
+            file=out,
+        )
+        print(
+            f"    the kernel's calls in its order, each independent: {min(r['ordered_floor']):.3f}-{max(r['ordered_floor']):.3f} s; "
+            f"kernel / that {r['ordered_floor_ratio']:.2f}x ({min(r['ordered_floor_ratios']):.2f}-{max(r['ordered_floor_ratios']):.2f})",
             file=out,
         )
 

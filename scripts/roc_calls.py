@@ -3,8 +3,9 @@
 Run in a fresh process with ``NUMBA_DISABLE_JIT=1``: the kernel then runs as Python, and
 every ``math.erfc``, ``math.log``, ``math.sqrt`` and ``math.exp`` it makes (mcrank's samplers
 included) goes through a module standing in for ``math`` that keeps the argument; every
-uniform and standard normal drawn from its generators is counted. The arguments, in the order
-of the calls, and the counts go to an ``.npz`` file::
+uniform and standard normal drawn from its generators is counted. The arguments of each
+function in the order of its calls, the order of all calls (``order``: each call's function, its
+position in :data:`COUNTED`) and the counts go to an ``.npz`` file::
 
     NUMBA_DISABLE_JIT=1 python scripts/roc_calls.py current 0.1 20000 calls.npz
     NUMBA_DISABLE_JIT=1 python scripts/roc_calls.py main 0:0.5:0.02 20000 calls.npz
@@ -23,6 +24,8 @@ import types
 COUNTED = ("erfc", "log", "sqrt", "exp")
 
 _calls: dict[str, list[float]] = {name: [] for name in COUNTED}
+#: The position in :data:`COUNTED` of each call, in the order of the calls.
+_order: list[int] = []
 
 
 class _CountingMath(types.ModuleType):
@@ -33,10 +36,11 @@ class _CountingMath(types.ModuleType):
 
 
 def _recording(name):
-    function, record = getattr(math, name), _calls[name].append
+    function, record, code = getattr(math, name), _calls[name].append, COUNTED.index(name)
 
     def call(x):
         record(x)
+        _order.append(code)
         return function(x)
 
     return call
@@ -87,6 +91,7 @@ def main(argv) -> int:
     sums = np.zeros(study.sds.size), np.zeros(study.sds.size)
     for name in COUNTED:
         _calls[name].clear()  # calls made while importing
+    _order.clear()
     count_chunk(rng, rng_error, pairs, study, incorrect, *sums)
     np.savez(
         out,
@@ -94,6 +99,7 @@ def main(argv) -> int:
         sds=np.array(sds, dtype=float),
         uniforms=rng.uniforms + rng_error.uniforms,
         normals=rng.normals + rng_error.normals,
+        order=np.array(_order, dtype=np.int8),
         **{name: np.array(values, dtype=float) for name, values in _calls.items()},
     )
     return 0
