@@ -24,7 +24,7 @@ The tables give
 Each fraction and mean has its Monte Carlo SE. Run from the repository's root (about 3 minutes
 of one core)::
 
-    python scripts/scoring_calibration.py [--populations 300] [--samples 1000] [--items 100 300 1000]
+    python scripts/scoring_calibration.py [--populations 300] [--samples 1000] [--items 100 300 1000] [--mu-range 0.8 2.0]
 """
 
 import argparse
@@ -67,10 +67,10 @@ def estimand(model, mu: float, items: int, choice: str) -> float:
     return float(np.sum(sizes * population_yield(np.array(model.fold_thresholds), mu)) / items)
 
 
-def one(items: int, choice: str, samples: int, rng: np.random.Generator):
+def one(items: int, choice: str, samples: int, rng: np.random.Generator, mu_range=MU_RANGE):
     """One population and test set: per model (covered, covered deployed, optimism, its estimate);
     per pair (p, in order)."""
-    mus = rng.uniform(*MU_RANGE, size=MODELS)
+    mus = rng.uniform(*mu_range, size=MODELS)
     positive, scores = draw(items, mus, rng)
     result = rank_scoring(scored_test_set(positive, scores, classes=(True, False)), U, threshold_choice=choice, test_uncertainty=True,
                           samples=samples, rng=int(rng.integers(2**32)))  # fmt: skip
@@ -101,17 +101,20 @@ def main(argv=None) -> int:
     parser.add_argument("--populations", type=int, default=300)
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--items", type=int, nargs="+", default=[100, 300, 1000])
+    parser.add_argument("--mu-range", type=float, nargs=2, default=MU_RANGE, help="each model's mu is uniform in it")
+    parser.add_argument("--choices", nargs="+", default=CHOICES, choices=CHOICES)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(SEED)
     pairs_by, optimism_by = {}, {}
-    print("Coverage of the 95 % intervals, % ± SE, over", args.populations, "populations of", MODELS, "models each")
+    print("Coverage of the 95 % intervals, % ± SE, over", args.populations, "populations of", MODELS, "models each, mu in",
+          args.mu_range)  # fmt: skip
     print("| N | threshold choice | intervals | yield of the thresholds chosen on this test set | yield of the threshold to deploy |")
     print("|---:|---|---:|---:|---:|")
     for items in args.items:
-        for choice in CHOICES:
+        for choice in args.choices:
             rows, pairs = [], []
             for _ in range(args.populations):
-                r, p = one(items, choice, args.samples, rng)
+                r, p = one(items, choice, args.samples, rng, args.mu_range)
                 rows += r
                 pairs += p
             pairs_by[(items, choice)] = pairs

@@ -149,6 +149,24 @@ def test_pair_probabilities_and_best_come_from_the_draws():
     assert posterior.optimism is None
 
 
+def test_models_not_separated_from_the_choice_by_the_fold_comparisons_rule():
+    # Separated when one order of the pair has probability at least 0.95 (the fold report's rule).
+    from mcrank.evaluate.scoring import ScoringPosterior
+
+    rng = np.random.default_rng(1)
+    base = rng.normal(size=4000)
+    # b just below a (P(a above b) near 0.6), c far below (1.0), d above a in almost every draw.
+    draws = np.column_stack([base, base - 0.25 + rng.normal(size=4000), base - 10.0, base + 10.0])
+    posterior = ScoringPosterior.from_draws(["a", "b", "c", "d"], [0, 1, 2, 3], draws, 1)
+    assert posterior.chosen == "a"
+    assert [name for name, _ in posterior.not_separated] == ["b"]
+    assert posterior.not_separated[0][1] == posterior.probability_above[("a", "b")][0]
+    assert 0.05 < posterior.not_separated[0][1] < 0.95
+    data = posterior.to_dict()
+    assert data["chosen"] == "a" and data["separated_at"] == 0.95
+    assert data["not_separated"] == [{"model": "b", "probability_chosen_above": posterior.not_separated[0][1]}]
+
+
 # --- calibration on populations of known truth (scripts/scoring_calibration.py, at scale) ----------
 
 PREVALENCE, MU_RANGE = 0.3, (0.8, 2.0)

@@ -41,6 +41,7 @@ from mcrank._jit import jit
 from mcrank._rng import SCORING_POSTERIOR, resolve_rng, root_of, root_seed_sequence, stream_generator
 from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_name, check_square
 from mcrank.evaluate.curve_scores import CURVE_SCORES
+from mcrank.evaluate.folds import SEPARATED
 from mcrank.evaluate.input import label_array, read_csv_columns
 from mcrank.evaluate.ranking import _compare, _competition_ranks
 from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
@@ -534,6 +535,12 @@ class ScoringPosterior:
         corrected by it. None otherwise.
     prior_count : float
         The prior's total count (:data:`SCORING_PRIOR_COUNT`).
+    chosen : str
+        The model ranked first: the choice.
+    not_separated : tuple of (str, float)
+        The models not separated from ``chosen``, in rank order, each with P(chosen above it):
+        by the rule of the fold comparison (:data:`mcrank.evaluate.folds.SEPARATED`), a pair
+        is separated when one of its two orders has a probability of at least 0.95.
     """
 
     samples: int
@@ -543,6 +550,8 @@ class ScoringPosterior:
     probability_best: dict
     optimism: dict | None = None
     prior_count: float = SCORING_PRIOR_COUNT
+    chosen: str = ""
+    not_separated: tuple = ()
 
     @staticmethod
     def from_draws(names: list, order: list, draws: np.ndarray, seed, optimism=None) -> ScoringPosterior:
@@ -559,7 +568,10 @@ class ScoringPosterior:
         share = top / top.sum(axis=1, keepdims=True)
         best = {names[k]: (float(share[:, k].mean()), float(share[:, k].std() / math.sqrt(samples))) for k in order}
         optimism = None if optimism is None else {names[k]: float(optimism[k]) for k in order}
-        return ScoringPosterior(samples, seed, intervals, above, best, optimism)
+        chosen = names[order[0]]
+        over = [(names[k], above[(chosen, names[k])][0]) for k in order[1:]]
+        unseparated = tuple((name, p) for name, p in over if max(p, 1.0 - p) < SEPARATED)
+        return ScoringPosterior(samples, seed, intervals, above, best, optimism, SCORING_PRIOR_COUNT, chosen, unseparated)
 
     def to_dict(self) -> dict:
         return {
@@ -576,6 +588,9 @@ class ScoringPosterior:
                 {"better": a, "worse": b, "probability": p, "se": se} for (a, b), (p, se) in self.probability_above.items()
             ],
             "probability_best": {name: {"probability": p, "se": se} for name, (p, se) in self.probability_best.items()},
+            "chosen": self.chosen,
+            "separated_at": SEPARATED,
+            "not_separated": [{"model": name, "probability_chosen_above": p} for name, p in self.not_separated],
         }
 
 
