@@ -249,6 +249,8 @@ def test_cli_scores_with_test_uncertainty(tmp_path, capsys, choice):
     assert code == 0, err
     first, second = next(iter(api.probability_above))
     assert text.startswith(f"choose {first}: P(best)") and "95% interval" in text and "P(best)" in text
+    second_line = text.splitlines()[1]
+    assert second_line.startswith(f"not separated from {first}" if api.not_separated else f"separated from every other model: P({first}")
     code, text, err = run(capsys, *argv, "--details")  # the pairs and how they were drawn
     assert code == 0, err
     assert "Bayesian bootstrap" in text and "300 draws, seed 4" in text and f"{first} above {second}" in text

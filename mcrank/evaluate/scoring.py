@@ -476,12 +476,13 @@ def _posterior_draws(positive, scores, utility, item_utilities, evaluated, optim
     ``optimistic`` (thresholds chosen on the items they are scored on): each draw also re-chooses
     every threshold on the weighted items, and the mean over draws of its weighted yield less
     its plain yield, the bootstrap's estimate of the optimism (Efron 1983), is subtracted from
-    every draw. Memory: the draws kept and one block of weights, never items times draws.
+    every draw. Memory: the draws kept and one block of weights and of the prior's atoms, never
+    items times draws.
     """
     items, models = item_utilities.shape
     counted = evaluated.astype(float)
     values = item_utilities * counted[:, None]
-    prior_mass, prior_utility = _prior_draws(samples, models, utility, prior_count, stream_generator(rng, SCORING_POSTERIOR, 1))
+    prior_stream = stream_generator(rng, SCORING_POSTERIOR, 1)
     weights_stream = stream_generator(rng, SCORING_POSTERIOR, 0)
     draws = np.empty((samples, models))
     optimism = None
@@ -499,7 +500,8 @@ def _posterior_draws(positive, scores, utility, item_utilities, evaluated, optim
     for start in range(0, samples, _DRAW_BLOCK):
         weights = weights_stream.standard_exponential((min(_DRAW_BLOCK, samples - start), items))
         block = slice(start, start + weights.shape[0])
-        draws[block] = (weights @ values + prior_utility[block]) / (weights @ counted + prior_mass[block])[:, None]
+        prior_mass, prior_utility = _prior_draws(weights.shape[0], models, utility, prior_count, prior_stream)
+        draws[block] = (weights @ values + prior_utility) / (weights @ counted + prior_mass)[:, None]
         if optimistic:
             weighted, plain = np.empty((weights.shape[0], models)), np.empty((weights.shape[0], models))
             _weighted_choice_yields(orders, ordered_gain, last, weights, weights @ base, weights.sum(axis=1), plain_cumulative,
