@@ -1,4 +1,4 @@
-"""Model selection by utility on scikit-learn's breast-cancer data, with all three uncertainties.
+"""Model selection by utility on scikit-learn's breast-cancer and wine data, with their uncertainties.
 
 Six scikit-learn models predict whether a tumour is malignant, under the utility matrix of
 ``examples/breast_cancer_curves.py`` (a missed cancer costs as much as 9 needless biopsies).
@@ -24,12 +24,19 @@ Beside them AUC (on those pooled scores) and accuracy (the untuned models' ``pre
 mean over the folds), and the pairs each orders otherwise than the folds' utility. It runs
 at two seeds of the cross-validation's shuffling and prints them side by side.
 
+Then the wine data (178 wines, three cultivars), by the labels route: the six models of
+``examples/wine_models.py`` decide by their ``predict``, the cooperative's 3 x 3 utility per
+lot (``examples/wine_utility.json``) gives each fold's yield (``compare_folds`` across the
+folds) and the first repeat's pooled labels their ranking with the wines' uncertainty
+(``evaluate_predictions(..., test_uncertainty=True)``), beside AUC (one class against the
+rest) and accuracy, at the same two seeds.
+
 Usage::
 
     python examples/model_selection.py
 
 The printed output is in ``docs/evaluate.md`` ("A worked example: model selection on the
-breast-cancer data"); a test checks it.
+breast-cancer and wine data"); a test checks it.
 """
 
 from __future__ import annotations
@@ -314,8 +321,9 @@ def wine_report(results: dict) -> str:
             low, high = items[s][name].utility_yield_interval
             row += f" {items[s][name].utility_yield:+.3f} [{low:+.3f}, {high:+.3f}]"
         lines.append(row)
-    lines += ["", "Rank, seed " + " | seed ".join(map(str, seeds)) + "; P(best) across folds; AUC (one against the rest, pooled",
-              "probabilities; the SVM's softmax of its decision function) and accuracy (mean over the folds): rank",
+    lines += ["", "Rank, seed " + " | seed ".join(map(str, seeds)) + "; P(best) across folds; AUC (one against the rest, on the",
+              "pooled probabilities; the SVM's: the softmax of its decision function) and accuracy (mean",
+              "over the folds): rank",
               f"{'model':<12} {'across folds':^23} {'pooled':^9} {'AUC':^7} {'accuracy':^8}"]  # fmt: skip
     for name in names:
         row = f"{name:<12}"
@@ -338,9 +346,10 @@ def wine_report(results: dict) -> str:
                   f"  folds: choose {chosen}, P(best) {comparison.chosen.probability_best:.2f}; not separated from it, P({chosen} better):",
                   f"    {', '.join(unseparated) or 'none'}",
                   f"  folds: {chosen} better with P >= {SEPARATED:g} than: {', '.join(separated) or 'none'}",
-                  f"  wines: first {top}; P({top} above) below {SEPARATED:g}: {', '.join(unsure) or 'none'}",
-                  f"  pairs a>b across folds that AUC orders b>a: {', '.join(_otherwise(order, results[s]['auc'])) or 'none'}",
-                  f"  pairs a>b across folds that accuracy orders b>a: {', '.join(_otherwise(order, results[s]['accuracy'])) or 'none'}"]  # fmt: skip
+                  f"  wines: first {top}; P({top} above) below {SEPARATED:g}:", f"    {', '.join(unsure) or 'none'}",
+                  "  pairs a>b across folds that AUC orders b>a:", f"    {', '.join(_otherwise(order, results[s]['auc'])) or 'none'}",
+                  "  pairs a>b across folds that accuracy orders b>a:",
+                  f"    {', '.join(_otherwise(order, results[s]['accuracy'])) or 'none'}"]  # fmt: skip
     lines += ["", *stability(results[seeds[0]]["folds"], results[seeds[1]]["folds"], seeds)]
     return "".join(line.rstrip() + "\n" for line in lines)
 

@@ -20,7 +20,7 @@ Usage::
     python scripts/selection_seeds.py [SEEDS]      # default 30; about 11 minutes of CPU
 
 The table is in ``docs/evaluate.md`` ("A worked example: model selection on the breast-cancer
-data").
+and wine data").
 """
 
 from __future__ import annotations
