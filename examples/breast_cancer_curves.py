@@ -9,8 +9,8 @@ the probability that a tumour is malignant, each item by a model that never saw 
   benefit exceeds the other's on the population), into the figure file given;
 - ranks them by the utility at each one's best threshold, cross-fitted, under a utility
   matrix where missing a cancer costs as much as 9 needless biopsies, with how sure that is
-  (95 % intervals, P(best), P(a above b): the Bayesian bootstrap over the tumours, the
-  thresholds re-chosen in every draw), and flags where AUC orders them otherwise.
+  (95 % intervals, P(best), P(a above b) of the population yield of the thresholds chosen
+  here: the Bayesian bootstrap over the tumours), and flags where AUC orders them otherwise.
 
 Usage::
 

@@ -1,4 +1,4 @@
-"""Is the posterior of ``rank_scoring(..., test_uncertainty=True)`` calibrated? A table.
+"""Is the posterior of ``rank_scoring(..., test_uncertainty=True)`` calibrated? Tables.
 
 Populations with a known truth: two classes, prevalence 0.3 of the positive one, the utility
 matrix U = [[0, -1], [-4, 0]] (rows = output, columns = true class, positive first), and three
@@ -6,21 +6,25 @@ scoring classifiers whose scores are binormal (negatives N(0, 1), positives N(mu
 correlated (a shared normal term of variance 1/2, as models trained on the same data share
 their mistakes); each population draws each model's mu uniformly from [0.8, 2.0], so that some
 pairs are near a tie and some far apart. The population yield of any threshold is a closed
-form. From each population one test set of N items; its posterior (``--samples`` draws); and
+form. From each population one test set of N items and its posterior (``--samples`` draws).
 
-- the **coverage** of each model's 95 % interval: how often it holds the model's **expected
-  yield under the choice rule**, the population yield of a threshold chosen by the rule on a
-  fresh test set, averaged over test sets (crossfit: chosen on the items of four folds of N;
-  split: on N/2; test: on N), a fixed number per population, computed from ``--fresh`` fresh
-  test sets; and, for comparison, how often it holds the population yield of the thresholds
-  this test set chose (``crossfit``: each fold's, weighted by the fold's items; ``split``: the
-  first half's; ``test``: the whole test set's), a number that moves with the test set;
+The estimand is the **population yield of the thresholds the procedure chose on this test
+set**: ``crossfit``, each fold's threshold (chosen on the other folds) on fresh items, weighted
+by its fold's share of the items; ``split``, the threshold chosen on the first half; ``test``,
+the threshold chosen on the whole test set (the one to deploy). It moves with the test set.
+The tables give
+
+- the **coverage** of each model's 95 % interval of that estimand, and beside it of the
+  population yield of the threshold to deploy (chosen on all N items; the same for ``test``);
 - the **calibration** of P(a above b) (``a`` ranked above ``b``): pairs binned by it, against
-  the fraction whose expected yields are in that order.
+  the fraction whose estimands are in that order;
+- for ``test``, the **optimism**: the yield on the test set less the estimand, against the
+  posterior's estimate of it (which the intervals are corrected by).
 
-Each fraction has its binomial SE. Run from the repository's root (about 20 minutes on a shared 2-core machine)::
+Each fraction and mean has its Monte Carlo SE. Run from the repository's root (about 3 minutes
+of one core)::
 
-    python scripts/scoring_calibration.py [--populations 300] [--samples 1000] [--fresh 100]
+    python scripts/scoring_calibration.py [--populations 300] [--samples 1000] [--items 100 300 1000] [--mu-range 0.8 2.0]
 """
 
 import argparse
@@ -31,12 +35,12 @@ from scipy.stats import norm
 
 from mcrank.evaluate import rank_scoring, scored_test_set
 from mcrank.evaluate.scoring import DEFAULT_FOLDS as FOLDS
-from mcrank.evaluate.scoring import _best_threshold
 
 PREVALENCE, MODELS, SEED = 0.3, 3, 20261127
 U = np.array([[0.0, -1.0], [-4.0, 0.0]])
 MU_RANGE = (0.8, 2.0)
 BINS = (0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 1.0 + 1e-12)
+CHOICES = ("crossfit", "split", "test")
 
 
 def population_yield(threshold, mu: float) -> float:
@@ -52,38 +56,34 @@ def draw(items: int, mus: np.ndarray, rng: np.random.Generator) -> tuple[np.ndar
     return positive, {f"m{k}": mu * positive + shared + rng.normal(size=items) * math.sqrt(0.5) for k, mu in enumerate(mus)}
 
 
-def chosen_yield(model, mu: float) -> float:
-    """The population yield of the thresholds the choice used (folds differ by at most 1 item)."""
-    thresholds = model.fold_thresholds or (model.threshold,)
-    return float(np.mean([population_yield(t, mu) for t in thresholds]))
+def estimand(model, mu: float, items: int, choice: str) -> float:
+    """The population yield of the thresholds the choice evaluated (crossfit: fold f holds
+    ``items // FOLDS`` items, one more for the first ``items % FOLDS`` folds)."""
+    if choice == "test":
+        return float(population_yield(model.threshold, mu))
+    if choice == "split":
+        return float(population_yield(model.fold_thresholds[0], mu))
+    sizes = items // FOLDS + (np.arange(FOLDS) < items % FOLDS)
+    return float(np.sum(sizes * population_yield(np.array(model.fold_thresholds), mu)) / items)
 
 
-def expected_yield(items: int, choice: str, mus: np.ndarray, fresh: int, rng: np.random.Generator) -> np.ndarray:
-    """Each model's population yield at a threshold chosen by ``choice`` on fresh test sets, averaged."""
-    chosen_on = {"crossfit": items - items // FOLDS, "split": items // 2, "test": items}[choice]
-    total = np.zeros(mus.size)
-    for _ in range(fresh):
-        positive, scores = draw(chosen_on, mus, rng)
-        for k, s in enumerate(scores.values()):
-            total[k] += population_yield(_best_threshold(positive, s, U)[0], mus[k])
-    return total / fresh
-
-
-def one(items: int, choice: str, samples: int, fresh: int, rng: np.random.Generator):
-    """One population and test set: per model (covered, covered chosen); per pair (p, in order)."""
-    mus = rng.uniform(*MU_RANGE, size=MODELS)
-    expected = dict(zip((f"m{k}" for k in range(MODELS)), expected_yield(items, choice, mus, fresh, rng)))
+def one(items: int, choice: str, samples: int, rng: np.random.Generator, mu_range=MU_RANGE):
+    """One population and test set: per model (covered, covered deployed, optimism, its estimate);
+    per pair (p, in order)."""
+    mus = rng.uniform(*mu_range, size=MODELS)
     positive, scores = draw(items, mus, rng)
     result = rank_scoring(scored_test_set(positive, scores, classes=(True, False)), U, threshold_choice=choice, test_uncertainty=True,
                           samples=samples, rng=int(rng.integers(2**32)))  # fmt: skip
     mu_of = {f"m{k}": mu for k, mu in enumerate(mus)}
-    covered = []
+    posterior, truth, rows = result.posterior, {}, []
     for m in result.models:
-        low, high = result.posterior.intervals[m.name]
-        chosen = chosen_yield(m, mu_of[m.name])
-        covered.append((low <= expected[m.name] <= high, low <= chosen <= high))
-    pairs = [(p, expected[a] > expected[b]) for (a, b), (p, _) in result.posterior.probability_above.items()]
-    return covered, pairs
+        low, high = posterior.intervals[m.name]
+        truth[m.name] = estimand(m, mu_of[m.name], items, choice)
+        deployed = float(population_yield(m.threshold, mu_of[m.name]))
+        estimated = posterior.optimism[m.name] if posterior.optimism else 0.0
+        rows.append((low <= truth[m.name] <= high, low <= deployed <= high, m.utility_yield - truth[m.name], estimated))
+    pairs = [(p, truth[a] > truth[b]) for (a, b), (p, _) in posterior.probability_above.items()]
+    return rows, pairs
 
 
 def fraction(values) -> str:
@@ -91,30 +91,45 @@ def fraction(values) -> str:
     return f"{100 * v.mean():.1f} ± {100 * math.sqrt(v.mean() * (1 - v.mean()) / v.size):.1f}"
 
 
+def mean(values) -> str:
+    v = np.asarray(values, dtype=float)
+    return f"{v.mean():+.4f} ± {v.std(ddof=1) / math.sqrt(v.size):.4f}"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--populations", type=int, default=300)
     parser.add_argument("--samples", type=int, default=1000)
-    parser.add_argument("--items", type=int, nargs="+", default=[100, 500])
-    parser.add_argument("--fresh", type=int, default=100)
+    parser.add_argument("--items", type=int, nargs="+", default=[100, 300, 1000])
+    parser.add_argument("--mu-range", type=float, nargs=2, default=MU_RANGE, help="each model's mu is uniform in it")
+    parser.add_argument("--choices", nargs="+", default=CHOICES, choices=CHOICES)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(SEED)
-    pairs_by = {}
-    print("Coverage of the 95 % intervals, % (SE), over", args.populations, "populations of", MODELS, "models each")
-    print("| N | threshold choice | intervals | expected yield under the choice rule | yield of this test set's thresholds |")
+    pairs_by, optimism_by = {}, {}
+    print("Coverage of the 95 % intervals, % ± SE, over", args.populations, "populations of", MODELS, "models each, mu in",
+          args.mu_range)  # fmt: skip
+    print("| N | threshold choice | intervals | yield of the thresholds chosen on this test set | yield of the threshold to deploy |")
     print("|---:|---|---:|---:|---:|")
     for items in args.items:
-        for choice in ("crossfit", "split", "test"):
-            covered, pairs = [], []
+        for choice in args.choices:
+            rows, pairs = [], []
             for _ in range(args.populations):
-                c, p = one(items, choice, args.samples, args.fresh, rng)
-                covered += c
+                r, p = one(items, choice, args.samples, rng, args.mu_range)
+                rows += r
                 pairs += p
             pairs_by[(items, choice)] = pairs
-            own, deployed = zip(*covered)
-            print(f"| {items} | {choice} | {len(own)} | {fraction(own)} | {fraction(deployed)} |")
+            covered, deployed, optimism, estimated = zip(*rows)
+            optimism_by[(items, choice)] = (optimism, estimated)
+            print(f"| {items} | {choice} | {len(covered)} | {fraction(covered)} | {fraction(deployed)} |", flush=True)
     print()
-    print("P(a above b) in bins against the fraction of pairs in that order on the population, % (SE)")
+    print("Optimism: the reported yield less the estimand, and the posterior's estimate of it (test only), ± SE")
+    print("| N | threshold choice | reported yield less the estimand | estimated optimism | corrected yield less the estimand |")
+    print("|---:|---|---:|---:|---:|")
+    for (items, choice), (optimism, estimated) in optimism_by.items():
+        corrected = np.subtract(optimism, estimated)
+        print(f"| {items} | {choice} | {mean(optimism)} | {mean(estimated)} | {mean(corrected)} |")
+    print()
+    print("P(a above b) in bins against the fraction of pairs whose estimands are in that order, % ± SE")
     print("| N | threshold choice | P(a above b) | pairs | mean P, % | in that order, % |")
     print("|---:|---|---|---:|---:|---:|")
     for (items, choice), pairs in pairs_by.items():

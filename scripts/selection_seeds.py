@@ -12,14 +12,15 @@ utility matrix of ``examples/breast_cancer_curves.py``):
   ``compare_folds``.
 
 For each: how often each model is first, and how often the output said that the first was
-not separated from some other (P(first above it) or P(first better) below 0.95).
+not separated from some other (the scoring posterior's ``not_separated``, the folds' verdicts:
+no order of the pair reaches 0.95).
 
 Usage::
 
     python scripts/selection_seeds.py [SEEDS]      # default 30; about 11 minutes of CPU
 
 The table is in ``docs/evaluate.md`` ("A worked example: model selection on the breast-cancer
-data").
+and wine data").
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ def _example():
 
 def main(argv=None) -> int:
     from mcrank.evaluate import rank_scoring, scored_test_set
-    from mcrank.evaluate.folds import SEPARATED
 
     argv = sys.argv[1:] if argv is None else argv
     seeds = int(argv[0]) if argv else 30
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
                                rng=seed)  # fmt: skip
         top = ranking.models[0].name
         first[top] += 1
-        unsure += any(p < SEPARATED for (a, _), (p, _) in ranking.posterior.probability_above.items() if a == top)
+        unsure += bool(ranking.posterior.not_separated)
     print(f"mcrank's seed, {seeds} seeds (pooled scores, crossfit): first " +
           ", ".join(f"{name} {n}" for name, n in first.most_common()) + f"; not separated from another: {unsure} of {seeds}", flush=True)  # fmt: skip
     folds_first, pooled_first, folds_unsure, pooled_unsure = collections.Counter(), collections.Counter(), 0, 0
@@ -65,7 +65,7 @@ def main(argv=None) -> int:
         folds_unsure += any(p.verdict(folds.rope) == "not separated" for p in folds.pairs if p.first == folds.chosen.name)
         top = scoring.models[0].name
         pooled_first[top] += 1
-        pooled_unsure += any(p < SEPARATED for (a, _), (p, _) in scoring.posterior.probability_above.items() if a == top)
+        pooled_unsure += bool(scoring.posterior.not_separated)
         print(f"  CV seed {seed}: folds {folds.chosen.name} (P(best) {folds.chosen.probability_best:.2f}), pooled {top}", flush=True)
     print(f"CV seed, {seeds} seeds, across folds: first " + ", ".join(f"{name} {n}" for name, n in folds_first.most_common()) +
           f"; not separated from another: {folds_unsure} of {seeds}")  # fmt: skip

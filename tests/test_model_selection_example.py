@@ -62,6 +62,47 @@ def test_the_report_says_where_a_second_seed_keeps_and_swaps_the_order(quick):
     assert all(line == line.rstrip() and len(line) <= 100 for line in text.splitlines())
 
 
+@pytest.fixture(scope="module")
+def wine():
+    """The wine part's quick form (a smaller forest) at seed 0."""
+    example = _example()
+    runs = example.wine_cross_validate(0, fast=True)
+    return example, runs, example.wine_analyse(runs, 0)
+
+
+def test_the_wine_fold_yields_are_the_utility_per_wine_of_each_fold(wine):
+    example, runs, result = wine
+    matrix = np.array(example.wine_utility()["utility"])  # rows = sold as, columns = true cultivar
+    index = {name: k for k, name in enumerate(example.WINE_CLASSES)}
+    assert runs["truth"].size == example.REPEATS * 178
+    for model in result["folds"].models:
+        decided = runs["decided"][model.name]
+        oracle = [np.mean([matrix[index[d], index[t]] for d, t in zip(decided[runs["fold"] == f], runs["truth"][runs["fold"] == f])])
+                  for f in range(example.SPLITS * example.REPEATS)]  # fmt: skip
+        np.testing.assert_allclose(model.yields, oracle, rtol=0, atol=1e-12)
+    # The wines' ranking: the first repeat's pooled labels, each wine once, their mean utility.
+    for classifier in result["items"].classifiers:
+        pooled = runs["pooled"][classifier.name]
+        mean = np.mean([matrix[index[d], index[t]] for d, t in zip(pooled, runs["y"])])
+        assert classifier.utility_yield == pytest.approx(mean, abs=1e-12)
+        low, high = classifier.utility_yield_interval
+        assert low < classifier.utility_yield < high
+
+
+def test_the_wine_auc_is_one_against_the_rest_on_the_pooled_scores(wine):
+    from sklearn.metrics import roc_auc_score
+
+    example, runs, result = wine
+    for name, probabilities in runs["probabilities"].items():
+        np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-12)
+        # One against the rest, unweighted mean of the three classes' AUC, by hand.
+        aucs = [roc_auc_score(runs["y"] == c, probabilities[:, k]) for k, c in enumerate(example.WINE_CLASSES)]
+        assert result["auc"][name] == pytest.approx(np.mean(aucs), abs=1e-12)
+    text = example.wine_report({0: result, 1: result})
+    assert text.count(f"folds: choose {result['folds'].chosen.name}") == 2
+    assert all(line == line.rstrip() and len(line) <= 100 for line in text.splitlines())
+
+
 @pytest.mark.slow
 def test_the_guide_shows_the_examples_real_output(capsys):
     assert _example().main([]) == 0

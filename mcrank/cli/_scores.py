@@ -136,7 +136,7 @@ def handler(args) -> int:
         raise UsageError("--prior-count is the prior of --test-uncertainty")
     if args.prior_count is not None and not curves_wanted:
         raise UsageError("--prior-count is the prior of the decision curves' bands (--thresholds, --plot); the ranking's "
-                         "posterior, a Bayesian bootstrap over the items, has none")  # fmt: skip
+                         "posterior has its own, Jeffreys's on each model's cells")  # fmt: skip
     if args.format == "csv" and curves_wanted and utility is not None:
         raise UsageError("--format csv holds one table: the ranking (--utility) or the decision curves (--thresholds, --plot); "
                          "--format json holds both")  # fmt: skip
@@ -223,7 +223,10 @@ def render_scores_table(test_set, ranking, curves, *, width: int = 80, details: 
     shown = _shown_names(names, max(12, width // 3))
     positives = int(test_set.positive.sum())
     banded = curves is not None and curves.bands is not None
-    lines = [] if ranking is None else _wrap(decision_line(ranking, names, banded=banded), width, "", "  ") + [""]
+    lines = [] if ranking is None else _wrap(decision_line(ranking, names, banded=banded), width, "", "  ")
+    if ranking is not None and ranking.posterior is not None and len(ranking.models) > 1:
+        lines += _wrap(separation_line(ranking.posterior, names), width, "", "  ")
+    lines += [] if ranking is None else [""]
     lines += _wrap(f"Test set: {test_set.items} items; positive class {test_set.classes[0]!r} {positives}, negative "
                    f"{test_set.classes[1]!r} {test_set.items - positives}; models: {', '.join(names.values())}", width)  # fmt: skip
     if ranking is not None:
@@ -256,6 +259,19 @@ def decision_line(ranking, names: dict[str, str], *, banded: bool = False) -> st
         return decision_sentence(names[chosen], how_sure)
     rival, over = min(against, key=lambda item: item[1])
     return decision_sentence(names[chosen], how_sure, names[rival], over)
+
+
+def separation_line(posterior, names: dict[str, str]) -> str:
+    """The models the test set cannot tell from the choice (``posterior.not_separated``), or that
+    it tells every one apart, by the fold report's rule."""
+    from mcrank.evaluate.folds import SEPARATED
+    from mcrank.evaluate.report import short_probability
+
+    chosen = names[posterior.chosen]
+    if not posterior.not_separated:
+        return f"separated from every other model: P({chosen} above) >= {SEPARATED:g} or <= {1 - SEPARATED:g} against each"
+    shown = ", ".join(f"{names[name]} ({short_probability(p)})" for name, p in posterior.not_separated)
+    return f"not separated from {chosen} (no order reaches {SEPARATED:g}; P({chosen} above each) in brackets): {shown}"
 
 
 def _render_ranking(ranking, shown, width, details) -> list[str]:
@@ -320,16 +336,18 @@ def _render_posterior(ranking, shown, width) -> list[str]:
     posterior = ranking.posterior
     seed = "" if posterior.seed is None else f", seed {posterior.seed}"
     lines = [""] + _wrap(
-        f"How sure the ranking is, given the test set of {ranking.items} items: Bayesian bootstrap over the items "
-        f"(Dirichlet(1, ..., 1) weights; {posterior.samples} draws{seed}), each model's thresholds re-chosen "
-        f"{'on the weighted items' if ranking.optimistic else 'on the weighted items of the same folds or halves'} in "
-        "every draw; 95% intervals of the yield per item, P(best) the probability of the highest yield (each with its "
+        f"How sure the ranking is, given the test set of {ranking.items} items: the population yield of the thresholds "
+        f"chosen here, Bayesian bootstrap over the {ranking.evaluated_items} evaluated items with a prior of total count "
+        f"{posterior.prior_count:g} spread over the cells of (true class, every model's output) ({posterior.samples} "
+        f"draws{seed}); 95% intervals of the yield per item, P(best) the probability of the highest yield (each with its "
         "Monte Carlo SE), and for each pair the probability that the one ranked above has the higher yield on the "
         "population",
         width,
     )
-    if ranking.optimistic:
-        lines += _wrap("The thresholds are chosen on the items they are scored on: the intervals are optimistic too.", width, "  ")
+    if posterior.optimism is not None:
+        shown_optimism = ", ".join(f"{shown[name]} {value:+.4f}" for name, value in posterior.optimism.items())
+        lines += _wrap("The thresholds are chosen on the items they are scored on: the intervals and probabilities are "
+                       f"corrected by each model's bootstrap optimism (subtracted): {shown_optimism}", width, "  ")  # fmt: skip
     pairs = list(posterior.probability_above.items())
     if not pairs:
         return lines

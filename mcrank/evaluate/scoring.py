@@ -41,6 +41,7 @@ from mcrank._jit import jit
 from mcrank._rng import SCORING_POSTERIOR, resolve_rng, root_of, root_seed_sequence, stream_generator
 from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_name, check_square
 from mcrank.evaluate.curve_scores import CURVE_SCORES
+from mcrank.evaluate.folds import SEPARATED
 from mcrank.evaluate.input import label_array, read_csv_columns
 from mcrank.evaluate.ranking import _compare, _competition_ranks
 from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
@@ -390,121 +391,126 @@ def _random_folds(items: int, folds: int, rng: np.random.Generator) -> np.ndarra
     return fold
 
 
-# --- the posterior: the Bayesian bootstrap, the threshold re-chosen in every draw -------------
+# --- the posterior: the Bayesian bootstrap of the evaluated items, with a prior -------------
 
 #: Posterior draws of :func:`rank_scoring` by default (``test_uncertainty=True``).
 DEFAULT_SCORING_SAMPLES = 2000
+#: The prior's total count, spread evenly over the cells of the joint table (true class, every
+#: model's output): each cell of one model's own 2 x 2 table gets 1/2, Jeffreys's prior, whatever
+#: the number of models (merging cells of a Dirichlet sums their counts). Without it a model with
+#: few costly errors on the test set gets an interval that does not see the errors it has not made
+#: (``docs/evaluate.md``, "How sure is the choice of a scoring classifier?").
+SCORING_PRIOR_COUNT = 2.0
+#: Atoms of the truncated stick-breaking draw of the prior's part; the last stick takes what is
+#: left, on average ``(c / (1 + c))^atoms`` of the prior's mass, c its count: 4e-9 at c = 2.
+_PRIOR_ATOMS = 48
 #: Draws whose item weights are made at once: the weights take ``_DRAW_BLOCK * items`` floats.
 _DRAW_BLOCK = 64
 
 
 @jit
-def _weighted_choice_yields(
-    orders, ranked, last, gain, fold, evaluated, choose_on_all, weights, base, weight_total, out
-):  # pragma: no cover - compiled
-    """Each model's yield in each draw of item weights, its thresholds re-chosen on the weighted items.
+def _weighted_choice_yields(orders, gain, last, weights, base, weight_total, plain_cumulative, plain_base, out_weighted,
+                            out_plain):  # pragma: no cover - compiled  # fmt: skip
+    """Each model's threshold re-chosen on each draw of item weights: its weighted and its plain yield.
 
-    For model ``m`` the items are taken in ``orders[m]`` (scores ``ranked[m]``, descending),
-    ``gain`` and ``fold`` given in that order too (read in sequence, not gathered);
-    ``last[m, j]`` marks the last item of a distinct score, a candidate threshold. Output
-    positive on the first ``j`` items adds ``sum weights * gain`` over them to the total of
-    output negative everywhere (``gain = U[0, y] - U[1, y]``, ``base = U[1, y]``). Fold ``f`` of
-    ``evaluated`` takes the threshold of the largest weighted total on the items outside it
-    (on all items when ``choose_on_all``), the first maximum = the highest threshold, as
-    :func:`_best_threshold`, which also places it halfway down to the next lower score of the
-    items it was chosen on; and adds its own weighted items' utility there. ``base`` and
-    ``weight_total`` are, per draw, the weighted base utility and weight of the evaluated items.
+    For model ``m`` the items are taken in ``orders[m]`` (scores descending), ``gain`` given in
+    that order (``gain = U[0, y] - U[1, y]``, read in sequence, not gathered); ``last[m, j]``
+    marks the last item of a distinct score, a candidate threshold. Output positive on the first
+    ``j`` items adds ``sum weights * gain`` over them to the total of output negative everywhere.
+    The threshold of the largest weighted total wins, the first maximum (the highest threshold),
+    as :func:`_best_threshold`. ``out_weighted`` is its weighted yield (``base`` and
+    ``weight_total``: per draw, the weighted base utility and the weights' sum); ``out_plain`` its
+    yield with every weight 1 (``plain_cumulative[m, j]``: the plain gain of the first ``j + 1``
+    items; ``plain_base``: the plain base utility per item).
     """
     draws, items = weights.shape
-    models, folds = orders.shape[0], evaluated.size
-    best_choice = np.empty(folds)
-    held_in = np.empty(folds)
-    group_in = np.empty(folds, dtype=np.int64)
-    best_held = np.empty(folds)
-    best_at = np.empty(folds, dtype=np.int64)
+    models = orders.shape[0]
     for d in range(draws):
         for m in range(models):
-            total, group = 0.0, 0
-            for f in range(folds):
-                group_in[f] = 0
-                best_choice[f] = 0.0  # never positive
-                held_in[f] = 0.0
-                best_held[f] = 0.0
-                best_at[f] = -1
+            total, best, best_at = 0.0, 0.0, -1  # never positive
             for j in range(items):
-                g = weights[d, orders[m, j]] * gain[m, j]
-                f_k = fold[m, j]
-                total += g
-                held_in[f_k] += g
-                group += 1
-                group_in[f_k] += 1
-                if last[m, j]:
-                    for f in range(folds):
-                        # A score held by the fold's own items alone leaves its choice as it
-                        # was: not compared, lest a rounding of total - held_in move it.
-                        if evaluated[f] and (choose_on_all or group_in[f] < group):
-                            choice = total if choose_on_all else total - held_in[f]
-                            if choice > best_choice[f]:
-                                best_choice[f] = choice
-                                best_held[f] = held_in[f]
-                                best_at[f] = j
-                        group_in[f] = 0
-                    group = 0
-            held = base[d]
-            for f in range(folds):
-                if not evaluated[f]:
-                    continue
-                held += best_held[f]
-                start = best_at[f]
-                if choose_on_all or start < 0:
-                    continue
-                # The threshold lies halfway down to the next lower score it was chosen on: the
-                # fold's own items in between with a score at least that are positive too.
-                below = start + 1
-                while below < items and fold[m, below] == f:
-                    below += 1
-                threshold = -np.inf
-                if below < items:
-                    middle = (ranked[m, start] + ranked[m, below]) / 2
-                    threshold = middle if middle > ranked[m, below] else ranked[m, start]
-                for j in range(start + 1, below):
-                    if ranked[m, j] >= threshold:
-                        held += weights[d, orders[m, j]] * gain[m, j]
-            out[d, m] = held / weight_total[d]
+                total += weights[d, orders[m, j]] * gain[m, j]
+                if last[m, j] and total > best:
+                    best, best_at = total, j
+            out_weighted[d, m] = (base[d] + best) / weight_total[d]
+            out_plain[d, m] = plain_base + (plain_cumulative[m, best_at] if best_at >= 0 else 0.0)
 
 
-def _posterior_draws(positive, scores, utility, fold, folds, choice, samples, rng) -> np.ndarray:
-    """Draws of each model's yield: ``samples`` x models, the Bayesian bootstrap over the items.
-
-    Each draw weighs the N items by Dirichlet(1, ..., 1) (independent unit exponentials,
-    normalised by their sum), chooses each model's thresholds by ``choice`` on the weighted
-    items of the same folds or halves as the point estimate, and takes the weighted mean
-    utility of the items they are evaluated on. The weights are shared by the models, so
-    their draws stay paired. Memory: the draws kept and one block of weights, never items
-    times draws.
-    """
-    items = positive.size
+def _item_utilities(positive, scores, utility, thresholds, fold) -> np.ndarray:
+    """Each item's utility at the threshold that decides it: ``thresholds[fold[i]]`` (one
+    threshold: every item's)."""
     truth = (~positive).astype(np.int64)  # class 0 = positive
-    gain = utility[0, truth] - utility[1, truth]
-    orders = np.empty((len(scores), items), dtype=np.int64)
-    ranked = np.empty((len(scores), items))
-    last = np.empty((len(scores), items), dtype=np.bool_)
-    for m, s in enumerate(scores):
-        orders[m] = np.argsort(-s, kind="stable")
-        ranked[m] = s[orders[m]]
-        last[m] = np.append(ranked[m, 1:] != ranked[m, :-1], True)
-    if choice == "test":
-        fold, evaluated = np.zeros(items, dtype=np.int64), np.array([True])
-    else:
-        evaluated = np.ones(folds, dtype=np.bool_) if choice == "crossfit" else np.array([False, True])
-    counted = evaluated[fold]
-    base_utility = np.where(counted, utility[1, truth], 0.0)
-    draws = np.empty((samples, len(scores)))
+    threshold = thresholds[0] if fold is None else np.asarray(thresholds)[fold]
+    return utility[np.where(scores >= threshold, 0, 1), truth]
+
+
+def _prior_draws(samples: int, models: int, utility, prior_count: float, rng) -> tuple[np.ndarray, np.ndarray]:
+    """The prior's part of each draw: its mass and its mass times each model's utility.
+
+    The prior is Dirichlet with ``prior_count`` spread evenly over the cells of the joint table
+    (true class, every model's output), 2^(models + 1) cells: the Dirichlet process of
+    concentration ``prior_count`` whose base measure draws the class and each model's output
+    uniformly and independently. Its mass is Gamma(prior_count); its normalised part is drawn by
+    stick-breaking (Sethuraman 1994), :data:`_PRIOR_ATOMS` atoms, never the 2^(models + 1) cells.
+    """
+    mass = rng.standard_gamma(prior_count, size=samples)
+    sticks = rng.beta(1.0, prior_count, size=(samples, _PRIOR_ATOMS))
+    sticks[:, -1] = 1.0
+    left = np.cumprod(1.0 - sticks[:, :-1], axis=1)
+    share = sticks * np.concatenate((np.ones((samples, 1)), left), axis=1)
+    truth = rng.integers(2, size=(samples, _PRIOR_ATOMS, 1))
+    output = rng.integers(2, size=(samples, _PRIOR_ATOMS, models))
+    return mass, mass[:, None] * np.einsum("sa,sam->sm", share, utility[output, truth])
+
+
+def _posterior_draws(positive, scores, utility, item_utilities, evaluated, optimistic, samples, prior_count,
+                     rng) -> tuple[np.ndarray, np.ndarray | None]:  # fmt: skip
+    """Draws of each model's yield, ``samples`` x models, and the optimism of each (``optimistic``
+    only, else None).
+
+    The thresholds are those of the estimate: each item's utility at the threshold that decides
+    it is fixed (``item_utilities``, items x models); the posterior is that of the population
+    frequencies of the evaluated items' joint table, Dirichlet(counts + the prior), drawn as the
+    Bayesian bootstrap over the evaluated items (unit exponential weights, the same for every
+    model, so that their draws stay paired) plus the prior's part (:func:`_prior_draws`).
+    ``optimistic`` (thresholds chosen on the items they are scored on): each draw also re-chooses
+    every threshold on the weighted items, and the mean over draws of its weighted yield less
+    its plain yield, the bootstrap's estimate of the optimism (Efron 1983), is subtracted from
+    every draw. Memory: the draws kept and one block of weights and of the prior's atoms, never
+    items times draws.
+    """
+    items, models = item_utilities.shape
+    counted = evaluated.astype(float)
+    values = item_utilities * counted[:, None]
+    prior_stream = stream_generator(rng, SCORING_POSTERIOR, 1)
+    weights_stream = stream_generator(rng, SCORING_POSTERIOR, 0)
+    draws = np.empty((samples, models))
+    optimism = None
+    if optimistic:
+        truth = (~positive).astype(np.int64)
+        gain, base = utility[0, truth] - utility[1, truth], utility[1, truth]
+        orders = np.empty((models, items), dtype=np.int64)
+        last = np.empty((models, items), dtype=np.bool_)
+        for m, s in enumerate(scores):
+            orders[m] = np.argsort(-s, kind="stable")
+            last[m] = np.append(s[orders[m]][1:] != s[orders[m]][:-1], True)
+        ordered_gain = gain[orders]
+        plain_cumulative = np.cumsum(ordered_gain, axis=1) / items
+        optimism = np.zeros(models)
     for start in range(0, samples, _DRAW_BLOCK):
-        weights = rng.standard_exponential((min(_DRAW_BLOCK, samples - start), items))
-        _weighted_choice_yields(orders, ranked, last, gain[orders], fold[orders], evaluated, choice == "test", weights, weights @ base_utility,
-                                weights @ counted.astype(float), draws[start : start + weights.shape[0]])  # fmt: skip
-    return draws
+        weights = weights_stream.standard_exponential((min(_DRAW_BLOCK, samples - start), items))
+        block = slice(start, start + weights.shape[0])
+        prior_mass, prior_utility = _prior_draws(weights.shape[0], models, utility, prior_count, prior_stream)
+        draws[block] = (weights @ values + prior_utility) / (weights @ counted + prior_mass)[:, None]
+        if optimistic:
+            weighted, plain = np.empty((weights.shape[0], models)), np.empty((weights.shape[0], models))
+            _weighted_choice_yields(orders, ordered_gain, last, weights, weights @ base, weights.sum(axis=1), plain_cumulative,
+                                    float(base.mean()), weighted, plain)  # fmt: skip
+            optimism += (weighted - plain).sum(axis=0)
+    if optimistic:
+        optimism /= samples
+        draws -= optimism
+    return draws, optimism
 
 
 @dataclass(frozen=True)
@@ -514,7 +520,7 @@ class ScoringPosterior:
     Attributes
     ----------
     samples : int
-        Posterior draws (Bayesian bootstrap over the items, thresholds re-chosen in each).
+        Posterior draws (Bayesian bootstrap over the evaluated items with the prior's part).
     seed : int or None
         The root seed (None when a Generator was given).
     intervals : dict of str to (float, float)
@@ -524,6 +530,19 @@ class ScoringPosterior:
         ``a``'s yield exceeds ``b``'s (a draw that ties them counts 1/2), and its Monte Carlo SE.
     probability_best : dict of str to (float, float)
         Each model's probability of the highest yield (a tie shares the draw), and its SE.
+    optimism : dict of str to float or None
+        With thresholds chosen on the items they are scored on (``"test"``): each model's
+        optimism, the bootstrap's estimate of its yield on the test set less its yield on the
+        population (Efron 1983); the draws, and so the intervals and probabilities, are
+        corrected by it. None otherwise.
+    prior_count : float
+        The prior's total count (:data:`SCORING_PRIOR_COUNT`).
+    chosen : str
+        The model ranked first: the choice.
+    not_separated : tuple of (str, float)
+        The models not separated from ``chosen``, in rank order, each with P(chosen above it):
+        by the rule of the fold comparison (:data:`mcrank.evaluate.folds.SEPARATED`), a pair
+        is separated when one of its two orders has a probability of at least 0.95.
     """
 
     samples: int
@@ -531,9 +550,13 @@ class ScoringPosterior:
     intervals: dict
     probability_above: dict
     probability_best: dict
+    optimism: dict | None = None
+    prior_count: float = SCORING_PRIOR_COUNT
+    chosen: str = ""
+    not_separated: tuple = ()
 
     @staticmethod
-    def from_draws(names: list, order: list, draws: np.ndarray, seed) -> ScoringPosterior:
+    def from_draws(names: list, order: list, draws: np.ndarray, seed, optimism=None) -> ScoringPosterior:
         samples = draws.shape[0]
         low, high = np.quantile(draws, [0.025, 0.975], axis=0)
         intervals = {names[k]: (float(low[k]), float(high[k])) for k in range(len(names))}
@@ -546,19 +569,30 @@ class ScoringPosterior:
         top = draws == draws.max(axis=1, keepdims=True)
         share = top / top.sum(axis=1, keepdims=True)
         best = {names[k]: (float(share[:, k].mean()), float(share[:, k].std() / math.sqrt(samples))) for k in order}
-        return ScoringPosterior(samples, seed, intervals, above, best)
+        optimism = None if optimism is None else {names[k]: float(optimism[k]) for k in order}
+        chosen = names[order[0]]
+        over = [(names[k], above[(chosen, names[k])][0]) for k in order[1:]]
+        unseparated = tuple((name, p) for name, p in over if max(p, 1.0 - p) < SEPARATED)
+        return ScoringPosterior(samples, seed, intervals, above, best, optimism, SCORING_PRIOR_COUNT, chosen, unseparated)
 
     def to_dict(self) -> dict:
         return {
-            "method": "Bayesian bootstrap over the test items (Dirichlet(1, ..., 1) weights), each model's thresholds "
-            "re-chosen on the weighted items of every draw",
+            "method": "Dirichlet posterior of the evaluated items' joint table (true class, every model's output at its "
+            "chosen threshold), prior total count spread evenly over the cells: the Bayesian bootstrap over the items "
+            "plus the prior's part"
+            + ("; less each model's bootstrap optimism, its threshold re-chosen on the weighted items" if self.optimism else ""),
+            "prior_count": self.prior_count,
             "samples": self.samples,
             "seed": self.seed,
+            "optimism": self.optimism,
             "intervals": {name: list(bounds) for name, bounds in self.intervals.items()},
             "probability_above": [
                 {"better": a, "worse": b, "probability": p, "se": se} for (a, b), (p, se) in self.probability_above.items()
             ],
             "probability_best": {name: {"probability": p, "se": se} for name, (p, se) in self.probability_best.items()},
+            "chosen": self.chosen,
+            "separated_at": SEPARATED,
+            "not_separated": [{"model": name, "probability_chosen_above": p} for name, p in self.not_separated],
         }
 
 
@@ -721,11 +755,11 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
     folds : int, default 5
         Folds of ``"crossfit"``, at least 2 and at most the size of the smaller class.
     test_uncertainty : bool, default False
-        Also the posterior of the yields (:class:`ScoringPosterior`): the Bayesian bootstrap
-        over the items, each draw re-choosing every threshold by ``threshold_choice`` on the
-        weighted items of the same folds or halves and taking the weighted yield of the items
-        they are evaluated on (``docs/evaluate.md``, "How sure is the choice of a scoring
-        classifier?").
+        Also the posterior of the yields (:class:`ScoringPosterior`) of the thresholds chosen
+        here, on the population: Dirichlet over the evaluated items' joint table (true class,
+        every model's output at its threshold) with :data:`SCORING_PRIOR_COUNT`, drawn as the
+        Bayesian bootstrap over those items; for ``"test"`` corrected by each model's bootstrap
+        optimism (``docs/evaluate.md``, "How sure is the choice of a scoring classifier?").
     samples : int, default 2000
         Posterior draws.
     rng : int, SeedSequence, Generator or None
@@ -783,7 +817,7 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
     elif threshold_choice == "split":
         fold = _random_folds(positive.size, 2, rng)  # fold 0 chooses, fold 1 evaluates
 
-    yields, thresholds, test_yields, chosen = [], [], [], []
+    yields, thresholds, test_yields, chosen, deciding = [], [], [], [], []
     for name in names:
         s = test_set.scores[name]
         threshold, total = _best_threshold(positive, s, u)
@@ -792,11 +826,13 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         if threshold_choice == "test":
             yields.append(total)
             chosen.append(())
+            deciding.append((threshold,))
         elif threshold_choice == "split":
             t, _ = _best_threshold(positive[fold == 0], s[fold == 0], u)
             held = fold == 1
             yields.append(_total_at(positive[held], s[held], u, t))
             chosen.append((t,))
+            deciding.append((t, t))  # the choice half's items are not evaluated: any threshold
         else:
             per_fold, total = [], 0.0
             for f in range(folds):
@@ -806,6 +842,7 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
                 total += _total_at(positive[held], s[held], u, t)
             yields.append(total)
             chosen.append(tuple(per_fold))
+            deciding.append(tuple(per_fold))
     evaluated = int(positive.size if threshold_choice != "split" else np.sum(fold == 1))
     totals = np.array(yields)
     # Totals of the same items are compared, as evaluate compares them (exact for whole numbers).
@@ -824,11 +861,13 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
                 disagreements.append((names[a], names[b]))
     posterior = None
     if test_uncertainty:
-        # Its own stream: the folds' numbers stay those of a run without it.
-        stream = stream_generator(root if root is not None else root_of(rng), SCORING_POSTERIOR)
-        draws = _posterior_draws(positive, [test_set.scores[name] for name in names], u, fold, folds, threshold_choice,
-                                 samples, stream)  # fmt: skip
-        posterior = ScoringPosterior.from_draws(names, order, draws, seed)
+        # Its own streams: the folds' numbers stay those of a run without it.
+        scores = [test_set.scores[name] for name in names]
+        item_utilities = np.column_stack([_item_utilities(positive, s, u, t, fold) for s, t in zip(scores, deciding)])
+        evaluated_items = np.ones(positive.size, dtype=bool) if threshold_choice != "split" else fold == 1
+        draws, optimism = _posterior_draws(positive, scores, u, item_utilities, evaluated_items, threshold_choice == "test", samples,
+                                           SCORING_PRIOR_COUNT, root if root is not None else root_of(rng))  # fmt: skip
+        posterior = ScoringPosterior.from_draws(names, order, draws, seed, optimism)
     curve = [{key: float(score(positive, test_set.scores[name])) for key, (_, score) in CURVE_SCORES.items()} for name in names]
     models = tuple(
         ScoringResult(
