@@ -91,15 +91,18 @@ class StudyKind:
 
 
 #: Every kind of study by name, in the order registered (its code); the first is the default,
-#: whose records carry no ``kind`` key (they were written before there were other kinds).
+#: whose records carry no ``kind`` key (they were written before there were other kinds). A new
+#: kind is its record here and its engine module; its own parameters are fields of the schema,
+#: and the paper's sweeps, crossover tables and figures pick it if the paper shows it
+#: (``docs/development.md``, "Adding a study kind").
 STUDY_KINDS: Registry = Registry("study kind")
 
 
 def register_study_kind(name: str, **record) -> StudyKind:
     """Register the study kind ``name`` (the fields of :class:`StudyKind` but its code) and return it.
 
-    A kind registered from outside the package is registered before :mod:`mcrank.study` builds
-    a config of it; its parameters of its own are fields of :class:`~mcrank.study.StudyConfig`.
+    Its parameters of its own are fields of :class:`~mcrank.study.StudyConfig` (declared with
+    ``kinds=(name,)``): a kind registered from outside the package reads those every kind reads.
     """
     return STUDY_KINDS.add(StudyKind(name=name, code=len(STUDY_KINDS), **record))
 
