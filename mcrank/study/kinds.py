@@ -94,7 +94,8 @@ class StudyKind:
 #: whose records carry no ``kind`` key (they were written before there were other kinds). A new
 #: kind is its record here and its engine module; its own parameters are fields of the schema,
 #: and the paper's sweeps, crossover tables and figures pick it if the paper shows it
-#: (``docs/development.md``, "Adding a study kind").
+#: (``docs/development.md``, "Adding a study kind"). No kernel switches on a kind (its engine
+#: module is imported by name), so the registry is never sealed and a kind keys no jit cache.
 STUDY_KINDS: Registry = Registry("study kind")
 
 
@@ -219,7 +220,6 @@ register_study_kind(
     closed_form="the best threshold moves with the errors",
     sweep_key=("prevalence",),
 )
-STUDY_KINDS.builtins_registered()
 
 #: The kind of a study that names none.
 DEFAULT_KIND: str = next(iter(STUDY_KINDS))
