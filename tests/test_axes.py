@@ -17,11 +17,10 @@ import pytest
 
 import mcrank.samplers
 from mcrank.distributions import TRUE_UM_DISTRIBUTIONS, default_true_um, register_true_um_distribution
-from mcrank.engine import STUDY_KINDS
 from mcrank.error_models import ERROR_MODELS, register_error_model
 from mcrank.estimators import ESTIMATORS, default_estimator
 from mcrank.study import StudyConfig
-from mcrank.study.config import KINDS
+from mcrank.study.kinds import STUDY_KINDS
 
 # The toy: uniform errors of sd s, U' = U + s sqrt(3) (2 V - 1), with no closed form (so the
 # sample estimator, the n-class kernel at every n, and a measured realised sd).
@@ -116,7 +115,7 @@ def test_registries_hold_the_records_the_rest_of_the_package_reads():
     assert (default_true_um(2), default_true_um(3)) == ("uniform", "uniform-elements")
     assert (default_estimator(True).name, default_estimator(False).name) == ("conditional", "sample")
     assert list(ESTIMATORS) == list(mcrank.study.config.ESTIMATORS) == ["sample", "conditional"]
-    assert set(STUDY_KINDS) == set(KINDS)
+    assert list(STUDY_KINDS) == ["confusion", "roc"] and [k.code for k in STUDY_KINDS.values()] == [0, 1]
     for registry in (ERROR_MODELS, TRUE_UM_DISTRIBUTIONS, ESTIMATORS):
         assert all(record.help and "\n" not in record.help for record in registry.values())
     assert StudyConfig(true_um="gaussian").binary and StudyConfig(error="truncated").estimator_used == "sample"

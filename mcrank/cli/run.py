@@ -66,10 +66,10 @@ class _StudyParser(SubcommandParser):
     def _add_study_flags(self) -> None:
         if self._study_flags:
             return
-        from mcrank.study.config import GROUPS, study_parameters
+        from mcrank.study.config import flag_groups, study_parameters
 
         self._study_flags = True
-        groups = {name: self.add_argument_group(title) for name, title in GROUPS.items()}
+        groups = {name: self.add_argument_group(title) for name, title in flag_groups().items()}
         groups["study"].add_argument(
             "--config", type=path_argument, metavar="FILE", help="experiment TOML file (see experiments/); flags override it"
         )
@@ -77,7 +77,7 @@ class _StudyParser(SubcommandParser):
             meta = parameter.metadata
             if meta["flag"] is None:
                 continue
-            options = {"dest": parameter.name, "help": meta["help"]}
+            options = {"dest": parameter.name, "help": meta["help"]() if callable(meta["help"]) else meta["help"]}
             for key, option in (("metavar", "metavar"), ("nargs", "nargs"), ("cli_type", "type")):
                 if meta[key] is not None:
                     options[option] = meta[key]
@@ -121,11 +121,11 @@ def study_overrides(args) -> dict:
 
 def _check_kind_flags(overrides: dict, kind: str) -> None:
     """A UsageError for a flag of another study kind, whatever its value: it would change nothing."""
-    from mcrank.study.config import study_parameters
+    from mcrank.study.config import reads, study_parameters
 
     for parameter in study_parameters():
         meta = parameter.metadata
-        if meta["flag"] is not None and kind not in meta["kinds"] and overrides.get(parameter.name) is not None:
+        if meta["flag"] is not None and not reads(parameter, kind) and overrides.get(parameter.name) is not None:
             owners = " or ".join(f"--study {owner}" for owner in meta["kinds"])
             raise UsageError(f"{meta['flag']} is an option of {owners}, not of --study {kind}")
 
@@ -169,12 +169,13 @@ def handler(args) -> int:
     from mcrank.engine import run_study
     from mcrank.engine.runner import check_execution
     from mcrank.study import StudyConfig, load_experiment, parse_values
+    from mcrank.study.kinds import DEFAULT_KIND
 
     overrides = study_overrides(args)
     # The flags are checked against the study's kind before any value is: a flag of another
     # kind is named as such, whatever its value.
     try:
-        kind = args.kind or (load_experiment(args.config).config.kind if args.config is not None else "confusion")
+        kind = args.kind or (load_experiment(args.config).config.kind if args.config is not None else DEFAULT_KIND)
     except ValueError as error:  # the file's own values, without the flags
         raise _named_by_flag(error, {}, args.config) from None
     _check_kind_flags(overrides, kind)
@@ -230,24 +231,13 @@ def _fixed(value: float, decimals: int) -> str:
 
 
 def render_table(document: dict) -> str:
-    """A results document (``{"config", "rows"}``) as an aligned text table."""
+    """A results document (``{"config", "rows"}``) as an aligned text table, under its study
+    kind's header (:attr:`mcrank.study.kinds.StudyKind.header`)."""
+    from mcrank.study.kinds import DEFAULT_KIND, STUDY_KINDS
+
     config = document["config"]
-    roc = config.get("kind") == "roc"
     finite = config.get("test_size") is not None
-    test_set = f"; test sets of {config['test_size']:,} items" if finite else ""
-    classes = f"{config['classes']} classes; " if config.get("classes", 2) != 2 else ""
-    header = f"{config['samples']:,} pairs; {classes}true U {config['true_um']}; errors {config['error']}{test_set}; seed {config['seed']}"
-    if roc:
-        rows = document["rows"]
-        tied = rows[0]["tied_pct"] if rows else float("nan")
-        prevalence = "B ~ Uniform(0, 1)" if config["prevalence"] is None else f"B = {config['prevalence']:g}"
-        (mu_low, mu_high), (sigma_low, sigma_high) = config["roc_mu_range"], config["roc_sigma_range"]
-        header = (
-            f"{config['samples']:,} pairs of scoring classifiers (binormal ROC, mu ~ U({mu_low:g}, {mu_high:g}), "
-            f"log sigma ~ U(log {sigma_low:g}, log {sigma_high:g})); {prevalence}; true U {config['true_um']}; "
-            f"errors {config['error']}; seed {config['seed']}\n"
-            f"{tied:.2f} % of pairs tied in truth (both best thresholds at the same corner), left out of every %"
-        )
+    header = STUDY_KINDS[config.get("kind", DEFAULT_KIND)].header(config, document["rows"])
     # The names' column one wider than the longest name of the registries its rows come from.
     from mcrank.metrics import METRICS
     from mcrank.roc import ROC_SCORES

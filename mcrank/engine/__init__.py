@@ -6,34 +6,34 @@
   ``docs/method.md``, "The Monte Carlo study");
 - :mod:`mcrank.engine.nclass` the kernel of every other setting: any number of classes, the
   ``-elements`` distributions, n-class metrics (``docs/method.md``, "The n-class study");
+  :mod:`mcrank.engine.confusion` picks one of the two for a study of the ``confusion`` kind;
 - :mod:`mcrank.engine.roc` the kernel of scoring classifiers, each at its best threshold
   (``docs/method.md``, "The ROC/AUC study");
 - :mod:`mcrank.engine.conditional` the conditional estimator both use, and
   :mod:`mcrank.engine.counts` what they count.
 
 :func:`run_study` takes a :class:`~mcrank.study.StudyConfig`, which checked itself when it was
-built, and returns a :class:`~mcrank.study.StudyResult`; :func:`sample_pairs` keeps every
+built, and returns a :class:`~mcrank.study.StudyResult`, run by the engine module its study
+kind names (:attr:`mcrank.study.kinds.StudyKind.engine`); :func:`sample_pairs` keeps every
 difference of a few pairs, for the figures.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
-from types import ModuleType
 
 import numpy as np
 
 from mcrank._rng import resolve_rng, root_seed_sequence
 from mcrank._validation import check_count
-from mcrank.engine import binary, counts, nclass
+from mcrank.engine import binary
 from mcrank.engine.runner import BACKENDS, check_execution, run_chunks
-from mcrank.estimators import ESTIMATORS
 from mcrank.ranking import ranked_correctly
 from mcrank.study import StudyConfig, StudyResult
+from mcrank.study.kinds import STUDY_KINDS
 
-__all__ = ["BACKENDS", "STUDY_KINDS", "PairSample", "StudyKind", "ranked_correctly", "run_study", "sample_pairs"]
+__all__ = ["BACKENDS", "PairSample", "ranked_correctly", "run_study", "sample_pairs"]
 
 
 def _study_config(config, overrides: dict, caller: str) -> StudyConfig:
@@ -104,8 +104,9 @@ def run_study(
     root = root_seed_sequence(config.seed)
     if config.seed is None:
         config = replace(config, seed=int(root.entropy))
-    kind = STUDY_KINDS[config.kind]
-    kernel = kind.kernel(config)
+    # The kind's engine module, imported (and its kernels compiled) only when a study of it runs.
+    engine = importlib.import_module(STUDY_KINDS[config.kind].engine)
+    kernel = engine.kernel(config)
     totals = run_chunks(
         kernel.count_chunk,
         kernel.study_arguments(config),
@@ -117,92 +118,7 @@ def run_study(
         scheduler=scheduler,
         progress=progress,
     )
-    return kind.result(config, totals)
-
-
-@dataclass(frozen=True)
-class StudyKind:
-    """One kind of study (:data:`mcrank.study.config.KINDS`): which engine module runs it and how
-    its totals become a result.
-
-    Attributes
-    ----------
-    name : str
-        Its name (``StudyConfig.kind``).
-    kernel : callable
-        ``kernel(config)``: the engine module that runs ``config``, with its ``study_arguments``
-        (config -> the kernel's parameters) and ``count_chunk`` (run by
-        :func:`mcrank.engine.runner.run_chunks`).
-    result : callable
-        ``result(config, totals)``: the :class:`~mcrank.study.StudyResult` of the runner's
-        totals.
-    """
-
-    name: str
-    kernel: Callable[[StudyConfig], ModuleType]
-    result: Callable[[StudyConfig, object], StudyResult]
-
-
-def _confusion_kernel(config: StudyConfig) -> ModuleType:
-    """The paper's two-class study on its own kernels; every other setting on the n-class one."""
-    return binary if config.binary else nclass
-
-
-def _confusion_result(config: StudyConfig, totals) -> StudyResult:
-    """A :class:`StudyResult` of the binary or n-class kernels' totals (:mod:`mcrank.engine.counts`)."""
-    incorrect = totals.batch_incorrect.sum(axis=0)
-    metrics = len(config.metrics)
-    sums = counts.split_sums(len(config.metrics), len(config.sds), totals.sums)
-    conditional = ESTIMATORS[config.estimator_used].needs_closed_form
-    return StudyResult(
-        config=config,
-        metric_incorrect=dict(zip(config.metrics, (int(c) for c in incorrect[:metrics]))),
-        utility_incorrect=incorrect[metrics:],
-        realised_sd=counts.realised_sd(config, sums.deviation_sum, sums.deviation_squares, config.samples),
-        batch_samples=totals.batch_samples,
-        batch_incorrect=totals.batch_incorrect,
-        tied=None if config.test_size is None else sums.tied.astype(np.int64),
-        utility_squares=sums.probability_squares if conditional else None,
-        wall_time=totals.wall_time,
-    )
-
-
-def _roc_kernel(config: StudyConfig) -> ModuleType:
-    """The roc kernel, imported (and compiled) only when a roc study runs."""
-    return importlib.import_module("mcrank.engine.roc")
-
-
-def _roc_result(config: StudyConfig, totals) -> StudyResult:
-    """A :class:`StudyResult` of the roc kernel's totals: its last count per batch is the pairs
-    tied in truth, left out of every denominator (``batch_samples`` counts the others)."""
-    tied = totals.batch_incorrect[:, -1]
-    batch_incorrect = totals.batch_incorrect[:, :-1]
-    batch_samples = totals.batch_samples - tied
-    incorrect = batch_incorrect.sum(axis=0)
-    metrics, sds = len(config.metrics), len(config.sds)
-    # The deviations of U' - U are summed over the untied pairs only.
-    realised = counts.realised_sd(config, totals.sums[:sds], totals.sums[sds : 2 * sds], int(batch_samples.sum()))
-    return StudyResult(
-        config=config,
-        metric_incorrect=dict(zip(config.metrics, (int(c) for c in incorrect[:metrics]))),
-        utility_incorrect=incorrect[metrics:],
-        realised_sd=realised,
-        batch_samples=batch_samples,
-        batch_incorrect=batch_incorrect,
-        truth_tied=int(tied.sum()),
-        wall_time=totals.wall_time,
-    )
-
-
-#: Every kind of study by name: a new kind is one entry here, its engine module, and its name
-#: in :data:`mcrank.study.config.KINDS` (the schema's).
-STUDY_KINDS = {
-    kind.name: kind
-    for kind in (
-        StudyKind("confusion", _confusion_kernel, _confusion_result),
-        StudyKind("roc", _roc_kernel, _roc_result),
-    )
-}
+    return engine.study_result(config, totals)
 
 
 @dataclass(frozen=True)

@@ -30,11 +30,14 @@ Every count is the one of the two values computed in full.
 from __future__ import annotations
 
 import math
+import sys
+from types import ModuleType
 from typing import NamedTuple
 
 import numpy as np
 
 from mcrank._jit import jit
+from mcrank.engine import counts
 from mcrank.engine.runner import ChunkCounts, chunk_generators
 from mcrank.ranking import _ranked_correctly
 from mcrank.roc import _DOMINANCE_MARGIN, _corners, _linear_compare, _linear_point, _roc_compare
@@ -43,9 +46,10 @@ from mcrank.samplers import (
     _draw_utility,
     _perturb_into,
 )
+from mcrank.study import StudyResult
 from mcrank.study.config import StudyConfig, kernel_arguments
 
-__all__ = ["RocStudy", "count_chunk", "study_arguments"]
+__all__ = ["RocStudy", "count_chunk", "kernel", "study_arguments", "study_result"]
 
 
 class RocStudy(NamedTuple):
@@ -180,3 +184,30 @@ def count_chunk(root: np.random.SeedSequence, chunk: int, size: int, study: RocS
     deviation_sum, deviation_squares = np.zeros(study.sds.size), np.zeros(study.sds.size)
     _count_chunk(rng, rng_error, size, study, incorrect, deviation_sum, deviation_squares)
     return ChunkCounts(incorrect, np.concatenate((deviation_sum, deviation_squares)))
+
+
+def kernel(config: StudyConfig) -> ModuleType:
+    """This module: the roc kind has one kernel for every setting."""
+    return sys.modules[__name__]
+
+
+def study_result(config: StudyConfig, totals) -> StudyResult:
+    """A :class:`StudyResult` of the kernel's totals: its last count per batch is the pairs
+    tied in truth, left out of every denominator (``batch_samples`` counts the others)."""
+    tied = totals.batch_incorrect[:, -1]
+    batch_incorrect = totals.batch_incorrect[:, :-1]
+    batch_samples = totals.batch_samples - tied
+    incorrect = batch_incorrect.sum(axis=0)
+    metrics, sds = len(config.metrics), len(config.sds)
+    # The deviations of U' - U are summed over the untied pairs only.
+    realised = counts.realised_sd(config, totals.sums[:sds], totals.sums[sds : 2 * sds], int(batch_samples.sum()))
+    return StudyResult(
+        config=config,
+        metric_incorrect=dict(zip(config.metrics, (int(c) for c in incorrect[:metrics]))),
+        utility_incorrect=incorrect[metrics:],
+        realised_sd=realised,
+        batch_samples=batch_samples,
+        batch_incorrect=batch_incorrect,
+        truth_tied=int(tied.sum()),
+        wall_time=totals.wall_time,
+    )

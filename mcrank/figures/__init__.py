@@ -6,50 +6,21 @@ sampler, no engine). The illustrative samples of figs 2-6 are drawn by
 the rows of the studies' results files. :mod:`mcrank.paper.figures`, one registry entry per
 figure, reads both from disk and calls these functions.
 
-- :mod:`~mcrank.figures.fig1_hexagon`: fig. 1, the space of utility matrices;
-- :mod:`~mcrank.figures.yield_vs_metric`: figs 2 and 3, yield against score;
-- :mod:`~mcrank.figures.fig4_true_um`: fig. 4, the true utility matrices;
-- :mod:`~mcrank.figures.fig5_perturbation`: fig. 5, perturbed utility matrices;
-- :mod:`~mcrank.figures.fig6_pairs`: fig. 6, pairs of classifiers;
-- :mod:`~mcrank.figures.fig7_sweep`: fig. 7, the sweep over the error sd;
-- :mod:`~mcrank.figures.fig8_classes`: beyond the paper, misranking against the number of
-  classes;
-- :mod:`~mcrank.figures.fig9_test_size`: beyond the paper, misranking against the size of
-  the test set;
-- :mod:`~mcrank.figures.fig10_roc_tangents`: the published version's fig. 8, two crossing
-  ROC curves and their best operating points;
-- :mod:`~mcrank.figures.fig11_roc_prevalence`: beyond the paper, how often AUC and the
-  best-threshold scores misrank scoring classifiers, against the prevalence;
-- :mod:`~mcrank.figures._style`: the style, the hexagon and :func:`save_figure`, shared.
+Each module's public names (its ``__all__``) are this package's, found here by walking its
+modules, so that ``from mcrank.figures import fig7_sweep`` needs no line of its own;
+:mod:`~mcrank.figures._style` holds the style, the hexagon and :func:`save_figure`, shared.
 """
 
-from mcrank.figures._style import HEXAGON_VERTICES, OKABE_ITO, PAPER_RC, apply_style, paper_style, save_figure
-from mcrank.figures.fig1_hexagon import fig1_hexagon
-from mcrank.figures.fig4_true_um import fig4_true_um_gaussian
-from mcrank.figures.fig5_perturbation import fig5_perturbation_cloud
-from mcrank.figures.fig6_pairs import fig6_pairs
-from mcrank.figures.fig7_sweep import fig7_sweep
-from mcrank.figures.fig8_classes import fig8_classes
-from mcrank.figures.fig9_test_size import fig9_test_size
-from mcrank.figures.fig10_roc_tangents import fig10_roc_tangents
-from mcrank.figures.fig11_roc_prevalence import fig11_roc_prevalence
-from mcrank.figures.yield_vs_metric import fig_yield_vs_metric
+import importlib
+import pkgutil
 
-__all__ = [
-    "HEXAGON_VERTICES",
-    "OKABE_ITO",
-    "PAPER_RC",
-    "apply_style",
-    "fig1_hexagon",
-    "fig4_true_um_gaussian",
-    "fig5_perturbation_cloud",
-    "fig6_pairs",
-    "fig7_sweep",
-    "fig8_classes",
-    "fig9_test_size",
-    "fig10_roc_tangents",
-    "fig11_roc_prevalence",
-    "fig_yield_vs_metric",
-    "paper_style",
-    "save_figure",
-]
+from mcrank.figures._style import HEXAGON_VERTICES, OKABE_ITO, PAPER_RC, apply_style, paper_style, save_figure
+
+__all__ = ["HEXAGON_VERTICES", "OKABE_ITO", "PAPER_RC", "apply_style", "paper_style", "save_figure"]
+for _module in pkgutil.iter_modules(__path__):
+    if not _module.name.startswith("_"):
+        _public = importlib.import_module(f"{__name__}.{_module.name}")
+        globals().update({name: getattr(_public, name) for name in _public.__all__})
+        __all__ += _public.__all__
+__all__ = sorted(__all__)
+del _module, _public

@@ -1,11 +1,12 @@
 """The figures of ``mcrank reproduce``: one registry entry per figure, and what each is drawn from.
 
-Each entry of :data:`FIGURES` names a figure, its module in :mod:`mcrank.figures` and the
-function that gathers its data from the results documents (``{experiment: document}``, as
-:func:`mcrank.results.read_study` reads them) and the illustrative samples
-(:mod:`mcrank.paper.samples`). Gathering gives zero, one or several :class:`FigureJob`: one
-file each (PNG and PDF), with the data it draws, as JSON, and how to draw it. Adding a figure
-is its module plus its entry here (``docs/development.md``, "Adding a figure").
+Each record of the registry :data:`FIGURES` names a figure, its module in
+:mod:`mcrank.figures` and the function that gathers its data from the results documents
+(``{experiment: document}``, as :func:`mcrank.results.read_study` reads them) and the
+illustrative samples (:mod:`mcrank.paper.samples`). Gathering gives zero, one or several
+:class:`FigureJob`: one file each (PNG and PDF), with the data it draws, as JSON, and how to
+draw it. Adding a figure is its module plus its :func:`register_figure` call here
+(``docs/development.md``, "Adding a figure").
 
 A figure is up to date when its files exist and the digest of its inputs
 (:func:`inputs_digest`: its data, its module's source, the shared style's, the matplotlib
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from mcrank._axes import Registry
 from mcrank.paper.samples import read_pairs, read_sample
 from mcrank.paper.sweeps import HEXAGON, all_sweeps, hexagon_sweeps, kind
 from mcrank.results import atomic_write_text
@@ -38,6 +40,7 @@ __all__ = [
     "figure_jobs",
     "inputs_digest",
     "read_manifest",
+    "register_figure",
     "write_manifest",
 ]
 
@@ -78,11 +81,12 @@ class FigureJob:
 
 @dataclass(frozen=True)
 class Figure:
-    """A registry entry: the figure's name (as ``docs/method.md`` calls it), its module of
-    :mod:`mcrank.figures`, and ``gather(inputs) -> [(file name, data, draw), ...]``, none
-    when the results hold nothing it draws."""
+    """A record of :data:`FIGURES`: the figure's name (as ``docs/method.md`` calls it), its
+    position in the registry, its module of :mod:`mcrank.figures`, and ``gather(inputs) ->
+    [(file name, data, draw), ...]``, none when the results hold nothing it draws."""
 
     name: str
+    code: int
     module: str
     gather: Callable[[Inputs], list]
 
@@ -279,27 +283,35 @@ def _fig11(inputs: Inputs) -> list:
     return [("fig11_roc_prevalence", data, lambda module: module.fig11_roc_prevalence(prevalences, names))]
 
 
-#: Every figure, in the order they are drawn.
-FIGURES = (
-    Figure("fig. 1", "fig1_hexagon", _fig1),
-    Figure("fig. 2", "yield_vs_metric", _from_sample("fig2_yield_vs_metric_p50", _yield_vs_metric)),
-    Figure("fig. 3", "yield_vs_metric", _from_sample("fig3_yield_vs_metric_p90", _yield_vs_metric)),
-    Figure("fig. 4", "fig4_true_um", _from_sample("fig4_true_um_gaussian", _fig4)),
-    Figure("fig. 5", "fig5_perturbation", _from_sample("fig5_perturbation_cloud", _fig5)),
-    Figure("fig. 6", "fig6_pairs", _fig6),
-    Figure("fig. 7", "fig7_sweep", _fig7),
-    Figure("fig. 8 (n classes)", "fig8_classes", _fig8),
-    Figure("fig. 9 (test sets)", "fig9_test_size", _fig9),
-    Figure("fig. 10 (the published fig. 8)", "fig10_roc_tangents", _fig10),
-    Figure("fig. 11 (ROC, prevalence)", "fig11_roc_prevalence", _fig11),
-)
+#: Every figure by name, in the order they are drawn (its code). Figures draw no kernels: the
+#: registry is never sealed, and a figure added from outside the package keys no jit cache.
+FIGURES: Registry = Registry("figure")
+
+
+def register_figure(name: str, module: str, gather: Callable[[Inputs], list]) -> Figure:
+    """Register the figure ``name``, drawn by ``module`` of :mod:`mcrank.figures` from what
+    ``gather`` takes of the results (see :class:`Figure`), and return it."""
+    return FIGURES.add(Figure(name, len(FIGURES), module, gather))
+
+
+register_figure("fig. 1", "fig1_hexagon", _fig1)
+register_figure("fig. 2", "yield_vs_metric", _from_sample("fig2_yield_vs_metric_p50", _yield_vs_metric))
+register_figure("fig. 3", "yield_vs_metric", _from_sample("fig3_yield_vs_metric_p90", _yield_vs_metric))
+register_figure("fig. 4", "fig4_true_um", _from_sample("fig4_true_um_gaussian", _fig4))
+register_figure("fig. 5", "fig5_perturbation", _from_sample("fig5_perturbation_cloud", _fig5))
+register_figure("fig. 6", "fig6_pairs", _fig6)
+register_figure("fig. 7", "fig7_sweep", _fig7)
+register_figure("fig. 8 (n classes)", "fig8_classes", _fig8)
+register_figure("fig. 9 (test sets)", "fig9_test_size", _fig9)
+register_figure("fig. 10 (the published fig. 8)", "fig10_roc_tangents", _fig10)
+register_figure("fig. 11 (ROC, prevalence)", "fig11_roc_prevalence", _fig11)
 
 
 def figure_jobs(documents: dict, records: dict, samples_directory) -> list[FigureJob]:
     """The files of every figure of :data:`FIGURES` that ``documents`` and the samples'
     ``records`` hold data for, in order."""
     inputs = Inputs(documents, records, Path(samples_directory))
-    return [job for figure in FIGURES for job in figure.jobs(inputs)]
+    return [job for figure in FIGURES.values() for job in figure.jobs(inputs)]
 
 
 def _sha256(data: bytes) -> str:

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mcrank.paper.sweeps import kind
 from mcrank.results import atomic_write_bytes, atomic_write_text, provenance
 from mcrank.samplers import ERROR_MODELS, TRUE_UM_DISTRIBUTIONS, perturb_um, sample_rates, sample_true_um_xy
 from mcrank.study.config import StudyConfig
@@ -178,7 +179,7 @@ def plan_samples(settings: dict, documents: dict) -> list[Sample]:
     for name, document in documents.items():
         # Only what the pairs depend on: a study's size, seed and chunks do not change them.
         config = {k: v for k, v in document["config"].items() if k not in _NOT_IN_PAIRS}
-        if len(config["sds"]) == 1 and config.get("kind", "confusion") == "confusion":  # fig. 6 draws confusion pairs
+        if len(config["sds"]) == 1 and kind(document) == "confusion":  # fig. 6 draws confusion pairs
             samples.append(Sample(name, seed, _STREAMS["pairs"], {"kind": "pairs", "size": settings["pairs"], "config": config}))
     return samples
 

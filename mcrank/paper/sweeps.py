@@ -8,6 +8,7 @@ config. The crossover tables (:mod:`mcrank.paper.crossover`) and the figures
 from __future__ import annotations
 
 from mcrank.samplers import HEXAGON_DISTRIBUTIONS
+from mcrank.study.kinds import DEFAULT_KIND
 
 __all__ = ["HEXAGON", "all_sweeps", "hexagon_sweeps", "kind", "roc_sweeps"]
 
@@ -16,8 +17,8 @@ HEXAGON = tuple(HEXAGON_DISTRIBUTIONS)
 
 
 def kind(document: dict) -> str:
-    """The study kind of a results document (records of the confusion kind name none)."""
-    return document["config"].get("kind", "confusion")
+    """The study kind of a results document (records of the default kind, confusion, name none)."""
+    return document["config"].get("kind", DEFAULT_KIND)
 
 
 def all_sweeps(documents: dict) -> dict:

@@ -2,6 +2,8 @@
 
 - :mod:`mcrank.study.config`: :class:`StudyConfig`, every parameter, validated once when built,
   and the parsing of text into parameters (the command line and experiment files use it alike);
+- :mod:`mcrank.study.kinds`: the kinds of study, one record each (what its classifiers are,
+  its scores, its rules, its table's header, the engine module that runs it);
 - :mod:`mcrank.study.result`: :class:`StudyResult`, the counts and their rows;
 - :mod:`mcrank.study.experiments`: experiment TOML files.
 

@@ -29,13 +29,12 @@ from mcrank._validation import (
 from mcrank.distributions import default_true_um
 from mcrank.estimators import ESTIMATORS as _ESTIMATORS
 from mcrank.estimators import default_estimator
-from mcrank.metrics import METRICS, PAPER_METRICS, get_metric
+from mcrank.metrics import METRICS
 from mcrank.samplers import ERROR_MODELS, HEXAGON_DISTRIBUTIONS, TRUE_UM_DISTRIBUTIONS
+from mcrank.study.kinds import DEFAULT_KIND, NCLASS_METRICS, STUDY_KINDS
 
 __all__ = [
     "ESTIMATORS",
-    "GROUPS",
-    "KINDS",
     "MAX_CLASSES",
     "MAX_SAMPLES",
     "MAX_SD",
@@ -43,19 +42,16 @@ __all__ = [
     "MAX_TEST_SIZE",
     "NCLASS_METRICS",
     "StudyConfig",
+    "flag_groups",
     "kernel_arguments",
     "parse_count",
     "parse_metrics",
     "parse_sds",
     "parse_values",
+    "reads",
     "study_parameters",
 ]
 
-#: The kinds of study, by the classifiers they compare: ``confusion``, classifiers given by
-#: their confusion matrices (the paper's §4.2, the n-class study, finite test sets); ``roc``,
-#: scoring classifiers given by their ROC curves, each at its best threshold (the paper's §5;
-#: ``docs/method.md``, "The ROC/AUC study").
-KINDS = ("confusion", "roc")
 #: Largest mean of a classifier's class-0 scores in the ROC study: beyond 38 standard deviations
 #: every binormal curve is the perfect one to double precision.
 MAX_ROC_MU = 38.0
@@ -75,8 +71,6 @@ MAX_SAMPLES = MAX_STUDY_SAMPLES  # mcrank._validation says why it differs from e
 ESTIMATORS = tuple(_ESTIMATORS)
 #: Most classes a study takes (a pair draws about 3 n^2 variates).
 MAX_CLASSES = 50
-#: The metrics counted by default with three classes or more.
-NCLASS_METRICS: tuple[str, ...] = ("accuracy", "balanced_accuracy", "macro_precision", "macro_f1", "mcc", "cohen_kappa")
 #: Maximum number of error sds in one study.
 MAX_SDS = 10_000
 #: Largest error sd of a study. From about 1e20 the perturbed matrix is ``sd * Z`` to double
@@ -173,8 +167,11 @@ def _sd_grid(value: str) -> np.ndarray:
 
 # --- the schema -------------------------------------------------------------------------------
 
-#: The flag groups of ``mcrank run``: the study's parameters, and those of the roc kind.
-GROUPS = {"study": "the study (defaults: the paper's)", "roc": 'the roc study (--study roc; docs/method.md, "The ROC/AUC study")'}
+
+def flag_groups() -> dict[str, str]:
+    """The flag groups of ``mcrank run``, name -> title: the study's parameters, then those of
+    each kind that has parameters of its own (:attr:`~mcrank.study.kinds.StudyKind.group`)."""
+    return {"study": "the study (defaults: the paper's)", **{k.name: k.group for k in STUDY_KINDS.values() if k.group is not None}}
 
 
 def _parameter(
@@ -183,7 +180,7 @@ def _parameter(
     help: str,
     flag: str | None = None,
     parse=None,
-    kinds=KINDS,
+    kinds=None,
     metavar=None,
     nargs=None,
     cli_type=None,
@@ -193,7 +190,8 @@ def _parameter(
 ):
     """A field of :class:`StudyConfig` with what everything else derives from it: how text is
     parsed into it (``parse``, for the command line and experiment files alike), which kinds of
-    study read it (``kinds``; given to another kind, a value other than the default is refused),
+    study read it (``kinds``, None for every kind; given to another kind, a value other than the
+    default is refused),
     its command-line flag (``flag``, ``metavar``, ``nargs``, ``cli_type`` for argparse's own
     conversion, ``choices``: a callable giving the allowed names, and ``help``), and what the
     kernels take of it (``kernel(value, config) -> {field of a kernel's named tuple: value}``,
@@ -202,7 +200,7 @@ def _parameter(
         "help": help,
         "flag": flag,
         "parse": parse,
-        "kinds": tuple(kinds),
+        "kinds": None if kinds is None else tuple(kinds),
         "metavar": metavar,
         "nargs": nargs,
         "cli_type": cli_type,
@@ -213,13 +211,14 @@ def _parameter(
     return field(default=default, metadata=metadata)
 
 
-def _metric_codes(names, config) -> dict:
-    """The kernels' codes of the scores counted: the metrics', or the roc kind's scores'."""
-    if config.kind == "roc":
-        from mcrank.roc import get_roc_score  # only a roc study needs them
+def reads(parameter, kind: str) -> bool:
+    """Whether study kind ``kind`` reads ``parameter`` (a field of :class:`StudyConfig`)."""
+    kinds = parameter.metadata["kinds"]
+    return kinds is None or kind in kinds
 
-        return {"score_codes": np.array([get_roc_score(name).code for name in names], dtype=np.int64)}
-    return {"metric_codes": np.array([get_metric(name).code for name in names], dtype=np.int64)}
+
+def _kind_help() -> str:
+    return "what the classifiers are: " + " or ".join(f"{kind.name} ({kind.help})" for kind in STUDY_KINDS.values())
 
 
 def _names(registry):
@@ -238,7 +237,7 @@ class StudyConfig:
     Parameters
     ----------
     kind : {"confusion", "roc"}
-        What the classifiers of a pair are (:data:`KINDS`): given by their confusion matrices
+        What the classifiers of a pair are (:data:`~mcrank.study.kinds.STUDY_KINDS`): given by their confusion matrices
         (the default: the paper's §4.2, any number of classes, finite test sets), or scoring
         classifiers given by binormal ROC curves, each at its best threshold (the paper's §5;
         ``docs/method.md``, "The ROC/AUC study"). The ``roc`` kind takes two classes, a
@@ -307,11 +306,10 @@ class StudyConfig:
 
     samples: int = _parameter(1_000_000, parse=parse_count, flag="--samples", metavar="N", help="number of pairs, e.g. 1e6 (default 1e6)")
     kind: str = _parameter(
-        "confusion",
+        DEFAULT_KIND,
         flag="--study",
-        choices=lambda: KINDS,
-        help="what the classifiers are: confusion (given by confusion matrices, the paper's §4.2; default) "
-        "or roc (scoring classifiers with binormal ROC curves, each at its best threshold, §5)",
+        choices=_names(STUDY_KINDS),
+        help=_kind_help,
     )
     classes: int = _parameter(
         2,
@@ -361,7 +359,7 @@ class StudyConfig:
         help="metric ids, separated by spaces or commas (default: the paper's seven for 2 classes; accuracy, "
         "balanced_accuracy, macro_precision, macro_f1, mcc, cohen_kappa for more; with --study roc the scores "
         "auc, best_accuracy, best_youden, best_f1)",
-        kernel=_metric_codes,
+        kernel=lambda v, c: STUDY_KINDS[c.kind].score_codes(v),
     )
     class_proportion: tuple[float, float] = _parameter(
         (0.0, 1.0),
@@ -491,15 +489,16 @@ class StudyConfig:
         ``conditional`` under gaussian errors and ``sample`` under truncated ones."""
         if self.estimator is not None:
             return self.estimator
-        # Under the roc kind the best threshold moves with the errors: no closed form.
-        return default_estimator(ERROR_MODELS[self.error].closed_form and self.kind == "confusion").name
+        # Some kinds have no closed form under any error model (the roc kind's best threshold
+        # moves with the errors).
+        return default_estimator(ERROR_MODELS[self.error].closed_form and STUDY_KINDS[self.kind].closed_form is None).name
 
     def to_dict(self) -> dict:
         """A JSON-ready dictionary of every parameter the study's kind reads (the estimator
-        the one used); the ``confusion`` kind's records carry no ``kind`` key, as before there
-        were other kinds."""
+        the one used); the default kind's records (``confusion``) carry no ``kind`` key, as
+        before there were other kinds."""
         values = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
-        unused = _unread_by(self.kind).keys() | ({"kind"} if self.kind == "confusion" else set())
+        unused = _unread_by(self.kind).keys() | ({"kind"} if self.kind == DEFAULT_KIND else set())
         return {**{k: v for k, v in values.items() if k not in unused}, "estimator": self.estimator_used}
 
     @classmethod
@@ -533,7 +532,7 @@ def study_parameters() -> tuple:
 
 def _unread_by(kind: str) -> dict:
     """The parameters ``kind`` does not read, with the defaults they must keep there."""
-    return {f.name: f.default for f in fields(StudyConfig) if kind not in f.metadata["kinds"]}
+    return {f.name: f.default for f in fields(StudyConfig) if not reads(f, kind)}
 
 
 #: How each study parameter is read from text; the others are taken as they come.
@@ -551,29 +550,17 @@ def parse_values(values: Mapping) -> dict:
 
 
 def _checked(config: StudyConfig) -> dict:
-    """Every field of ``config`` in canonical form, or a ValueError naming the bad one."""
-    for name in ("samples", "chunk_size", "true_um_sd", "fbeta_beta", "test_size", "classes", "class_concentration", "prevalence"):
-        if isinstance(getattr(config, name), (str, bytes)):
-            raise ValueError(f"{name} must be a number, not a string, got {getattr(config, name)!r}")
-    for name in ("sds", "class_proportion", "rate_beta", "rate_range", "roc_mu_range", "roc_sigma_range"):  # a bare string is refused below
-        value = getattr(config, name)
-        for item in value if isinstance(value, (list, tuple, np.ndarray)) else ():
-            if isinstance(item, (str, bytes)):
-                hint = ": parse a grid with mcrank.study.parse_sds" if name == "sds" and ":" in str(item) else ""
-                raise ValueError(f"{name} must be numbers, not strings, got {item!r}{hint}")
-    kind = check_choice(config.kind, KINDS, "study kind (kind)")
-    _check_kind_parameters(config, kind)
+    """Every field of ``config`` in canonical form, or a ValueError naming the bad one; the
+    study kind's own rules (:class:`~mcrank.study.kinds.StudyKind`) apply as each field is checked."""
+    _check_not_text(config)
+    kind = check_choice(config.kind, STUDY_KINDS, "study kind (kind)")
+    _check_kind_parameters(config, kind.name)
     classes = check_count(config.classes, "classes", minimum=2, maximum=MAX_CLASSES)
-    if kind == "roc" and classes != 2:
-        raise ValueError(f"classes must be 2 in the roc study, which compares scoring classifiers of two classes; got {classes}")
+    kind.check("classes", classes)
     true_um_sd = check_sd(config.true_um_sd, "true_um_sd")
     true_um = config.true_um if config.true_um is not None else default_true_um(classes)
     distribution = check_choice(true_um, TRUE_UM_DISTRIBUTIONS, "true-utility distribution (true_um)")
-    if kind == "roc" and not distribution.hexagon:
-        raise ValueError(
-            f"true_um must be {' or '.join(HEXAGON_DISTRIBUTIONS)} in the roc study, which draws its true utility matrices on the "
-            f"paper's hexagon; got {true_um!r}"
-        )
+    kind.check("true_um", true_um)
     if classes > 2 and distribution.hexagon:
         elements = " or ".join(d.name for d in TRUE_UM_DISTRIBUTIONS.values() if not d.hexagon)
         raise ValueError(
@@ -591,21 +578,16 @@ def _checked(config: StudyConfig) -> dict:
     if config.estimator is not None:
         estimator = check_choice(config.estimator, _ESTIMATORS, "estimator")
         estimator.check(error)
-        if estimator.needs_closed_form and kind == "roc":
+        if estimator.needs_closed_form and kind.closed_form is not None:
             raise ValueError(
-                f"the {estimator.name} estimator has no closed form in the roc study (the best threshold moves with the errors); "
+                f"the {estimator.name} estimator has no closed form in the {kind.name} study ({kind.closed_form}); "
                 f"its estimator is {default_estimator(False).name!r}"
             )
     if isinstance(config.sds, (str, bytes)) or not isinstance(config.sds, (list, tuple, np.ndarray)):
         raise ValueError(f"sds must be a list of numbers, got {config.sds!r}")
     if len(config.sds) > MAX_SDS:
         raise ValueError(f"sds has {len(config.sds):,} values; at most {MAX_SDS:,} are allowed")
-    if kind == "roc":
-        metrics = _checked_roc_scores(config.metrics)
-    else:
-        metrics = _checked_metrics(
-            (PAPER_METRICS if classes == 2 else NCLASS_METRICS) if config.metrics is None else config.metrics, classes
-        )
+    metrics = kind.scores(config.metrics, classes)
     if not metrics and not len(config.sds):
         raise ValueError("nothing to measure: metrics and sds are both empty; give at least one metric or one error sd")
     sds = tuple(check_sd(s, "error sd", maximum=MAX_SD) for s in config.sds)
@@ -616,7 +598,7 @@ def _checked(config: StudyConfig) -> dict:
         seen.add(s)
     return dict(
         samples=check_count(config.samples, "samples", maximum=MAX_SAMPLES),
-        kind=kind,
+        kind=kind.name,
         classes=classes,
         true_um=true_um,
         class_concentration=class_concentration,
@@ -634,6 +616,20 @@ def _checked(config: StudyConfig) -> dict:
         roc_mu_range=_checked_interval(config.roc_mu_range, "roc_mu_range", -MAX_ROC_MU, MAX_ROC_MU),
         roc_sigma_range=_checked_interval(config.roc_sigma_range, "roc_sigma_range", *ROC_SIGMA_BOUNDS),
     )
+
+
+def _check_not_text(config: StudyConfig) -> None:
+    """A ValueError for a number, or an item of a list of numbers, given as a string: text is
+    parsed at the edge (:func:`parse_values`), never here."""
+    for name in ("samples", "chunk_size", "true_um_sd", "fbeta_beta", "test_size", "classes", "class_concentration", "prevalence"):
+        if isinstance(getattr(config, name), (str, bytes)):
+            raise ValueError(f"{name} must be a number, not a string, got {getattr(config, name)!r}")
+    for name in ("sds", "class_proportion", "rate_beta", "rate_range", "roc_mu_range", "roc_sigma_range"):  # a bare string is refused later
+        value = getattr(config, name)
+        for item in value if isinstance(value, (list, tuple, np.ndarray)) else ():
+            if isinstance(item, (str, bytes)):
+                hint = ": parse a grid with mcrank.study.parse_sds" if name == "sds" and ":" in str(item) else ""
+                raise ValueError(f"{name} must be numbers, not strings, got {item!r}{hint}")
 
 
 #: The parameters that a study of one kind reads only in some settings, with that setting:
@@ -654,7 +650,7 @@ def _check_used(config: StudyConfig) -> None:
     """A ValueError for a parameter given a value other than its default in a setting that
     does not read it (``_USED_WHEN``)."""
     for field_ in fields(StudyConfig):
-        if field_.name not in _USED_WHEN or config.kind not in field_.metadata["kinds"]:
+        if field_.name not in _USED_WHEN or not reads(field_, config.kind):
             continue
         used, setting = _USED_WHEN[field_.name]
         value = getattr(config, field_.name)
@@ -704,42 +700,3 @@ def _checked_interval(value, what: str, lower: float, upper: float) -> tuple[flo
     if not lower <= low <= high <= upper:
         raise ValueError(f"{what} must lie within [{lower:g}, {upper:g}], got ({low:g}, {high:g})")
     return low, high
-
-
-def _looked_up(names, lookup, what: str) -> list:
-    """The registry records of ``names`` (a list of ids), by ``lookup``; a ValueError naming
-    ``metrics`` otherwise (``what``: "metric" or "score")."""
-    if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)):
-        raise ValueError(f"metrics must be a list of {what} ids, got {names!r}")
-    for name in names:
-        if not isinstance(name, str):
-            raise ValueError(f"metrics must be {what} ids (strings), got {name!r}")
-    try:
-        chosen = [lookup(name) for name in names]
-    except KeyError as error:  # the registry's lookup error, as this schema's ValueError
-        raise ValueError(error.args[0]) from None
-    return chosen
-
-
-def _once(ids: tuple[str, ...]) -> tuple[str, ...]:
-    """``ids``, or a ValueError if one is listed twice (two rows would differ only by chance)."""
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"metrics are listed twice: {', '.join(ids)}")
-    return ids
-
-
-def _checked_roc_scores(names) -> tuple[str, ...]:
-    """The ROC study's score ids (:data:`mcrank.roc.ROC_SCORES`), each once; None for the default."""
-    from mcrank.roc import DEFAULT_ROC_SCORES, get_roc_score  # only a roc study needs them
-
-    return _once(tuple(score.id for score in _looked_up(DEFAULT_ROC_SCORES if names is None else names, get_roc_score, "score")))
-
-
-def _checked_metrics(names, classes: int) -> tuple[str, ...]:
-    """Metric ids, each once, each defined for ``classes`` classes."""
-    chosen = _looked_up(names, get_metric, "metric")
-    for metric in chosen:
-        if not metric.defined_for(classes):
-            counted = ", ".join(m.id for m in METRICS.values() if m.defined_for(classes))
-            raise ValueError(f"metric {metric.id!r} is defined for two classes only, not {classes}; choose from {counted}")
-    return _once(tuple(metric.id for metric in chosen))

@@ -15,6 +15,7 @@ from pathlib import Path
 from mcrank._io import read_bounded
 from mcrank._validation import MAX_EXPERIMENT_BYTES
 from mcrank.study.config import StudyConfig, parse_values
+from mcrank.study.kinds import DEFAULT_KIND, STUDY_KINDS
 
 __all__ = ["FIGURE_SETTINGS", "Experiment", "load_experiment", "load_experiments", "read_toml"]
 
@@ -103,13 +104,16 @@ def load_experiments(directory, *, samples: int | None = None) -> list[Experimen
         config = experiment.config
         if config.seed is None:
             raise ValueError(f"{experiment.path}: key 'seed' is missing; a reproducible study needs one")
-        key = (config.classes, config.true_um, config.error, config.test_size, config.kind, config.prevalence)
+        # A kind's own parameters that tell its sweeps apart (the roc kind's prevalence).
+        own = {name: getattr(config, name) for name in STUDY_KINDS[config.kind].sweep_key}
+        key = (config.classes, config.true_um, config.error, config.test_size, config.kind, *own.values())
         if len(config.sds) >= 2 and sweeps.setdefault(key, experiment.name) != experiment.name:
-            test_sets = "" if key[3] is None else f" on test sets of {key[3]:,} items"
-            classes = "" if key[0] == 2 else f" of {key[0]} classes"
-            kind = "" if key[4] == "confusion" else f" ({key[4]} study{'' if key[5] is None else f', prevalence {key[5]:g}'})"
+            test_sets = "" if config.test_size is None else f" on test sets of {config.test_size:,} items"
+            classes = "" if config.classes == 2 else f" of {config.classes} classes"
+            values = "".join(f", {name} {value:g}" for name, value in own.items() if value is not None)
+            kind = "" if config.kind == DEFAULT_KIND else f" ({config.kind} study{values})"
             raise ValueError(
-                f"{sweeps[key]} and {experiment.name} are both sweeps of {key[1]} true utility matrices{classes} "
-                f"with {key[2]} errors{test_sets}{kind}: keep one"
+                f"{sweeps[key]} and {experiment.name} are both sweeps of {config.true_um} true utility matrices{classes} "
+                f"with {config.error} errors{test_sets}{kind}: keep one"
             )
     return experiments
