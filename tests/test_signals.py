@@ -124,3 +124,20 @@ def test_a_signal_between_chunks_on_two_jobs_is_one_line(tmp_path, signum, code,
 def test_python_dash_m_mcrank_is_the_command(tmp_path):
     done = subprocess.run([sys.executable, "-m", "mcrank", "story", "--help"], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 0 and done.stdout.startswith("usage: mcrank story"), done.stderr
+
+
+# A thread that the interpreter's exit waits for, as it waits for threads still drawing.
+_A_THREAD_STILL_BUSY = """
+import threading, time
+threading.Thread(target=time.sleep, args=(3600,), daemon=False).start()
+"""
+
+
+@pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
+def test_a_stopped_command_exits_without_waiting_for_busy_threads(tmp_path, signum, code, word):
+    """Once the command has said that it stopped, nothing keeps it alive: a SIGTERM sent to a
+    ``reproduce`` in its first seconds was once followed by the one line, then by no exit."""
+    prelude = _A_THREAD_STILL_BUSY + _WHILE_IMPORTING.format(module="joblib", signum=int(signum))
+    done = _command(prelude, _reproduce(tmp_path), tmp_path)
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("[1/1] a: ")]
+    assert (done.returncode, lines) == (code, [f"mcrank reproduce: {word}"]), done.stderr
