@@ -1330,6 +1330,19 @@ def _signals() -> None:
                                 ("sigint-while-compiling", signal.SIGINT, 8.0)):  # fmt: skip
         scenario(f"signals/run/{name}", "signal", *long_run, send=(signum, delay), env={"NUMBA_CACHE_DIR": "{tmp}/numba"},
                  time_limit=30.0)  # fmt: skip
+    # At a point the child reaches for certain, sent by itself (:data:`SIGNAL_POINTS`): the same
+    # outcome on a machine of any speed and load.
+    two_jobs = ("run", "--samples", "1e10", "--seed", "1", "--jobs", "2", "--out", "{tmp}/o.json")
+    for command, argv, files, points in (
+        ("run", long_run, {}, ("import:argparse", "import:mcrank.cli._common", "swallowed-import:joblib", "swallowed-import:numba")),
+        ("run", two_jobs, {}, ("between-chunks",)),
+        ("reproduce", (*long_reproduce, "--force"), exp, ("import:argparse", "swallowed-import:joblib", "swallowed-import:numba")),
+    ):
+        for name, signum in (("sigint", signal.SIGINT), ("sigterm", signal.SIGTERM)):
+            for point in points:
+                label = point.replace(":", "-").replace("_", "").replace(".", "-")
+                jobs = "-two-jobs" if argv is two_jobs else ""
+                scenario(f"signals/{command}/{name}-at-{label}{jobs}", "signal", *argv, files=files, send=(signum, point), time_limit=60.0)
 
 
 def all_scenarios() -> list[Scenario]:
@@ -1531,23 +1544,76 @@ def _run_call(s: Scenario) -> Outcome:
     return outcome
 
 
-def _mcrank_command() -> list[str]:
-    script = Path(sys.executable).parent / "mcrank"
-    return [str(script)] if script.exists() else [sys.executable, "-c", "import sys; from mcrank.cli import main; sys.exit(main())"]
+#: Points where a child sends itself its signal (``Scenario.send = (signum, point)``), each a
+#: prelude run before the ``mcrank`` command: ``import:M`` as module M is first imported (from
+#: inside the import); ``swallowed-import:M`` the same, its exception lost as a library's optional
+#: import can lose it (C code turns it into an ImportError, which ``except ImportError`` swallows);
+#: ``between-chunks`` as the runner adds up the second chunk, outside joblib.
+SIGNAL_POINTS = {
+    "import": """
+import os, sys
+class Hook:
+    def find_spec(self, name, path=None, target=None):
+        if name == {argument!r}:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), {signum})
+sys.meta_path.insert(0, Hook())
+""",
+    "swallowed-import": """
+import os, sys, time
+class Swallow:
+    def find_spec(self, name, path=None, target=None):
+        if name == {argument!r}:
+            sys.meta_path.remove(self)
+            try:
+                try:
+                    os.kill(os.getpid(), {signum})
+                    time.sleep(30)
+                except KeyboardInterrupt:
+                    raise ImportError("PyCapsule_Import could not import module") from None
+            except ImportError:
+                pass
+sys.meta_path.insert(0, Swallow())
+""",
+    "between-chunks": """
+import os, tqdm
+update, calls = tqdm.tqdm.update, []
+def update_signalled(self, n=1):
+    calls.append(n)
+    if len(calls) == 2:
+        os.kill(os.getpid(), {signum})
+    return update(self, n)
+tqdm.tqdm.update = update_signalled
+""",
+}
+
+
+def _mcrank_command(prelude: str = "") -> list[str]:
+    """The ``mcrank`` command, as pip writes it from pyproject.toml's entry point (an installed
+    script may be older than the sources), after ``prelude``."""
+    import tomllib
+
+    entry = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]["mcrank"]
+    module, function = entry.split(":")
+    return [sys.executable, "-c", f"{prelude}\nimport sys\nfrom {module} import {function}\nsys.exit({function}())\n"]
 
 
 def _run_child(s: Scenario, tmp: Path) -> Outcome:
-    """A command in a child process, sent a signal after a delay."""
+    """A command in a child process, sent a signal after a delay, or sending it itself at a
+    point (:data:`SIGNAL_POINTS`)."""
     outcome = Outcome()
     env = {**os.environ, "COLUMNS": "80", **{key: _fill(value, tmp) for key, value in s.env.items()}}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    signum, delay = s.send
+    signum, when = s.send
+    kind, _, argument = str(when).partition(":")
+    prelude = SIGNAL_POINTS[kind].format(argument=argument, signum=int(signum)) if isinstance(when, str) else ""
     start = time.perf_counter()
-    child = subprocess.Popen([*_mcrank_command(), *(_fill(a, tmp) for a in s.argv)], cwd=tmp, env=env, stdout=subprocess.PIPE,
+    child = subprocess.Popen([*_mcrank_command(prelude), *(_fill(a, tmp) for a in s.argv)], cwd=tmp, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
     try:
-        time.sleep(delay)
-        child.send_signal(signum)
+        if not isinstance(when, str):
+            time.sleep(when)
+            child.send_signal(signum)
         out, err = child.communicate(timeout=s.time_limit)
         outcome.code = child.returncode if child.returncode >= 0 else child.returncode  # negative: killed by the signal
     except subprocess.TimeoutExpired:
@@ -1694,7 +1760,8 @@ def _short(value) -> str:
 def _describe(s: Scenario) -> str:
     what = " ".join(repr(a) if (" " in a or not a) else a for a in s.argv) if s.call is None else "(Python call)"
     if s.send is not None:
-        what += f"  [{signal.Signals(s.send[0]).name} after {s.send[1]:g} s]"
+        when = f"at {s.send[1]}" if isinstance(s.send[1], str) else f"after {s.send[1]:g} s"
+        what += f"  [{signal.Signals(s.send[0]).name} {when}]"
     names = f" naming {s.names!r}" if s.expect == "raise" and s.names else ""
     return f"{s.name:<60} {s.expect}{names}: {what[:200]}"
 

@@ -4,9 +4,10 @@ Each subcommand lives in its own module ``mcrank.cli.<name>`` with two functions
 ``add_parser(subparsers)``, which registers its options and sets ``handler``, and the
 handler itself, ``handler(args) -> int``. Heavy imports stay inside handlers, and numba is
 loaded only when a kernel runs (:mod:`mcrank._jit`), so that ``mcrank --help`` answers at once.
-Ctrl-C and SIGTERM are handled from the first line of :func:`main`, before any of them. The exit codes are those of ``docs/cli.md``: 0, 2 for bad
-input (one line on stderr), 130 for Ctrl-C, 141 when the reader of stdout went away, 143
-for SIGTERM.
+Ctrl-C and SIGTERM are handled (:mod:`mcrank._signals`) from the first line of the ``mcrank``
+command (:mod:`mcrank.__main__`), or of :func:`main` when called from Python. The exit codes
+are those of ``docs/cli.md``: 0, 2 for bad input (one line on stderr), 130 for Ctrl-C, 141
+when the reader of stdout went away, 143 for SIGTERM.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import importlib
 import os
 import signal
 import sys
-import threading
 
+from mcrank import _signals
 from mcrank.cli._common import OneLineParser, SubcommandParser, UsageError, fail
 
 __all__ = ["main"]
@@ -27,9 +28,6 @@ SUBCOMMANDS = ("story", "run", "reproduce", "evaluate")
 #: Exit code when the reader of stdout went away (``mcrank story | head -1``): 128 + SIGPIPE,
 #: what a shell reports for a program killed by SIGPIPE, as 130 is 128 + SIGINT.
 BROKEN_PIPE = 141
-
-#: Exit code after SIGTERM: 128 + SIGTERM, as a shell reports.
-TERMINATED = 143
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,8 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     # First of all, before anything heavy is imported (numpy, numba: 1-3 s), so that Ctrl-C
     # and SIGTERM (``kill``, ``timeout``, a batch scheduler) stop the command at any moment
     # with one line, and the same clean-up runs: no temporary file left, process workers
-    # stopped.
-    signals = _Signals()
+    # stopped. The ``mcrank`` command has installed them already (:mod:`mcrank.__main__`).
+    installed = _signals.install()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -66,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         if sys.stdout is not None:  # None when started with stdout closed (``>&-``)
             sys.stdout.flush()  # here, so that a closed pipe is caught below, not at exit
         _stop_process_workers()
-        signals.raise_dropped()
+        _signals.check()  # a signal whose exception something lost
         return code
     except BrokenPipeError:
         # The reader of stdout has gone (``| head``): nothing to say. Point stdout at
@@ -78,20 +76,20 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ValueError, KeyError, OSError) as error:
         return fail(command, error)
     except KeyboardInterrupt as interrupt:
-        return _stopped(command, isinstance(interrupt, Terminated))
+        return _stopped(command, isinstance(interrupt, _signals.Terminated))
     except Exception:
-        if not signals.received:
+        if _signals.received() is None:
             raise
         # The signal's exception, turned into another by C code it was raised in (numpy's
         # import of its C extension makes it an ImportError): still the signal.
-        return _stopped(command, signals.received[0] == signal.SIGTERM)
+        return _stopped(command, _signals.received() == signal.SIGTERM)
     finally:
-        signals.restore()
+        if installed:
+            _signals.restore()
 
 
 def _stopped(command: str | None, terminated: bool) -> int:
-    print(f"{_prefix(command)}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
-    return TERMINATED if terminated else 130
+    return _signals.stopped(_prefix(command), terminated)
 
 
 def _prefix(command: str | None) -> str:
@@ -111,41 +109,6 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-class _Signals:
-    """SIGINT raises KeyboardInterrupt and SIGTERM :class:`Terminated`, from now until
-    :meth:`restore`, and each is noted: one whose exception Python dropped (raised inside a
-    weakref callback or a finaliser, where it is printed and ignored) or some library
-    swallowed still ends the command, with the same exit code, by :meth:`raise_dropped`.
-    While numba compiles a kernel in this thread, the exception waits until that compile
-    returns (:func:`mcrank._jit.after_compiling`).
-    Handlers can only be set from the main thread; elsewhere nothing changes."""
-
-    def __init__(self) -> None:
-        self.received: list[int] = []
-        self._previous: dict = {}
-        if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                if signal.getsignal(signum) is not signal.SIG_IGN:  # ``nohup``: ignored stays ignored
-                    self._previous[signum] = signal.signal(signum, self._handler)
-
-    def _handler(self, signum, frame):
-        self.received.append(signum)
-        # Not imported, or not yet to that line (the signal may land in its import): nothing compiles.
-        after_compiling = getattr(sys.modules.get("mcrank._jit"), "after_compiling", None)
-        if after_compiling is not None and after_compiling(self.raise_dropped):
-            return  # raised inside LLVM's callbacks, it would be dropped: raised as the compile returns
-        raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
-
-    def raise_dropped(self) -> None:
-        """Raise the first signal received, if any: its exception did not end the command."""
-        if self.received:
-            raise Terminated if self.received[0] == signal.SIGTERM else KeyboardInterrupt
-
-    def restore(self) -> None:
-        for signum, previous in self._previous.items():
-            signal.signal(signum, previous)
-
-
 def _stop_process_workers() -> None:
     """Stop the loky backend's process workers, if a command started them, while Ctrl-C is still
     caught here: left to the interpreter's exit, their manager thread is joined after
@@ -156,10 +119,6 @@ def _stop_process_workers() -> None:
     if executor is not None:
         executor.shutdown(wait=True, kill_workers=True)  # the work is done: idle workers need no goodbye
         reusable._executor = None
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised like Ctrl-C so that the same clean-up runs."""
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,11 +17,13 @@ import contextlib
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 
+from mcrank import _signals
 from mcrank._rng import child_seed_sequence
 from mcrank.study.result import BATCHES
 
@@ -134,6 +136,7 @@ def run_chunks(
     import joblib
     from tqdm import tqdm
 
+    _signals.check()  # a signal whose exception was lost in the imports (mcrank._signals)
     chunks = -(-samples // chunk_size)
     batches = min(BATCHES, chunks)
     batch_samples = np.zeros(batches, dtype=np.int64)
@@ -154,15 +157,31 @@ def run_chunks(
         else:
             results = joblib.Parallel(n_jobs=jobs, return_as="generator")(tasks)
         # Results come back in chunk order, so the float sums are added in a fixed order too.
-        for chunk, size, counts in results:
-            if batch_incorrect is None:  # counts, or sums of probabilities (floats)
-                batch_incorrect = np.zeros((batches, counts.incorrect.size), dtype=counts.incorrect.dtype)
-                sums = np.zeros(counts.sums.size)
-            batch_samples[chunk % batches] += size
-            batch_incorrect[chunk % batches] += counts.incorrect
-            sums += counts.sums
-            bar.update(size)
+        with _closed_quietly(results):
+            for chunk, size, counts in results:
+                if batch_incorrect is None:  # counts, or sums of probabilities (floats)
+                    batch_incorrect = np.zeros((batches, counts.incorrect.size), dtype=counts.incorrect.dtype)
+                    sums = np.zeros(counts.sums.size)
+                batch_samples[chunk % batches] += size
+                batch_incorrect[chunk % batches] += counts.incorrect
+                sums += counts.sums
+                bar.update(size)
+                _signals.check()  # between chunks: a signal whose exception was lost meanwhile
     return RunTotals(batch_samples, batch_incorrect, sums, time.perf_counter() - start)
+
+
+@contextlib.contextmanager
+def _closed_quietly(results):
+    """Close the generator of the chunks' results on the way out, even by an exception.
+    joblib's generator, closed before its end (a Ctrl-C between chunks), cancels its tasks and
+    warns that it did, which is what was asked: left to the garbage collector, its warning
+    came after the command's last line."""
+    try:
+        yield
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            results.close()
 
 
 def _run_one(chunk_function, root, chunk: int, size: int, arguments) -> tuple[int, int, ChunkCounts]:

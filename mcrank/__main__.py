@@ -1,0 +1,55 @@
+"""The ``mcrank`` command's entry point (and ``python -m mcrank``): the signals' handlers first.
+
+Ctrl-C and SIGTERM are handled (:mod:`mcrank._signals`) before anything else is imported, the
+command line itself included (:mod:`mcrank.cli`), so that a signal in the first instants ends
+the command as at any other moment: one line on stderr and exit code 130 or 143, where Python's
+own handling printed a KeyboardInterrupt traceback (SIGINT) or died silently (SIGTERM).
+"""
+
+import contextlib
+import os
+import sys
+
+from mcrank import _signals
+
+
+def main() -> int:
+    """Run the ``mcrank`` command line on ``sys.argv``; return its exit code.
+
+    Stopped by a signal, the command exits at once once it has said so and its clean-up has
+    run (its files removed, process workers stopped): the interpreter's own exit waits for
+    threads, and joblib's thread pools, still busy with a chunk, and it once kept a stopped
+    ``mcrank reproduce`` alive after its last line.
+    """
+    installed = _signals.install()
+    try:
+        code = _command_line()
+        signalled = _signals.received() is not None and code in (_signals.INTERRUPTED, _signals.TERMINATED)
+    finally:
+        if installed:
+            _signals.restore()
+    if signalled:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # closed (``>&-``), or a reader gone
+                stream.flush()
+        os._exit(code)
+    return code
+
+
+def _command_line() -> int:
+    code = None
+    try:
+        from mcrank.cli import main as command_line
+
+        code = command_line()
+        return code
+    except KeyboardInterrupt as interrupt:
+        if code is not None:  # landed after the command line had ended, and said so
+            return code
+        # Landed while the command line was imported, before it could catch it.
+        words = [word for word in sys.argv[1:] if not word.startswith("-")]
+        return _signals.stopped("mcrank" if not words else f"mcrank {words[0]}", isinstance(interrupt, _signals.Terminated))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
