@@ -520,6 +520,138 @@ def _auprc(prevalence, mu, sigma):
     return total * width * math.exp(-_LOG_SQRT_2PI)
 
 
+# --- comparisons of two H-measures or AUPRCs: bounds first, the quadratures only when close -----
+
+#: A comparison by bounds decides only when they are apart by this much (in H or AUPRC): far
+#: more than the fixed-order quadratures' error (below 1e-9) and rounding, so that the sign is
+#: the one of the two quadratures computed in full.
+_CURVE_MARGIN = 1e-7
+#: Costs at which :func:`_h_measure_compare` evaluates the least loss at most, per classifier.
+_H_NODES = 40
+
+
+@jit(inline="always")
+def _least_loss(prevalence, mu, sigma, c):
+    """``Q(c)``, the least loss ``c B (1 - t) + (1 - c)(1 - B) f`` over the curve and its
+    corners (equal to the least over the hull), and its derivative in ``c`` there,
+    ``B (1 - t) - (1 - B) f`` at the minimiser: the best threshold of the yield ``-loss``
+    (:func:`_linear_point`)."""
+    complement = 1.0 - prevalence
+    a, d = c * prevalence, (1.0 - c) * complement
+    f, t, best = _linear_point(a, d, mu, sigma, -a, -d)
+    return -best, prevalence * (1.0 - t) - complement * f
+
+
+@jit(inline="always")
+def _beta22_moments(c):
+    """``int_0^c w`` and ``int_0^c s w(s) ds`` of the Beta(2, 2) density ``w(c) = 6 c (1 - c)``."""
+    c2 = c * c
+    return c2 * (3.0 - 2.0 * c), c2 * c * (2.0 - 1.5 * c)
+
+
+@jit(inline="always")
+def _loss_bounds(cost, loss, slope, n, gaps):
+    """Bounds ``(low, gap)`` of the expected least loss ``L = int Q w``, ``Q`` known at the costs
+    ``cost[:n]`` (ascending, 0 and 1 included) with its derivative ``slope``: ``Q`` is concave
+    (a minimum of functions linear in ``c``), so it lies above its chords (``low``, their
+    integral against ``w``) and below its tangents, which rise at most ``(b - a)(s_a - s_b) / 4``
+    above the chord on ``[a, b]`` (``gap``: that times ``int_a^b w``). ``gaps[k]``: interval k's part."""
+    low, gap = 0.0, 0.0
+    w_a, m_a = _beta22_moments(cost[0])
+    for k in range(n - 1):
+        a, b = cost[k], cost[k + 1]
+        w_b, m_b = _beta22_moments(b)
+        chord = (loss[k + 1] - loss[k]) / (b - a)
+        low += (loss[k] - chord * a) * (w_b - w_a) + chord * (m_b - m_a)
+        gaps[k] = 0.25 * (b - a) * max(slope[k] - slope[k + 1], 0.0) * (w_b - w_a)
+        gap += gaps[k]
+        w_a, m_a = w_b, m_b
+    return low, gap
+
+
+@jit(inline="always")
+def _h_measure_compare(prevalence, mu_1, sigma_1, mu_2, sigma_2):
+    """A number with the sign of ``H_2 - H_1`` as :func:`_h_measure` computes them.
+
+    ``H = 1 - L / L_max``, ``L = int Q(c) w(c) dc`` the expected least loss (a shared ``L_max``
+    for both), so the order is that of the two ``L``. Each is bracketed by :func:`_loss_bounds`
+    from ``Q`` at a few costs, starting at 0, ``1 - B`` (where the corners' losses are equal)
+    and 1, and the interval with the widest gap, of either classifier, is halved until the
+    brackets are :data:`_CURVE_MARGIN` apart (then +-1); otherwise, the two quadratures."""
+    b, complement = prevalence, 1.0 - prevalence
+    if not (0.0 < b < 1.0):
+        return math.nan  # as _h_measure
+    # H's margin in units of L: L_max, the loss of the better corner (as in _h_measure).
+    margin = _CURVE_MARGIN * b * complement * (complement * complement * (2.0 - 1.5 * complement) + b * b * (2.0 - 1.5 * b))
+    cost, loss, slope, gaps = np.empty((2, _H_NODES)), np.empty((2, _H_NODES)), np.empty((2, _H_NODES)), np.empty((2, _H_NODES))
+    params = ((mu_1, sigma_1), (mu_2, sigma_2))
+    for i in range(2):
+        cost[i, 0], loss[i, 0], slope[i, 0] = 0.0, 0.0, b  # the corner f = t = 0
+        cost[i, 1] = complement
+        loss[i, 1], slope[i, 1] = _least_loss(b, params[i][0], params[i][1], complement)
+        cost[i, 2], loss[i, 2], slope[i, 2] = 1.0, 0.0, -complement  # the corner f = t = 1
+    n = np.array([3, 3])
+    low, gap = np.empty(2), np.empty(2)
+    for i in range(2):
+        low[i], gap[i] = _loss_bounds(cost[i], loss[i], slope[i], n[i], gaps[i])
+    while True:
+        # Lower loss, higher H: the second is better when its upper bound is below the first's lower.
+        if low[0] - (low[1] + gap[1]) > margin:
+            return 1.0
+        if low[1] - (low[0] + gap[0]) > margin:
+            return -1.0
+        i = 0 if gap[0] >= gap[1] else 1
+        if n[i] == _H_NODES:
+            break
+        k = np.argmax(gaps[i, : n[i] - 1])
+        c = 0.5 * (cost[i, k] + cost[i, k + 1])
+        for j in range(n[i], k + 1, -1):  # make room after interval k
+            cost[i, j], loss[i, j], slope[i, j] = cost[i, j - 1], loss[i, j - 1], slope[i, j - 1]
+        cost[i, k + 1] = c
+        loss[i, k + 1], slope[i, k + 1] = _least_loss(b, params[i][0], params[i][1], c)
+        n[i] += 1
+        low[i], gap[i] = _loss_bounds(cost[i], loss[i], slope[i], n[i], gaps[i])
+    return _h_measure(prevalence, mu_2, sigma_2) - _h_measure(prevalence, mu_1, sigma_1)
+
+
+def _auprc_nodes():
+    """The nodes ``z`` of :func:`_auprc`'s quadrature, heaviest first, with ``Phi(z)``, their
+    weights in the sum and the total weight of the nodes after each."""
+    panels = int(math.ceil(2.0 * _TAIL / _PANEL))
+    width = 2.0 * _TAIL / panels
+    z = np.concatenate([(-_TAIL + p * width) + width * _GL_NODES for p in range(panels)])
+    weight = np.tile(_GL_WEIGHTS, panels) * np.exp(-0.5 * z * z) * (width * math.exp(-_LOG_SQRT_2PI))
+    order = np.argsort(-weight, kind="stable")
+    z, weight = z[order], weight[order]
+    rest = np.append(np.cumsum(weight[::-1])[::-1][1:], 0.0)
+    return z, 0.5 * np.array([math.erfc(-v * _SQRT_HALF) for v in z]), weight, rest
+
+
+_AUPRC_Z, _AUPRC_T, _AUPRC_WEIGHT, _AUPRC_REST = _auprc_nodes()
+
+
+@jit(inline="always")
+def _auprc_compare(prevalence, mu_1, sigma_1, mu_2, sigma_2):
+    """A number with the sign of ``AUPRC_2 - AUPRC_1`` as :func:`_auprc` computes them.
+
+    Both on :func:`_auprc`'s nodes, heaviest first: the precisions are in [0, 1], so the part
+    of the difference still to come is at most the weight of the nodes left. Once the sum so
+    far exceeds it by :data:`_CURVE_MARGIN`, its sign is the answer; otherwise, the two
+    quadratures."""
+    b, complement = prevalence, 1.0 - prevalence
+    if not (b > 0.0):
+        return math.nan  # as _auprc
+    total = 0.0
+    for k in range(_AUPRC_Z.size):
+        z, bt = _AUPRC_Z[k], b * _AUPRC_T[k]
+        first = bt / (bt + complement * _normal_cdf(sigma_1 * z - mu_1))
+        second = bt / (bt + complement * _normal_cdf(sigma_2 * z - mu_2))
+        total += _AUPRC_WEIGHT[k] * (second - first)
+        if abs(total) > _AUPRC_REST[k] + _CURVE_MARGIN:
+            return total
+    return _auprc(prevalence, mu_2, sigma_2) - _auprc(prevalence, mu_1, sigma_1)
+
+
 # --- the registry of scores ---------------------------------------------------------------------
 
 
@@ -587,9 +719,11 @@ register("best_f1", "F1 at its best threshold", _best_f1_score,
          "The largest F1 = 2 B t / (B + B t + (1 - B) f), found exactly by Dinkelbach's method.",
          _f1_compare)  # fmt: skip
 register("hmeasure", "H-measure", _h_measure,
-         "Hand's H-measure: 1 - the expected minimum loss under a Beta(2, 2) cost proportion, over that of the better corner.")  # fmt: skip
+         "Hand's H-measure: 1 - the expected minimum loss under a Beta(2, 2) cost proportion, over that of the better corner.",
+         _h_measure_compare)  # fmt: skip
 register("auprc", "AUPRC", _auprc,
-         "The area under the precision-recall curve, int_0^1 precision d recall (the average precision).")  # fmt: skip
+         "The area under the precision-recall curve, int_0^1 precision d recall (the average precision).",
+         _auprc_compare)  # fmt: skip
 
 ROC_SCORES.builtins_registered()
 

@@ -199,6 +199,8 @@ def test_the_readme_roc_numbers_are_the_committed_ones():
     for key in (("auc", None), ("best_youden", None), ("best_f1", None), ("best_accuracy", None), ("utility", 0.1)):
         assert shown(gaussian[key]) in readme, key
     assert shown(truncated["utility", 0.1]) in readme and shown(rare["auc", None]) in readme
+    for key in (("hmeasure", None), ("auprc", None)):
+        assert shown(gaussian[key]) in readme and shown(rare[key]) in readme, key
     assert f"({gaussian['auc', None]['tied_pct']:.2f} % are)" in readme
     # The order the sentence states: AUC worst of the scores, accuracy at its best threshold best;
     # the perturbed matrix best of all with truncated errors, worse than AUC with gaussian ones.

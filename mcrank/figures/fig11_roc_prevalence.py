@@ -1,6 +1,6 @@
-"""Fig. 11 (new): how often the area under the ROC curve and the scores at the best threshold
-misrank scoring classifiers, against the prevalence B of class 0 (``docs/method.md``, "The
-ROC/AUC study").
+"""Fig. 11 (new): how often the area under the ROC curve, the H-measure, the AUPRC and the scores
+at the best threshold misrank scoring classifiers, against the prevalence B of class 0
+(``docs/method.md``, "The ROC/AUC study").
 
 It draws the rows of the roc studies at fixed prevalences, nothing else.
 """
@@ -16,8 +16,8 @@ from mcrank.figures._style import ERROR_COLOURS, OKABE_ITO, PAGE_WIDTH, find_sd,
 
 __all__ = ["fig11_roc_prevalence"]
 
-_COLOURS = ("0.1", OKABE_ITO["reddish_purple"], OKABE_ITO["sky_blue"], OKABE_ITO["bluish_green"], "0.55")
-_MARKERS = ("o", "s", "^", "D", "v")
+_COLOURS = ("0.1", OKABE_ITO["reddish_purple"], OKABE_ITO["sky_blue"], OKABE_ITO["bluish_green"], "0.55", OKABE_ITO["vermillion"])
+_MARKERS = ("o", "s", "^", "D", "v", "P")
 
 
 def fig11_roc_prevalence(
@@ -25,8 +25,8 @@ def fig11_roc_prevalence(
 ) -> Figure:
     """% incorrectly ranked pairs of scoring classifiers against the prevalence B (log scale).
 
-    One panel per error model: a line per score (AUC and the best-threshold scores; they do
-    not depend on the error model) and one per error sd for the perturbed utility matrix,
+    One panel per error model: a line per score (AUC, H, AUPRC and the best-threshold scores;
+    they do not depend on the error model) and one per error sd for the perturbed utility matrix,
     with bands of ``band_se`` standard errors; below, the percentage of pairs tied in truth
     (left out of every other percentage).
 
@@ -64,9 +64,9 @@ def fig11_roc_prevalence(
                     prevalences,
                     pct,
                     "-",
-                    marker=_MARKERS[j % 5],
+                    marker=_MARKERS[j % len(_MARKERS)],
                     markersize=3,
-                    color=_COLOURS[j % 5],
+                    color=_COLOURS[j % len(_COLOURS)],
                     linewidth=1.0,
                     label=names.get(score, score),
                 )
@@ -94,5 +94,5 @@ def fig11_roc_prevalence(
             bottom[k].set_xticks(prevalences, [f"{b:g}" for b in prevalences])
             ax.tick_params(labelbottom=False)
         handles, labels = top[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=7.5)
+        fig.legend(handles, labels, loc="outside lower center", ncols=4, fontsize=7.5)
     return fig
