@@ -42,7 +42,7 @@ from mcrank._rng import SCORING_POSTERIOR, resolve_rng, root_of, root_seed_seque
 from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_name, check_square
 from mcrank.evaluate.curve_scores import CURVE_SCORES
 from mcrank.evaluate.input import label_array, read_csv_columns
-from mcrank.evaluate.ranking import _compare, _competition_ranks
+from mcrank.evaluate.result import _compare, _competition_ranks
 from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
 
 __all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringPosterior", "ScoringResult", "auc_score", "inverted_scores_note",

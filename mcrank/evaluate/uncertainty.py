@@ -52,7 +52,7 @@ draws never touch the items: the counts are tabulated once.
 **Streams and memory.** Each random quantity has a stream of its own from the root seed
 (:func:`mcrank._rng.stream_generator`): the class proportions and columns
 (``TEST_SET, 0``), each pair's joint table (``TEST_SET, 1 + pair``), the perturbed utility
-matrices (``UTILITY_ERRORS``, the stream of :func:`mcrank.evaluate.ranking._count_flips`
+matrices (``UTILITY_ERRORS``, the stream of :func:`mcrank.evaluate.flips._count_flips`
 too, so both see the same matrices) and the deployment's frequencies
 (``DEPLOYMENT_FREQUENCIES``). Adding an error sd or deployment counts leaves every other
 number as it was. The draws are made in blocks of :data:`_BLOCK` and reduced as they come:
