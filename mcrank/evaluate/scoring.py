@@ -40,7 +40,7 @@ import numpy as np
 from mcrank._jit import jit
 from mcrank._rng import SCORING_POSTERIOR, resolve_rng, root_of, root_seed_sequence, stream_generator
 from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_name, check_square
-from mcrank.evaluate.curve_scores import CURVE_SCORES
+from mcrank.evaluate.curve_scores import CURVE_SCORES, _checked_scores, _score_array
 from mcrank.evaluate.input import label_array, read_csv_columns
 from mcrank.evaluate.result import _compare, _competition_ranks
 from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
@@ -136,20 +136,6 @@ def _check_scores(scores: dict, items: int, source: str = "") -> dict[str, np.nd
         check_name(name, "model", source)
         checked[name] = _score_array(values, items, f"scores[{name!r}]", "y_true")
     return checked
-
-
-def _score_array(values, items: int, where: str, per: str) -> np.ndarray:
-    """``values`` as ``items`` finite scores, one per item of the argument ``per``; a ValueError
-    naming ``where`` otherwise."""
-    try:
-        array = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{where}: not an array of numbers") from None
-    if array.ndim != 1 or array.size != items:
-        raise ValueError(f"{where}: expected {items} scores (one per item of {per}), got shape {array.shape}")
-    if len(bad := np.flatnonzero(~np.isfinite(array))):
-        raise ValueError(f"{where}: item {bad[0]}: score {float(array[bad[0]])!r} is not a finite number")
-    return array
 
 
 def scored_test_set(y_true, scores, *, positive=None, classes=None) -> ScoredTestSet:
@@ -269,16 +255,6 @@ def _is_number(text: str) -> bool:
 
 
 # --- AUC --------------------------------------------------------------------------------------
-
-
-def _checked_scores(positive, scores):
-    """``positive`` as a 1-d bool array and ``scores`` as finite floats of its length, or a
-    ValueError naming the argument (the scores of the threshold-free scores)."""
-    given = np.asarray(positive)
-    if given.ndim != 1 or not (given.dtype == bool or (given.dtype.kind in "iu" and np.isin(given, (0, 1)).all())):
-        raise ValueError(f"positive: expected a 1-d array of booleans (True for a positive item), got {given.dtype} of shape {given.shape}")
-    positive = given.astype(bool)
-    return positive, _score_array(scores, positive.size, "scores", "positive")
 
 
 def auc_score(positive, scores) -> float:
