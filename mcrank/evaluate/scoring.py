@@ -42,7 +42,7 @@ from mcrank._rng import SCORING_POSTERIOR, resolve_rng, root_of, root_seed_seque
 from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_name, check_square
 from mcrank.evaluate.curve_scores import CURVE_SCORES, _checked_scores, _score_array
 from mcrank.evaluate.input import label_array, read_csv_columns
-from mcrank.evaluate.result import _compare, _competition_ranks
+from mcrank.evaluate.result import _compare, _competition_ranks, rendering
 from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
 
 __all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringPosterior", "ScoringResult", "auc_score", "inverted_scores_note",
@@ -525,17 +525,8 @@ class ScoringPosterior:
         return ScoringPosterior(samples, seed, intervals, above, best)
 
     def to_dict(self) -> dict:
-        return {
-            "method": "Bayesian bootstrap over the test items (Dirichlet(1, ..., 1) weights), each model's thresholds "
-            "re-chosen on the weighted items of every draw",
-            "samples": self.samples,
-            "seed": self.seed,
-            "intervals": {name: list(bounds) for name, bounds in self.intervals.items()},
-            "probability_above": [
-                {"better": a, "worse": b, "probability": p, "se": se} for (a, b), (p, se) in self.probability_above.items()
-            ],
-            "probability_best": {name: {"probability": p, "se": se} for name, (p, se) in self.probability_best.items()},
-        }
+        """JSON-ready (:func:`mcrank.evaluate.scoring_report.posterior_dict`)."""
+        return rendering(self, "dict")(self)
 
 
 @dataclass(frozen=True)
@@ -637,46 +628,8 @@ class ScoringEvaluation:
         return f"cross-fitted: {self.folds} folds (unstratified{seed}), each fold's items decided at the thresholds chosen on the others"
 
     def to_dict(self) -> dict:
-        def number(x):
-            return None if not math.isfinite(x) else x
-
-        return {
-            "threshold_choice": self.threshold_choice,
-            "threshold_choice_note": self.describe_choice(),
-            "optimistic": self.optimistic,
-            "folds": self.folds,
-            "seed": self.seed,
-            "evaluated_items": self.evaluated_items,
-            "items": self.items,
-            "classes": list(self.classes),
-            "positive": self.positive,
-            "utility": self.utility.tolist(),
-            "models": [
-                {
-                    "name": m.name,
-                    "rank": m.rank,
-                    "utility_yield": m.utility_yield,
-                    "threshold": number(m.threshold),
-                    "threshold_rule": _threshold_rule(m.threshold),
-                    "test_set_yield": m.test_set_yield,
-                    "fold_thresholds": [number(t) for t in m.fold_thresholds],
-                    "auc": number(m.auc),
-                    "auc_rank": m.auc_rank,
-                    **{key: number(value) for key, value in m.curve_scores.items()},
-                }
-                for m in self.models
-            ],
-            "auc_disagreements": [list(pair) for pair in self.auc_disagreements],
-            "posterior": None if self.posterior is None else self.posterior.to_dict(),
-        }
-
-
-def _threshold_rule(threshold: float) -> str:
-    if threshold == math.inf:
-        return "never positive"
-    if threshold == -math.inf:
-        return "always positive"
-    return f"positive when score >= {threshold:.6g}"
+        """JSON-ready (:func:`mcrank.evaluate.scoring_report.to_dict`)."""
+        return rendering(self, "dict")(self)
 
 
 def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "crossfit", folds: int = DEFAULT_FOLDS,

@@ -6,7 +6,8 @@ one number format per column, columns in blocks that fit. With a ranking
 (:func:`mcrank.evaluate.scoring.rank_scoring`) it opens with the choice and how sure it is
 (:func:`decision_line`); the pairs AUC orders otherwise and the decision curves' table
 (:mod:`mcrank.evaluate.curve_report`) follow with ``details``. :func:`render_csv` writes the
-ranking (or the curves), :func:`render_json` the test set, the ranking and the curves.
+ranking (or the curves), :func:`render_json` the test set, the ranking and the curves;
+:func:`to_dict` is :meth:`ScoringEvaluation.to_dict <mcrank.evaluate.scoring.ScoringEvaluation.to_dict>`.
 """
 
 from __future__ import annotations
@@ -31,9 +32,11 @@ from mcrank.evaluate.report import (
     probability_text,
     short_probability,
 )
+from mcrank.evaluate.result import renders
+from mcrank.evaluate.scoring import ScoringEvaluation, ScoringPosterior
 from mcrank.evaluate.targets import class_header
 
-__all__ = ["decision_line", "render_csv", "render_json", "render_table", "test_set_dict"]
+__all__ = ["decision_line", "render_csv", "render_json", "render_table", "posterior_dict", "test_set_dict", "to_dict"]
 
 
 def test_set_dict(test_set) -> dict:
@@ -220,3 +223,68 @@ def render_json(test_set, ranking, curves, made: dict) -> str:
     if curves is not None:
         payload["decision_curves"] = curves.to_dict()
     return json.dumps({**payload, **made, **provenance()}, indent=2) + "\n"
+
+
+def _threshold_rule(threshold: float) -> str:
+    if threshold == math.inf:
+        return "never positive"
+    if threshold == -math.inf:
+        return "always positive"
+    return f"positive when score >= {threshold:.6g}"
+
+
+def posterior_dict(posterior) -> dict:
+    """A scoring posterior as a JSON-ready dict (:meth:`ScoringPosterior.to_dict`)."""
+    return {
+        "method": "Bayesian bootstrap over the test items (Dirichlet(1, ..., 1) weights), each model's thresholds "
+        "re-chosen on the weighted items of every draw",
+        "samples": posterior.samples,
+        "seed": posterior.seed,
+        "intervals": {name: list(bounds) for name, bounds in posterior.intervals.items()},
+        "probability_above": [
+            {"better": a, "worse": b, "probability": p, "se": se} for (a, b), (p, se) in posterior.probability_above.items()
+        ],
+        "probability_best": {name: {"probability": p, "se": se} for name, (p, se) in posterior.probability_best.items()},
+    }
+
+
+def to_dict(ranking) -> dict:
+    """A scoring evaluation as a JSON-ready dict (:meth:`ScoringEvaluation.to_dict`): the
+    threshold choice, the classes and utility, ``models`` in rank order and the posterior."""
+
+    def number(x):
+        return None if not math.isfinite(x) else x
+
+    return {
+        "threshold_choice": ranking.threshold_choice,
+        "threshold_choice_note": ranking.describe_choice(),
+        "optimistic": ranking.optimistic,
+        "folds": ranking.folds,
+        "seed": ranking.seed,
+        "evaluated_items": ranking.evaluated_items,
+        "items": ranking.items,
+        "classes": list(ranking.classes),
+        "positive": ranking.positive,
+        "utility": ranking.utility.tolist(),
+        "models": [
+            {
+                "name": m.name,
+                "rank": m.rank,
+                "utility_yield": m.utility_yield,
+                "threshold": number(m.threshold),
+                "threshold_rule": _threshold_rule(m.threshold),
+                "test_set_yield": m.test_set_yield,
+                "fold_thresholds": [number(t) for t in m.fold_thresholds],
+                "auc": number(m.auc),
+                "auc_rank": m.auc_rank,
+                **{key: number(value) for key, value in m.curve_scores.items()},
+            }
+            for m in ranking.models
+        ],
+        "auc_disagreements": [list(pair) for pair in ranking.auc_disagreements],
+        "posterior": None if ranking.posterior is None else ranking.posterior.to_dict(),
+    }
+
+
+renders(ScoringEvaluation, dict=to_dict)
+renders(ScoringPosterior, dict=posterior_dict)
