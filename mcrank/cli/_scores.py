@@ -22,10 +22,9 @@ PLOT_FORMATS = (".png", ".pdf", ".svg")
 _FLAGS = {"thresholds": "--thresholds", "positive": "--positive", "folds": "--folds", "samples": "--samples",
           "prior_count": "--prior-count", "threshold_choice": "--threshold-choice", "truth": "--truth",
           "classes": "--classes"}  # fmt: skip
-#: Options of the other inputs that mean nothing with --scores.
-_OTHER_INPUTS = (("file", "FILE"), ("labels", "--labels"), ("sd", "--sd"), ("error", "--error"), ("metrics", "--metrics"),
-                 ("class_frequencies", "--class-frequencies"), ("class_counts", "--class-counts"),
-                 ("orientation", "--orientation"))  # fmt: skip
+#: The inputs of the other modes, which mean nothing with --scores (the options of the ranking
+#: on confusion matrices are refused as their fields say: mcrank.cli._evaluate_options).
+_OTHER_INPUTS = (("file", "FILE"), ("labels", "--labels"))
 
 
 #: The options that only ``--scores`` reads: refused without it (:func:`check_scores_only`).
@@ -90,6 +89,7 @@ def handler(args) -> int:
     import numpy as np
 
     from mcrank._validation import check_count
+    from mcrank.cli._evaluate_options import refuse_unread
     from mcrank.evaluate import (
         MAX_SAMPLES,
         decision_curves,
@@ -105,6 +105,9 @@ def handler(args) -> int:
     for attribute, flag in _OTHER_INPUTS:
         if getattr(args, attribute, None) is not None:
             raise UsageError(f"{flag} is not an option of --scores" if flag != "FILE" else "give one input: FILE, --labels or --scores")
+    refuse_unread(args, "scores")
+    if args.orientation is not None:
+        raise UsageError("--orientation is not an option of --scores")
     utility, utility_classes = None, None
     classes = class_names(args.classes)
     if args.utility is not None:

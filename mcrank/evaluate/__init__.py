@@ -33,7 +33,9 @@ The modules:
   :func:`read_utility`) or, in Python, label arrays as scikit-learn's ``confusion_matrix``
   takes them (:func:`confusions_from_labels`). Every bad input raises a ValueError (or
   OSError) whose one-line message says what is wrong and where.
-- :mod:`mcrank.evaluate.front_door` checks the arguments of :func:`evaluate` and reconciles
+- :mod:`mcrank.evaluate.options` declares the options of :func:`evaluate` once
+  (:class:`EvaluateOptions`: each checked when built; ``mcrank evaluate``'s flags are
+  generated from them); :mod:`mcrank.evaluate.front_door` checks the other arguments of :func:`evaluate` and reconciles
   an input file's classes with the utility's; :mod:`mcrank.evaluate.pipeline` ranks
   (:func:`evaluate`, :func:`evaluate_file`, :func:`evaluate_predictions`), with the flip
   probabilities of :mod:`mcrank.evaluate.flips` and the test-set posterior of
@@ -89,6 +91,7 @@ from mcrank.evaluate.input import (
     parse_utility,
     read_utility,
 )
+from mcrank.evaluate.options import EvaluateOptions
 from mcrank.evaluate.pipeline import evaluate, evaluate_file, evaluate_predictions
 from mcrank.evaluate.result import (
     DEFAULT_SAMPLES,
@@ -119,6 +122,7 @@ __all__ = [
     "ClassifierResult",
     "Disagreement",
     "Evaluation",
+    "EvaluateOptions",
     "EvaluationInput",
     "PairFlip",
     "ItemLabels",

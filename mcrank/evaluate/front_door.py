@@ -23,10 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from mcrank._rng import root_of
-from mcrank._validation import check_choice, check_count, check_positive
 from mcrank.evaluate.flips import _has_closed_form
 from mcrank.evaluate.input import (
-    ERROR_MODELS,
     ItemLabels,
     UtilityAssessment,
     _check_confusions,
@@ -35,16 +33,14 @@ from mcrank.evaluate.input import (
     parse_utility,
     read_utility,
 )
+from mcrank.evaluate.options import EvaluateOptions
 from mcrank.evaluate.result import (
-    _DEPRECATED_ESTIMATOR_NAMES,
     CONDITIONAL,
-    ESTIMATORS,
     FREQUENCY_TOLERANCE,
-    MAX_SAMPLES,
     SAMPLE,
 )
-from mcrank.evaluate.targets import check_orientation
-from mcrank.evaluate.uncertainty import check_prior_count, prior_per_cell
+from mcrank.evaluate.targets import DEFAULT_ORIENTATION, check_orientation
+from mcrank.evaluate.uncertainty import prior_per_cell
 from mcrank.metrics import METRICS, get_metric
 
 __all__ = ["metrics_for"]
@@ -134,9 +130,11 @@ class _Given:
     metrics: list
 
 
-def _read(confusions, utility, classes, sd, error, samples, rng, estimator, method, test_uncertainty, prior_count, class_counts,
-          metrics, source, orientation) -> _Given:  # fmt: skip
-    """Step 1: every input checked, in the order its faults are reported."""
+def _read(confusions, utility, options: EvaluateOptions, *, classes=None, orientation: str = DEFAULT_ORIENTATION,
+          source: str = "") -> _Given:  # fmt: skip
+    """Step 1: the inputs checked, in the order their faults are reported, and the options (checked
+    when built) applied to them: the sd and error model over the utility's own, the estimator
+    for that error model, the root of the random streams, the metrics for the number of classes."""
     checked, classes = _check_confusions(confusions, classes, source, check_orientation(orientation))
     if not isinstance(utility, UtilityAssessment):
         utility = parse_utility(utility)
@@ -144,46 +142,30 @@ def _read(confusions, utility, classes, sd, error, samples, rng, estimator, meth
     if utility.matrix.shape != (n, n):
         m = utility.matrix.shape[0]
         raise ValueError(f"{utility.source}: the utility matrix is {m}x{m} but the confusion matrices are {n}x{n}")
-    if sd is not None:
-        utility = replace(utility, sd=check_positive(sd, "sd"))
-    if error is not None:
-        utility = replace(utility, error=check_choice(error, ERROR_MODELS, "error model"))
+    if options.sd is not None:
+        utility = replace(utility, sd=options.sd)
+    if options.error is not None:
+        utility = replace(utility, error=options.error)
         if utility.sd is None:
-            raise ValueError(f"an error model ({error!r}) needs an error sd")
-    samples = check_count(samples, "samples", maximum=MAX_SAMPLES)
-    estimator = _check_estimator(estimator, method, utility.error)
-    if test_uncertainty or class_counts is not None:
-        prior_count = check_prior_count(prior_count)
-    generator_given = isinstance(rng, np.random.Generator)
+            raise ValueError(f"an error model ({options.error!r}) needs an error sd")
+    estimator = _check_estimator(options.chosen_estimator, utility.error)
+    generator_given = isinstance(options.rng, np.random.Generator)
     # One root for every stream (mcrank._rng): a bad seed fails here, sd or not; a Generator
     # gives a root drawn from it, once.
-    rng = root_of(rng)
+    rng = root_of(options.rng)
     root_seed = int(rng.entropy) if not generator_given and rng.spawn_key == () else None
-    chosen = metrics_for(n, metrics)
+    chosen = metrics_for(n, options.metrics)
     names = list(checked)
     counts = np.array([checked[name] for name in names])
-    return _Given(names, counts, classes, counts[0].sum(axis=0), utility, estimator, samples, rng, root_seed, prior_count, chosen)
+    return _Given(names, counts, classes, counts[0].sum(axis=0), utility, estimator, options.samples, rng, root_seed,
+                  options.prior_count, chosen)  # fmt: skip
 
 
-def _estimator_name(value, what: str) -> str:
-    """One of :data:`ESTIMATORS`, from its name or its deprecated name."""
-    if isinstance(value, str):
-        value = _DEPRECATED_ESTIMATOR_NAMES.get(value, value)
-    return check_choice(value, ESTIMATORS, what)
-
-
-def _check_estimator(estimator, method, error: str) -> str:
-    """The estimator of the flips under the utility's errors, by its name in :data:`ESTIMATORS`."""
-    if method is not None:  # the deprecated name, with either vocabulary
-        method = _estimator_name(method, "method")
-        if estimator is not None and _estimator_name(estimator, "estimator") != method:
-            raise ValueError(
-                f"estimator {estimator!r} and method {method!r} disagree: give estimator alone (method is its deprecated name)"
-            )
-        estimator = method
+def _check_estimator(estimator: str | None, error: str) -> str:
+    """The estimator of the flips under the utility's errors (:data:`ESTIMATORS`): the one
+    given, or the error model's default; the conditional one needs a closed form."""
     if estimator is None:
         return CONDITIONAL if _has_closed_form(error) else SAMPLE
-    estimator = _estimator_name(estimator, "estimator")
     if estimator == CONDITIONAL and not _has_closed_form(error):
         raise ValueError(f"the {error} error model has no closed form: its flip probabilities take the estimator {SAMPLE!r} "
                          "(the conditional estimator needs gaussian errors)")  # fmt: skip
@@ -211,8 +193,6 @@ def _deployment_frequencies(class_frequencies, class_counts, class_totals, class
     mean from registry counts; None when neither is given (the test set's own are used)."""
     if class_frequencies is None and class_counts is None:
         return None
-    if class_frequencies is not None and class_counts is not None:
-        raise ValueError("give class_frequencies or class_counts, not both: the counts make the frequencies uncertain")
     n = len(classes)
     if class_frequencies is not None:
         what = "class_frequencies"

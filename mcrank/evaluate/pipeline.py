@@ -26,10 +26,10 @@ import numpy as np
 from mcrank.evaluate.flips import _MAX_DRAWN_SD, _check_truncated, _conditional_flips, _count_flips, _has_closed_form
 from mcrank.evaluate.front_door import _check_labels, _deployment_frequencies, _Given, _read, _read_file
 from mcrank.evaluate.input import predictions_in_class_order
+from mcrank.evaluate.options import EvaluateOptions
 from mcrank.evaluate.result import (
     _DEPRECATED_METHOD_NAMES,
     CONDITIONAL,
-    DEFAULT_SAMPLES,
     FREQUENCY_TOLERANCE,
     SAMPLE,
     ClassifierResult,
@@ -40,7 +40,7 @@ from mcrank.evaluate.result import (
     _competition_ranks,
 )
 from mcrank.evaluate.targets import DEFAULT_ORIENTATION
-from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, PRIOR_NOTE_SHARE, posterior_uncertainty
+from mcrank.evaluate.uncertainty import PRIOR_NOTE_SHARE, posterior_uncertainty
 from mcrank.samplers import perturb_um
 from mcrank.utility_space import normalise_um, utility_yield
 
@@ -50,23 +50,13 @@ __all__ = ["evaluate", "evaluate_file", "evaluate_predictions"]
 def evaluate(
     confusions,
     utility,
+    options: EvaluateOptions | None = None,
     *,
     classes=None,
     orientation: str = DEFAULT_ORIENTATION,
-    sd: float | None = None,
-    error: str | None = None,
-    samples: int = DEFAULT_SAMPLES,
-    rng=None,
-    estimator: str | None = None,
-    method: str | None = None,
-    test_uncertainty: bool = False,
-    prior_count: float = DEFAULT_PRIOR_COUNT,
     labels=None,
-    class_frequencies=None,
-    class_counts=None,
-    metrics=None,
     source: str = "",
-    progress: bool = False,
+    **option_values,
 ) -> Evaluation:
     """Rank classifiers by utility yield, and compare with the popular metrics.
 
@@ -83,6 +73,20 @@ def evaluate(
         How ``confusions`` are laid out: rows = decision (output), columns = true class,
         mcrank's layout; or ``"sklearn"``, rows = true class, as scikit-learn's
         ``confusion_matrix`` returns them (:mod:`mcrank.evaluate.targets`).
+    options : EvaluateOptions, optional
+        How to rank (:class:`~mcrank.evaluate.options.EvaluateOptions`): the fields below, checked
+        once when it is built. Its fields may also be given as keywords (``sd=0.1``), alone or
+        in place of those of ``options``.
+    labels : ItemLabels, optional
+        The test set item by item (:func:`load_labels`), the classifiers named as in
+        ``confusions``: the pairs' joint tables then keep the pairing of the items.
+        Without them the posterior treats the classifiers' columns as independent
+        (conservative).
+    source : str, optional
+        Where the confusion matrices come from (a file name), to prefix messages.
+
+    Other Parameters
+    ----------------
     sd : float, optional
         Error standard deviation on the utility matrix *normalised by eq. (11)*; overrides
         one in ``utility``. With it, the flip probability of every pair is estimated.
@@ -116,11 +120,6 @@ def evaluate(
         set's joint table (:func:`mcrank.evaluate.uncertainty.prior_per_cell`): the weight
         of ``prior_count`` test items, whatever the number of classes. Also the prior of
         ``class_counts``, spread over the classes.
-    labels : ItemLabels, optional
-        The test set item by item (:func:`load_labels`), the classifiers named as in
-        ``confusions``: the pairs' joint tables then keep the pairing of the items.
-        Without them the posterior treats the classifiers' columns as independent
-        (conservative).
     class_frequencies : array_like of shape (n,), optional
         The class frequencies ``pi`` of the deployment, if they differ from the test set's
         (paper §6): every confusion matrix is re-weighted column by column,
@@ -135,8 +134,6 @@ def evaluate(
         mean; the test-set uncertainty draws them.
     metrics : sequence of str, optional
         Metric ids to report (see :func:`metrics_for`): a list, even of one id.
-    source : str, optional
-        Where the confusion matrices come from (a file name), to prefix messages.
     progress : bool, default False
         Show a progress bar of the Monte Carlo samples on stderr.
 
@@ -167,9 +164,10 @@ def evaluate(
     Tied classifiers share a rank. A pair that a perturbed matrix (or a posterior draw)
     ties counts as flipped, as in the study's step 6 (``docs/method.md``).
     """
-    given = _read(confusions, utility, classes, sd, error, samples, rng, estimator, method, test_uncertainty, prior_count,
-                  class_counts, metrics, source, orientation)  # fmt: skip
-    weighted = _reweight(given, class_frequencies, class_counts)
+    options = EvaluateOptions.of(options, **option_values)
+    given = _read(confusions, utility, options, classes=classes, orientation=orientation, source=source)
+    weighted = _reweight(given, options.class_frequencies, options.class_counts)
+    test_uncertainty = options.test_uncertainty
     ranking = _rank(given, weighted)
     scores, metric_ranks = _score(given, weighted)
     results = _classifier_results(given, weighted, ranking, scores, metric_ranks)
@@ -183,7 +181,7 @@ def evaluate(
     if given.utility.sd is not None or test_uncertainty:
         if not _has_closed_form(given.utility.error):
             _check_truncated(normalised, given.classes, given.utility.source)
-        under_error = _flips_under_utility_error(given, weighted, ranking, normalised, progress)
+        under_error = _flips_under_utility_error(given, weighted, ranking, normalised, options.progress)
         pairs = _pairs(given, weighted, ranking, under_error, posterior)
     sampled = given.utility.sd is not None and given.estimator == SAMPLE
     seed = given.root_seed if sampled or test_uncertainty else None
@@ -411,23 +409,14 @@ def _frequency_report(deployment: dict, class_totals, classes) -> dict:
 
 def evaluate_file(
     path,
+    options: EvaluateOptions | None = None,
     *,
     utility=None,
     labels: bool = False,
     truth: str = "true",
     classes=None,
     orientation: str | None = None,
-    sd: float | None = None,
-    error: str | None = None,
-    samples: int = DEFAULT_SAMPLES,
-    rng=None,
-    estimator: str | None = None,
-    test_uncertainty: bool = False,
-    prior_count: float = DEFAULT_PRIOR_COUNT,
-    class_frequencies=None,
-    class_counts=None,
-    metrics=None,
-    progress: bool = False,
+    **option_values,
 ) -> Evaluation:
     """Evaluate the classifiers of an input file: :func:`load_input` (or :func:`load_labels`),
     then :func:`evaluate`.
@@ -455,9 +444,10 @@ def evaluate_file(
         given (:func:`mcrank.evaluate.targets.class_order`).
     orientation : {"decision-by-class", "sklearn"}, optional
         The orientation of a JSON file's confusion matrices (:func:`load_input`).
-    sd, error, samples, rng, estimator, test_uncertainty, prior_count, class_frequencies, class_counts, metrics, progress
-        As for :func:`evaluate`; ``sd`` and ``error`` override those of the utility. With
-        ``labels``, the test-set uncertainty keeps the pairing of the items.
+    options : EvaluateOptions, optional
+        As for :func:`evaluate`, and its fields as keywords (``sd``, ``error``, ``samples``,
+        ``rng``, ``test_uncertainty``, ...); ``sd`` and ``error`` override those of the
+        utility. With ``labels``, the test-set uncertainty keeps the pairing of the items.
 
     Returns
     -------
@@ -468,25 +458,9 @@ def evaluate_file(
     TypeError
         If ``path`` is not a path (``None``), or ``utility`` neither JSON text nor a path.
     """
+    options = EvaluateOptions.of(options, **option_values)  # checked before the file is read
     given = _read_file(path, utility=utility, labels=labels, truth=truth, classes=classes, orientation=orientation)
-    result = evaluate(
-        given.confusions,
-        given.utility,
-        classes=given.classes,
-        sd=sd,
-        error=error,
-        samples=samples,
-        rng=rng,
-        estimator=estimator,
-        test_uncertainty=test_uncertainty,
-        prior_count=prior_count,
-        labels=given.labels,
-        class_frequencies=class_frequencies,
-        class_counts=class_counts,
-        metrics=metrics,
-        source=given.source,
-        progress=progress,
-    )
+    result = evaluate(given.confusions, given.utility, options, classes=given.classes, labels=given.labels, source=given.source)
     return replace(result, description=given.description, class_order=given.class_order)
 
 

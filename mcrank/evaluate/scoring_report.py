@@ -76,8 +76,9 @@ def decision_line(ranking, names: dict[str, str], *, banded: bool = False) -> st
     chosen = ranking.models[0].name
     posterior = getattr(ranking, "posterior", None)
     if posterior is None:
-        where = "the decision curves' bands (--details, --plot)" if banded else "--test-uncertainty"
-        return decision_sentence(names[chosen], POINT_YIELDS.format(options=where))
+        # The report names the flags that say how sure (as the confusion matrices' report does).
+        options = ("the decision curves' bands (--details, --plot)" if banded else "--test-uncertainty")  # fmt: skip
+        return decision_sentence(names[chosen], POINT_YIELDS.format(options=options))
 
     above = {pair: p for pair, (p, _) in posterior.probability_above.items()}
     against = [(m.name, above.get((chosen, m.name), 1 - above.get((m.name, chosen), 0.5))) for m in ranking.models[1:]]
