@@ -74,6 +74,11 @@ def _check_estimator_name(value, name: str) -> str:
     return check_choice(value, ESTIMATORS, name)
 
 
+def _check_prior(value, name: str) -> float:
+    """A prior's total count: positive, and within the range its draws stay numbers in."""
+    return check_prior_count(check_positive(value, name), name)
+
+
 def _check_metrics(value, name: str):
     # A string is a sequence too, of one-letter names: "accuracy" would be 'a', 'c', ...
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
@@ -134,7 +139,7 @@ class EvaluateOptions:
                                     choices=ESTIMATORS, help="conditional (exact) or sample (Monte Carlo)")  # fmt: skip
     test_uncertainty: bool = _option(False, flag="--test-uncertainty", action="store_true", modes=(MATRICES, SCORES, PER_ITEM),
                                      help="how sure the ranking is, given the test set")  # fmt: skip
-    prior_count: float = _option(DEFAULT_PRIOR_COUNT, check=check_prior_count, flag="--prior-count", metavar="C",
+    prior_count: float = _option(DEFAULT_PRIOR_COUNT, check=_check_prior, flag="--prior-count", metavar="C",
                                  modes=(MATRICES, SCORES, PER_ITEM), help="the Dirichlet prior's total count (default 1)")  # fmt: skip
     class_frequencies: tuple | None = _option(None, flag="--class-frequencies", metavar="P1,P2,...", parse=_numbers,
                                               help="the deployment's class frequencies, summing to 1")  # fmt: skip
