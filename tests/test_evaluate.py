@@ -12,7 +12,8 @@ from scipy.stats import norm
 from sklearn.metrics import confusion_matrix
 
 from mcrank import evaluate as ev
-from mcrank.evaluate import ranking
+from mcrank.evaluate import flips as flips_module
+from mcrank.evaluate import result as result_module
 from mcrank.metrics import score
 from mcrank.samplers import perturb_um
 
@@ -356,7 +357,7 @@ def test_monte_carlo_is_reproducible_and_records_its_seed():
 def test_chunks_give_the_same_numbers(monkeypatch, error):
     confusions = _three_classifiers()
     whole = ev.evaluate(confusions, np.eye(3), sd=0.3, error=error, samples=3001, rng=8, method="monte carlo")
-    monkeypatch.setattr(ranking, "_CHUNK_ELEMENTS", 9 * 250)  # 187 matrices (and 3 yields each) per chunk
+    monkeypatch.setattr(flips_module, "_CHUNK_ELEMENTS", 9 * 250)  # 187 matrices (and 3 yields each) per chunk
     chunked = ev.evaluate(confusions, np.eye(3), sd=0.3, error=error, samples=3001, rng=8, method="monte carlo")
     assert [p.flips for p in whole.pairs] == [p.flips for p in chunked.pairs]
 
@@ -370,7 +371,7 @@ def _many_classifiers(count, seed=3):
 
 def test_many_classifiers_match_all_pairs_compared_at_once(monkeypatch):
     confusions = _many_classifiers(40)
-    monkeypatch.setattr(ranking, "_CHUNK_ELEMENTS", 100)  # 2 samples per chunk
+    monkeypatch.setattr(flips_module, "_CHUNK_ELEMENTS", 100)  # 2 samples per chunk
     result = ev.evaluate(confusions, EQ4, sd=0.3, samples=2001, rng=8, metrics=["accuracy"], method="monte carlo")
     # The same perturbed matrices (seed 8's stream of the utility's errors, the child (1, 0) of
     # its SeedSequence: mcrank._rng), every pair compared over every sample at once.
@@ -425,7 +426,7 @@ def test_ranks_and_disagreements_match_every_pair_compared_one_by_one(monkeypatc
     }
     confusions["never"] = [[0, 0], [4, 6]]
     utility = [[3, 1], [0, 2]]
-    monkeypatch.setattr(ranking, "_RANK_BLOCK", 100)  # ranks computed a block of rows at a time
+    monkeypatch.setattr(result_module, "_RANK_BLOCK", 100)  # ranks computed a block of rows at a time
     result = ev.evaluate(confusions, utility, metrics=[metric_id])
     rank, metric_rank, flipped, tied, undefined = _brute_force(confusions, utility, metric_id)
     assert {c.name: c.rank for c in result.classifiers} == rank
@@ -440,7 +441,7 @@ def test_flip_counting_kernel_counts_ties_as_flips_across_tiles(classifiers, sam
     # Small integer yields: many exact ties, which count as "not strictly ahead".
     yields = np.random.default_rng(samples).integers(0, 4, size=(classifiers, samples)).astype(float)
     flips = np.zeros(classifiers * (classifiers - 1) // 2, dtype=np.int64)
-    ranking._count_not_ahead(yields, flips)
+    flips_module._count_not_ahead(yields, flips)
     expected = [np.sum(yields[b] >= yields[a]) for a in range(classifiers) for b in range(a + 1, classifiers)]
     assert flips.tolist() == expected
 
@@ -457,7 +458,7 @@ def test_flip_counts_work_in_bounded_memory():
     finally:
         tracemalloc.stop()
     assert len(result.pairs) == 1770
-    assert peak < 8 * 8 * ranking._CHUNK_ELEMENTS, f"{peak / 2**20:.0f} MiB"
+    assert peak < 8 * 8 * flips_module._CHUNK_ELEMENTS, f"{peak / 2**20:.0f} MiB"
 
 
 def test_huge_sd_gives_coin_flips_without_overflow():

@@ -469,12 +469,12 @@ def test_bad_option_values_are_argparse_errors(capsys, options, message):
 
 
 def test_out_of_memory_is_one_line_and_exit_2(capsys, monkeypatch):
-    from mcrank.evaluate import ranking
+    from mcrank.evaluate import pipeline
 
     def exhausted(*args, **kwargs):
         raise MemoryError("Unable to allocate 372 GiB for an array with shape (499500, 100000) and data type float64")
 
-    monkeypatch.setattr(ranking, "_count_flips", exhausted)
+    monkeypatch.setattr(pipeline, "_count_flips", exhausted)
     code, out, err = run(capsys, EXAMPLES / "factory.json", "--sd", "0.1", "--error", "truncated", "--format", "json")
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert err.startswith("mcrank evaluate: error: not enough memory (Unable to allocate 372 GiB"), err

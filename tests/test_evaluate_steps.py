@@ -11,7 +11,7 @@ from scipy.special import ndtr
 import mcrank.evaluate as ev
 from mcrank._io import read_bounded
 from mcrank.engine.conditional import NORMAL_SF_ERROR, _incorrect_probabilities, _normal_sf_into, incorrect_probability, normal_sf_exact
-from mcrank.evaluate.ranking import ESTIMATORS
+from mcrank.evaluate.result import ESTIMATORS
 from mcrank.evaluate.uncertainty import _flip
 
 FACTORY = {"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 32]]}

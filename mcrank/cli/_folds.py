@@ -16,11 +16,10 @@ from mcrank.cli._common import UsageError, flagged_by, terminal_width, write_out
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
 _FLAGS = {"folds_column": "--folds-column", "repeats": "--repeats", "rope": "--rope", "samples": "--samples", "utility": "--utility",
           "truth": "--truth", "folds": "--folds-column", "seed": "--seed"}  # fmt: skip
-#: Options of the ranking on one test set, and of --scores, that mean nothing across folds.
-_NOT_HERE = (("sd", "--sd"), ("error", "--error"), ("estimator", "--estimator"), ("prior_count", "--prior-count"),
-             ("class_frequencies", "--class-frequencies"), ("class_counts", "--class-counts"), ("metrics", "--metrics"),
-             ("positive", "--positive"), ("threshold_choice", "--threshold-choice"), ("folds", "--folds"), ("thresholds", "--thresholds"),
-             ("plot", "--plot"))  # fmt: skip
+#: Options of --scores that mean nothing across folds (those of the ranking on one test set are
+#: refused as their fields say: mcrank.cli._evaluate_options).
+_NOT_HERE = (("positive", "--positive"), ("threshold_choice", "--threshold-choice"), ("folds", "--folds"),
+             ("thresholds", "--thresholds"), ("plot", "--plot"))  # fmt: skip
 
 
 def add_arguments(parser) -> None:
@@ -44,6 +43,7 @@ def wanted(args) -> bool:
 def handler(args) -> int:
     """``mcrank evaluate --labels FILE.csv --utility U --folds-column NAME ...``."""
     from mcrank._validation import check_count
+    from mcrank.cli._evaluate_options import refuse_unread
     from mcrank.evaluate import MAX_SAMPLES
     from mcrank.evaluate.folds import DEFAULT_FOLD_SAMPLES, check_rope, compare_folds_file
 
@@ -57,11 +57,10 @@ def handler(args) -> int:
     if args.file is not None or args.labels is None:
         raise UsageError("--folds-column names a column of --labels FILE.csv (labels, one row per item and fold), "
                          "not of confusion matrices: give --labels")  # fmt: skip
+    refuse_unread(args, "folds")
     for attribute, flag in _NOT_HERE:
         if getattr(args, attribute, None) is not None:
             raise UsageError(f"{flag} is not an option of --folds-column")
-    if args.test_uncertainty:
-        raise UsageError("--test-uncertainty is not an option of --folds-column: the folds' spread is the uncertainty")
     if args.utility is None:
         raise UsageError(f"{args.labels}: labels need a utility matrix: give --utility (and its 'classes' to fix their order)")
     rope = 0.0 if args.rope is None else _flagged(check_rope, args.rope)

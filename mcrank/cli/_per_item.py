@@ -18,10 +18,9 @@ from mcrank.cli._common import UsageError, class_names, flag_names, write_output
 #: The library's parameters that are flags here.
 _FLAGS = {"utility": "--utility", "classes": "--classes", "columns": "--labels", "y_true": "--labels", "predictions": "--labels",
           "prior_count": "--prior-count", "samples": "--samples", "test_uncertainty": "--test-uncertainty"}  # fmt: skip
-#: Options of the matrix ranking that have no meaning, or no per-item form yet, here.
-_NOT_HERE = (("sd", "--sd"), ("error", "--error"), ("estimator", "--estimator"), ("class_frequencies", "--class-frequencies"),
-             ("class_counts", "--class-counts"), ("orientation", "--orientation"),
-             ("thresholds", "--thresholds"), ("plot", "--plot"))  # fmt: skip
+#: Options of the other inputs that have no meaning, or no per-item form yet, here (those of the
+#: ranking on confusion matrices are refused as their fields say: mcrank.cli._evaluate_options).
+_NOT_HERE = (("orientation", "--orientation"), ("thresholds", "--thresholds"), ("plot", "--plot"))
 #: Posterior draws by default: each draws one weight per item.
 DEFAULT_PER_ITEM_SAMPLES = 2000
 
@@ -41,6 +40,7 @@ def utility_of(args):
 def handler(args, utility) -> int:
     """Evaluate the ``--labels`` table with the per-item ``utility``."""
     from mcrank._validation import check_count, check_positive
+    from mcrank.cli._evaluate_options import refuse_unread
     from mcrank.evaluate import MAX_SAMPLES
     from mcrank.evaluate.per_item import evaluate_per_item, evaluate_per_item_scores, load_item_table
 
@@ -51,6 +51,7 @@ def handler(args, utility) -> int:
                          "have no items")  # fmt: skip
     if getattr(args, "folds_column", None) is not None:
         raise UsageError("--folds-column has no per-item form yet: give a utility matrix")
+    refuse_unread(args, "per-item")
     for attribute, flag in _NOT_HERE:
         if getattr(args, attribute, None) is not None:
             raise UsageError(f"{flag} has no per-item form: give a utility matrix, or leave {flag} out")

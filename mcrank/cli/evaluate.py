@@ -10,7 +10,6 @@ from mcrank.cli._common import (
     check_outputs,
     class_names,
     flagged_by,
-    metric_ids,
     output_format,
     path_argument,
     terminal_width,
@@ -26,8 +25,7 @@ DESCRIPTION = (
 
 
 def add_parser(subparsers):
-    from mcrank.error_models import ERROR_MODELS
-    from mcrank.estimators import ESTIMATORS
+    from mcrank.cli import _evaluate_options
 
     parser = subparsers.add_parser(
         "evaluate",
@@ -41,16 +39,8 @@ def add_parser(subparsers):
     add("--utility", type=path_argument, metavar="JSON-or-FILE", help="utility matrix, JSON or file; may give 'classes'")
     add("--classes", metavar="A,B,...", help="the class order of the utility's rows (decisions) and columns (true classes)")
     add("--orientation", metavar="NAME", help="of FILE's matrices: decision-by-class (rows = decision; default) or sklearn")
-    add("--sd", metavar="SD", help="error sd of U normalised by eq. (11): flip probabilities")
-    add("--error", choices=ERROR_MODELS, help=f"error model of --sd (default: {next(iter(ERROR_MODELS))})")
-    add("--estimator", choices=ESTIMATORS, help="how the flip probabilities are estimated: " + ESTIMATORS.help())
-    add("--test-uncertainty", action="store_true", help="how sure the ranking is, given the test set")
-    add("--prior-count", metavar="C", help="the Dirichlet prior's total count (default 1)")
-    add("--class-frequencies", metavar="P1,P2,...", help="the deployment's class frequencies, summing to 1")
-    add("--class-counts", metavar="K1,K2,...", help="instead, the deployment's class counts")
-    add("--samples", metavar="N", help="Monte Carlo samples (default 100000)")
-    add("--seed", type=int, help="root seed (default: fresh, and printed)")
-    add("--metrics", metavar="ID", nargs="+", help="metric ids, by spaces or commas (default: all)")
+    # The options of the ranking, generated from their fields (mcrank.evaluate.options).
+    _evaluate_options.add_arguments(add)
     add("--format", choices=("table", "json", "csv"), help="default: from --out's extension, else table")
     add("--out", type=path_argument, metavar="PATH", help="write to PATH (atomically); -: stdout")
     add("--details", action="store_true", help="the full table: every metric, pair, probability, curve")
@@ -84,22 +74,16 @@ def handler(args) -> int:
         from mcrank.cli._scores import handler as scores_handler
 
         return scores_handler(args)
-    from mcrank._validation import check_count, check_positive
-    from mcrank.evaluate import DEFAULT_SAMPLES, MAX_SAMPLES, evaluate_file
-    from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT
+    from mcrank.cli._evaluate_options import options_of
+    from mcrank.evaluate import evaluate_file
 
-    # Checked here rather than by argparse types, so that the messages are the package's own.
-    sd = None if args.sd is None else check_positive(args.sd, "--sd")
-    samples = DEFAULT_SAMPLES if args.samples is None else check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
     if args.metrics is not None and args.file is None and args.labels is None and args.metrics[-1].lower().endswith((".json", ".csv")):
         raise UsageError(f"--metrics took {args.metrics[-1]} for a metric id: give FILE before --metrics, or end the list with --")
-    metrics = None if args.metrics is None else metric_ids(args.metrics)
     if args.prior_count is not None and not (args.test_uncertainty or args.class_counts is not None):
         raise UsageError("--prior-count is the prior of --test-uncertainty (and of --class-counts)")
-    prior_count = DEFAULT_PRIOR_COUNT if args.prior_count is None else check_positive(args.prior_count, "--prior-count")
-    frequencies, counts = _numbers(args.class_frequencies, "--class-frequencies"), _numbers(args.class_counts, "--class-counts")
-    if frequencies is not None and counts is not None:
+    if args.class_frequencies is not None and args.class_counts is not None:
         raise UsageError("give --class-frequencies or --class-counts, not both: the counts make the frequencies uncertain")
+    options = options_of(args, progress=not args.quiet and sys.stderr.isatty())
     if (args.file is None) == (args.labels is None):
         raise UsageError("give one input: FILE (confusion matrices) or --labels FILE.csv (labels, one row per item)")
     if args.truth is not None and args.labels is None:
@@ -108,22 +92,12 @@ def handler(args) -> int:
         result = _with_flags(
             evaluate_file,
             args.file if args.labels is None else args.labels,
+            options,
             utility=args.utility,
             labels=args.labels is not None,
             truth="true" if args.truth is None else args.truth,
             classes=class_names(args.classes),
             orientation=args.orientation,
-            test_uncertainty=args.test_uncertainty,
-            prior_count=prior_count,
-            class_frequencies=frequencies,
-            class_counts=counts,
-            sd=sd,
-            error=args.error,
-            estimator=args.estimator,
-            samples=samples,
-            rng=args.seed,
-            metrics=metrics,
-            progress=not args.quiet and sys.stderr.isatty(),
         )
         if args.estimator is not None and result.utility.sd is None:
             raise UsageError("--estimator says how the flip probabilities under an error sd are estimated: give --sd")
@@ -149,27 +123,14 @@ def handler(args) -> int:
     return 0
 
 
-#: The library's parameters that are flags here: its errors name the parameter, ours the flag.
-_FLAGS = {"class_frequencies": "--class-frequencies", "class_counts": "--class-counts", "estimator": "--estimator",
-          "utility": "--utility", "truth": "--truth", "classes": "--classes", "prior_count": "--prior-count",
-          "orientation": "--orientation", "seed": "--seed", "samples": "--samples", "sd": "--sd", "labels": "--labels",
-          "metrics": "--metrics"}  # fmt: skip
+#: The library's parameters of the input that are flags here: its errors name the parameter, ours the flag.
+_FLAGS = {"utility": "--utility", "truth": "--truth", "classes": "--classes", "orientation": "--orientation", "labels": "--labels"}
 
 
-_with_flags = flagged_by(_FLAGS)
+def _with_flags(function, *args, **kwargs):
+    from mcrank.cli._evaluate_options import flags
 
-
-def _numbers(text: str | None, flag: str) -> list[float] | None:
-    """A comma-separated list of numbers, ``0.01,0.99``; checked further by the library."""
-    if text is None:
-        return None
-    numbers = []
-    for item in text.split(","):
-        try:
-            numbers.append(float(item))
-        except ValueError:
-            raise UsageError(f"{flag}: {item.strip()!r} is not a number; give one number per class, separated by commas") from None
-    return numbers
+    return flagged_by({**_FLAGS, **flags(), "seed": "--seed"})(function, *args, **kwargs)
 
 
 def _made(args, result, *, csv: bool = False) -> dict:

@@ -33,7 +33,15 @@ The modules:
   :func:`read_utility`) or, in Python, label arrays as scikit-learn's ``confusion_matrix``
   takes them (:func:`confusions_from_labels`). Every bad input raises a ValueError (or
   OSError) whose one-line message says what is wrong and where.
-- :mod:`mcrank.evaluate.ranking` ranks: :func:`evaluate`, :func:`evaluate_file`.
+- :mod:`mcrank.evaluate.options` declares the options of :func:`evaluate` once
+  (:class:`EvaluateOptions`: each checked when built; ``mcrank evaluate``'s flags are
+  generated from them); :mod:`mcrank.evaluate.front_door` checks the other arguments of :func:`evaluate` and reconciles
+  an input file's classes with the utility's; :mod:`mcrank.evaluate.pipeline` ranks
+  (:func:`evaluate`, :func:`evaluate_file`, :func:`evaluate_predictions`), with the flip
+  probabilities of :mod:`mcrank.evaluate.flips` and the test-set posterior of
+  :mod:`mcrank.evaluate.uncertainty`; :mod:`mcrank.evaluate.result` holds the result types
+  (:class:`Evaluation`) and their vocabulary, and :mod:`mcrank.evaluate.report` every
+  rendering of them (text, JSON, CSV, records).
 - :mod:`mcrank.evaluate.scoring` reads labels and scores (:func:`scored_test_set`,
   :func:`load_scores`) and ranks scoring classifiers by the utility at each one's best
   threshold, beside AUC (:func:`rank_scoring`, :func:`auc_score`).
@@ -62,8 +70,14 @@ The paper's story (§0) from label arrays:
 ['accuracy', 'tpr', 'precision']
 """
 
+# The report modules register the results' renderings (str(), to_dict(), ...): imported first.
+from mcrank.evaluate import curve_report as _curve_report  # noqa: F401
+from mcrank.evaluate import fold_report as _fold_report  # noqa: F401
+from mcrank.evaluate import report as _report  # noqa: F401
+from mcrank.evaluate import scoring_report as _scoring_report  # noqa: F401
 from mcrank.evaluate.curves import DecisionCurves, decision_curves, net_benefit_utility
 from mcrank.evaluate.folds import FoldComparison, FoldModel, FoldPair, compare_folds, fold_yields
+from mcrank.evaluate.front_door import metrics_for
 from mcrank.evaluate.input import (
     ERROR_MODELS,
     MAX_INPUT_BYTES,
@@ -77,7 +91,9 @@ from mcrank.evaluate.input import (
     parse_utility,
     read_utility,
 )
-from mcrank.evaluate.ranking import (
+from mcrank.evaluate.options import EvaluateOptions
+from mcrank.evaluate.pipeline import evaluate, evaluate_file, evaluate_predictions
+from mcrank.evaluate.result import (
     DEFAULT_SAMPLES,
     MAX_SAMPLES,
     TIE_TOLERANCE,
@@ -85,10 +101,6 @@ from mcrank.evaluate.ranking import (
     Disagreement,
     Evaluation,
     PairFlip,
-    evaluate,
-    evaluate_file,
-    evaluate_predictions,
-    metrics_for,
 )
 from mcrank.evaluate.scoring import (
     THRESHOLD_CHOICES,
@@ -110,6 +122,7 @@ __all__ = [
     "ClassifierResult",
     "Disagreement",
     "Evaluation",
+    "EvaluateOptions",
     "EvaluationInput",
     "PairFlip",
     "ItemLabels",

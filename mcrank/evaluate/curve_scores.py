@@ -24,6 +24,30 @@ import numpy as np
 __all__ = ["CURVE_SCORES", "average_precision", "h_measure"]
 
 
+def _score_array(values, items: int, where: str, per: str) -> np.ndarray:
+    """``values`` as ``items`` finite scores, one per item of the argument ``per``; a ValueError
+    naming ``where`` otherwise."""
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: not an array of numbers") from None
+    if array.ndim != 1 or array.size != items:
+        raise ValueError(f"{where}: expected {items} scores (one per item of {per}), got shape {array.shape}")
+    if len(bad := np.flatnonzero(~np.isfinite(array))):
+        raise ValueError(f"{where}: item {bad[0]}: score {float(array[bad[0]])!r} is not a finite number")
+    return array
+
+
+def _checked_scores(positive, scores):
+    """``positive`` as a 1-d bool array and ``scores`` as finite floats of its length, or a
+    ValueError naming the argument (the scores of the threshold-free scores)."""
+    given = np.asarray(positive)
+    if given.ndim != 1 or not (given.dtype == bool or (given.dtype.kind in "iu" and np.isin(given, (0, 1)).all())):
+        raise ValueError(f"positive: expected a 1-d array of booleans (True for a positive item), got {given.dtype} of shape {given.shape}")
+    positive = given.astype(bool)
+    return positive, _score_array(scores, positive.size, "scores", "positive")
+
+
 def _roc_points(positive: np.ndarray, scores: np.ndarray):
     """The empirical ROC curve: the counts of false and true positives at each distinct
     threshold, from ``(0, 0)`` (nothing positive) to ``(n, p)``, and ``n``, ``p``."""
@@ -86,8 +110,6 @@ def h_measure(positive, scores, *, severity_ratio: float = 1.0) -> float:
     """
     from scipy.special import betainc  # scipy only when a score is computed
 
-    from mcrank.evaluate.scoring import _checked_scores
-
     ratio = float(severity_ratio)
     if not (math.isfinite(ratio) and ratio > 0.0):
         raise ValueError(f"severity_ratio: expected a positive number, got {severity_ratio!r}")
@@ -139,8 +161,6 @@ def average_precision(positive, scores) -> float:
     float
         NaN if there is no positive item.
     """
-    from mcrank.evaluate.scoring import _checked_scores
-
     positive, scores = _checked_scores(positive, scores)
     if not positive.any():
         return math.nan

@@ -47,6 +47,7 @@ import numpy as np
 
 from mcrank._rng import DECISION_CURVE_BANDS, DECISION_CURVE_PAIRS, root_of, stream_generator
 from mcrank._validation import MAX_EVALUATE_SAMPLES, check_count
+from mcrank.evaluate.result import rendering
 from mcrank.evaluate.scoring import ScoredTestSet, scored_test_set
 from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, _flip_exact, _IntervalQuantiles, check_prior_count, prior_per_cell
 
@@ -137,33 +138,9 @@ class DecisionCurves:
         return np.zeros_like(self.thresholds)
 
     def to_dict(self) -> dict:
-        """JSON-ready: thresholds, curves, and with the posterior the bands and probabilities."""
-        result = {
-            "thresholds": self.thresholds.tolist(),
-            "prevalence": self.prevalence,
-            "items": self.items,
-            "classes": list(self.classes),
-            "treat_when": "predicted probability >= threshold",
-            "net_benefit": {name: nb.tolist() for name, nb in self.net_benefit.items()},
-            "treat_all": self.treat_all.tolist(),
-            "treat_none": self.treat_none.tolist(),
-        }
-        if self.bands is not None:
-            result["posterior"] = {
-                "prior_count": self.prior_count,
-                "prior": "total count spread evenly over the cells of each table",
-                "samples": self.samples,
-                "seed": self.seed,
-                "band": BAND,
-                "bands": {name: band.tolist() for name, band in self.bands.items()},
-                "probability_better": [
-                    {"model": a, "over": b, "probability": p.tolist(), "exact": self.exact[a, b].tolist()}
-                    for (a, b), p in self.probability_better.items()
-                ],
-                "best": self.best,
-                "difference_bands": {name: band.tolist() for name, band in self.difference_bands.items()},
-            }
-        return result
+        """JSON-ready: thresholds, curves, and with the posterior the bands and probabilities
+        (:func:`mcrank.evaluate.curve_report.to_dict`)."""
+        return rendering(self, "dict")(self)
 
 
 def _check_thresholds(thresholds) -> np.ndarray:

@@ -5,7 +5,7 @@ It opens with the decision: the model to choose (the highest mean yield across t
 the choice of maximal expected utility), its probability of being best, and its probability
 of being better than its closest competitor; then the models it cannot separate (no direction
 of the pair, nor with a rope their equivalence, has probability
-:data:`~mcrank.evaluate.folds.SEPARATED`). Then one row per model (mean and sd of its
+:data:`~mcrank.evaluate.result.SEPARATED`). Then one row per model (mean and sd of its
 per-fold yields, P(best) and its Monte Carlo SE) and the pairs, cut after
 :data:`~mcrank.evaluate.report.PAIR_LIST_CAP` (all of them in JSON and CSV).
 :func:`render_csv` writes one row per model. The numbers follow the rules of
@@ -17,7 +17,7 @@ from __future__ import annotations
 import csv
 import io
 
-from mcrank.evaluate.folds import SEPARATED
+from mcrank.evaluate.folds import FoldComparison
 from mcrank.evaluate.report import (
     DEFAULT_WIDTH,
     PAIR_LIST_CAP,
@@ -32,8 +32,9 @@ from mcrank.evaluate.report import (
     probability_text,
     short_probability,
 )
+from mcrank.evaluate.result import SEPARATED, renders
 
-__all__ = ["decision_lines", "render_csv", "render_table"]
+__all__ = ["decision_lines", "render_csv", "render_table", "to_dict"]
 
 
 def _describe_folds(result) -> str:
@@ -166,3 +167,50 @@ def render_csv(result, *, comments: dict | None = None) -> str:
             row += [repr(better), repr(p.probability_equivalent), repr(p.p_value)]
         writer.writerow(row)
     return buffer.getvalue()
+
+
+def to_dict(result) -> dict:
+    """The comparison as a JSON-ready dict (:meth:`FoldComparison.to_dict`, ``--format json``):
+    the settings, ``models`` in rank order (with their per-fold yields) and ``pairs``, each pair
+    with its ``verdict``."""
+    return {
+        "folds": result.folds,
+        "repeats": result.repeats,
+        "test_fraction": result.test_fraction,
+        "rope": result.rope,
+        "separated_at": SEPARATED,
+        "samples": result.samples,
+        "seed": result.seed,
+        "fold_names": None if result.fold_names is None else list(result.fold_names),
+        "chosen": result.chosen.name,
+        "models": [
+            {
+                "name": m.name,
+                "rank": m.rank,
+                "mean_yield": m.mean_yield,
+                "yield_sd": m.yield_sd,
+                "probability_best": m.probability_best,
+                "probability_best_se": m.probability_best_se,
+                "yields": m.yields.tolist(),
+            }  # fmt: skip
+            for m in result.models
+        ],
+        "pairs": [
+            {
+                "first": p.first,
+                "second": p.second,
+                "difference": p.difference,
+                "scale": p.scale,
+                "probability_first_better": p.probability_first_better,
+                "probability_equivalent": p.probability_equivalent,
+                "probability_second_better": p.probability_second_better,
+                "p_value": p.p_value,
+                "zero_variance": p.zero_variance,
+                "verdict": p.verdict(result.rope),
+            }  # fmt: skip
+            for p in result.pairs
+        ],
+    }
+
+
+renders(FoldComparison, text=render_table, dict=to_dict)

@@ -42,6 +42,7 @@ import numpy as np
 from mcrank._rng import FOLD_POSTERIOR, root_of, stream_generator
 from mcrank._validation import MAX_EVALUATE_SAMPLES, as_float, check_count, check_name
 from mcrank.evaluate.input import ItemLabels, _sorted_labels, load_labels, predictions_in_class_order, read_utility
+from mcrank.evaluate.result import SEPARATED, rendering
 
 __all__ = ["DEFAULT_FOLD_SAMPLES", "SEPARATED", "FoldComparison", "FoldModel", "FoldPair", "check_rope", "compare_folds",
            "compare_folds_file", "fold_yields", "student_t_cdf", "student_t_sf", "yields_from_labels"]  # fmt: skip
@@ -49,9 +50,6 @@ __all__ = ["DEFAULT_FOLD_SAMPLES", "SEPARATED", "FoldComparison", "FoldModel", "
 #: Posterior draws of the probability of being best, unless told otherwise: a Monte Carlo SE
 #: of at most 0.0016.
 DEFAULT_FOLD_SAMPLES = 100_000
-#: A pair is separated when one of its probabilities (first better, equivalent, second better)
-#: reaches this; the report names the models not separated from the chosen one.
-SEPARATED = 0.95
 # Larger yields are refused: the squares of their differences would overflow in the variance.
 _MAX_YIELD = 1e150
 # Work space of the posterior draws, in float64 elements per block: memory stays flat
@@ -249,51 +247,12 @@ class FoldComparison:
 
     def __str__(self) -> str:
         """The report ``mcrank evaluate --folds-column`` prints (:func:`mcrank.evaluate.fold_report.render_table`)."""
-        from mcrank.evaluate.fold_report import render_table
-
-        return render_table(self)
+        return rendering(self, "text")(self)
 
     def to_dict(self) -> dict:
         """A JSON-ready dict: the settings, ``models`` in rank order (with their per-fold
-        yields) and ``pairs``, each pair with its ``verdict``."""
-        return {
-            "folds": self.folds,
-            "repeats": self.repeats,
-            "test_fraction": self.test_fraction,
-            "rope": self.rope,
-            "separated_at": SEPARATED,
-            "samples": self.samples,
-            "seed": self.seed,
-            "fold_names": None if self.fold_names is None else list(self.fold_names),
-            "chosen": self.chosen.name,
-            "models": [
-                {
-                    "name": m.name,
-                    "rank": m.rank,
-                    "mean_yield": m.mean_yield,
-                    "yield_sd": m.yield_sd,
-                    "probability_best": m.probability_best,
-                    "probability_best_se": m.probability_best_se,
-                    "yields": m.yields.tolist(),
-                }  # fmt: skip
-                for m in self.models
-            ],
-            "pairs": [
-                {
-                    "first": p.first,
-                    "second": p.second,
-                    "difference": p.difference,
-                    "scale": p.scale,
-                    "probability_first_better": p.probability_first_better,
-                    "probability_equivalent": p.probability_equivalent,
-                    "probability_second_better": p.probability_second_better,
-                    "p_value": p.p_value,
-                    "zero_variance": p.zero_variance,
-                    "verdict": p.verdict(self.rope),
-                }  # fmt: skip
-                for p in self.pairs
-            ],
-        }
+        yields) and ``pairs``, each pair with its ``verdict`` (:func:`mcrank.evaluate.fold_report.to_dict`)."""
+        return rendering(self, "dict")(self)
 
 
 # --- the test -------------------------------------------------------------------------------

@@ -577,7 +577,7 @@ def evaluate_per_item(y_true, predictions, utility, *, columns=None, classes=Non
 
 def _evaluate_indices(u, truth, chosen, order, rows, source, reads, metrics, test_uncertainty, samples, prior_count, rng):
     """:func:`evaluate_per_item` on checked arrays: ``truth`` and ``chosen`` as indices."""
-    from mcrank.evaluate.ranking import evaluate
+    from mcrank.evaluate.pipeline import evaluate
 
     n_items, n_decisions, n_classes = u.shape
     yields = {name: per_item_yield(u, truth, d) for name, d in chosen.items()}

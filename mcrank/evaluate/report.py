@@ -33,6 +33,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from mcrank.evaluate.result import CONDITIONAL, FLIP_FORMULA, SAMPLE, SEPARATED, Evaluation, renders
 from mcrank.evaluate.targets import class_header
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "render_csv",
     "render_table",
     "short_probability",
+    "to_dict",
 ]
 
 #: Characters per line of :func:`render_table`, unless told otherwise (a terminal's width).
@@ -236,7 +238,99 @@ def metric_agreement(result) -> list[dict]:
     return agreement
 
 
-# --- records and CSV ------------------------------------------------------------------------
+# --- JSON, records and CSV ------------------------------------------------------------------
+
+
+def _clean(value):
+    """JSON-safe: NaN becomes None."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def to_dict(result) -> dict:
+    """The evaluation as a JSON-ready dict (:meth:`Evaluation.to_dict`, ``--format json``):
+    ``classifiers`` in rank order, ``disagreements``, and ``pairs`` (with an error sd), plus
+    the classes, the test set and the utility matrix used. Undefined scores are None."""
+    u = result.utility
+    utility = {"matrix": u.matrix.tolist(), "normalised": result.normalised_utility.tolist(), "form": u.describe()}
+    if u.matrices is not None:
+        utility["matrices"] = u.matrices.tolist()
+        utility["probabilities"] = u.probabilities.tolist()
+    document = {
+        "description": result.description,
+        "classes": list(result.classes),
+        **({} if result.class_order is None else {"class_order": result.class_order}),
+        "test_set": {
+            "items": int(result.class_totals.sum()),
+            "class_totals": {name: int(t) for name, t in zip(result.classes, result.class_totals)},
+        },
+        **({} if result.class_frequencies is None else {"class_frequencies": dict(result.class_frequencies)}),
+        "utility": utility,
+        "metrics": [{"id": mid, "name": name} for mid, name in result.metrics],
+        "classifiers": [
+            {
+                "name": c.name,
+                "rank": c.rank,
+                "utility_yield": c.utility_yield,
+                "scores": {k: _clean(v) for k, v in c.scores.items()},
+                "ranks": dict(c.ranks),
+                "confusion": c.confusion.astype(int).tolist(),
+                **({} if c.utility_yield_interval is None else {"utility_yield_interval": list(c.utility_yield_interval)}),
+                **({} if c.deployment_confusion is None else {"deployment_confusion": c.deployment_confusion.tolist()}),
+            }
+            for c in result.classifiers
+        ],
+        "disagreements": [
+            {
+                "metric": d.metric,
+                "name": d.name,
+                "flipped": [list(p) for p in d.flipped],
+                "tied": [list(p) for p in d.tied],
+                "undefined": [list(p) for p in d.undefined],
+                "best": list(d.best),
+            }
+            for d in result.disagreements
+        ],
+        "metric_agreement": metric_agreement(result),
+    }
+    if result.test_uncertainty is not None:
+        document["test_uncertainty"] = dict(result.test_uncertainty)
+    if result.pairs is not None and u.sd is not None:
+        utility["sd"] = u.sd
+        utility["error"] = u.error
+        # ``closed_form`` and ``monte_carlo`` are the deprecated names of ``estimator``'s two forms.
+        if result.estimator == CONDITIONAL:
+            settings = {"sd": u.sd, "error": u.error, "formula": FLIP_FORMULA, "exact": True}
+            document["estimator"] = {"name": CONDITIONAL, **settings}
+            document["closed_form"] = settings
+        else:
+            settings = {"sd": u.sd, "error": u.error, "samples": result.samples, "seed": result.seed}
+            document["estimator"] = {"name": SAMPLE, **settings}
+            document["monte_carlo"] = settings
+    if result.pairs is not None:
+        document["pairs"] = [
+            {
+                "better": p.better,
+                "worse": p.worse,
+                "utility_difference": p.utility_difference,
+                "flip_probability": p.flip_probability,
+                "standard_error": p.standard_error,
+                "flips": p.flips,
+                **(
+                    {}
+                    if result.test_uncertainty is None
+                    else {
+                        "flip_probability_test": _clean(p.flip_probability_test),
+                        "flip_probability_test_se": _clean(p.flip_probability_test_se),
+                        "flip_probability_both": _clean(p.flip_probability_both),
+                        "flip_probability_both_se": _clean(p.flip_probability_both_se),
+                    }
+                ),
+            }
+            for p in result.pairs
+        ]
+    return document
 
 
 def records(result) -> list[dict]:
@@ -279,7 +373,6 @@ def render_csv(result, *, comments: dict | None = None) -> str:
     ``flip_probability_test_vs_B`` and its SE ``flip_probability_test_se_vs_B`` (empty where
     exact; with an sd, ``flip_probability_both_vs_B`` and its SE too).
     """
-    from mcrank.evaluate.ranking import CONDITIONAL
     from mcrank.results import csv_comments
 
     buffer = io.StringIO()
@@ -412,8 +505,6 @@ def decision_lines(result, names: dict[str, str] | None = None) -> list[str]:
     choice of maximal expected utility) and how sure it is, then the classifiers not separated
     from it, as sentences (unwrapped). Without the test-set uncertainty or an error sd, it says
     that the choice rests on the point yields and which options say how sure it is."""
-    from mcrank.evaluate.folds import SEPARATED
-
     names = names or {c.name: printable(c.name) for c in result.classifiers}
     first = [c for c in result.classifiers if c.rank == 1]
     if len(result.classifiers) == 1:
@@ -703,8 +794,6 @@ def _render_test_uncertainty(result, shown, yield_format, width, cap) -> list[st
 
 def _render_flips(result, shown, yield_format, width, cap) -> list[str]:
     """The flip probabilities under the utility's errors."""
-    from mcrank.evaluate.ranking import CONDITIONAL, FLIP_FORMULA
-
     u = result.utility
     exact = result.estimator == CONDITIONAL
     how = ([f"conditional estimator, exact (closed form, no sampling): P(flip) = {FLIP_FORMULA}"] if exact
@@ -736,3 +825,6 @@ def _render_flips(result, shown, yield_format, width, cap) -> list[str]:
         else:
             lines += [f"  {label}", f"    yield difference {difference}  {verdict}"]
     return lines + _pairs_more(len(listed), len(result.pairs), width)
+
+
+renders(Evaluation, text=render_table, dict=to_dict, records=records, metric_agreement=metric_agreement)

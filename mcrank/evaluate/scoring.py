@@ -40,10 +40,10 @@ import numpy as np
 from mcrank._jit import jit
 from mcrank._rng import SCORING_POSTERIOR, resolve_rng, root_of, root_seed_sequence, stream_generator
 from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_name, check_square
-from mcrank.evaluate.curve_scores import CURVE_SCORES
+from mcrank.evaluate.curve_scores import CURVE_SCORES, _checked_scores, _score_array
 from mcrank.evaluate.folds import SEPARATED
 from mcrank.evaluate.input import label_array, read_csv_columns
-from mcrank.evaluate.ranking import _compare, _competition_ranks
+from mcrank.evaluate.result import _compare, _competition_ranks, rendering
 from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
 
 __all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringPosterior", "ScoringResult", "auc_score", "inverted_scores_note",
@@ -137,20 +137,6 @@ def _check_scores(scores: dict, items: int, source: str = "") -> dict[str, np.nd
         check_name(name, "model", source)
         checked[name] = _score_array(values, items, f"scores[{name!r}]", "y_true")
     return checked
-
-
-def _score_array(values, items: int, where: str, per: str) -> np.ndarray:
-    """``values`` as ``items`` finite scores, one per item of the argument ``per``; a ValueError
-    naming ``where`` otherwise."""
-    try:
-        array = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{where}: not an array of numbers") from None
-    if array.ndim != 1 or array.size != items:
-        raise ValueError(f"{where}: expected {items} scores (one per item of {per}), got shape {array.shape}")
-    if len(bad := np.flatnonzero(~np.isfinite(array))):
-        raise ValueError(f"{where}: item {bad[0]}: score {float(array[bad[0]])!r} is not a finite number")
-    return array
 
 
 def scored_test_set(y_true, scores, *, positive=None, classes=None) -> ScoredTestSet:
@@ -270,16 +256,6 @@ def _is_number(text: str) -> bool:
 
 
 # --- AUC --------------------------------------------------------------------------------------
-
-
-def _checked_scores(positive, scores):
-    """``positive`` as a 1-d bool array and ``scores`` as finite floats of its length, or a
-    ValueError naming the argument (the scores of the threshold-free scores)."""
-    given = np.asarray(positive)
-    if given.ndim != 1 or not (given.dtype == bool or (given.dtype.kind in "iu" and np.isin(given, (0, 1)).all())):
-        raise ValueError(f"positive: expected a 1-d array of booleans (True for a positive item), got {given.dtype} of shape {given.shape}")
-    positive = given.astype(bool)
-    return positive, _score_array(scores, positive.size, "scores", "positive")
 
 
 def auc_score(positive, scores) -> float:
@@ -576,24 +552,8 @@ class ScoringPosterior:
         return ScoringPosterior(samples, seed, intervals, above, best, optimism, SCORING_PRIOR_COUNT, chosen, unseparated)
 
     def to_dict(self) -> dict:
-        return {
-            "method": "Dirichlet posterior of the evaluated items' joint table (true class, every model's output at its "
-            "chosen threshold), prior total count spread evenly over the cells: the Bayesian bootstrap over the items "
-            "plus the prior's part"
-            + ("; less each model's bootstrap optimism, its threshold re-chosen on the weighted items" if self.optimism else ""),
-            "prior_count": self.prior_count,
-            "samples": self.samples,
-            "seed": self.seed,
-            "optimism": self.optimism,
-            "intervals": {name: list(bounds) for name, bounds in self.intervals.items()},
-            "probability_above": [
-                {"better": a, "worse": b, "probability": p, "se": se} for (a, b), (p, se) in self.probability_above.items()
-            ],
-            "probability_best": {name: {"probability": p, "se": se} for name, (p, se) in self.probability_best.items()},
-            "chosen": self.chosen,
-            "separated_at": SEPARATED,
-            "not_separated": [{"model": name, "probability_chosen_above": p} for name, p in self.not_separated],
-        }
+        """JSON-ready (:func:`mcrank.evaluate.scoring_report.posterior_dict`)."""
+        return rendering(self, "dict")(self)
 
 
 @dataclass(frozen=True)
@@ -695,46 +655,8 @@ class ScoringEvaluation:
         return f"cross-fitted: {self.folds} folds (unstratified{seed}), each fold's items decided at the thresholds chosen on the others"
 
     def to_dict(self) -> dict:
-        def number(x):
-            return None if not math.isfinite(x) else x
-
-        return {
-            "threshold_choice": self.threshold_choice,
-            "threshold_choice_note": self.describe_choice(),
-            "optimistic": self.optimistic,
-            "folds": self.folds,
-            "seed": self.seed,
-            "evaluated_items": self.evaluated_items,
-            "items": self.items,
-            "classes": list(self.classes),
-            "positive": self.positive,
-            "utility": self.utility.tolist(),
-            "models": [
-                {
-                    "name": m.name,
-                    "rank": m.rank,
-                    "utility_yield": m.utility_yield,
-                    "threshold": number(m.threshold),
-                    "threshold_rule": _threshold_rule(m.threshold),
-                    "test_set_yield": m.test_set_yield,
-                    "fold_thresholds": [number(t) for t in m.fold_thresholds],
-                    "auc": number(m.auc),
-                    "auc_rank": m.auc_rank,
-                    **{key: number(value) for key, value in m.curve_scores.items()},
-                }
-                for m in self.models
-            ],
-            "auc_disagreements": [list(pair) for pair in self.auc_disagreements],
-            "posterior": None if self.posterior is None else self.posterior.to_dict(),
-        }
-
-
-def _threshold_rule(threshold: float) -> str:
-    if threshold == math.inf:
-        return "never positive"
-    if threshold == -math.inf:
-        return "always positive"
-    return f"positive when score >= {threshold:.6g}"
+        """JSON-ready (:func:`mcrank.evaluate.scoring_report.to_dict`)."""
+        return rendering(self, "dict")(self)
 
 
 def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "crossfit", folds: int = DEFAULT_FOLDS,

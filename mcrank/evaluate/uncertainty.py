@@ -52,7 +52,7 @@ draws never touch the items: the counts are tabulated once.
 **Streams and memory.** Each random quantity has a stream of its own from the root seed
 (:func:`mcrank._rng.stream_generator`): the class proportions and columns
 (``TEST_SET, 0``), each pair's joint table (``TEST_SET, 1 + pair``), the perturbed utility
-matrices (``UTILITY_ERRORS``, the stream of :func:`mcrank.evaluate.ranking._count_flips`
+matrices (``UTILITY_ERRORS``, the stream of :func:`mcrank.evaluate.flips._count_flips`
 too, so both see the same matrices) and the deployment's frequencies
 (``DEPLOYMENT_FREQUENCIES``). Adding an error sd or deployment counts leaves every other
 number as it was. The draws are made in blocks of :data:`_BLOCK` and reduced as they come:
@@ -408,8 +408,6 @@ def posterior_uncertainty(
     """
     prior_count = check_prior_count(prior_count)
     root = root_of(rng)
-    draws = stream_generator(root, TEST_SET)  # the class proportions and every classifier's columns
-    errors = stream_generator(root, UTILITY_ERRORS)
     lowest, scale = float(np.min(utility)), float(np.max(utility) - np.min(utility))
     u = (np.asarray(utility, dtype=float) - lowest) / scale
     counts = np.asarray(confusions, dtype=float)
@@ -418,108 +416,134 @@ def posterior_uncertainty(
     pairs = [(order[a], order[b]) for a in range(k - 1) for b in range(a + 1, k)]
     signs = np.asarray(signs, dtype=float)
     both = perturbed is not None
-    deployment = frequencies is not None or frequency_counts is not None
-    if frequencies is not None:
-        frequencies = np.asarray(frequencies, dtype=float)
-    if frequency_counts is not None:
-        frequency_alpha = np.asarray(frequency_counts, dtype=float) + prior_per_cell(prior_count, n)
-        deployment_draws = stream_generator(root, DEPLOYMENT_FREQUENCIES)
-    flip_test, flip_test_sq = np.zeros(len(pairs)), np.zeros(len(pairs))
-    flip_both, flip_both_sq = np.zeros(len(pairs)), np.zeros(len(pairs))
-    exact = np.full(len(pairs), np.nan)  # the exact flip probabilities, where there are
-    low, high = (1 - INTERVAL) / 2, 1 - (1 - INTERVAL) / 2
-    yields = _IntervalQuantiles(k, samples, (low, high))
+    proportions = _Proportions(root, counts, prior_count, frequencies, frequency_counts)
+    sums = _FlipSums(len(pairs))
+    yields = _IntervalQuantiles(k, samples, ((1 - INTERVAL) / 2, 1 - (1 - INTERVAL) / 2))
     # Every table's prior from the one rule: its marginals are those of the full joint table.
-    class_alpha = counts[0].sum(axis=0) + prior_per_cell(prior_count, n)  # (n,): the class totals
     column_alpha = counts.transpose(0, 2, 1) + prior_per_cell(prior_count, n * n)  # (k, n true, n outputs)
+    joint = None if labels is None else _JointTables(root, labels, names, pairs, signs, u, prior_count, proportions.deployment, both)
+    draws, errors = stream_generator(root, TEST_SET), stream_generator(root, UTILITY_ERRORS)
+    done = 0
+    while done < samples:
+        size = min(_BLOCK, samples - done)
+        done += size
+        v = perturbed(size=size, rng=errors) if both else None  # (size, n, n)
+        shares = proportions.draw(size, draws)  # (size, n): the class proportions of this block's draws
+        frequencies_drawn = []
+        block_yields = np.empty((k, size))
+        for c in range(k):
+            columns = _dirichlet(draws, column_alpha[c], size)  # (size, n true, n outputs)
+            cells = columns.transpose(0, 2, 1) * shares[:, None, :]  # (size, output, true)
+            frequencies_drawn.append(cells)
+            block_yields[c] = np.einsum("sij,ij->s", cells, u)
+        yields.add(block_yields)
+        if joint is not None:
+            joint.add_flips(sums, shares, v)
+            continue
+        for p, (first, second) in enumerate(pairs):
+            delta = frequencies_drawn[first] - frequencies_drawn[second]
+            sums.add(p, "test", _flip(np.einsum("sij,ij->s", delta, u), signs[p]))
+            if both:
+                sums.add(p, "both", _flip(np.einsum("sij,sij->s", delta, v), signs[p]))
+    # Back in the units of the matrix (eq. 11 undone), within its range despite rounding.
+    ends = np.clip(lowest + scale * yields.result(), lowest, lowest + scale)
+    intervals = {name: (float(ends[c, 0]), float(ends[c, 1])) for c, name in enumerate(names)}
+    exact = np.full(len(pairs), np.nan) if joint is None else joint.exact
+    return sums.result(intervals, exact, signs, both, samples, "labels" if labels is not None else "confusion matrices", prior_count)
 
-    if labels is not None:
+
+class _Proportions:
+    """The class proportions of each block of draws: the test set's, Dirichlet(class totals +
+    prior), or the deployment's, fixed or Dirichlet(registry counts + prior) from a stream of
+    their own (module docstring)."""
+
+    def __init__(self, root, counts: np.ndarray, prior_count: float, frequencies, frequency_counts):
+        n = counts.shape[1]
+        self.deployment = frequencies is not None or frequency_counts is not None
+        self.frequencies = None if frequencies is None else np.asarray(frequencies, dtype=float)
+        self.alpha = counts[0].sum(axis=0) + prior_per_cell(prior_count, n)  # (n,): the class totals
+        self.deployment_draws = None
+        if frequency_counts is not None:
+            self.alpha = np.asarray(frequency_counts, dtype=float) + prior_per_cell(prior_count, n)
+            self.deployment_draws = stream_generator(root, DEPLOYMENT_FREQUENCIES)
+
+    def draw(self, size: int, draws: np.random.Generator) -> np.ndarray:
+        if self.frequencies is not None:
+            return np.broadcast_to(self.frequencies, (size, self.alpha.size))
+        return _dirichlet(draws if self.deployment_draws is None else self.deployment_draws, self.alpha, size)
+
+
+class _FlipSums:
+    """Per pair, the sums of the flips drawn and of their squares, under the test set alone
+    (``"test"``) and with the utility's errors too (``"both"``)."""
+
+    def __init__(self, pairs: int):
+        self.sums = {kind: (np.zeros(pairs), np.zeros(pairs)) for kind in ("test", "both")}
+
+    def add(self, pair: int, kind: str, flips: np.ndarray) -> None:
+        total, squares = self.sums[kind]
+        total[pair] += flips.sum()
+        squares[pair] += (flips * flips).sum()
+
+    def result(self, intervals, exact, signs, both: bool, samples: int, model: str, prior_count: float) -> RankingUncertainty:
+        test, test_se = _mean_and_se(*self.sums["test"], samples)
+        exact_pairs = ~np.isnan(exact)
+        test[exact_pairs], test_se[exact_pairs] = exact[exact_pairs], np.nan
+        tied = signs == 0
+        test[tied], test_se[tied] = np.nan, np.nan
+        both_mean = both_se = None
+        if both:
+            both_mean, both_se = _mean_and_se(*self.sums["both"], samples)
+            both_mean[tied], both_se[tied] = np.nan, np.nan
+        return RankingUncertainty(intervals, test, test_se, exact_pairs, both_mean, both_se, model, samples, float(prior_count))
+
+
+class _JointTables:
+    """With labels: each pair's joint table (true class, A's output, B's output) as the
+    Dirichlet parameters of its components, the cells where A and B differ then the agreeing
+    ones merged (into one, or one per true class with deployment frequencies, each class its
+    own Dirichlet); the exact flip probabilities where the integral gives them, and a stream
+    per pair drawn (whether another is exact, or an error sd makes the exact ones drawn too,
+    changes none of its draws)."""
+
+    def __init__(self, root, labels, names, pairs, signs, u: np.ndarray, prior_count: float, deployment: bool, both: bool):
+        n = u.shape[0]
         truth, outputs = labels.truth, [labels.outputs[name] for name in names]
         j, a, b = np.nonzero(np.broadcast_to(~np.eye(n, dtype=bool), (n, n, n)))  # the cells where A and B differ
-        weights = u[a, j] - u[b, j]  # their weights in the yield difference under U
+        self.j, self.a, self.b, self.n, self.signs, self.deployment = j, a, b, n, signs, deployment
+        self.weights = u[a, j] - u[b, j]  # their weights in the yield difference under U
         cell_prior = prior_per_cell(prior_count, n**3)
-        # The components of a pair's Dirichlet: the differing cells, then the agreeing ones
-        # merged, all of them into one (the test set's proportions) or one per true class
-        # (deployment frequencies, each class its own Dirichlet).
         merged_class = np.arange(n) if deployment else np.zeros(0, dtype=np.int64)
-        class_indicator = np.eye(n)[np.concatenate((j, merged_class))]  # (components, n)
-        joint = []  # per pair: the Dirichlet parameters of its components
+        self.class_indicator = np.eye(n)[np.concatenate((j, merged_class))]  # (components, n)
+        self.alphas, self.exact = [], np.full(len(pairs), np.nan)
         for p, (first, second) in enumerate(pairs):
             cells = (truth * n + outputs[first]) * n + outputs[second]
             table = np.bincount(cells, minlength=n**3).reshape(n, n, n)  # (true, A's output, B's output)
             agreeing = np.einsum("jaa->j", table)  # per true class
             merged = agreeing + n * cell_prior if deployment else [agreeing.sum() + n * n * cell_prior]
             alpha = np.concatenate((table[j, a, b] + cell_prior, merged))
-            joint.append(alpha)
+            self.alphas.append(alpha)
             if signs[p] != 0 and not deployment:  # the merged component has weight 0 and drops out
-                value = _flip_exact(signs[p] * weights, alpha[:-1])
-                exact[p] = np.nan if value is None else value
-        # Each pair drawn has a stream of its own: whether another is exact, or an error sd
-        # makes the exact ones drawn too, changes none of its draws.
-        pair_draws = {p: stream_generator(root, TEST_SET, 1 + p) for p in range(len(pairs)) if both or math.isnan(exact[p])}
+                value = _flip_exact(signs[p] * self.weights, alpha[:-1])
+                self.exact[p] = np.nan if value is None else value
+        self.both = both
+        self.streams = {p: stream_generator(root, TEST_SET, 1 + p) for p in range(len(pairs)) if both or math.isnan(self.exact[p])}
 
-    done = 0
-    while done < samples:
-        size = min(_BLOCK, samples - done)
-        done += size
-        v = perturbed(size=size, rng=errors) if both else None  # (size, n, n)
-        # The class proportions of this block's draws: the test set's, or the deployment's.
-        if frequencies is not None:
-            proportions = np.broadcast_to(frequencies, (size, n))
-        elif frequency_counts is not None:
-            proportions = _dirichlet(deployment_draws, frequency_alpha, size)
-        else:
-            proportions = _dirichlet(draws, class_alpha, size)  # (size, n)
-        frequencies_drawn = []
-        block_yields = np.empty((k, size))
-        for c in range(k):
-            columns = _dirichlet(draws, column_alpha[c], size)  # (size, n true, n outputs)
-            cells = columns.transpose(0, 2, 1) * proportions[:, None, :]  # (size, output, true)
-            frequencies_drawn.append(cells)
-            block_yields[c] = np.einsum("sij,ij->s", cells, u)
-        yields.add(block_yields)
-        if labels is not None:
-            perturbed_weights = v[:, a, j] - v[:, b, j] if both else None  # (size, cells), shared by the pairs
-            for p, pair_rng in pair_draws.items():
-                alpha, drawn = joint[p], math.isnan(exact[p])
-                if deployment:
-                    # One Dirichlet per true class, each scaled to that class's frequency.
-                    gamma = pair_rng.standard_gamma(np.broadcast_to(alpha, (size, alpha.size)))
-                    totals = gamma @ class_indicator  # (size, n): each class's normaliser
-                    share = np.divide(proportions, totals, out=np.zeros((size, n)), where=(proportions > 0) & (totals > 0))
-                    f = gamma[:, : j.size] * share[:, j]
-                else:
-                    f = _dirichlet(pair_rng, alpha, size)[:, :-1]  # the merged component has weight 0
-                if drawn:
-                    flips = _flip(f @ weights, signs[p])
-                    flip_test[p] += flips.sum()
-                    flip_test_sq[p] += (flips * flips).sum()
-                if both:
-                    flips = _flip(np.einsum("sc,sc->s", f, perturbed_weights), signs[p])
-                    flip_both[p] += flips.sum()
-                    flip_both_sq[p] += (flips * flips).sum()
-        else:
-            for p, (first, second) in enumerate(pairs):
-                delta = frequencies_drawn[first] - frequencies_drawn[second]
-                flips = _flip(np.einsum("sij,ij->s", delta, u), signs[p])
-                flip_test[p] += flips.sum()
-                flip_test_sq[p] += (flips * flips).sum()
-                if both:
-                    flips = _flip(np.einsum("sij,sij->s", delta, v), signs[p])
-                    flip_both[p] += flips.sum()
-                    flip_both_sq[p] += (flips * flips).sum()
-
-    # Back in the units of the matrix (eq. 11 undone), within its range despite rounding.
-    ends = np.clip(lowest + scale * yields.result(), lowest, lowest + scale)
-    intervals = {name: (float(ends[c, 0]), float(ends[c, 1])) for c, name in enumerate(names)}
-    test, test_se = _mean_and_se(flip_test, flip_test_sq, samples)
-    exact_pairs = ~np.isnan(exact)
-    test[exact_pairs], test_se[exact_pairs] = exact[exact_pairs], np.nan
-    tied = signs == 0
-    test[tied], test_se[tied] = np.nan, np.nan
-    both_mean = both_se = None
-    if both:
-        both_mean, both_se = _mean_and_se(flip_both, flip_both_sq, samples)
-        both_mean[tied], both_se[tied] = np.nan, np.nan
-    return RankingUncertainty(intervals, test, test_se, exact_pairs, both_mean, both_se, "labels" if labels is not None else "confusion matrices",
-                              samples, float(prior_count))  # fmt: skip
+    def add_flips(self, sums: _FlipSums, proportions: np.ndarray, v: np.ndarray | None) -> None:
+        """One block's flips of every pair drawn, given its class proportions and perturbed matrices."""
+        size = proportions.shape[0]
+        perturbed_weights = v[:, self.a, self.j] - v[:, self.b, self.j] if self.both else None  # (size, cells), shared by the pairs
+        for p, pair_rng in self.streams.items():
+            alpha = self.alphas[p]
+            if self.deployment:
+                # One Dirichlet per true class, each scaled to that class's frequency.
+                gamma = pair_rng.standard_gamma(np.broadcast_to(alpha, (size, alpha.size)))
+                totals = gamma @ self.class_indicator  # (size, n): each class's normaliser
+                share = np.divide(proportions, totals, out=np.zeros((size, self.n)), where=(proportions > 0) & (totals > 0))
+                f = gamma[:, : self.j.size] * share[:, self.j]
+            else:
+                f = _dirichlet(pair_rng, alpha, size)[:, :-1]  # the merged component has weight 0
+            if math.isnan(self.exact[p]):
+                sums.add(p, "test", _flip(f @ self.weights, self.signs[p]))
+            if self.both:
+                sums.add(p, "both", _flip(np.einsum("sc,sc->s", f, perturbed_weights), self.signs[p]))

@@ -1,0 +1,104 @@
+"""evaluate's options, declared once (mcrank.evaluate.options): the object and its keywords give
+the same ranking, each option is checked when the object is built, and ``mcrank evaluate``'s
+flags and its refusals of a flag a mode does not read are generated from the fields."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mcrank.cli import build_parser, main
+from mcrank.evaluate import EvaluateOptions, evaluate, evaluate_file
+from mcrank.evaluate.options import MODES, option_fields
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+CONFUSIONS = {"A": [[27, 15], [23, 35]], "B": [[43, 18], [7, 32]], "C": [[30, 20], [20, 30]]}
+UTILITY = [[15, -335], [-35, 165]]
+
+
+def test_the_options_object_and_its_keywords_give_the_same_ranking():
+    options = EvaluateOptions(sd=0.1, error="truncated", samples=500, rng=3, test_uncertainty=True, metrics=["accuracy", "f1"])
+    by_object = evaluate(CONFUSIONS, UTILITY, options)
+    by_keywords = evaluate(CONFUSIONS, UTILITY, sd=0.1, error="truncated", samples=500, rng=3, test_uncertainty=True,
+                           metrics=["accuracy", "f1"])  # fmt: skip
+    assert by_object.to_dict() == by_keywords.to_dict()
+    # A keyword in place of the object's field.
+    assert evaluate(CONFUSIONS, UTILITY, options, sd=0.2).utility.sd == 0.2
+    by_file = evaluate_file(EXAMPLES / "factory.json", options)
+    assert by_file.samples == 500 and by_file.estimator == "sample"
+
+
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        ({"sd": -1}, "sd must be positive"),
+        ({"sd": "a"}, "sd"),
+        ({"error": "uniform"}, "unknown error model 'uniform'"),
+        ({"estimator": "exact"}, "unknown estimator 'exact'"),
+        ({"samples": 0}, "samples must be a whole number"),
+        ({"prior_count": 0}, "prior_count must be positive"),
+        ({"prior_count": 1e300}, "prior_count must be from"),
+        ({"class_frequencies": [0.5, 0.5], "class_counts": [1, 1]}, "class_frequencies or class_counts, not both"),
+        ({"estimator": "sample", "method": "closed form"}, "estimator 'sample' and method 'conditional' disagree"),
+    ],
+)
+def test_each_option_is_checked_when_the_object_is_built(values, message):
+    with pytest.raises(ValueError, match=message):
+        EvaluateOptions(**values)
+
+
+def test_a_metric_list_that_is_a_string_is_refused():
+    with pytest.raises(TypeError, match="metrics must be a list"):
+        EvaluateOptions(metrics="accuracy")
+
+
+def test_an_options_object_of_another_type_is_refused():
+    with pytest.raises(TypeError, match="EvaluateOptions"):
+        evaluate(CONFUSIONS, UTILITY, {"sd": 0.1})
+
+
+def test_the_options_are_checked_once_when_given_as_an_object(monkeypatch):
+    # evaluate takes the object's values as they are: it checks none of them again.
+    options = EvaluateOptions(sd=0.1)
+    calls = []
+    monkeypatch.setattr(EvaluateOptions, "__post_init__", lambda self: calls.append(self))
+    evaluate(CONFUSIONS, UTILITY, options)
+    assert calls == []
+
+
+def test_every_option_with_a_flag_is_a_flag_of_evaluate():
+    subparsers = next(a for a in build_parser()._actions if a.dest == "command")
+    flags = {flag for action in subparsers.choices["evaluate"]._actions for flag in action.option_strings}
+    assert {spec.metadata["flag"] for spec in option_fields()} <= flags
+    assert all(set(spec.metadata["modes"]) <= set(MODES) and "matrices" in spec.metadata["modes"] for spec in option_fields())
+
+
+def _mode_arguments(tmp_path, mode):
+    scores = tmp_path / "scores.csv"
+    rng = np.random.default_rng(1)
+    scores.write_text("true,a\n" + "".join(f"{('yes', 'no')[k % 2]},{rng.random()!r}\n" for k in range(20)))
+    return {
+        "scores": ["--scores", scores, "--positive", "yes"],
+        "folds": ["--labels", EXAMPLES / "wine_folds.csv", "--utility", EXAMPLES / "wine_utility.json", "--folds-column", "fold"],
+        "per-item": ["--labels", EXAMPLES / "fraud_labels.csv", "--utility", EXAMPLES / "fraud_per_item.json"],
+    }[mode]
+
+
+_VALUES = {"--sd": ["0.1"], "--error": ["truncated"], "--estimator": ["sample"], "--test-uncertainty": [], "--prior-count": ["2"],
+           "--class-frequencies": ["0.5,0.5"], "--class-counts": ["1,1"], "--samples": ["10"], "--seed": ["1"],
+           "--metrics": ["accuracy"]}  # fmt: skip
+_UNREAD = [(mode, spec.metadata["flag"]) for spec in option_fields() for mode in MODES if mode not in spec.metadata["modes"]]
+
+
+def test_some_options_are_not_read_in_some_modes():
+    assert ("scores", "--estimator") in _UNREAD and ("folds", "--test-uncertainty") in _UNREAD and len(_UNREAD) >= 15
+
+
+@pytest.mark.parametrize("mode, flag", _UNREAD)
+def test_an_option_a_mode_does_not_read_is_refused_in_one_line(capsys, tmp_path, mode, flag):
+    code = main(["evaluate", *map(str, _mode_arguments(tmp_path, mode)), flag, *_VALUES[flag]])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and captured.err.count("\n") == 1, captured.err
+    assert flag in captured.err and "error" in captured.err
