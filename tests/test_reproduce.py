@@ -109,7 +109,7 @@ def test_reproduce_writes_every_result_and_figure(experiments, tmp_path, capsys)
     }
     # One crossover table per roc sweep (B ~ Uniform(0, 1)), after the others.
     assert {r["experiment"] for r in roc} == {f"roc_{t}_{e}" for t, e in paper}
-    assert {r["metric"] for r in roc} == {"auc", "best_accuracy", "best_youden", "best_f1"}
+    assert {r["metric"] for r in roc} == {"auc", "best_accuracy", "best_youden", "best_f1", "hmeasure", "auprc"}
     # ... and one table per number of classes of the n-class study, 2 to 10, per error model.
     n_class = {(int(r["classes"]), r["error"]) for r in crossover if r["true_um"] == "uniform-elements"}
     assert n_class == {(n, e) for n in range(2, 11) for e in ("gaussian", "truncated")}
