@@ -499,7 +499,7 @@ def test_missing_scikit_learn_says_how_to_install_it(monkeypatch):
     with pytest.raises(ImportError, match="pip install scikit-learn"):
         make_utility_scorer(np.eye(2))
     with pytest.raises(ImportError, match="pip install scikit-learn"):
-        mcrank.sklearn._utility_classifier_class.__wrapped__()
+        mcrank.sklearn.__getattr__("UtilityClassifier")  # where it is first looked up
     assert utility_score([0, 1], [0, 1], utility=np.eye(2)) == 1.0  # needs NumPy only
 
 
