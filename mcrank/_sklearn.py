@@ -16,8 +16,7 @@ from sklearn.metrics._scorer import _Scorer
 from sklearn.utils import assert_all_finite, get_tags
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from mcrank.decisions import _check_prior, _check_utility, optimal_decisions
-from mcrank.sklearn import (
+from mcrank._utility_score import (
     CALIBRATION_METHODS,
     _as_labels,
     _check_unique,
@@ -29,6 +28,7 @@ from mcrank.sklearn import (
     _utility_of_items,
     utility_score,
 )
+from mcrank.decisions import _check_prior, _check_utility, optimal_decisions
 
 __all__ = ["PerItemScorer", "UtilityClassifier"]
 
