@@ -132,8 +132,7 @@ def _files(directory: Path) -> dict:
 
 
 def _check_nothing_is_drawn_twice(experiments, out):
-    """A second run with nothing changed draws nothing and changes no file; a change redraws
-    what depends on it, and only that."""
+    """A second run with nothing changed draws nothing and changes no file."""
     assert sorted(p.name for p in (out / "samples").iterdir()) == sorted(f"{n}.{s}" for n in SAMPLES for s in ("json", "npz"))
     manifest = json.loads((out / "figures" / "manifest.json").read_text())
     assert sorted(manifest["figures"]) == sorted(FIGURES)
@@ -143,29 +142,53 @@ def _check_nothing_is_drawn_twice(experiments, out):
     assert report.up_to_date == [f"samples/{n}" for n in SAMPLES] + [f"figures/{n}" for n in FIGURES]
     assert _files(out) == before
 
+
+def test_a_change_redraws_what_depends_on_it_and_a_forced_run_changes_no_file(experiments, tmp_path, monkeypatch):
+    """A change redraws what depends on it, and only that; --force recomputes every study,
+    sample and figure, and files whose numbers come out the same keep their bytes, dates and
+    wall times included, so `git status` shows nothing. Two studies show it: figs 1-7."""
+    studies = _keep_only(experiments, ["fig6_uniform", "fig7_uniform_gaussian"])
+    figures = FIGURES[:7]
+    out = tmp_path / "results"
+    reproduce(experiments, out, samples=2000, quiet=True)
+    assert sorted(json.loads((out / "figures" / "manifest.json").read_text())["figures"]) == sorted(figures)
+
     # Fewer pairs in fig. 6: its sample and its figure, nothing else.
     settings = experiments / "figures.toml"
     settings.write_text(settings.read_text().replace("pairs = 300", "pairs = 200"))
-    assert reproduce(experiments, out, samples=3000, quiet=True).drawn == ["samples/fig6_uniform", "figures/fig6_uniform"]
+    assert reproduce(experiments, out, samples=2000, quiet=True).drawn == ["samples/fig6_uniform", "figures/fig6_uniform"]
     assert read_pairs(out / "samples", "fig6_uniform").d_true.shape == (200,)
     # A missing figure file is drawn again; a sample file that is not what its record says is
     # drawn again, and the figures drawn from it are not, since the data are the same.
     (out / "figures" / "fig1_hexagon.pdf").unlink()
     (out / "samples" / "fig4_true_um_gaussian.npz").write_bytes(b"not a sample")
-    assert reproduce(experiments, out, samples=3000, quiet=True).drawn == ["samples/fig4_true_um_gaussian", "figures/fig1_hexagon"]
+    assert reproduce(experiments, out, samples=2000, quiet=True).drawn == ["samples/fig4_true_um_gaussian", "figures/fig1_hexagon"]
     # A change of a figure's code draws it again.
     manifest = json.loads((out / "figures" / "manifest.json").read_text())
     manifest["figures"]["fig7_sweep"]["inputs"] = "0" * 64
     (out / "figures" / "manifest.json").write_text(json.dumps(manifest))
-    assert reproduce(experiments, out, samples=3000, quiet=True).drawn == ["figures/fig7_sweep"]
+    assert reproduce(experiments, out, samples=2000, quiet=True).drawn == ["figures/fig7_sweep"]
 
-    # --force draws everything again, and the same seed gives the same samples, byte for byte.
-    before = _files(out / "samples")
-    report = reproduce(experiments, out, samples=3000, quiet=True, force=True)
-    assert report.drawn == [f"samples/{n}" for n in SAMPLES] + [f"figures/{n}" for n in FIGURES] and report.up_to_date == []
-    after = _files(out / "samples")
-    assert {k: v for k, v in after.items() if k.suffix == ".npz"} == {k: v for k, v in before.items() if k.suffix == ".npz"}
+    # --force, on another day with other versions installed: every file as it was, the
+    # samples' too (the same seed gives the same samples, byte for byte).
+    before = _files(out)
+    real_provenance = mcrank.results.provenance
+    later = {"date": "2099-01-01T00:00:00+00:00", "platform": "elsewhere", "versions": {"mcrank": "9.9", "numpy": "9.9", "numba": "9.9"}}
+    monkeypatch.setattr(mcrank.results, "provenance", lambda: {**real_provenance(), **later})
+    report = reproduce(experiments, out, samples=2000, quiet=True, force=True)
+    assert report.ran == studies and report.skipped == []
+    assert report.drawn == [f"samples/{n}" for n in SAMPLES] + [f"figures/{n}" for n in figures] and report.up_to_date == []
+    assert _files(out) == before
     assert _no_temporary_files(out)
+
+
+def _keep_only(experiments: Path, names: list[str]) -> list[str]:
+    """Remove every experiment file but ``names`` (and the figures' settings): the smallest set
+    that shows a property of the runs, not the paper's 55 studies."""
+    for path in experiments.glob("*.toml"):
+        if path.stem not in (*names, "figures"):
+            path.unlink()
+    return names
 
 
 def test_samples_are_drawn_from_the_streams_the_figures_always_used(tmp_path):
@@ -249,6 +272,8 @@ def _check_crossover_provenance(out, crossover):
 
 
 def test_an_interrupted_reproduce_resumes_where_it_stopped(experiments, tmp_path, monkeypatch):
+    # Three studies of three kinds, in the order they run.
+    studies = _keep_only(experiments, ["fig6_uniform", "nclass_gaussian_n03", "testset_2class_00020"])
     out = tmp_path / "results"
     calls = []
     real_run_study = mcrank.engine.run_study
@@ -267,7 +292,7 @@ def test_an_interrupted_reproduce_resumes_where_it_stopped(experiments, tmp_path
 
     monkeypatch.setattr(mcrank.engine, "run_study", real_run_study)
     report = reproduce(experiments, out, samples=2000, figures=False, quiet=True)
-    assert report.skipped == ["fig6_uniform"] and report.ran == STUDIES[1:]
+    assert report.skipped == ["fig6_uniform"] and report.ran == studies[1:]
     assert (out / "fig6_uniform.json").read_text() == first
 
     # Up to date: nothing is run, and no file changes, the crossover tables included, even
@@ -281,9 +306,9 @@ def test_an_interrupted_reproduce_resumes_where_it_stopped(experiments, tmp_path
 
     # A changed config (here the sample count) is not "complete": it runs again.
     report = reproduce(experiments, out, samples=2500, figures=False, quiet=True)
-    assert report.ran == STUDIES and report.skipped == []
+    assert report.ran == studies and report.skipped == []
     report = reproduce(experiments, out, samples=2500, figures=False, quiet=True, force=True)
-    assert report.ran == STUDIES
+    assert report.ran == studies
     assert _no_temporary_files(out)
 
 
@@ -513,29 +538,12 @@ def test_a_dirty_tree_does_not_write_into_the_committed_results_unless_allowed(r
     # Nothing to write: nothing to refuse, from any tree.
     assert _reproduce(capsys, *arguments) == (0, [])
     # Committed: a forced run replaces the record of a modified tree by the clean commit's,
-    # every count the same.
+    # every count the same (the studies' files record it; the figures are not drawn again).
     changes.clear()
     rows = json.loads((out / "fig6_uniform.json").read_text())["rows"]
-    assert _reproduce(capsys, *arguments, "--force") == (0, [])
+    assert _reproduce(capsys, *arguments, "--force", "--no-figures") == (0, [])
     document = json.loads((out / "fig6_uniform.json").read_text())
     assert document["revision"]["modified"] is False and document["rows"] == rows
-
-
-def test_a_forced_run_that_changes_no_number_changes_no_file(experiments, tmp_path, monkeypatch):
-    """--force recomputes every study, sample and figure; files whose numbers come out the same
-    keep their bytes, dates and wall times included, so `git status` shows nothing."""
-    out = tmp_path / "results"
-    for path in experiments.glob("*.toml"):
-        if path.stem not in ("fig6_uniform", "fig7_uniform_gaussian", "figures"):
-            path.unlink()
-    reproduce(experiments, out, samples=2000, quiet=True)
-    before = _files(out)
-    real_provenance = mcrank.results.provenance
-    later = {"date": "2099-01-01T00:00:00+00:00", "platform": "elsewhere", "versions": {"mcrank": "9.9", "numpy": "9.9", "numba": "9.9"}}
-    monkeypatch.setattr(mcrank.results, "provenance", lambda: {**real_provenance(), **later})
-    report = reproduce(experiments, out, samples=2000, quiet=True, force=True)
-    assert report.ran == ["fig6_uniform", "fig7_uniform_gaussian"] and len(report.drawn) == 5 + 7  # samples, figures
-    assert _files(out) == before
 
 
 def test_a_fifo_among_the_experiment_files_is_refused_in_one_line_without_waiting(experiments, tmp_path, capsys, fifo):
