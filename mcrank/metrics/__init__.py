@@ -34,6 +34,7 @@ from mcrank._axes import Registry
 from mcrank._jit import interpreted, jit
 from mcrank._validation import check_zero_division
 from mcrank.confusion import _cells_from_pab
+from mcrank.metrics import _registry
 from mcrank.metrics import definitions as _definitions  # noqa: F401 - registers every metric
 from mcrank.metrics._registry import REGISTRY, Metric, dispatch, dispatch_matrix
 from mcrank.metrics.definitions import Margins, _margins, margins
@@ -188,3 +189,7 @@ def score(metric: str | Metric, confusion, *, beta: float = 1.0, zero_division: 
     largest = c.max(axis=(-2, -1), keepdims=True)
     c = c / np.where((largest > 0) & ((largest > 1e100) | (largest < 1e-100)), largest, 1.0)
     return _score_cells(metric, (c[..., 0, 0], c[..., 0, 1], c[..., 1, 0], c[..., 1, 1]), beta, zero_division)
+
+
+# What a record's methods call (Metric.__call__, Metric.from_pab).
+_registry.SCORING.update(score=score, from_pab=_score_pab)

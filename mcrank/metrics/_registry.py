@@ -72,9 +72,7 @@ class Metric:
 
     def __call__(self, confusion, *, beta: float = 1.0, zero_division: float = np.nan):
         """Score confusion matrices; see :func:`mcrank.metrics.score`."""
-        from mcrank.metrics import score
-
-        return score(self, confusion, beta=beta, zero_division=zero_division)
+        return SCORING["score"](self, confusion, beta=beta, zero_division=zero_division)
 
     def from_pab(self, p, tpr, tnr, *, beta: float = 1.0, zero_division: float = np.nan):
         """Score the normalised two-class matrices with class-0 fraction ``p``, TPR and TNR.
@@ -88,10 +86,13 @@ class Metric:
         zero_division : {0, 1, NaN}, default NaN
             Value returned where the metric is 0/0.
         """
-        from mcrank.metrics import _score_pab
+        return SCORING["from_pab"](self, p, tpr, tnr, beta, zero_division)
 
-        return _score_pab(self, p, tpr, tnr, beta, zero_division)
 
+#: The scoring functions a record's methods call: :mod:`mcrank.metrics` installs them when it
+#: is imported (every record is reached through it), so that this module does not import its
+#: package back.
+SCORING: dict[str, Callable] = {}
 
 #: Every metric by id, in the order registered (its code); :data:`mcrank.metrics.METRICS`.
 REGISTRY: Registry = Registry("metric", key="id")
