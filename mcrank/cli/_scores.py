@@ -86,21 +86,54 @@ _with_flags = flagged_by(_FLAGS, after_file=True)
 
 def handler(args) -> int:
     """``mcrank evaluate --scores FILE.csv ...``."""
-    import numpy as np
-
     from mcrank._validation import check_count
-    from mcrank.cli._evaluate_options import refuse_unread
-    from mcrank.evaluate import (
-        MAX_SAMPLES,
-        decision_curves,
-        load_scores,
-        rank_scoring,
-        read_utility,
-    )
+    from mcrank.evaluate import MAX_SAMPLES, decision_curves, load_scores, rank_scoring
     from mcrank.evaluate.curves import DEFAULT_BAND_SAMPLES
     from mcrank.evaluate.scoring import DEFAULT_FOLDS, DEFAULT_SCORING_SAMPLES, inverted_scores_note
     from mcrank.evaluate.scoring_report import render_csv, render_json, render_table
     from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT
+
+    utility, utility_classes, classes = _inputs(args)
+    plot = None if args.plot is None else Path(args.plot)
+    if plot is not None and plot.suffix.lower() not in PLOT_FORMATS:
+        raise UsageError(f"--plot {args.plot}: give a file ending in {', '.join(PLOT_FORMATS)}")
+    thresholds = _thresholds(args.thresholds)
+    curves_wanted = utility is None or args.thresholds is not None or plot is not None
+    _refuse_what_changes_nothing(args, utility, curves_wanted)
+    given_samples = None if args.samples is None else check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
+    folds = DEFAULT_FOLDS if args.folds is None else check_count(args.folds, "--folds", minimum=2)
+    seed = _seed(args, utility)
+    test_set = _with_flags(load_scores, args.scores, truth=args.truth or "true", positive=args.positive, classes=classes,
+                           utility_classes=utility_classes)  # fmt: skip
+    ranking = curves = None
+    if utility is not None:
+        ranking = _with_flags(rank_scoring, test_set, utility, threshold_choice=choice_given(args), folds=folds,
+                              test_uncertainty=args.test_uncertainty,
+                              samples=DEFAULT_SCORING_SAMPLES if given_samples is None else given_samples, rng=seed)  # fmt: skip
+    if curves_wanted:
+        curves = _with_flags(decision_curves, test_set, thresholds=thresholds, test_uncertainty=args.test_uncertainty,
+                             prior_count=DEFAULT_PRIOR_COUNT if args.prior_count is None else args.prior_count,
+                             samples=DEFAULT_BAND_SAMPLES if given_samples is None else given_samples, rng=seed)  # fmt: skip
+    if (note := inverted_scores_note(test_set)) is not None:  # after the work, which may still refuse the input
+        print(f"mcrank evaluate: note: {note} (--positive)", file=sys.stderr)
+    made = {"input": str(args.scores), **({"utility_input": args.utility} if args.utility is not None else {})}
+    render = {"json": render_json, "csv": render_csv}.get(args.format)
+    if render is None:
+        text = render_table(test_set, ranking, curves, width=terminal_width(args.out), details=args.details)
+    else:
+        text = render(test_set, ranking, curves, made)
+    if plot is not None:
+        _write_plot(curves, plot)
+    if write_output(text, args.out) is not None and not args.quiet:
+        print(f"mcrank evaluate: wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def _inputs(args):
+    """The other modes' inputs refused, then the utility (a 2x2 matrix, or None for decision
+    curves alone), the classes it names and those of ``--classes``; the positive class said."""
+    from mcrank.cli._evaluate_options import refuse_unread
+    from mcrank.evaluate import read_utility
 
     for attribute, flag in _OTHER_INPUTS:
         if getattr(args, attribute, None) is not None:
@@ -124,11 +157,12 @@ def handler(args) -> int:
             "--scores: say which label is the positive class: --positive LABEL, or name the classes (--classes, or 'classes' in "
             "--utility; the first is positive)"
         )
-    plot = None if args.plot is None else Path(args.plot)
-    if plot is not None and plot.suffix.lower() not in PLOT_FORMATS:
-        raise UsageError(f"--plot {args.plot}: give a file ending in {', '.join(PLOT_FORMATS)}")
-    thresholds = _thresholds(args.thresholds)
-    curves_wanted = utility is None or args.thresholds is not None or plot is not None
+    return utility, utility_classes, classes
+
+
+def _refuse_what_changes_nothing(args, utility, curves_wanted: bool) -> None:
+    """A UsageError for an option that this command line does not read: it would change nothing
+    (and a note for ``--samples`` and ``--seed``, which a script may always pass)."""
     if utility is None:
         for value, flag in ((args.threshold_choice, "--threshold-choice"), (args.folds, "--folds")):
             if value is not None:
@@ -143,43 +177,26 @@ def handler(args) -> int:
     if args.format == "csv" and curves_wanted and utility is not None:
         raise UsageError("--format csv holds one table: the ranking (--utility) or the decision curves (--thresholds, --plot); "
                          "--format json holds both")  # fmt: skip
-    random = (utility is not None and choice_given(args) != "test") or args.test_uncertainty
-    if not random and (given := [flag for flag, value in (("--samples", args.samples), ("--seed", args.seed)) if value is not None]):
+    if not _draws(args, utility) and (
+        given := [flag for flag, value in (("--samples", args.samples), ("--seed", args.seed)) if value is not None]
+    ):
         # A seed a script always passes is no error: it is noted, and nothing is drawn.
         print(f"mcrank evaluate: note: {' and '.join(given)} not used: nothing is drawn (they set the split or folds of "
               "--threshold-choice and the bands of --test-uncertainty)", file=sys.stderr)  # fmt: skip
-    given_samples = None if args.samples is None else check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
-    samples = DEFAULT_BAND_SAMPLES if given_samples is None else given_samples
-    folds = DEFAULT_FOLDS if args.folds is None else check_count(args.folds, "--folds", minimum=2)
-    choice = args.threshold_choice or "crossfit"
-    seed = args.seed
-    if seed is None and ((utility is not None and choice != "test") or args.test_uncertainty):
-        seed = int(np.random.SeedSequence().entropy)  # fresh, and printed: the run can be repeated
-    test_set = _with_flags(load_scores, args.scores, truth=args.truth or "true", positive=args.positive, classes=classes,
-                           utility_classes=utility_classes)  # fmt: skip
-    ranking = curves = None
-    if utility is not None:
-        ranking = _with_flags(rank_scoring, test_set, utility, threshold_choice=choice, folds=folds,
-                              test_uncertainty=args.test_uncertainty,
-                              samples=DEFAULT_SCORING_SAMPLES if given_samples is None else given_samples, rng=seed)  # fmt: skip
-    if curves_wanted:
-        curves = _with_flags(decision_curves, test_set, thresholds=thresholds, test_uncertainty=args.test_uncertainty,
-                             prior_count=DEFAULT_PRIOR_COUNT if args.prior_count is None else args.prior_count,
-                             samples=samples, rng=seed)  # fmt: skip
-    if (note := inverted_scores_note(test_set)) is not None:  # after the work, which may still refuse the input
-        print(f"mcrank evaluate: note: {note} (--positive)", file=sys.stderr)
-    made = {"input": str(args.scores), **({"utility_input": args.utility} if args.utility is not None else {})}
-    if args.format == "json":
-        text = render_json(test_set, ranking, curves, made)
-    elif args.format == "csv":
-        text = render_csv(test_set, ranking, curves, made)
-    else:
-        text = render_table(test_set, ranking, curves, width=terminal_width(args.out), details=args.details)
-    if plot is not None:
-        _write_plot(curves, plot)
-    if write_output(text, args.out) is not None and not args.quiet:
-        print(f"mcrank evaluate: wrote {args.out}", file=sys.stderr)
-    return 0
+
+
+def _draws(args, utility) -> bool:
+    """Whether anything is drawn: the split or folds of the thresholds' choice, or a posterior."""
+    return (utility is not None and choice_given(args) != "test") or args.test_uncertainty
+
+
+def _seed(args, utility):
+    """``--seed``, or a fresh one when something is drawn (printed: the run can be repeated)."""
+    import numpy as np
+
+    if args.seed is None and _draws(args, utility):
+        return int(np.random.SeedSequence().entropy)
+    return args.seed
 
 
 def choice_given(args) -> str:

@@ -175,6 +175,47 @@ def _treated_counts(positive: np.ndarray, levels: np.ndarray, thresholds: int) -
     return out
 
 
+def _band(generator: np.random.Generator, alpha: np.ndarray, net, samples: int) -> np.ndarray:
+    """The central :data:`BAND` interval, at each threshold, of ``net(f)`` for ``f`` drawn from
+    Dirichlet(``alpha[t]``) (``alpha`` of shape (T, components); ``net`` takes the gamma
+    variates, of shape (draws, T, components), and gives the numerator): ``samples`` draws in
+    blocks of bounded size, from ``generator``."""
+    thresholds = alpha.shape[0]
+    step = max(1, _BAND_BLOCK // thresholds)  # draws per block, at every threshold at once
+    quantiles = _IntervalQuantiles(thresholds, samples, ((1 - BAND) / 2, 1 - (1 - BAND) / 2))
+    for start in range(0, samples, step):
+        gamma = generator.standard_gamma(np.broadcast_to(alpha, (min(step, samples - start), *alpha.shape)))
+        quantiles.add((net(gamma) / gamma.sum(axis=-1)).T)
+    return quantiles.result()
+
+
+def _probabilities_better(root, names, is_positive, levels, treated, odds, joint: float, samples: int) -> tuple[dict, dict]:
+    """For each pair ``(a, b)`` of models in order and each threshold, the posterior probability
+    that ``a``'s net benefit exceeds ``b``'s, from the cells treated by one only: exact
+    (:func:`~mcrank.evaluate.uncertainty._flip_exact`) or, where the integral does not
+    converge, drawn; and where it is exact."""
+    better, exact, pair, size = {}, {}, -1, odds.size
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            pair += 1
+            both = _treated_counts(is_positive, np.minimum(levels[a], levels[b]), size)
+            only_a, only_b = treated[a] - both, treated[b] - both  # (2, T): positives, negatives
+            probability, is_exact = np.empty(size), np.ones(size, dtype=bool)
+            for k in range(size):
+                weights = np.array([1.0, -odds[k], -1.0, odds[k]])
+                alpha = np.array([only_a[0, k], only_a[1, k], only_b[0, k], only_b[1, k]]) + joint
+                below = _flip_exact(weights, alpha)  # P(NB_a < NB_b); a tie has probability 0
+                if below is None:  # the integral did not converge: drawn instead, in blocks
+                    generator, below = stream_generator(root, DECISION_CURVE_PAIRS, pair * size + k), 0
+                    for start in range(0, samples, _BAND_BLOCK):
+                        gamma = generator.standard_gamma(np.broadcast_to(alpha, (min(_BAND_BLOCK, samples - start), 4)))
+                        below += int(np.count_nonzero(gamma @ weights < 0))
+                    below, is_exact[k] = below / samples, False
+                probability[k] = 1.0 - below
+            better[a, b], exact[a, b] = probability, is_exact
+    return better, exact
+
+
 def decision_curves(y_true, scores=None, *, positive=None, thresholds=None, test_uncertainty: bool = False,
                     prior_count: float = DEFAULT_PRIOR_COUNT, samples: int = DEFAULT_BAND_SAMPLES, rng=None) -> DecisionCurves:  # fmt: skip
     """Net benefit of each model, treat all and treat none, against the threshold probability.
@@ -257,19 +298,11 @@ def decision_curves(y_true, scores=None, *, positive=None, thresholds=None, test
     positives, negatives = float(is_positive.sum()), float((~is_positive).sum())
     own = prior_per_cell(prior_count, 4)
     bands = {}
-    low, high = (1 - BAND) / 2, 1 - (1 - BAND) / 2
-    step = max(1, _BAND_BLOCK // t.size)  # draws per block, at every threshold at once
     for index, name in enumerate(names):
-        generator = stream_generator(root, DECISION_CURVE_BANDS, index)
         tp, fp = treated[name]
         # By aggregation, TP, FP and the untreated rest suffice: NB = f_TP - w f_FP.
         alpha = np.stack((tp + own, fp + own, positives - tp + negatives - fp + 2 * own), axis=-1)  # (T, 3)
-        quantiles = _IntervalQuantiles(t.size, samples, (low, high))
-        for start in range(0, samples, step):
-            gamma = generator.standard_gamma(np.broadcast_to(alpha, (min(step, samples - start), *alpha.shape)))
-            quantiles.add(((gamma[..., 0] - odds * gamma[..., 1]) / gamma.sum(axis=-1)).T)
-        bands[name] = quantiles.result()
-
+        bands[name] = _band(stream_generator(root, DECISION_CURVE_BANDS, index), alpha, lambda g: g[..., 0] - odds * g[..., 1], samples)
     joint = prior_per_cell(prior_count, 8)
     # Each model's net benefit minus the best one's, from their joint table: the cells treated
     # by one only, and the rest merged. Streams after the bands' (children len(names) + index),
@@ -279,35 +312,12 @@ def decision_curves(y_true, scores=None, *, positive=None, thresholds=None, test
     for index, name in enumerate(names):
         if name == best:
             continue
-        generator = stream_generator(root, DECISION_CURVE_BANDS, len(names) + index)
         shared = _treated_counts(is_positive, np.minimum(levels[name], levels[best]), t.size)
         only, only_best = treated[name] - shared, treated[best] - shared  # (2, T): positives, negatives
         rest = total - only.sum(axis=0) - only_best.sum(axis=0)
         alpha = np.stack((only[0] + joint, only[1] + joint, only_best[0] + joint, only_best[1] + joint, rest + 4 * joint), axis=-1)
-        quantiles = _IntervalQuantiles(t.size, samples, (low, high))
-        for start in range(0, samples, step):
-            gamma = generator.standard_gamma(np.broadcast_to(alpha, (min(step, samples - start), *alpha.shape)))
-            difference = gamma[..., 0] - odds * gamma[..., 1] - gamma[..., 2] + odds * gamma[..., 3]
-            quantiles.add((difference / gamma.sum(axis=-1)).T)
-        differences[name] = quantiles.result()
-    better, exact, pair = {}, {}, -1
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            pair += 1
-            both = _treated_counts(is_positive, np.minimum(levels[a], levels[b]), t.size)
-            only_a, only_b = treated[a] - both, treated[b] - both  # (2, T): positives, negatives
-            probability, is_exact = np.empty(t.size), np.ones(t.size, dtype=bool)
-            for k in range(t.size):
-                weights = np.array([1.0, -odds[k], -1.0, odds[k]])
-                alpha = np.array([only_a[0, k], only_a[1, k], only_b[0, k], only_b[1, k]]) + joint
-                below = _flip_exact(weights, alpha)  # P(NB_a < NB_b); a tie has probability 0
-                if below is None:  # the integral did not converge: drawn instead, in blocks
-                    generator, below = stream_generator(root, DECISION_CURVE_PAIRS, pair * t.size + k), 0
-                    for start in range(0, samples, _BAND_BLOCK):
-                        gamma = generator.standard_gamma(np.broadcast_to(alpha, (min(_BAND_BLOCK, samples - start), 4)))
-                        below += int(np.count_nonzero(gamma @ weights < 0))
-                    below, is_exact[k] = below / samples, False
-                probability[k] = 1.0 - below
-            better[a, b], exact[a, b] = probability, is_exact
+        differences[name] = _band(stream_generator(root, DECISION_CURVE_BANDS, len(names) + index), alpha,
+                                  lambda g: g[..., 0] - odds * g[..., 1] - g[..., 2] + odds * g[..., 3], samples)  # fmt: skip
+    better, exact = _probabilities_better(root, names, is_positive, levels, treated, odds, joint, samples)
     return DecisionCurves(t, net_benefit, treat_all, prevalence, total, test_set.classes, bands, better, exact,
                           float(prior_count), int(samples), seed, differences)  # fmt: skip
