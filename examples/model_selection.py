@@ -41,6 +41,7 @@ breast-cancer and wine data"); a test checks it.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -223,23 +224,10 @@ def wine_utility() -> dict:
 
 def wine_models(fast: bool = False) -> dict:
     """The six candidates of ``examples/wine_models.py`` (``fast``: a smaller forest)."""
-    from sklearn.ensemble import RandomForestClassifier
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.naive_bayes import GaussianNB
-    from sklearn.neighbors import KNeighborsClassifier
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-    from sklearn.svm import SVC
-    from sklearn.tree import DecisionTreeClassifier
-
-    return {
-        "logistic": make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)),
-        "forest": RandomForestClassifier(n_estimators=20 if fast else 200, random_state=0),
-        "knn": make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=15)),
-        "naive_bayes": GaussianNB(),
-        "svm": make_pipeline(StandardScaler(), SVC(random_state=0)),
-        "tree": DecisionTreeClassifier(max_depth=3, random_state=0),
-    }
+    spec = importlib.util.spec_from_file_location("wine_models", Path(__file__).resolve().parent / "wine_models.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.models(trees=20 if fast else 200)
 
 
 def class_probabilities(model, X) -> np.ndarray:

@@ -43,11 +43,12 @@ COMMAND = ["evaluate", "--labels", "examples/wine_labels.csv", "--utility", "exa
            "--test-uncertainty", "--class-frequencies", "0.1,0.6,0.3", "--seed", "1", "--details"]  # fmt: skip
 
 
-def models() -> dict:
-    """Six model families, each with the scaling it needs; every random one seeded."""
+def models(trees: int = 200) -> dict:
+    """Six model families, each with the scaling it needs; every random one seeded (``trees``:
+    the forest's size)."""
     return {
         "logistic": make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)),
-        "forest": RandomForestClassifier(n_estimators=200, random_state=SEED),
+        "forest": RandomForestClassifier(n_estimators=trees, random_state=SEED),
         "knn": make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=15)),
         "naive_bayes": GaussianNB(),
         "svm": make_pipeline(StandardScaler(), SVC(random_state=SEED)),
