@@ -40,6 +40,7 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -572,13 +573,33 @@ def evaluate_per_item(y_true, predictions, utility, *, columns=None, classes=Non
         if len(values) != n_items:
             raise ValueError(f"predictions: {name!r} has {len(values)} decisions but y_true has {n_items} items")
         chosen[str(name)] = _indexer(rows, values, f"predictions: {name}")
-    return _evaluate_indices(u, truth, chosen, order, rows, source, reads, metrics, test_uncertainty, samples, prior_count, rng)
+    checked = _CheckedItems(u, truth, chosen, tuple(order), tuple(rows), source, tuple(reads))
+    return _evaluate_indices(checked, metrics=metrics, test_uncertainty=test_uncertainty, samples=samples, prior_count=prior_count,
+                             rng=rng)  # fmt: skip
 
 
-def _evaluate_indices(u, truth, chosen, order, rows, source, reads, metrics, test_uncertainty, samples, prior_count, rng):
-    """:func:`evaluate_per_item` on checked arrays: ``truth`` and ``chosen`` as indices."""
+class _CheckedItems(NamedTuple):
+    """The inputs of :func:`evaluate_per_item`, checked: labels as indices."""
+
+    #: The per-item utility, items x decisions x classes.
+    u: np.ndarray
+    #: Each item's true class, an index into ``order``.
+    truth: np.ndarray
+    #: Each model's decision of each item, an index into ``rows``.
+    chosen: dict
+    #: The class order (columns), the decisions (rows), where the order came from
+    #: (:data:`mcrank.evaluate.targets.CLASS_ORDERS`) and the item columns the utility reads.
+    order: tuple
+    rows: tuple
+    source: str
+    reads: tuple
+
+
+def _evaluate_indices(checked: _CheckedItems, *, metrics, test_uncertainty, samples, prior_count, rng) -> PerItemEvaluation:
+    """:func:`evaluate_per_item` on checked inputs (its options as keywords)."""
     from mcrank.evaluate.pipeline import evaluate
 
+    u, truth, chosen, order, rows, source, reads = checked
     n_items, n_decisions, n_classes = u.shape
     yields = {name: per_item_yield(u, truth, d) for name, d in chosen.items()}
     average = average_matrix(u)
