@@ -34,16 +34,16 @@ from mcrank._validation import check_real as _real
 from mcrank._validation import check_square as _square
 from mcrank.confusion import from_sklearn
 from mcrank.evaluate.targets import DEFAULT_ORIENTATION, check_orientation, class_order, oriented
-from mcrank.samplers import ERROR_MODELS as _SAMPLER_ERROR_MODELS
+from mcrank.samplers import ERROR_MODELS
 from mcrank.utility_space import expected_um
 
 __all__ = ["ERROR_MODELS", "MAX_INPUT_BYTES", "EvaluationInput", "ItemLabels", "UtilityAssessment", "confusions_from_labels",
            "label_array", "labels_from_predictions", "load_input", "load_labels", "parse_utility", "read_utility"]  # fmt: skip
 
-#: The error models of the utility matrix, those of :func:`mcrank.samplers.perturb_um`.
-ERROR_MODELS = tuple(_SAMPLER_ERROR_MODELS)
-#: The error model of an uncertain utility that names none: the first registered, as for a study.
-DEFAULT_ERROR_MODEL = ERROR_MODELS[0]
+#: The error model of an uncertain utility that names none: the first registered in
+#: :data:`mcrank.error_models.ERROR_MODELS` (the error models of the utility matrix, those of
+#: :func:`mcrank.samplers.perturb_um`), as for a study.
+DEFAULT_ERROR_MODEL = next(iter(ERROR_MODELS))
 _FILE_KEYS = ("classifiers", "utility", "classes", "orientation", "description")
 _CSV_COLUMNS = ("classifier", "output", "true", "count")
 #: Larger counts are not all exact in floating point (2**53 + 1 is read as 2**53): the checks
@@ -206,7 +206,7 @@ def parse_utility(value, *, source: str = "utility") -> UtilityAssessment:
         )
     sd = None if value.get("sd") is None else check_positive(_real(value["sd"], f"{source}: sd"), f"{source}: sd")
     try:
-        error = check_choice(value.get("error", DEFAULT_ERROR_MODEL), ERROR_MODELS, "error model")
+        error = check_choice(value.get("error", DEFAULT_ERROR_MODEL), ERROR_MODELS, "error model").name
     except ValueError as failure:
         raise ValueError(f"{source}: {failure}") from None
     if ("matrix" in value) == ("matrices" in value):

@@ -27,8 +27,7 @@ from mcrank._validation import (
     check_sd,
 )
 from mcrank.distributions import default_true_um
-from mcrank.estimators import ESTIMATORS as _ESTIMATORS
-from mcrank.estimators import default_estimator
+from mcrank.estimators import ESTIMATORS, default_estimator
 from mcrank.metrics import METRICS
 from mcrank.samplers import ERROR_MODELS, HEXAGON_DISTRIBUTIONS, TRUE_UM_DISTRIBUTIONS
 from mcrank.study.kinds import DEFAULT_KIND, NCLASS_METRICS, STUDY_KINDS
@@ -66,9 +65,6 @@ MIN_PREVALENCE = 1e-6
 
 #: Maximum number of samples a study accepts (the counts are int64; this keeps runs finite).
 MAX_SAMPLES = MAX_STUDY_SAMPLES  # mcrank._validation says why it differs from evaluate's
-#: How the perturbed utility matrix's percentage is estimated: by drawing the errors, or by
-#: averaging each pair's probability of being ranked incorrectly (gaussian errors only).
-ESTIMATORS = tuple(_ESTIMATORS)
 #: Most classes a study takes (a pair draws about 3 n^2 variates).
 MAX_CLASSES = 50
 #: Maximum number of error sds in one study.
@@ -221,6 +217,16 @@ def _kind_help() -> str:
     return "what the classifiers are: " + " or ".join(f"{kind.name} ({kind.help})" for kind in STUDY_KINDS.values())
 
 
+def _metrics_help() -> str:
+    """``--metrics``'s help: the default metrics and scores, as the registries give them."""
+    from mcrank.roc import DEFAULT_ROC_SCORES  # the ROC scores' registry: read when the parser is built
+
+    return (
+        f"metric ids, separated by spaces or commas (default: the paper's seven for 2 classes; {', '.join(NCLASS_METRICS)} for more; "
+        f"with --study roc the scores {', '.join(DEFAULT_ROC_SCORES)})"
+    )
+
+
 def _names(registry):
     """The names of a registry, as the ``choices`` of a flag (read when the parser is built)."""
     return lambda: tuple(registry)
@@ -356,9 +362,7 @@ class StudyConfig:
         flag="--metrics",
         nargs="+",
         metavar="ID",
-        help="metric ids, separated by spaces or commas (default: the paper's seven for 2 classes; accuracy, "
-        "balanced_accuracy, macro_precision, macro_f1, mcc, cohen_kappa for more; with --study roc the scores "
-        "auc, best_accuracy, best_youden, best_f1)",
+        help=_metrics_help,
         kernel=lambda v, c: STUDY_KINDS[c.kind].score_codes(v),
     )
     class_proportion: tuple[float, float] = _parameter(
@@ -420,9 +424,9 @@ class StudyConfig:
     estimator: str | None = _parameter(
         None,
         flag="--estimator",
-        choices=lambda: ESTIMATORS,
-        help="how the perturbed utility matrix's %% is estimated: " + _ESTIMATORS.help(),
-        kernel=lambda v, c: {"conditional": _ESTIMATORS[c.estimator_used].needs_closed_form},
+        choices=_names(ESTIMATORS),
+        help="how the perturbed utility matrix's %% is estimated: " + ESTIMATORS.help(),
+        kernel=lambda v, c: {"conditional": ESTIMATORS[c.estimator_used].needs_closed_form},
     )
     test_size: int | None = _parameter(
         None,
@@ -576,7 +580,7 @@ def _checked(config: StudyConfig) -> dict:
         )
     error = check_choice(config.error, ERROR_MODELS, "error model")
     if config.estimator is not None:
-        estimator = check_choice(config.estimator, _ESTIMATORS, "estimator")
+        estimator = check_choice(config.estimator, ESTIMATORS, "estimator")
         estimator.check(error)
         if estimator.needs_closed_form and kind.closed_form is not None:
             raise ValueError(
