@@ -479,11 +479,13 @@ class StudyConfig:
 
     @property
     def binary(self) -> bool:
-        """Whether the two-class kernels run the study: two classes, a hexagon distribution, an
-        error model they draw (:attr:`~mcrank.error_models.ErrorModel.two_class_kernel`) and
-        metrics with two-class forms (else the n-class kernels do)."""
+        """Whether the two-class kernels run the study: a kind they run
+        (:attr:`~mcrank.study.kinds.StudyKind.two_class_kernels`), two classes, a hexagon
+        distribution, an error model they draw
+        (:attr:`~mcrank.error_models.ErrorModel.two_class_kernel`) and metrics with two-class
+        forms (else the n-class kernels do)."""
         return (
-            self.kind == "confusion" and self.classes == 2 and self.true_um in HEXAGON_DISTRIBUTIONS
+            STUDY_KINDS[self.kind].two_class_kernels and self.classes == 2 and self.true_um in HEXAGON_DISTRIBUTIONS
             and ERROR_MODELS[self.error].two_class_kernel and all(METRICS[m].binary is not None for m in self.metrics)
         )  # fmt: skip
 
