@@ -217,6 +217,14 @@ def _kind_help() -> str:
     return "what the classifiers are: " + " or ".join(f"{kind.name} ({kind.help})" for kind in STUDY_KINDS.values())
 
 
+def _true_um_sd_help() -> str:
+    """``--true-um-sd``'s help: the distributions that read it (their registry's ``reads_sd``)."""
+    readers = [
+        f"{d.name} ({'each hexagon coordinate' if d.hexagon else 'each element'})" for d in TRUE_UM_DISTRIBUTIONS.values() if d.reads_sd
+    ]
+    return f"sd for --true-um {' or '.join(readers)} (default 1/3)"
+
+
 def _metrics_help() -> str:
     """``--metrics``'s help: the default metrics and scores, as the registries give them."""
     from mcrank.roc import DEFAULT_ROC_SCORES  # the ROC scores' registry: read when the parser is built
@@ -337,7 +345,7 @@ class StudyConfig:
         flag="--true-um-sd",
         cli_type=float,
         metavar="SD",
-        help="sd for --true-um gaussian (each hexagon coordinate) or gaussian-elements (each element) (default 1/3)",
+        help=_true_um_sd_help,
         kernel=lambda v, c: {"true_um_sd": float(v)},
     )
     error: str = _parameter(
