@@ -3,7 +3,6 @@
 import importlib.util
 import pickle
 import re
-import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 
 pytest.importorskip("sklearn")
 
+from run_example import run_example  # noqa: E402
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.datasets import load_breast_cancer, load_iris, make_classification  # noqa: E402
 from sklearn.exceptions import DataConversionWarning, NotFittedError  # noqa: E402
@@ -514,10 +514,9 @@ def test_an_old_scikit_learn_says_which_version_it_needs(monkeypatch):
 # --- the example ------------------------------------------------------------------------------
 
 
-def test_example_runs_and_prints_its_three_sections():
-    result = subprocess.run([sys.executable, "-W", "error", str(EXAMPLE)], capture_output=True, text=True, timeout=120, check=False)
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
+def test_example_runs_and_prints_its_three_sections(capsys, monkeypatch):
+    code, out, err = run_example(EXAMPLE, capsys, monkeypatch)
+    assert code == 0 and err == "", err
     for section in (
         "1. Three classifiers ranked by utility yield",
         "2. Logistic regression tuned by utility yield",
@@ -525,9 +524,9 @@ def test_example_runs_and_prints_its_three_sections():
         "UtilityClassifier: + another test",
         "malignant tumours dismissed:",
     ):
-        assert section in result.stdout
+        assert section in out
     # docs/decisions.md shows this output, as printed.
-    assert result.stdout.strip() in (EXAMPLE.parents[1] / "docs" / "decisions.md").read_text()
+    assert out.strip() in (EXAMPLE.parents[1] / "docs" / "decisions.md").read_text()
 
 
 def _calibration_example():
@@ -537,14 +536,11 @@ def _calibration_example():
     return module
 
 
-def test_calibration_example_runs_as_docs_decisions_md_shows_it():
-    result = subprocess.run(
-        [sys.executable, "-W", "error", str(CALIBRATION_EXAMPLE)], capture_output=True, text=True, timeout=300, check=False
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
-    assert "naive Bayes" in result.stdout and "+ isotonic calibration" in result.stdout
-    assert result.stdout.strip() in (EXAMPLE.parents[1] / "docs" / "decisions.md").read_text()
+def test_calibration_example_runs_as_docs_decisions_md_shows_it(capsys, monkeypatch):
+    code, out, err = run_example(CALIBRATION_EXAMPLE, capsys, monkeypatch)
+    assert code == 0 and err == "", err
+    assert "naive Bayes" in out and "+ isotonic calibration" in out
+    assert out.strip() in (EXAMPLE.parents[1] / "docs" / "decisions.md").read_text()
 
 
 def test_calibration_example_supports_what_the_docs_conclude():
