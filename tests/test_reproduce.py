@@ -424,6 +424,7 @@ def test_two_sweeps_of_the_same_setting_are_refused(experiments, tmp_path, capsy
 
 def test_figure_settings_are_not_read_without_figures(experiments, tmp_path):
     """--no-figures runs the studies whatever figures.toml holds: it only sets the figures."""
+    _keep_only(experiments, ["fig6_uniform"])
     (experiments / "figures.toml").write_text("no_such_key = 1\n")
     out = tmp_path / "r"
     assert main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--quiet"]) == 2
