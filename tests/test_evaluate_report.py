@@ -93,9 +93,10 @@ def test_many_classifiers_one_row_each_within_80_columns(capsys, tmp_path, k):
         if total > 20:
             assert f"and {total - 20} more pairs (all of them in the JSON output)" in more
             assert more.count(" above ") + more.count(" level with ") + more.count(" not at all") <= 20
-    document = json.loads(run(capsys, path, "--format", "json")[1])
-    assert sum(len(d["flipped"]) for d in document["disagreements"]) == sum(len(d.flipped) for d in result.disagreements)
-    assert [a["metric"] for a in document["metric_agreement"]] == list(agreement)
+    if k < 100:  # the JSON lists every pair (at 1000 classifiers, 500,000 of them, a 10 s dump)
+        document = json.loads(run(capsys, path, "--format", "json")[1])
+        assert sum(len(d["flipped"]) for d in document["disagreements"]) == sum(len(d.flipped) for d in result.disagreements)
+        assert [a["metric"] for a in document["metric_agreement"]] == list(agreement)
 
 
 def test_flip_lists_are_capped_and_every_pair_is_in_json_and_csv(capsys, tmp_path):

@@ -73,11 +73,36 @@ def experiments(tmp_path):
     return directory
 
 
+@pytest.fixture()
+def quick_encoder(monkeypatch):
+    """Figures drawn in full but encoded cheaply: each PNG and PDF is its format's signature and
+    a digest of what the figure holds (its axes' titles, labels, lines and points), so that the
+    same figure gives the same bytes and another figure other bytes. These tests are about which
+    files ``reproduce`` writes and when; matplotlib's encoding, two thirds of a figure's time, is
+    tested where it matters: every figure saved for real from a results directory
+    (tests/test_study_kinds.py) and the PDF's reproducible bytes (tests/test_figures.py)."""
+    import hashlib
+
+    from matplotlib.figure import Figure
+
+    def savefig(self, buffer, format=None, **options):
+        content = hashlib.sha256()
+        for ax in self.axes:
+            content.update(repr((ax.get_title(), ax.get_xlabel(), ax.get_ylabel())).encode())
+            for line in ax.get_lines():
+                content.update(np.asarray(line.get_xydata(), dtype=float).tobytes())
+            for collection in ax.collections:
+                content.update(np.asarray(collection.get_offsets(), dtype=float).tobytes())
+        buffer.write({"png": b"\x89PNG\r\n\x1a\n", "pdf": b"%PDF-1.4\n"}[format] + content.hexdigest().encode())
+
+    monkeypatch.setattr(Figure, "savefig", savefig)
+
+
 def _no_temporary_files(directory: Path) -> bool:
     return not [p for p in directory.rglob("*") if p.name.startswith(".") or p.suffix == ".tmp"]
 
 
-def test_reproduce_writes_every_result_and_figure(experiments, tmp_path, capsys):
+def test_reproduce_writes_every_result_and_figure(experiments, tmp_path, capsys, quick_encoder):
     out = tmp_path / "results"
     code = main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--samples", "3000", "--quiet"])
     assert code == 0
@@ -144,7 +169,7 @@ def _check_nothing_is_drawn_twice(experiments, out):
     assert _files(out) == before
 
 
-def test_a_change_redraws_what_depends_on_it_and_a_forced_run_changes_no_file(experiments, tmp_path, monkeypatch):
+def test_a_change_redraws_what_depends_on_it_and_a_forced_run_changes_no_file(experiments, tmp_path, monkeypatch, quick_encoder):
     """A change redraws what depends on it, and only that; --force recomputes every study,
     sample and figure, and files whose numbers come out the same keep their bytes, dates and
     wall times included, so `git status` shows nothing. Two studies show it: figs 1-7."""
