@@ -385,8 +385,8 @@ _DRAW_BLOCK = 64
 
 
 @jit
-def _weighted_choice_yields(orders, gain, fold, candidate, cut, last_in_fold, evaluates, with_all, share, weights, base,
-                            weight_total, plain_cumulative, plain_base, out_weighted, out_plain):  # pragma: no cover - compiled  # fmt: skip
+def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in_fold, evaluates, with_all, share, weights,
+                            base, weight_total, plain_cumulative, plain_base, out_weighted, out_plain):  # pragma: no cover - compiled  # fmt: skip
     """The threshold choice re-run on each draw of item weights: its weighted yield as the choice
     evaluates it, and its plain yield on every item.
 
@@ -397,7 +397,8 @@ def _weighted_choice_yields(orders, gain, fold, candidate, cut, last_in_fold, ev
     (``with_all``: crossfit), or of fold ``c``'s alone. ``candidate[m, c, j]`` marks the last
     choosing item of a distinct score, a candidate threshold, and ``cut[m, c, j]`` how many
     items that threshold (halfway down to the next choosing score, as :func:`_best_threshold`)
-    puts positive. The largest weighted total wins, the first maximum (the highest threshold);
+    puts positive; only where ``may_win[m, j]`` (a positive gain, or a tied score) can a total
+    rise above those before it. The largest weighted total wins, the first maximum (the highest threshold);
     never positive (total 0) is the first candidate. Output positive on the first ``k`` items
     adds their gain to the total of output negative everywhere: ``out_weighted`` is the sum over
     choices of the weighted gain of the items of fold ``evaluates[c]`` positive at its cut
@@ -427,6 +428,8 @@ def _weighted_choice_yields(orders, gain, fold, candidate, cut, last_in_fold, ev
                 total += g
                 running[f] += g
                 own[j] = running[f]
+                if not may_win[m, j]:
+                    continue
                 for c in range(choices):
                     if candidate[m, c, j]:
                         chooser = total - running[c] if with_all else running[c]
@@ -504,42 +507,52 @@ def _posterior_draws(positive, scores, utility, item_utilities, fold, choice, sa
     """Draws of each model's population yield at the thresholds chosen, ``samples`` x models, and
     for ``"test"`` each model's optimism (else None).
 
-    The estimate is the mean of ``item_utilities`` (items x models: each item's utility at the
-    threshold that decides it) over the evaluated items (``fold == 1`` for ``"split"``, else
-    all; ``fold`` None for ``"test"``). Each draw's item weights are the Bayesian bootstrap's
-    (unit exponential, the same for every model, so that their draws stay paired); in each the
-    whole threshold choice is re-run on the weighted items (:func:`_weighted_choice_yields`), and
-    its error ``e*``, its weighted yield as the choice evaluates it less its plain yield on every
-    item (the bootstrap's population), stands for the estimate's error: the items' part of the
-    draw is ``estimate - e*``, mixed with the prior's part (:func:`_prior_draws`) by their masses,
-    the Dirichlet's. For ``"test"`` the mean of ``e*`` is the bootstrap's optimism (Efron 1983).
+    ``item_utilities`` (items x models) is each item's utility at the threshold that decides it,
+    ``fold`` each item's fold (``"split"``: 0 chooses, 1 evaluates; None for ``"test"``). Each
+    draw weighs the items by the Bayesian bootstrap (unit exponential weights, the same for every
+    model, so that their draws stay paired) and adds the prior's part (:func:`_prior_draws`),
+    the two mixed by their masses, the Dirichlet's:
+
+    - ``"split"``: the weighted yield of the evaluated items at the fixed threshold: they took
+      no part in choosing it, a sample of the population it will meet.
+    - ``"crossfit"``: the items' part is ``estimate - (e* - mean e*)``, ``e*`` the error of the
+      whole choice re-run on the weighted items (:func:`_weighted_choice_yields`): its weighted
+      held-out yield less its plain yield on every item, the bootstrap's population. Only its
+      spread is kept: a held-out item is independent of its fold's threshold, so the error's mean
+      is 0, and the bootstrap's mean error is its population's (whose items chose the thresholds).
+    - ``"test"``: the weighted yield at the fixed thresholds less the mean of ``e*``, the
+      bootstrap's optimism (Efron 1983).
+
     Memory: the draws kept and one block of weights and of the prior's atoms, never items times
     draws.
     """
     items, models = item_utilities.shape
-    if fold is None:
-        fold = np.zeros(items, dtype=np.int64)
-    evaluated = fold == 1 if choice == "split" else np.ones(items, dtype=bool)
-    counted = evaluated.astype(float)
-    estimate = (item_utilities * counted[:, None]).sum(axis=0) / counted.sum()
-    with_all = choice == "crossfit"
-    choices = int(fold.max()) + 1 if with_all else 1
-    evaluates = np.arange(choices) if with_all else np.array([1 if choice == "split" else 0])
-    share = np.bincount(fold, minlength=choices)[:choices] / items if with_all else np.ones(1)
-    truth = (~positive).astype(np.int64)
-    gain, base = utility[0, truth] - utility[1, truth], utility[1, truth]
-    orders = np.empty((models, items), dtype=np.int64)
-    candidate = np.empty((models, choices, items), dtype=np.bool_)
-    cut = np.empty((models, choices, items), dtype=np.int64)
-    last_in_fold = np.empty((models, int(fold.max()) + 1, items), dtype=np.int64)
-    for m, s in enumerate(scores):
-        orders[m] = np.argsort(-s, kind="stable")
-        candidate[m], cut[m], last_in_fold[m] = _choice_layout(s, orders[m], fold, choices, with_all)
-    ordered_gain, ordered_fold = gain[orders], fold[orders]
-    plain_cumulative = np.cumsum(ordered_gain, axis=1) / items
+    fold = np.zeros(items, dtype=np.int64) if fold is None else fold
+    counted = (fold == 1 if choice == "split" else np.ones(items, dtype=bool)).astype(float)
     prior_stream = stream_generator(rng, SCORING_POSTERIOR, 1)
     weights_stream = stream_generator(rng, SCORING_POSTERIOR, 0)
-    fixed, errors, prior = np.empty((samples, models)), np.empty((samples, models)), np.empty((samples, models))
+    rechosen = choice != "split"
+    if rechosen:
+        with_all = choice == "crossfit"
+        folds = int(fold.max()) + 1
+        choices = folds if with_all else 1
+        evaluates, share = (np.arange(folds), np.bincount(fold) / items) if with_all else (np.zeros(1, np.int64), np.ones(1))
+        truth = (~positive).astype(np.int64)
+        gain, base = utility[0, truth] - utility[1, truth], utility[1, truth]
+        orders = np.empty((models, items), dtype=np.int64)
+        candidate = np.empty((models, choices, items), dtype=np.bool_)
+        cut = np.empty((models, choices, items), dtype=np.int64)
+        last_in_fold = np.empty((models, folds, items), dtype=np.int64)
+        tied = np.empty((models, items), dtype=np.bool_)
+        for m, s in enumerate(scores):
+            orders[m] = np.argsort(-s, kind="stable")
+            candidate[m], cut[m], last_in_fold[m] = _choice_layout(s, orders[m], fold, choices, with_all)
+            same = s[orders[m]][1:] == s[orders[m]][:-1]
+            tied[m] = np.append(same, False) | np.append(False, same)
+        ordered_gain, ordered_fold = gain[orders], fold[orders]
+        may_win = (ordered_gain > 0) | tied
+        plain_cumulative = np.cumsum(ordered_gain, axis=1) / items
+    fixed, errors, prior = np.empty((samples, models)), np.zeros((samples, models)), np.empty((samples, models))
     masses, prior_masses = np.empty(samples), np.empty(samples)
     for start in range(0, samples, _DRAW_BLOCK):
         weights = weights_stream.standard_exponential((min(_DRAW_BLOCK, samples - start), items))
@@ -547,20 +560,18 @@ def _posterior_draws(positive, scores, utility, item_utilities, fold, choice, sa
         prior_masses[block], prior[block] = _prior_draws(weights.shape[0], models, utility, prior_count, prior_stream)
         masses[block] = weights @ counted
         fixed[block] = weights @ (item_utilities * counted[:, None])
-        weighted, plain = np.empty((weights.shape[0], models)), np.empty((weights.shape[0], models))
-        _weighted_choice_yields(orders, ordered_gain, ordered_fold, candidate, cut, last_in_fold, evaluates, with_all, share, weights,
-                                weights @ (base * counted), masses[block], plain_cumulative, float(base.mean()), weighted, plain)  # fmt: skip
-        errors[block] = weighted - plain
+        if rechosen:
+            weighted, plain = np.empty((weights.shape[0], models)), np.empty((weights.shape[0], models))
+            _weighted_choice_yields(orders, ordered_gain, ordered_fold, candidate, may_win, cut, last_in_fold, evaluates, with_all, share,
+                                    weights, weights @ (base * counted), masses[block], plain_cumulative, float(base.mean()), weighted,
+                                    plain)  # fmt: skip
+            errors[block] = weighted - plain
     mean_error = errors.mean(axis=0)
-    if choice != "crossfit":
-        # The fixed thresholds' Bayesian bootstrap; for test less the mean error, the optimism.
-        draws = (fixed + prior) / (masses + prior_masses)[:, None]
-        return (draws - mean_error, mean_error) if choice == "test" else (draws, None)
-    # Held-out items are independent of the threshold they evaluate: the error's mean is 0, and
-    # the bootstrap's mean error is that of its population's stand-in (the plain yield counts the
-    # items that chose the thresholds): only the spread of e* is kept.
-    items_part = masses[:, None] * (estimate - (errors - mean_error))
-    return (items_part + prior) / (masses + prior_masses)[:, None], None
+    if choice == "crossfit":
+        estimate = item_utilities.mean(axis=0)
+        fixed = masses[:, None] * (estimate - (errors - mean_error))
+    draws = (fixed + prior) / (masses + prior_masses)[:, None]
+    return (draws - mean_error, mean_error) if choice == "test" else (draws, None)
 
 
 @dataclass(frozen=True)
