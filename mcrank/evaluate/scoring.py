@@ -765,8 +765,10 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         Also the posterior of the yields (:class:`ScoringPosterior`) of the thresholds chosen
         here, on the population: Dirichlet over the evaluated items' joint table (true class,
         every model's output at its threshold) with :data:`SCORING_PRIOR_COUNT`, drawn as the
-        Bayesian bootstrap over those items; for ``"test"`` corrected by each model's bootstrap
-        optimism (``docs/evaluate.md``, "How sure is the choice of a scoring classifier?").
+        Bayesian bootstrap over those items; for ``"crossfit"`` the spread of the error of the
+        choice re-run in each draw, for ``"test"`` corrected by each model's bootstrap optimism
+        (:func:`_posterior_draws`; ``docs/evaluate.md``, "How sure is the choice of a scoring
+        classifier?").
     samples : int, default 2000
         Posterior draws.
     rng : int, SeedSequence, Generator or None
