@@ -23,7 +23,7 @@ The tables give
 
 Each fraction and mean has its Monte Carlo SE. The populations and test sets are drawn from the
 seed ``SEED``, each posterior from a seed drawn from it. Run from the repository's root (about
-4 minutes of one core)::
+a minute of CPU, 2.5 minutes on a loaded machine)::
 
     python scripts/scoring_calibration.py [--populations 300] [--samples 1000] [--items 100 300 1000] [--mu-range 0.8 2.0]
 """

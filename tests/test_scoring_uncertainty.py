@@ -1,8 +1,8 @@
 """The posterior of scoring classifiers' yields (``rank_scoring(..., test_uncertainty=True)``,
-``evaluate --scores --test-uncertainty``): its Bayesian bootstrap against a plain NumPy one, its
-prior against the Dirichlet's moments, the optimism of ``test`` against a brute-force re-choice
-of every threshold, its calibration on binormal populations whose yields are a closed form, and
-the CLI."""
+``evaluate --scores --test-uncertainty``): its Bayesian bootstrap against a plain NumPy one,
+crossfit's error bootstrap against a brute-force re-choice of every fold's threshold, its prior
+against the Dirichlet's moments, the optimism of ``test`` against a brute-force re-choice of every
+threshold, its calibration on binormal populations whose yields are a closed form, and the CLI."""
 
 from __future__ import annotations
 
