@@ -107,7 +107,8 @@ def reproduce(
         Recompute studies whose results are already complete, and draw every sample and
         figure again. Files whose numbers come out the same are kept as they are.
     jobs : int, default -1
-        Parallel jobs per study.
+        Parallel jobs: studies side by side, the costliest first, each on one core (a single
+        study on all of them). Counts do not depend on it.
     figures : bool, default True
         Draw the samples and the figures.
     quiet, progress : bool
@@ -137,26 +138,31 @@ def reproduce(
     out = check_out_directory(out)
     before_write = DirtyTreeGate(allow_dirty=allow_dirty) if committed else None
     report = ReproduceReport()
+    to_run = []
     for number, experiment in enumerate(studies, 1):
-        label = f"[{number}/{len(studies)}] {experiment.name}"
         if not force and is_complete(out, experiment.name, experiment.config):
-            _log(f"{label}: up to date, skipped", quiet)
+            _log(f"[{number}/{len(studies)}] {experiment.name}: up to date, skipped", quiet)
             report.skipped.append(experiment.name)
             continue
         if before_write is not None:
-            before_write(out / f"{experiment.name}.json")  # before the study runs, not after
+            before_write(out / f"{experiment.name}.json")  # before any study runs, not after
+        to_run.append((number, experiment))
+    if to_run:
         from mcrank._jit import kernels_cached
-        from mcrank.engine import run_study  # here: a run with every study up to date needs no engine
 
-        if not report.ran and sys.stderr.isatty() and not kernels_cached():  # a terminal's first run
+        if sys.stderr.isatty() and not kernels_cached():  # a terminal's first run
             _log("compiling the kernels (first run after an install or a change, tens of seconds)...", quiet)
-        _log(f"{label}: {experiment.config.samples:,} pairs, {len(experiment.config.sds)} sd(s)...", quiet)
-        result = run_study(experiment.config, jobs=jobs, progress=progress)
-        report.files += write_study(
-            result, out, experiment.name, description=experiment.description, source=str(experiment.path), keep_same=True
+
+    def finish(number, experiment, result):
+        report.files.extend(
+            write_study(result, out, experiment.name, description=experiment.description, source=str(experiment.path), keep_same=True)
         )
         report.ran.append(experiment.name)
-        _log(f"{label}: done in {result.wall_time:.1f} s", quiet)
+        _log(f"[{number}/{len(studies)}] {experiment.name}: done in {result.wall_time:.1f} s", quiet)
+
+    _run_studies(to_run, len(studies), jobs=jobs, quiet=quiet, progress=progress, finish=finish)
+    order = {experiment.name: k for k, experiment in enumerate(studies)}
+    report.ran.sort(key=order.get)
     documents = {e.name: read_study(out / f"{e.name}.json") for e in studies}
     report.files += write_crossovers(documents, out, before_write=before_write)
     if figures:
@@ -165,6 +171,60 @@ def reproduce(
     report.wall_time = time.perf_counter() - start
     _log(f"reproduce: {len(report.ran)} run, {len(report.skipped)} skipped, {report.wall_time:.1f} s; results in {out}", quiet)
     return report
+
+
+def _cost(config) -> float:
+    """A study's rough cost, to start the costliest first: its pairs times their work, each
+    metric's and, where the errors are drawn, each sd's perturbation of an n x n matrix."""
+    from mcrank.estimators import ESTIMATORS
+
+    drawn = not ESTIMATORS[config.estimator_used].needs_closed_form
+    return config.samples * (len(config.metrics) + drawn * len(config.sds) * config.classes**2)
+
+
+def _run_studies(to_run: list, total: int, *, jobs: int, quiet: bool, progress: bool, finish) -> None:
+    """Run the studies ``to_run`` (``(number, experiment)``) and hand each result to
+    ``finish(number, experiment, result)`` in this thread as soon as it is done.
+
+    On more than one core the studies run side by side, one per core, the costliest first
+    (:func:`_cost`), so that no core idles while another finishes a long study (a study cut
+    into a few unequal chunks would leave one idle); every study's counts are the same on any
+    number of cores. Threads suffice: the kernels release the GIL. The progress bars of studies
+    side by side would overwrite each other, so there each study says when it starts and ends.
+    If one study fails or the run is interrupted, every study that had finished is handed to
+    ``finish`` first, and the ones not started never start.
+    """
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    import joblib
+
+    from mcrank.engine import run_study  # here: a run with every study up to date needs no engine
+
+    def run(number, experiment, study_jobs, study_progress):
+        _log(f"[{number}/{total}] {experiment.name}: {experiment.config.samples:,} pairs, {len(experiment.config.sds)} sd(s)...", quiet)
+        return run_study(experiment.config, jobs=study_jobs, progress=study_progress)
+
+    workers = min(joblib.effective_n_jobs(jobs), len(to_run))
+    if workers <= 1:
+        for number, experiment in to_run:
+            finish(number, experiment, run(number, experiment, jobs, progress))
+        return
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="mcrank-study")
+    try:
+        running = {pool.submit(run, n, e, 1, False): (n, e) for n, e in sorted(to_run, key=lambda item: -_cost(item[1].config))}
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            failure = None
+            for future in done:
+                number, experiment = running.pop(future)
+                if future.exception() is None:
+                    finish(number, experiment, future.result())
+                else:
+                    failure = failure or future.exception()
+            if failure is not None:
+                raise failure
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def write_crossovers(documents: dict, out, *, before_write=None) -> list[Path]:

@@ -689,15 +689,16 @@ def child_cpu_time(command: list[str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def measure_startup(repeat: int) -> dict:
-    """(k): each command's CPU time, and its ratio to NumPy's import taken round by round."""
+def measure_startup(rounds: int) -> dict:
+    """(k): each command's CPU time over ``rounds`` rounds, and its ratio to NumPy's import
+    taken round by round."""
     entry = [sys.executable, "-c", "import sys; from mcrank.cli import main; sys.exit(main())"]
     commands = {"import numpy": [sys.executable, "-c", "import numpy"]}
     commands |= {"mcrank " + " ".join(arguments): entry + arguments for arguments in STARTUP_COMMANDS}
     for command in commands.values():  # warm-up: the bytecode cache written
         child_cpu_time(command)
     times = [[] for _ in commands]
-    for _ in range(max(repeat, 5)):  # a fraction of a second each: five rounds at least
+    for _ in range(rounds):
         for k, command in enumerate(commands.values()):
             times[k].append(child_cpu_time(command))
     numpy_times = times[0]
@@ -1460,7 +1461,8 @@ def main(argv=None) -> int:
     results["roc_floor"] = measure_roc_floor(min(samples, ROC_FLOOR_PAIRS), max(repeat, 5), recorded=1000 if args.quick else 20_000)
     results["decision_curves"] = measure_decision_curves(repeat)
     results["folds"] = measure_folds(repeat)
-    results["startup"] = measure_startup(repeat)
+    # A fraction of a second each: five rounds at least, but one for a smoke run (20 processes fewer).
+    results["startup"] = measure_startup(repeat if args.quick else max(repeat, 5))
     results["scoring_posterior"] = measure_scoring_posterior(repeat, *((200, (10, 200)) if args.quick else ()))
     results["per_item"] = measure_per_item(repeat, 10**4 if args.quick else 10**6, 200 if args.quick else 2000)
     load_after = load_average()

@@ -5,7 +5,15 @@
 tests compare are those of an 80-column terminal, whatever the terminal running the tests.
 """
 
+import signal
+
 import pytest
+
+# Tests interrupt child processes with SIGINT. A child inherits an ignored SIGINT, as every
+# process of a shell's background job has it, and then rightly goes on: here it is made the
+# default again, so that the children see a Ctrl-C as a terminal would send it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)

@@ -29,7 +29,9 @@ from mcrank.metrics import (
     score,
 )
 
-N_MATRICES = 1000
+#: Random count matrices compared with scikit-learn, each comparison exact (1e-12): 400 still
+#: hold 17.5 % with a zero cell and a test set of 1,419 items, what the guard below asks for.
+N_MATRICES = 400
 
 #: The metrics with a two-class form (the n-class ones are tested in test_multiclass.py).
 BINARY = [m.id for m in METRICS.values() if m.binary is not None]

@@ -136,22 +136,16 @@ def test_tuned_threshold_picks_the_gallerys_threshold():
     assert tuned["ours"].cv_results_["scores"] * 200 == pytest.approx(tuned["gallery"].cv_results_["scores"], rel=1e-12)
 
 
-def test_fraud_example_runs_as_docs_decisions_md_shows_it():
-    import subprocess
-    import sys
+def test_fraud_example_runs_as_docs_decisions_md_shows_it(capsys, monkeypatch):
     from pathlib import Path
 
+    from run_example import run_example
+
     root = Path(__file__).resolve().parents[1]
-    result = subprocess.run(
-        [sys.executable, "-W", "error", str(root / "examples" / "fraud_amounts.py")],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert "per item" in result.stdout and "replications" in result.stdout
-    assert result.stdout.strip() in (root / "docs" / "decisions.md").read_text()
+    code, out, err = run_example(root / "examples" / "fraud_amounts.py", capsys, monkeypatch)
+    assert code == 0 and err == "", err
+    assert "per item" in out and "replications" in out
+    assert out.strip() in (root / "docs" / "decisions.md").read_text()
 
 
 def test_evaluate_md_shows_what_the_per_item_command_prints(capsys):

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -272,7 +273,7 @@ def _check_crossover_provenance(out, crossover):
 
 
 def test_an_interrupted_reproduce_resumes_where_it_stopped(experiments, tmp_path, monkeypatch):
-    # Three studies of three kinds, in the order they run.
+    # Three studies of three kinds, in the order they run on one job.
     studies = _keep_only(experiments, ["fig6_uniform", "nclass_gaussian_n03", "testset_2class_00020"])
     out = tmp_path / "results"
     calls = []
@@ -286,7 +287,7 @@ def test_an_interrupted_reproduce_resumes_where_it_stopped(experiments, tmp_path
 
     monkeypatch.setattr(mcrank.engine, "run_study", interrupted_after_first)
     with pytest.raises(KeyboardInterrupt):
-        reproduce(experiments, out, samples=2000, figures=False, quiet=True)
+        reproduce(experiments, out, samples=2000, figures=False, quiet=True, jobs=1)
     assert sorted(p.name for p in out.iterdir()) == ["fig6_uniform.csv", "fig6_uniform.json"]
     first = (out / "fig6_uniform.json").read_text()
 
@@ -310,6 +311,38 @@ def test_an_interrupted_reproduce_resumes_where_it_stopped(experiments, tmp_path
     report = reproduce(experiments, out, samples=2500, figures=False, quiet=True, force=True)
     assert report.ran == studies
     assert _no_temporary_files(out)
+
+
+def test_studies_side_by_side_keep_what_finished_when_one_is_interrupted(experiments, tmp_path, monkeypatch):
+    """Two jobs run studies side by side: an interrupt in one keeps every study that had
+    finished, whole, and the resumed run gives the files of a run never interrupted."""
+    studies = _keep_only(experiments, ["fig6_uniform", "nclass_gaussian_n03", "testset_2class_00020", "testset_2class_00050"])
+    whole = tmp_path / "whole"
+    reproduce(experiments, whole, samples=2000, figures=False, quiet=True, jobs=2)
+    real_run_study = mcrank.engine.run_study
+    started, lock = [], threading.Lock()
+
+    def interrupted_at_the_last(config, **kwargs):
+        with lock:
+            started.append(config)
+            last = len(started) == len(studies)
+        if last:  # two studies at a time: two have finished by now, a third may be running
+            raise KeyboardInterrupt
+        return real_run_study(config, **kwargs)
+
+    out = tmp_path / "results"
+    monkeypatch.setattr(mcrank.engine, "run_study", interrupted_at_the_last)
+    with pytest.raises(KeyboardInterrupt):
+        reproduce(experiments, out, samples=2000, figures=False, quiet=True, jobs=2)
+    kept = sorted(p.stem for p in out.glob("*.json"))
+    assert 2 <= len(kept) <= 3 and sorted(p.stem for p in out.glob("*.csv")) == kept and _no_temporary_files(out)
+    assert {json.loads((out / f"{name}.json").read_text())["config"]["seed"] for name in kept} <= {c.seed for c in started[:-1]}
+    monkeypatch.setattr(mcrank.engine, "run_study", real_run_study)
+    report = reproduce(experiments, out, samples=2000, figures=False, quiet=True, jobs=2)
+    assert sorted(report.skipped) == kept and sorted(report.ran + report.skipped) == sorted(studies)
+    for name in studies:
+        done, reference = (json.loads((d / f"{name}.json").read_text()) for d in (out, whole))
+        assert done["rows"] == reference["rows"] and done["config"] == reference["config"], name
 
 
 @pytest.mark.parametrize(
@@ -424,6 +457,7 @@ def test_two_sweeps_of_the_same_setting_are_refused(experiments, tmp_path, capsy
 
 def test_figure_settings_are_not_read_without_figures(experiments, tmp_path):
     """--no-figures runs the studies whatever figures.toml holds: it only sets the figures."""
+    _keep_only(experiments, ["fig6_uniform"])
     (experiments / "figures.toml").write_text("no_such_key = 1\n")
     out = tmp_path / "r"
     assert main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--quiet"]) == 2

@@ -2,15 +2,13 @@
 
 A ``--utility`` in the affine per-item form (``{"classes": [...], "decisions": [...], "cells":
 {...}}``, :mod:`mcrank.evaluate.per_item`) reads named columns of the ``--labels`` table; this
-module parses, calls :func:`mcrank.evaluate.per_item.evaluate_per_item` and prints
-(``docs/evaluate.md``, "Per-item utilities").
+module parses, calls :func:`mcrank.evaluate.per_item.evaluate_per_item` and prints in the format
+asked, as :mod:`mcrank.evaluate.per_item_report` renders it (``docs/evaluate.md``, "Per-item
+utilities").
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import sys
 
 from mcrank.cli._common import UsageError, class_names, flag_names, write_output
@@ -43,6 +41,7 @@ def handler(args, utility) -> int:
     from mcrank.cli._evaluate_options import refuse_unread
     from mcrank.evaluate import MAX_SAMPLES
     from mcrank.evaluate.per_item import evaluate_per_item, evaluate_per_item_scores, load_item_table
+    from mcrank.evaluate.per_item_report import render_csv, render_json
 
     table = args.labels if args.scores is None else args.scores
     if table is None or args.file is not None:
@@ -73,17 +72,7 @@ def handler(args, utility) -> int:
             result = evaluate_per_item_scores(y_true, scores, utility, columns=columns, positive=args.positive, **options)
     except ValueError as error:
         raise UsageError(flag_names(str(error), _FLAGS)) from None
-    if args.format == "json":
-        text = json.dumps(result.to_dict(), indent=2) + "\n"
-    elif args.format == "csv":
-        records = result.to_records()
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=list(records[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(records)
-        text = buffer.getvalue()
-    else:
-        text = str(result) + "\n"
+    text = {"json": render_json, "csv": render_csv}.get(args.format, lambda result: str(result) + "\n")(result)
     if write_output(text, args.out) is not None and not args.quiet:
         print(f"mcrank evaluate: wrote {args.out}", file=sys.stderr)
     return 0

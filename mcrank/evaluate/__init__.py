@@ -73,6 +73,7 @@ The paper's story (§0) from label arrays:
 # The report modules register the results' renderings (str(), to_dict(), ...): imported first.
 from mcrank.evaluate import curve_report as _curve_report  # noqa: F401
 from mcrank.evaluate import fold_report as _fold_report  # noqa: F401
+from mcrank.evaluate import per_item_report as _per_item_report  # noqa: F401
 from mcrank.evaluate import report as _report  # noqa: F401
 from mcrank.evaluate import scoring_report as _scoring_report  # noqa: F401
 from mcrank.evaluate.curves import DecisionCurves, decision_curves, net_benefit_utility

@@ -34,16 +34,16 @@ from mcrank._validation import check_real as _real
 from mcrank._validation import check_square as _square
 from mcrank.confusion import from_sklearn
 from mcrank.evaluate.targets import DEFAULT_ORIENTATION, check_orientation, class_order, oriented
-from mcrank.samplers import ERROR_MODELS as _SAMPLER_ERROR_MODELS
+from mcrank.samplers import ERROR_MODELS
 from mcrank.utility_space import expected_um
 
 __all__ = ["ERROR_MODELS", "MAX_INPUT_BYTES", "EvaluationInput", "ItemLabels", "UtilityAssessment", "confusions_from_labels",
            "label_array", "labels_from_predictions", "load_input", "load_labels", "parse_utility", "read_utility"]  # fmt: skip
 
-#: The error models of the utility matrix, those of :func:`mcrank.samplers.perturb_um`.
-ERROR_MODELS = tuple(_SAMPLER_ERROR_MODELS)
-#: The error model of an uncertain utility that names none: the first registered, as for a study.
-DEFAULT_ERROR_MODEL = ERROR_MODELS[0]
+#: The error model of an uncertain utility that names none: the first registered in
+#: :data:`mcrank.error_models.ERROR_MODELS` (the error models of the utility matrix, those of
+#: :func:`mcrank.samplers.perturb_um`), as for a study.
+DEFAULT_ERROR_MODEL = next(iter(ERROR_MODELS))
 _FILE_KEYS = ("classifiers", "utility", "classes", "orientation", "description")
 _CSV_COLUMNS = ("classifier", "output", "true", "count")
 #: Larger counts are not all exact in floating point (2**53 + 1 is read as 2**53): the checks
@@ -206,7 +206,7 @@ def parse_utility(value, *, source: str = "utility") -> UtilityAssessment:
         )
     sd = None if value.get("sd") is None else check_positive(_real(value["sd"], f"{source}: sd"), f"{source}: sd")
     try:
-        error = check_choice(value.get("error", DEFAULT_ERROR_MODEL), ERROR_MODELS, "error model")
+        error = check_choice(value.get("error", DEFAULT_ERROR_MODEL), ERROR_MODELS, "error model").name
     except ValueError as failure:
         raise ValueError(f"{source}: {failure}") from None
     if ("matrix" in value) == ("matrices" in value):
@@ -737,34 +737,7 @@ def load_labels(
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be the path of a file (str or Path), got {path!r}")
     source = os.fspath(path)
-    header, rows = read_csv_columns(
-        source,
-        truth,
-        models="classifier columns: give one column of outputs per classifier",
-        truth_hint="; name it with the parameter truth",
-    )
-    columns: list[list[str]] = [[] for _ in header]
-    lines: list[int] = []  # the line of each row, to name it
-    for line, row in rows:
-        for k, label in enumerate(row):
-            if not label:
-                raise ValueError(f"{source}, line {line}, column {header[k]!r}: empty label")
-            columns[k].append(label)
-        lines.append(line)
-    if not columns[0]:
-        raise ValueError(f"{source}: no data rows below the header")
-    fold_labels = None
-    if folds is not None:
-        if folds not in header or folds == truth:
-            raise ValueError(f"{source}, line 1: no column {folds!r} of folds beside the true classes (the columns are "
-                             f"{', '.join(map(repr, header))}); name it with the parameter folds")  # fmt: skip
-        fold_column = columns.pop(header.index(folds))
-        for label in dict.fromkeys(fold_column):  # as text, before numpy's string arrays drop trailing NULs
-            _check_name(label, "fold", f"{source}, column {folds!r}")
-        fold_labels = np.array(fold_column)
-        header = [name for name in header if name != folds]
-        if len(header) < 2:
-            raise ValueError(f"{source}, line 1: no classifier columns beside {truth!r} and the folds {folds!r}")
+    header, columns, lines, fold_labels = _label_columns(source, truth, folds)
     # Every distinct label checked as text, before numpy's string arrays, which drop trailing
     # NULs ("A\x00" would silently be "A"), see it.
     for k, column in enumerate(columns):
@@ -810,3 +783,37 @@ def load_labels(
     return EvaluationInput(
         _check_confusions(confusions, classes, source)[0], None, classes, None, source, ItemLabels(y, codes), order_source, fold_labels
     )
+
+
+def _label_columns(source: str, truth: str, folds: str | None) -> tuple[list[str], list[list[str]], list[int], np.ndarray | None]:
+    """The columns of a labels file (:func:`load_labels`) as text, the line of each row, and
+    its column of folds apart (None without ``folds``)."""
+    header, rows = read_csv_columns(
+        source,
+        truth,
+        models="classifier columns: give one column of outputs per classifier",
+        truth_hint="; name it with the parameter truth",
+    )
+    columns: list[list[str]] = [[] for _ in header]
+    lines: list[int] = []  # the line of each row, to name it
+    for line, row in rows:
+        for k, label in enumerate(row):
+            if not label:
+                raise ValueError(f"{source}, line {line}, column {header[k]!r}: empty label")
+            columns[k].append(label)
+        lines.append(line)
+    if not columns[0]:
+        raise ValueError(f"{source}: no data rows below the header")
+    fold_labels = None
+    if folds is not None:
+        if folds not in header or folds == truth:
+            raise ValueError(f"{source}, line 1: no column {folds!r} of folds beside the true classes (the columns are "
+                             f"{', '.join(map(repr, header))}); name it with the parameter folds")  # fmt: skip
+        fold_column = columns.pop(header.index(folds))
+        for label in dict.fromkeys(fold_column):  # as text, before numpy's string arrays drop trailing NULs
+            _check_name(label, "fold", f"{source}, column {folds!r}")
+        fold_labels = np.array(fold_column)
+        header = [name for name in header if name != folds]
+        if len(header) < 2:
+            raise ValueError(f"{source}, line 1: no classifier columns beside {truth!r} and the folds {folds!r}")
+    return header, columns, lines, fold_labels

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields, replace
 
 from mcrank._validation import check_choice, check_count, check_positive
-from mcrank.evaluate.input import ERROR_MODELS
+from mcrank.evaluate.input import DEFAULT_ERROR_MODEL, ERROR_MODELS
 from mcrank.evaluate.result import _DEPRECATED_ESTIMATOR_NAMES, DEFAULT_SAMPLES, ESTIMATORS, MAX_SAMPLES
 from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, check_prior_count
 
@@ -133,8 +133,8 @@ class EvaluateOptions:
 
     sd: float | None = _option(None, check=check_positive, flag="--sd", metavar="SD",
                                help="error sd of U normalised by eq. (11): flip probabilities")  # fmt: skip
-    error: str | None = _option(None, check=lambda value, name: check_choice(value, ERROR_MODELS, "error model"), flag="--error",
-                                choices=ERROR_MODELS, help=f"error model of --sd (default: {ERROR_MODELS[0]})")  # fmt: skip
+    error: str | None = _option(None, check=lambda value, name: check_choice(value, ERROR_MODELS, "error model").name, flag="--error",
+                                choices=ERROR_MODELS, help=f"error model of --sd (default: {DEFAULT_ERROR_MODEL})")  # fmt: skip
     estimator: str | None = _option(None, check=lambda value, name: _check_estimator_name(value, name), flag="--estimator",
                                     choices=ESTIMATORS, help="how the flip probabilities are estimated: " + ESTIMATORS.help())  # fmt: skip
     test_uncertainty: bool = _option(False, flag="--test-uncertainty", action="store_true", modes=(MATRICES, SCORES, PER_ITEM),

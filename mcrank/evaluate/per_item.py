@@ -40,11 +40,13 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from mcrank._jit import jit
 from mcrank._rng import PER_ITEM_POSTERIOR, root_of, stream_generator
+from mcrank.evaluate.result import rendering
 
 __all__ = [
     "CONSTANT",
@@ -58,7 +60,6 @@ __all__ = [
     "dirichlet_weighted_means",
     "evaluate_per_item",
     "evaluate_per_item_scores",
-    "render_per_item",
     "is_affine",
     "item_utilities",
     "load_item_table",
@@ -434,52 +435,15 @@ class PerItemEvaluation:
     posterior: PerItemPosterior | None = None
 
     def __str__(self) -> str:
-        return render_per_item(self)
+        return rendering(self, "text")(self)
 
     def to_records(self) -> list[dict]:
-        """One dict per model, best first: rank, yield, interval, P(best), average-matrix yield and rank, metrics."""
-        records = []
-        for name in sorted(self.yields, key=lambda m: (self.ranks[m], m)):
-            row = {"rank": self.ranks[name], "classifier": name, "utility_yield": self.yields[name]}
-            if self.posterior is not None:
-                low, high = self.posterior.intervals[name]
-                row |= {"utility_yield_low": low, "utility_yield_high": high, "probability_best": self.posterior.probability_best[name]}
-            row |= {"average_matrix_yield": self.average_yields[name], "average_matrix_rank": self.average_ranks[name]}
-            for metric, scores in self.scores.items():
-                row |= {metric: scores[name], f"{metric}_rank": self.metric_ranks[metric][name]}
-            records.append(row)
-        return records
+        """One dict per model, best first (:func:`mcrank.evaluate.per_item_report.records`)."""
+        return rendering(self, "records")(self)
 
     def to_dict(self) -> dict:
-        """The evaluation as JSON-ready data."""
-        names = list(self.yields)
-        out = {
-            "utility_form": "per item",
-            "classes": [str(c) for c in self.classes],
-            "decisions": [str(d) for d in self.decisions],
-            "class_order": self.class_order,
-            "items": self.items,
-            "item_columns": list(self.columns),
-            "average_matrix": self.average_matrix.tolist(),
-            "classifiers": [{key: _clean(value) for key, value in row.items()} for row in self.to_records()],
-            "disagreements": {key: [list(pair) for pair in pairs] for key, pairs in self.disagreements.items()},
-        }
-        if self.posterior is not None:
-            p = self.posterior
-            out["test_uncertainty"] = {
-                "posterior": "Bayesian bootstrap over the items, plus one pseudo-item per joint cell",
-                "samples": p.samples,
-                "prior_count": p.prior_count,
-                "probability_above": {
-                    f"{a} > {b}": float(p.probability_above[i, j]) for i, a in enumerate(names) for j, b in enumerate(names) if i != j
-                },  # fmt: skip
-            }
-        return out
-
-
-def _clean(value):
-    """NaN (an undefined metric) as JSON's null."""
-    return None if isinstance(value, float) and math.isnan(value) else value
+        """JSON-ready (:func:`mcrank.evaluate.per_item_report.to_dict`)."""
+        return rendering(self, "dict")(self)
 
 
 def _ranks(values: dict) -> dict:
@@ -572,13 +536,33 @@ def evaluate_per_item(y_true, predictions, utility, *, columns=None, classes=Non
         if len(values) != n_items:
             raise ValueError(f"predictions: {name!r} has {len(values)} decisions but y_true has {n_items} items")
         chosen[str(name)] = _indexer(rows, values, f"predictions: {name}")
-    return _evaluate_indices(u, truth, chosen, order, rows, source, reads, metrics, test_uncertainty, samples, prior_count, rng)
+    checked = _CheckedItems(u, truth, chosen, tuple(order), tuple(rows), source, tuple(reads))
+    return _evaluate_indices(checked, metrics=metrics, test_uncertainty=test_uncertainty, samples=samples, prior_count=prior_count,
+                             rng=rng)  # fmt: skip
 
 
-def _evaluate_indices(u, truth, chosen, order, rows, source, reads, metrics, test_uncertainty, samples, prior_count, rng):
-    """:func:`evaluate_per_item` on checked arrays: ``truth`` and ``chosen`` as indices."""
+class _CheckedItems(NamedTuple):
+    """The inputs of :func:`evaluate_per_item`, checked: labels as indices."""
+
+    #: The per-item utility, items x decisions x classes.
+    u: np.ndarray
+    #: Each item's true class, an index into ``order``.
+    truth: np.ndarray
+    #: Each model's decision of each item, an index into ``rows``.
+    chosen: dict
+    #: The class order (columns), the decisions (rows), where the order came from
+    #: (:data:`mcrank.evaluate.targets.CLASS_ORDERS`) and the item columns the utility reads.
+    order: tuple
+    rows: tuple
+    source: str
+    reads: tuple
+
+
+def _evaluate_indices(checked: _CheckedItems, *, metrics, test_uncertainty, samples, prior_count, rng) -> PerItemEvaluation:
+    """:func:`evaluate_per_item` on checked inputs (its options as keywords)."""
     from mcrank.evaluate.pipeline import evaluate
 
+    u, truth, chosen, order, rows, source, reads = checked
     n_items, n_decisions, n_classes = u.shape
     yields = {name: per_item_yield(u, truth, d) for name, d in chosen.items()}
     average = average_matrix(u)
@@ -606,66 +590,6 @@ def _evaluate_indices(u, truth, chosen, order, rows, source, reads, metrics, tes
         average_matrix=average, average_yields=average_yields, average_ranks=_ranks(average_yields), scores=scores,
         metric_ranks=metric_ranks, disagreements=disagreements, posterior=posterior,
     )  # fmt: skip
-
-
-def render_per_item(result: PerItemEvaluation) -> str:
-    """The per-item evaluation as text: the choice and how sure it is first, then the ranking."""
-    import textwrap
-
-    from mcrank.evaluate.report import POINT_YIELDS, decision_sentence, short_probability
-    from mcrank.evaluate.targets import class_header
-
-    records = result.to_records()
-    names = [row["classifier"] for row in records]
-    if result.posterior is None:
-        lead = decision_sentence(names[0], POINT_YIELDS.format(options="--test-uncertainty"))
-    else:
-        order = list(result.posterior.probability_best)
-        rival = names[1] if len(names) > 1 else None
-        over = None if rival is None else float(result.posterior.probability_above[order.index(names[0]), order.index(rival)])
-        lead = decision_sentence(names[0], f"P(best) {short_probability(result.posterior.probability_best[names[0]])} given the test set",
-                                 rival, over)  # fmt: skip
-    counts = ", ".join(f"{c} {k}" for c, k in zip(result.classes, result.class_counts.tolist(), strict=True))
-    reads = f"reads {', '.join(result.columns)}" if result.columns else "an array per item"
-    lines = [
-        lead,
-        "",
-        f"Test set: {result.items} items; true classes: {counts}",
-        class_header(result.classes, result.class_order),
-        f"Utility per item ({reads}); decisions: {', '.join(map(str, result.decisions))}.",
-        "Average-cost matrix (the per-item utility averaged over the items): "
-        + "; ".join(f"{d}: " + ", ".join(f"{v:.6g}" for v in row) for d, row in zip(result.decisions, result.average_matrix, strict=True)),
-        "",
-        "Ranking by mean utility per item (per-item utilities), beside the average-cost matrix's yield (rank)",
-    ]
-    posterior = result.posterior
-    header = f"{'rank':>4}  {'model':<12} {'yield':>10}"
-    if posterior is not None:
-        header += f"  {'95 % interval':>22}  {'P(best)':>7}"
-    lines.append(header + f"  {'average matrix':>14}")
-    for row in records:
-        text = f"{row['rank']:>4}  {row['classifier']:<12} {row['utility_yield']:>+10.4g}"
-        if posterior is not None:
-            text += f"  [{row['utility_yield_low']:>+9.4g}, {row['utility_yield_high']:>+9.4g}]  {row['probability_best']:>7.3f}"
-        lines.append(text + f"  {row['average_matrix_yield']:>+10.4g} ({row['average_matrix_rank']})")
-    if posterior is not None:
-        lines.append(f"Test-set uncertainty: Bayesian bootstrap over the items, plus one pseudo-item per joint cell "
-                     f"(prior count {posterior.prior_count:g}), {posterior.samples} draws.")  # fmt: skip
-    lines.append("")
-    if not result.scores:
-        lines.append("The popular metrics need one decision per class: not reported.")
-    for key, pairs in result.disagreements.items():
-        shown = ", ".join(f"{b} over {a}" for a, b in pairs[:4]) + (f", ... ({len(pairs) - 4} more)" if len(pairs) > 4 else "")
-        if pairs:
-            lines.append(f"* {key} ranks otherwise: {shown}")
-    if not any(result.disagreements.values()):
-        lines.append("The average-cost matrix and every metric reported rank as the per-item yields do.")
-    elif result.scores:
-        agree = [m for m in result.scores if m not in result.disagreements]
-        if agree:
-            lines.append(f"Ranking as the per-item yields: {', '.join(agree)}")
-    # Prose lines wrapped at 80 columns, as every report; the table's rows fit already.
-    return "\n".join(textwrap.fill(line, 80) if len(line) > 80 else line for line in lines)
 
 
 # --- files ---------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -786,32 +787,10 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         Naming the parameter: a utility matrix that is not 2 x 2 or not finite, an unknown
         ``threshold_choice``, ``folds`` out of range, a bad seed.
     """
-    u = check_square(utility, "utility")
-    if u.shape != (2, 2):
-        raise ValueError(f"utility: a scoring classifier's problem has 2 classes, got a {u.shape[0]}x{u.shape[0]} matrix")
-    if not np.all(np.isfinite(u)):
-        raise ValueError("utility: every entry must be a finite number")
-    if test_set.order is None:
-        raise ValueError(
-            f"classes: the labels of {test_set.source or 'y_true'} ({', '.join(map(repr, test_set.classes))}) have no "
-            "natural order, so the utility matrix's rows and columns (rows = decision, columns = true class) cannot be "
-            'read: name it with the parameter classes, or give the utility with its classes, {"utility": ..., "classes": [...]}'
-        )
-    check_matrix_order(test_set.order, test_set.order_source, test_set.classes[0])
-    # The kernels below take the positive class first: the matrix as given, its rows and columns permuted.
-    first = test_set.order.index(test_set.classes[0])
-    given, u = u, u[np.ix_([first, 1 - first], [first, 1 - first])]
+    given, u = _checked_utility(test_set, utility)
     check_choice(threshold_choice, THRESHOLD_CHOICES, "threshold_choice")
     positive, names = test_set.positive, list(test_set.scores)
-    smaller = int(min(positive.sum(), (~positive).sum()))
-    if threshold_choice == "crossfit":
-        folds = check_count(folds, "folds", minimum=2)
-        if folds > smaller:
-            raise ValueError(f"folds: {folds} folds but the smaller class has {smaller} items: each fold should hold some of both")
-    elif threshold_choice == "split" and smaller < 2:
-        raise ValueError("threshold_choice: 'split' needs at least 2 items of each class (one per half)")
-    if test_uncertainty:
-        samples = check_count(samples, "samples", maximum=MAX_EVALUATE_SAMPLES)
+    folds, samples = _checked_counts(positive, threshold_choice, folds, test_uncertainty, samples)
     seed, root = None, None
     if threshold_choice != "test" or test_uncertainty:
         if not isinstance(rng, np.random.Generator):
@@ -825,54 +804,16 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         fold = _random_folds(positive.size, folds, rng)
     elif threshold_choice == "split":
         fold = _random_folds(positive.size, 2, rng)  # fold 0 chooses, fold 1 evaluates
-
-    yields, thresholds, test_yields, chosen, deciding = [], [], [], [], []
-    for name in names:
-        s = test_set.scores[name]
-        threshold, total = _best_threshold(positive, s, u)
-        thresholds.append(threshold)
-        test_yields.append(total / positive.size)
-        if threshold_choice == "test":
-            yields.append(total)
-            chosen.append(())
-            deciding.append((threshold,))
-        elif threshold_choice == "split":
-            t, _ = _best_threshold(positive[fold == 0], s[fold == 0], u)
-            held = fold == 1
-            yields.append(_total_at(positive[held], s[held], u, t))
-            chosen.append((t,))
-            deciding.append((t, t))  # the choice half's items are not evaluated: any threshold
-        else:
-            per_fold, total = [], 0.0
-            for f in range(folds):
-                held = fold == f
-                t, _ = _best_threshold(positive[~held], s[~held], u)
-                per_fold.append(t)
-                total += _total_at(positive[held], s[held], u, t)
-            yields.append(total)
-            chosen.append(tuple(per_fold))
-            deciding.append(tuple(per_fold))
+    choices = [_chosen_thresholds(positive, test_set.scores[name], u, threshold_choice, fold, folds) for name in names]
     evaluated = int(positive.size if threshold_choice != "split" else np.sum(fold == 1))
-    totals = np.array(yields)
-    # Totals of the same items are compared, as evaluate compares them (exact for whole numbers).
-    scale = float(np.max(np.abs(u))) * evaluated
-    exact = np.all(u == np.round(u)) and scale <= 2.0**53
-    ranks = _competition_ranks(totals, 0.0 if exact else scale)
+    totals = np.array([choice.total for choice in choices])
     aucs = np.array([auc_score(positive, test_set.scores[name]) for name in names])
-    auc_ranks = _competition_ranks(aucs)
-    order = sorted(range(len(names)), key=lambda k: (ranks[k], k))
-    disagreements = []
-    for a_pos, a in enumerate(order):
-        for b in order[a_pos + 1 :]:
-            by_yield = int(_compare(totals[a], totals[b], 0.0 if exact else scale))
-            by_auc = int(_compare(aucs[a], aucs[b]))
-            if by_yield != by_auc:
-                disagreements.append((names[a], names[b]))
+    ranks, auc_ranks, order, disagreements = _ranked(names, totals, aucs, u, evaluated)
     posterior = None
     if test_uncertainty:
         # Its own streams: the folds' numbers stay those of a run without it.
         scores = [test_set.scores[name] for name in names]
-        item_utilities = np.column_stack([_item_utilities(positive, s, u, t, fold) for s, t in zip(scores, deciding)])
+        item_utilities = np.column_stack([_item_utilities(positive, s, u, choice.deciding, fold) for s, choice in zip(scores, choices)])
         draws, optimism = _posterior_draws(positive, scores, u, item_utilities, fold, threshold_choice, samples, SCORING_PRIOR_COUNT,
                                            root if root is not None else root_of(rng))  # fmt: skip
         posterior = ScoringPosterior.from_draws(names, order, draws, seed, optimism)
@@ -882,9 +823,9 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
             names[k],
             ranks[k],
             float(totals[k] / evaluated),
-            thresholds[k],
-            test_yields[k],
-            chosen[k],
+            choices[k].threshold,
+            choices[k].test_yield,
+            choices[k].chosen,
             float(aucs[k]),
             auc_ranks[k],
             curve[k],
@@ -894,3 +835,90 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
     return ScoringEvaluation(models, tuple(disagreements), threshold_choice, folds if threshold_choice == "crossfit" else None,
                              seed, evaluated, given, test_set.order, test_set.items, test_set.classes[0],
                              test_set.order_source, posterior)  # fmt: skip
+
+
+def _checked_utility(test_set: ScoredTestSet, utility) -> tuple[np.ndarray, np.ndarray]:
+    """The utility matrix as given, checked, and the same with the positive class first (as the
+    kernels of :func:`rank_scoring` take it): its rows and columns permuted."""
+    u = check_square(utility, "utility")
+    if u.shape != (2, 2):
+        raise ValueError(f"utility: a scoring classifier's problem has 2 classes, got a {u.shape[0]}x{u.shape[0]} matrix")
+    if not np.all(np.isfinite(u)):
+        raise ValueError("utility: every entry must be a finite number")
+    if test_set.order is None:
+        raise ValueError(
+            f"classes: the labels of {test_set.source or 'y_true'} ({', '.join(map(repr, test_set.classes))}) have no "
+            "natural order, so the utility matrix's rows and columns (rows = decision, columns = true class) cannot be "
+            'read: name it with the parameter classes, or give the utility with its classes, {"utility": ..., "classes": [...]}'
+        )
+    check_matrix_order(test_set.order, test_set.order_source, test_set.classes[0])
+    first = test_set.order.index(test_set.classes[0])
+    return u, u[np.ix_([first, 1 - first], [first, 1 - first])]
+
+
+def _checked_counts(positive: np.ndarray, threshold_choice: str, folds, test_uncertainty: bool, samples):
+    """``folds`` and ``samples`` of :func:`rank_scoring`, each checked where it acts."""
+    smaller = int(min(positive.sum(), (~positive).sum()))
+    if threshold_choice == "crossfit":
+        folds = check_count(folds, "folds", minimum=2)
+        if folds > smaller:
+            raise ValueError(f"folds: {folds} folds but the smaller class has {smaller} items: each fold should hold some of both")
+    elif threshold_choice == "split" and smaller < 2:
+        raise ValueError("threshold_choice: 'split' needs at least 2 items of each class (one per half)")
+    if test_uncertainty:
+        samples = check_count(samples, "samples", maximum=MAX_EVALUATE_SAMPLES)
+    return folds, samples
+
+
+class _Choice(NamedTuple):
+    """One scoring classifier's thresholds in :func:`rank_scoring`."""
+
+    #: Total utility of the evaluated items, each decided at the threshold chosen without it
+    #: (``"test"``: with it).
+    total: float
+    #: The best threshold on the whole test set, and its yield there.
+    threshold: float
+    test_yield: float
+    #: The thresholds chosen on the choice half or the other folds (none for ``"test"``).
+    chosen: tuple
+    #: The threshold that decides each fold's items (one for ``"test"``).
+    deciding: tuple
+
+
+def _chosen_thresholds(positive, scores, u, threshold_choice: str, fold, folds) -> _Choice:
+    """One classifier's thresholds and total utility under ``threshold_choice``."""
+    threshold, total = _best_threshold(positive, scores, u)
+    test_yield = total / positive.size
+    if threshold_choice == "test":
+        return _Choice(total, threshold, test_yield, (), (threshold,))
+    if threshold_choice == "split":
+        t, _ = _best_threshold(positive[fold == 0], scores[fold == 0], u)
+        held = fold == 1
+        # The choice half's items are not evaluated: any threshold decides them.
+        return _Choice(_total_at(positive[held], scores[held], u, t), threshold, test_yield, (t,), (t, t))
+    per_fold, total = [], 0.0
+    for f in range(folds):
+        held = fold == f
+        t, _ = _best_threshold(positive[~held], scores[~held], u)
+        per_fold.append(t)
+        total += _total_at(positive[held], scores[held], u, t)
+    return _Choice(total, threshold, test_yield, tuple(per_fold), tuple(per_fold))
+
+
+def _ranked(names: list, totals: np.ndarray, aucs: np.ndarray, u: np.ndarray, evaluated: int):
+    """Ranks by total utility and by AUC, the order of the first, and the pairs the two order
+    differently (:attr:`ScoringEvaluation.auc_disagreements`)."""
+    # Totals of the same items are compared, as evaluate compares them (exact for whole numbers).
+    scale = float(np.max(np.abs(u))) * evaluated
+    exact = np.all(u == np.round(u)) and scale <= 2.0**53
+    ranks = _competition_ranks(totals, 0.0 if exact else scale)
+    auc_ranks = _competition_ranks(aucs)
+    order = sorted(range(len(names)), key=lambda k: (ranks[k], k))
+    disagreements = []
+    for a_pos, a in enumerate(order):
+        for b in order[a_pos + 1 :]:
+            by_yield = int(_compare(totals[a], totals[b], 0.0 if exact else scale))
+            by_auc = int(_compare(aucs[a], aucs[b]))
+            if by_yield != by_auc:
+                disagreements.append((names[a], names[b]))
+    return ranks, auc_ranks, order, disagreements

@@ -27,8 +27,7 @@ from mcrank._validation import (
     check_sd,
 )
 from mcrank.distributions import default_true_um
-from mcrank.estimators import ESTIMATORS as _ESTIMATORS
-from mcrank.estimators import default_estimator
+from mcrank.estimators import ESTIMATORS, default_estimator
 from mcrank.metrics import METRICS
 from mcrank.samplers import ERROR_MODELS, HEXAGON_DISTRIBUTIONS, TRUE_UM_DISTRIBUTIONS
 from mcrank.study.kinds import DEFAULT_KIND, NCLASS_METRICS, STUDY_KINDS
@@ -66,9 +65,6 @@ MIN_PREVALENCE = 1e-6
 
 #: Maximum number of samples a study accepts (the counts are int64; this keeps runs finite).
 MAX_SAMPLES = MAX_STUDY_SAMPLES  # mcrank._validation says why it differs from evaluate's
-#: How the perturbed utility matrix's percentage is estimated: by drawing the errors, or by
-#: averaging each pair's probability of being ranked incorrectly (gaussian errors only).
-ESTIMATORS = tuple(_ESTIMATORS)
 #: Most classes a study takes (a pair draws about 3 n^2 variates).
 MAX_CLASSES = 50
 #: Maximum number of error sds in one study.
@@ -221,6 +217,24 @@ def _kind_help() -> str:
     return "what the classifiers are: " + " or ".join(f"{kind.name} ({kind.help})" for kind in STUDY_KINDS.values())
 
 
+def _true_um_sd_help() -> str:
+    """``--true-um-sd``'s help: the distributions that read it (their registry's ``reads_sd``)."""
+    readers = [
+        f"{d.name} ({'each hexagon coordinate' if d.hexagon else 'each element'})" for d in TRUE_UM_DISTRIBUTIONS.values() if d.reads_sd
+    ]
+    return f"sd for --true-um {' or '.join(readers)} (default 1/3)"
+
+
+def _metrics_help() -> str:
+    """``--metrics``'s help: the default metrics and scores, as the registries give them."""
+    from mcrank.roc import DEFAULT_ROC_SCORES  # the ROC scores' registry: read when the parser is built
+
+    return (
+        f"metric ids, separated by spaces or commas (default: the paper's seven for 2 classes; {', '.join(NCLASS_METRICS)} for more; "
+        f"with --study roc the scores {', '.join(DEFAULT_ROC_SCORES)})"
+    )
+
+
 def _names(registry):
     """The names of a registry, as the ``choices`` of a flag (read when the parser is built)."""
     return lambda: tuple(registry)
@@ -331,7 +345,7 @@ class StudyConfig:
         flag="--true-um-sd",
         cli_type=float,
         metavar="SD",
-        help="sd for --true-um gaussian (each hexagon coordinate) or gaussian-elements (each element) (default 1/3)",
+        help=_true_um_sd_help,
         kernel=lambda v, c: {"true_um_sd": float(v)},
     )
     error: str = _parameter(
@@ -356,9 +370,7 @@ class StudyConfig:
         flag="--metrics",
         nargs="+",
         metavar="ID",
-        help="metric ids, separated by spaces or commas (default: the paper's seven for 2 classes; accuracy, "
-        "balanced_accuracy, macro_precision, macro_f1, mcc, cohen_kappa for more; with --study roc the scores "
-        "auc, best_accuracy, best_youden, best_f1)",
+        help=_metrics_help,
         kernel=lambda v, c: STUDY_KINDS[c.kind].score_codes(v),
     )
     class_proportion: tuple[float, float] = _parameter(
@@ -420,9 +432,9 @@ class StudyConfig:
     estimator: str | None = _parameter(
         None,
         flag="--estimator",
-        choices=lambda: ESTIMATORS,
-        help="how the perturbed utility matrix's %% is estimated: " + _ESTIMATORS.help(),
-        kernel=lambda v, c: {"conditional": _ESTIMATORS[c.estimator_used].needs_closed_form},
+        choices=_names(ESTIMATORS),
+        help="how the perturbed utility matrix's %% is estimated: " + ESTIMATORS.help(),
+        kernel=lambda v, c: {"conditional": ESTIMATORS[c.estimator_used].needs_closed_form},
     )
     test_size: int | None = _parameter(
         None,
@@ -475,11 +487,13 @@ class StudyConfig:
 
     @property
     def binary(self) -> bool:
-        """Whether the two-class kernels run the study: two classes, a hexagon distribution, an
-        error model they draw (:attr:`~mcrank.error_models.ErrorModel.two_class_kernel`) and
-        metrics with two-class forms (else the n-class kernels do)."""
+        """Whether the two-class kernels run the study: a kind they run
+        (:attr:`~mcrank.study.kinds.StudyKind.two_class_kernels`), two classes, a hexagon
+        distribution, an error model they draw
+        (:attr:`~mcrank.error_models.ErrorModel.two_class_kernel`) and metrics with two-class
+        forms (else the n-class kernels do)."""
         return (
-            self.kind == "confusion" and self.classes == 2 and self.true_um in HEXAGON_DISTRIBUTIONS
+            STUDY_KINDS[self.kind].two_class_kernels and self.classes == 2 and self.true_um in HEXAGON_DISTRIBUTIONS
             and ERROR_MODELS[self.error].two_class_kernel and all(METRICS[m].binary is not None for m in self.metrics)
         )  # fmt: skip
 
@@ -576,7 +590,7 @@ def _checked(config: StudyConfig) -> dict:
         )
     error = check_choice(config.error, ERROR_MODELS, "error model")
     if config.estimator is not None:
-        estimator = check_choice(config.estimator, _ESTIMATORS, "estimator")
+        estimator = check_choice(config.estimator, ESTIMATORS, "estimator")
         estimator.check(error)
         if estimator.needs_closed_form and kind.closed_form is not None:
             raise ValueError(

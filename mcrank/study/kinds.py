@@ -69,6 +69,10 @@ class StudyKind:
     sweep_key : tuple of str
         Its own parameters that tell two sweeps apart (experiment files keep one sweep per
         setting).
+    two_class_kernels : bool
+        Whether its pairs of two classes run on the paper's two-class kernels
+        (:mod:`mcrank.engine.binary`) when the rest of the setting allows
+        (:attr:`StudyConfig.binary <mcrank.study.StudyConfig.binary>`).
     """
 
     name: str
@@ -82,6 +86,7 @@ class StudyKind:
     rules: Mapping[str, Callable[[object], None]] = field(default_factory=dict)
     closed_form: str | None = None
     sweep_key: tuple[str, ...] = ()
+    two_class_kernels: bool = False
 
     def check(self, parameter: str, value) -> None:
         """A ValueError if ``value`` of ``parameter`` breaks one of this kind's rules."""
@@ -207,6 +212,7 @@ register_study_kind(
     scores=_checked_metrics,
     score_codes=_metric_codes,
     header=_confusion_header,
+    two_class_kernels=True,
 )
 register_study_kind(
     "roc",
