@@ -1,8 +1,8 @@
 """The posterior of scoring classifiers' yields (``rank_scoring(..., test_uncertainty=True)``,
-``evaluate --scores --test-uncertainty``): its Bayesian bootstrap against a plain NumPy one, its
-prior against the Dirichlet's moments, the optimism of ``test`` against a brute-force re-choice
-of every threshold, its calibration on binormal populations whose yields are a closed form, and
-the CLI."""
+``evaluate --scores --test-uncertainty``): its Bayesian bootstrap against a plain NumPy one,
+crossfit's error bootstrap against a brute-force re-choice of every fold's threshold, its prior
+against the Dirichlet's moments, the optimism of ``test`` against a brute-force re-choice of every
+threshold, its calibration on binormal populations whose yields are a closed form, and the CLI."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def _data(items=90, seed=0):
                       "c": np.round(rng.normal(size=items) + 0.4 * positive, 1)}  # fmt: skip
 
 
-@pytest.mark.parametrize(("choice", "folds"), [("test", 1), ("crossfit", 4), ("split", 2)])
+@pytest.mark.parametrize(("choice", "folds"), [("test", 1), ("split", 2)])
 def test_without_prior_the_posterior_is_the_bayesian_bootstrap_of_the_evaluated_items(choice, folds):
     # A prior of negligible count leaves the Bayesian bootstrap over the evaluated items, each at
     # the threshold the estimate decided it by; for test, less the optimism (its own test below).
@@ -79,14 +79,45 @@ def test_without_prior_the_posterior_is_the_bayesian_bootstrap_of_the_evaluated_
     positive, scores = _data()
     samples, seed = 40, 3
     utilities, evaluated = _item_utilities(positive, scores, choice, folds, seed)
+    fold = None if choice == "test" else _folds(positive.size, folds, seed)
     root = np.random.SeedSequence(seed)
-    draws, optimism = _posterior_draws(positive, list(scores.values()), U, utilities, evaluated, choice == "test", samples, 1e-300,
-                                       root)  # fmt: skip
+    draws, optimism = _posterior_draws(positive, list(scores.values()), U, utilities, fold, choice, samples, 1e-300, root)
     weights = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=STREAM)).standard_exponential((samples, positive.size))
     weights = weights * evaluated
     expected = weights @ utilities / weights.sum(axis=1, keepdims=True)
     assert draws == pytest.approx(expected - (0 if optimism is None else optimism), abs=1e-12)
     assert (optimism is None) == (choice != "test")
+
+
+def test_without_prior_crossfit_draws_the_error_of_the_re_run_choice():
+    # In each draw every fold's threshold is re-chosen on the other folds' weighted items; its
+    # error, the weighted held-out yield less the plain yield of those thresholds on every item
+    # (each fold's by its share), is centred (held-out items are independent of their threshold)
+    # and subtracted from the estimate.
+    from mcrank.evaluate.scoring import _posterior_draws
+
+    positive, scores = _data()
+    samples, seed, folds = 30, 3, 4
+    utilities, _ = _item_utilities(positive, scores, "crossfit", folds, seed)
+    fold = _folds(positive.size, folds, seed)
+    draws, optimism = _posterior_draws(positive, list(scores.values()), U, utilities, fold, "crossfit", samples, 1e-300,
+                                       np.random.SeedSequence(seed))  # fmt: skip
+    weights = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=STREAM)).standard_exponential((samples, positive.size))
+    ones = np.ones(positive.size)
+    share = np.bincount(fold) / positive.size
+    for m, s in enumerate(scores.values()):
+        errors = []
+        for w in weights:
+            weighted, plain = 0.0, 0.0
+            for f in range(folds):
+                held = fold == f
+                t = _brute_choice(positive[~held], s[~held], w[~held])
+                weighted += _weighted_total(positive[held], s[held], w[held], t)
+                plain += share[f] * _weighted_total(positive, s, ones, t) / positive.size
+            errors.append(weighted / w.sum() - plain)
+        errors = np.array(errors)
+        assert draws[:, m] == pytest.approx(utilities[:, m].mean() - (errors - errors.mean()), abs=1e-12)
+    assert optimism is None
 
 
 def test_the_optimism_of_test_is_the_bootstrap_re_choosing_every_threshold():
@@ -200,7 +231,7 @@ def _estimand(model, mu, items, choice):
 def test_intervals_cover_95_percent_and_pair_probabilities_are_calibrated(choice):
     # 450 intervals: 95 % within 4 binomial SE (4.1 %). The bootstrap that re-chose every
     # threshold in each draw, without the optimism's correction, covered about 65 % for test at
-    # N = 300. (crossfit covers 92 %, its pairs are overconfident: docs/evaluate.md.)
+    # N = 300. (crossfit: its own test below.)
     rng = np.random.default_rng(2027)
     covered, pairs = [], []
     for _ in range(150):
@@ -215,6 +246,26 @@ def test_intervals_cover_95_percent_and_pair_probabilities_are_calibrated(choice
     assert abs(coverage - 0.95) < 4 * math.sqrt(0.95 * 0.05 / len(covered)), coverage
     p, right = np.array(pairs, dtype=float).T
     # Calibrated in aggregate: the pairs in the reported order, against the sum of the probabilities.
+    assert abs(right.sum() - p.sum()) < 4 * math.sqrt(np.sum(p * (1 - p))), (right.sum(), p.sum())
+
+
+def test_crossfit_intervals_cover_95_percent_at_100_items():
+    # 300 populations of 100 items, 900 intervals: 95 % within 4 binomial SE (2.9 %). The
+    # Bayesian bootstrap at the fixed thresholds covered 90 % here (too narrow: it does not see
+    # the thresholds' own choice); its pairs at 0.95 were right 85-90 % of the time.
+    rng = np.random.default_rng(2028)
+    covered, pairs = [], []
+    for _ in range(300):
+        mus = rng.uniform(*MU_RANGE, size=3)
+        positive, scores = _draw(100, mus, rng)
+        result = rank_scoring(scored_test_set(positive, {f"m{k}": s for k, s in enumerate(scores)}, classes=(True, False)), U,
+                              test_uncertainty=True, samples=200, rng=int(rng.integers(2**32)))  # fmt: skip
+        truth = {m.name: _estimand(m, mus[int(m.name[1])], 100, "crossfit") for m in result.models}
+        covered += [low <= truth[name] <= high for name, (low, high) in result.posterior.intervals.items()]
+        pairs += [(p, truth[a] > truth[b]) for (a, b), (p, _) in result.posterior.probability_above.items()]
+    coverage = np.mean(covered)
+    assert abs(coverage - 0.95) < 4 * math.sqrt(0.95 * 0.05 / len(covered)), coverage
+    p, right = np.array(pairs, dtype=float).T
     assert abs(right.sum() - p.sum()) < 4 * math.sqrt(np.sum(p * (1 - p))), (right.sum(), p.sum())
 
 

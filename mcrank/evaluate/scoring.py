@@ -386,31 +386,94 @@ _DRAW_BLOCK = 64
 
 
 @jit
-def _weighted_choice_yields(orders, gain, last, weights, base, weight_total, plain_cumulative, plain_base, out_weighted,
-                            out_plain):  # pragma: no cover - compiled  # fmt: skip
-    """Each model's threshold re-chosen on each draw of item weights: its weighted and its plain yield.
+def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in_fold, evaluates, with_all, share, weights,
+                            base, weight_total, plain_cumulative, plain_base, out_weighted, out_plain):  # pragma: no cover - compiled  # fmt: skip
+    """The threshold choice re-run on each draw of item weights: its weighted yield as the choice
+    evaluates it, and its plain yield on every item.
 
-    For model ``m`` the items are taken in ``orders[m]`` (scores descending), ``gain`` given in
-    that order (``gain = U[0, y] - U[1, y]``, read in sequence, not gathered); ``last[m, j]``
-    marks the last item of a distinct score, a candidate threshold. Output positive on the first
-    ``j`` items adds ``sum weights * gain`` over them to the total of output negative everywhere.
-    The threshold of the largest weighted total wins, the first maximum (the highest threshold),
-    as :func:`_best_threshold`. ``out_weighted`` is its weighted yield (``base`` and
-    ``weight_total``: per draw, the weighted base utility and the weights' sum); ``out_plain`` its
-    yield with every weight 1 (``plain_cumulative[m, j]``: the plain gain of the first ``j + 1``
-    items; ``plain_base``: the plain base utility per item).
+    For model ``m`` the items are taken in ``orders[m]`` (scores descending), ``gain`` and
+    ``fold`` given in that order (``gain = U[0, y] - U[1, y]``, read in sequence, not
+    gathered). Each choice ``c`` (a crossfit fold's, the split's choice half's, the test set's)
+    sums the weighted gain of the items that choose it: of every item less fold ``c``'s
+    (``with_all``: crossfit), or of fold ``c``'s alone. ``candidate[m, c, j]`` marks the last
+    choosing item of a distinct score, a candidate threshold, and ``cut[m, c, j]`` how many
+    items that threshold (halfway down to the next choosing score, as :func:`_best_threshold`)
+    puts positive; only where ``may_win[m, j]`` (a positive gain, or a tied score) can a total
+    rise above those before it. The largest weighted total wins, the first maximum (the highest threshold);
+    never positive (total 0) is the first candidate. Output positive on the first ``k`` items
+    adds their gain to the total of output negative everywhere: ``out_weighted`` is the sum over
+    choices of the weighted gain of the items of fold ``evaluates[c]`` positive at its cut
+    (``last_in_fold[m, f, k]``: the last item of fold ``f`` among the first ``k + 1``, -1 for
+    none), plus ``base[d]`` (the weighted base utility of the evaluated items), over
+    ``weight_total[d]`` (their weights' sum); ``out_plain`` is the sum over choices of
+    ``share[c]`` times the yield of its cut with every weight 1 (``plain_cumulative[m, k]``: the
+    plain gain of the first ``k + 1`` items per item; ``plain_base``: the plain base utility per
+    item).
     """
     draws, items = weights.shape
-    models = orders.shape[0]
+    models, choices = orders.shape[0], candidate.shape[1]
+    folds = last_in_fold.shape[1]
+    running = np.empty(folds)
+    own = np.empty(items)  # the weighted gain of the item's fold up to and with it
+    best = np.empty(choices)
+    best_cut = np.empty(choices, dtype=np.int64)
     for d in range(draws):
         for m in range(models):
-            total, best, best_at = 0.0, 0.0, -1  # never positive
+            running[:] = 0.0
+            best[:] = 0.0
+            best_cut[:] = 0
+            total = 0.0
             for j in range(items):
-                total += weights[d, orders[m, j]] * gain[m, j]
-                if last[m, j] and total > best:
-                    best, best_at = total, j
-            out_weighted[d, m] = (base[d] + best) / weight_total[d]
-            out_plain[d, m] = plain_base + (plain_cumulative[m, best_at] if best_at >= 0 else 0.0)
+                g = weights[d, orders[m, j]] * gain[m, j]
+                f = fold[m, j]
+                total += g
+                running[f] += g
+                own[j] = running[f]
+                if not may_win[m, j]:
+                    continue
+                for c in range(choices):
+                    if candidate[m, c, j]:
+                        chooser = total - running[c] if with_all else running[c]
+                        if chooser > best[c]:
+                            best[c], best_cut[c] = chooser, cut[m, c, j]
+            weighted, plain = base[d], plain_base
+            for c in range(choices):
+                k = best_cut[c]
+                if k > 0:
+                    at = last_in_fold[m, evaluates[c], k - 1]
+                    if at >= 0:
+                        weighted += own[at]
+                    plain += share[c] * plain_cumulative[m, k - 1]
+            out_weighted[d, m] = weighted / weight_total[d]
+            out_plain[d, m] = plain
+
+
+def _choice_layout(scores, order, fold, choices, with_all):
+    """For one model, its items in ``order`` (scores descending): per choice, the candidate
+    thresholds of the items that choose it and how many items each puts positive, and per fold
+    the last of its items among the first ``k + 1`` (the arguments of
+    :func:`_weighted_choice_yields`)."""
+    items, ranked, ranked_fold = scores.size, scores[order], fold[order]
+    ascending = ranked[::-1]
+    candidate = np.zeros((choices, items), dtype=np.bool_)
+    cut = np.zeros((choices, items), dtype=np.int64)
+    for c in range(choices):
+        chooses = ranked_fold != c if with_all else ranked_fold == c
+        at = np.flatnonzero(chooses)
+        values = ranked[at]
+        ends = np.append(values[1:] != values[:-1], True)
+        candidate[c, at[ends]] = True
+        distinct = values[ends]  # descending
+        lower = np.append(distinct[1:], -np.inf)
+        middle = (distinct + lower) / 2
+        threshold = np.where(np.isinf(lower), -np.inf, np.where(middle > lower, middle, distinct))
+        cut[c, at[ends]] = items - np.searchsorted(ascending, threshold, side="left")
+    folds = int(fold.max()) + 1
+    position = np.arange(items)
+    last_in_fold = np.empty((folds, items), dtype=np.int64)
+    for f in range(folds):
+        last_in_fold[f] = np.maximum.accumulate(np.where(ranked_fold == f, position, -1))
+    return candidate, cut, last_in_fold
 
 
 def _item_utilities(positive, scores, utility, thresholds, fold) -> np.ndarray:
@@ -440,54 +503,76 @@ def _prior_draws(samples: int, models: int, utility, prior_count: float, rng) ->
     return mass, mass[:, None] * np.einsum("sa,sam->sm", share, utility[output, truth])
 
 
-def _posterior_draws(positive, scores, utility, item_utilities, evaluated, optimistic, samples, prior_count,
+def _posterior_draws(positive, scores, utility, item_utilities, fold, choice, samples, prior_count,
                      rng) -> tuple[np.ndarray, np.ndarray | None]:  # fmt: skip
-    """Draws of each model's yield, ``samples`` x models, and the optimism of each (``optimistic``
-    only, else None).
+    """Draws of each model's population yield at the thresholds chosen, ``samples`` x models, and
+    for ``"test"`` each model's optimism (else None).
 
-    The thresholds are those of the estimate: each item's utility at the threshold that decides
-    it is fixed (``item_utilities``, items x models); the posterior is that of the population
-    frequencies of the evaluated items' joint table, Dirichlet(counts + the prior), drawn as the
-    Bayesian bootstrap over the evaluated items (unit exponential weights, the same for every
-    model, so that their draws stay paired) plus the prior's part (:func:`_prior_draws`).
-    ``optimistic`` (thresholds chosen on the items they are scored on): each draw also re-chooses
-    every threshold on the weighted items, and the mean over draws of its weighted yield less
-    its plain yield, the bootstrap's estimate of the optimism (Efron 1983), is subtracted from
-    every draw. Memory: the draws kept and one block of weights and of the prior's atoms, never
-    items times draws.
+    ``item_utilities`` (items x models) is each item's utility at the threshold that decides it,
+    ``fold`` each item's fold (``"split"``: 0 chooses, 1 evaluates; None for ``"test"``). Each
+    draw weighs the items by the Bayesian bootstrap (unit exponential weights, the same for every
+    model, so that their draws stay paired) and adds the prior's part (:func:`_prior_draws`),
+    the two mixed by their masses, the Dirichlet's:
+
+    - ``"split"``: the weighted yield of the evaluated items at the fixed threshold: they took
+      no part in choosing it, a sample of the population it will meet.
+    - ``"crossfit"``: the items' part is ``estimate - (e* - mean e*)``, ``e*`` the error of the
+      whole choice re-run on the weighted items (:func:`_weighted_choice_yields`): its weighted
+      held-out yield less its plain yield on every item, the bootstrap's population. Only its
+      spread is kept: a held-out item is independent of its fold's threshold, so the error's mean
+      is 0, and the bootstrap's mean error is its population's (whose items chose the thresholds).
+    - ``"test"``: the weighted yield at the fixed thresholds less the mean of ``e*``, the
+      bootstrap's optimism (Efron 1983).
+
+    Memory: the draws kept and one block of weights and of the prior's atoms, never items times
+    draws.
     """
     items, models = item_utilities.shape
-    counted = evaluated.astype(float)
-    values = item_utilities * counted[:, None]
+    fold = np.zeros(items, dtype=np.int64) if fold is None else fold
+    counted = (fold == 1 if choice == "split" else np.ones(items, dtype=bool)).astype(float)
     prior_stream = stream_generator(rng, SCORING_POSTERIOR, 1)
     weights_stream = stream_generator(rng, SCORING_POSTERIOR, 0)
-    draws = np.empty((samples, models))
-    optimism = None
-    if optimistic:
+    rechosen = choice != "split"
+    if rechosen:
+        with_all = choice == "crossfit"
+        folds = int(fold.max()) + 1
+        choices = folds if with_all else 1
+        evaluates, share = (np.arange(folds), np.bincount(fold) / items) if with_all else (np.zeros(1, np.int64), np.ones(1))
         truth = (~positive).astype(np.int64)
         gain, base = utility[0, truth] - utility[1, truth], utility[1, truth]
         orders = np.empty((models, items), dtype=np.int64)
-        last = np.empty((models, items), dtype=np.bool_)
+        candidate = np.empty((models, choices, items), dtype=np.bool_)
+        cut = np.empty((models, choices, items), dtype=np.int64)
+        last_in_fold = np.empty((models, folds, items), dtype=np.int64)
+        tied = np.empty((models, items), dtype=np.bool_)
         for m, s in enumerate(scores):
             orders[m] = np.argsort(-s, kind="stable")
-            last[m] = np.append(s[orders[m]][1:] != s[orders[m]][:-1], True)
-        ordered_gain = gain[orders]
+            candidate[m], cut[m], last_in_fold[m] = _choice_layout(s, orders[m], fold, choices, with_all)
+            same = s[orders[m]][1:] == s[orders[m]][:-1]
+            tied[m] = np.append(same, False) | np.append(False, same)
+        ordered_gain, ordered_fold = gain[orders], fold[orders]
+        may_win = (ordered_gain > 0) | tied
         plain_cumulative = np.cumsum(ordered_gain, axis=1) / items
-        optimism = np.zeros(models)
+    fixed, errors, prior = np.empty((samples, models)), np.zeros((samples, models)), np.empty((samples, models))
+    masses, prior_masses = np.empty(samples), np.empty(samples)
     for start in range(0, samples, _DRAW_BLOCK):
         weights = weights_stream.standard_exponential((min(_DRAW_BLOCK, samples - start), items))
         block = slice(start, start + weights.shape[0])
-        prior_mass, prior_utility = _prior_draws(weights.shape[0], models, utility, prior_count, prior_stream)
-        draws[block] = (weights @ values + prior_utility) / (weights @ counted + prior_mass)[:, None]
-        if optimistic:
+        prior_masses[block], prior[block] = _prior_draws(weights.shape[0], models, utility, prior_count, prior_stream)
+        masses[block] = weights @ counted
+        fixed[block] = weights @ (item_utilities * counted[:, None])
+        if rechosen:
             weighted, plain = np.empty((weights.shape[0], models)), np.empty((weights.shape[0], models))
-            _weighted_choice_yields(orders, ordered_gain, last, weights, weights @ base, weights.sum(axis=1), plain_cumulative,
-                                    float(base.mean()), weighted, plain)  # fmt: skip
-            optimism += (weighted - plain).sum(axis=0)
-    if optimistic:
-        optimism /= samples
-        draws -= optimism
-    return draws, optimism
+            _weighted_choice_yields(orders, ordered_gain, ordered_fold, candidate, may_win, cut, last_in_fold, evaluates, with_all, share,
+                                    weights, weights @ (base * counted), masses[block], plain_cumulative, float(base.mean()), weighted,
+                                    plain)  # fmt: skip
+            errors[block] = weighted - plain
+    mean_error = errors.mean(axis=0)
+    if choice == "crossfit":
+        estimate = item_utilities.mean(axis=0)
+        fixed = masses[:, None] * (estimate - (errors - mean_error))
+    draws = (fixed + prior) / (masses + prior_masses)[:, None]
+    return (draws - mean_error, mean_error) if choice == "test" else (draws, None)
 
 
 @dataclass(frozen=True)
@@ -681,8 +766,10 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         Also the posterior of the yields (:class:`ScoringPosterior`) of the thresholds chosen
         here, on the population: Dirichlet over the evaluated items' joint table (true class,
         every model's output at its threshold) with :data:`SCORING_PRIOR_COUNT`, drawn as the
-        Bayesian bootstrap over those items; for ``"test"`` corrected by each model's bootstrap
-        optimism (``docs/evaluate.md``, "How sure is the choice of a scoring classifier?").
+        Bayesian bootstrap over those items; for ``"crossfit"`` the spread of the error of the
+        choice re-run in each draw, for ``"test"`` corrected by each model's bootstrap optimism
+        (:func:`_posterior_draws`; ``docs/evaluate.md``, "How sure is the choice of a scoring
+        classifier?").
     samples : int, default 2000
         Posterior draws.
     rng : int, SeedSequence, Generator or None
@@ -727,9 +814,8 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         # Its own streams: the folds' numbers stay those of a run without it.
         scores = [test_set.scores[name] for name in names]
         item_utilities = np.column_stack([_item_utilities(positive, s, u, choice.deciding, fold) for s, choice in zip(scores, choices)])
-        evaluated_items = np.ones(positive.size, dtype=bool) if threshold_choice != "split" else fold == 1
-        draws, optimism = _posterior_draws(positive, scores, u, item_utilities, evaluated_items, threshold_choice == "test", samples,
-                                           SCORING_PRIOR_COUNT, root if root is not None else root_of(rng))  # fmt: skip
+        draws, optimism = _posterior_draws(positive, scores, u, item_utilities, fold, threshold_choice, samples, SCORING_PRIOR_COUNT,
+                                           root if root is not None else root_of(rng))  # fmt: skip
         posterior = ScoringPosterior.from_draws(names, order, draws, seed, optimism)
     curve = [{key: float(score(positive, test_set.scores[name])) for key, (_, score) in CURVE_SCORES.items()} for name in names]
     models = tuple(
