@@ -28,7 +28,7 @@ def add_parser(subparsers):
         help="override every study's number of samples, e.g. 1e4 for a quick check (needs an --out other than results/, holding no results made with another number)",
     )
     parser.add_argument("--force", action="store_true", help="recompute every study, sample and figure, even those already up to date")
-    parser.add_argument("--jobs", type=int, default=-1, help="parallel jobs per study, -1 for all cores (default -1)")
+    parser.add_argument("--jobs", type=int, default=-1, help="studies side by side, one per core; -1 for all cores (default -1)")
     parser.add_argument("--no-figures", action="store_true", help="skip the figures")
     parser.add_argument(
         "--allow-dirty",
