@@ -227,46 +227,44 @@ def _estimand(model, mu, items, choice):
     return float(np.sum(sizes * _population_yield(np.array(model.fold_thresholds), mu)) / items)
 
 
+def _calibration(seed: int, populations: int, items: int, choice: str, samples: int):
+    """On ``populations`` binormal populations (three models each, ``items`` items): whether each
+    95 % interval covers the estimand, and each pair's P(above) with whether it is right."""
+    rng = np.random.default_rng(seed)
+    covered, pairs = [], []
+    for _ in range(populations):
+        mus = rng.uniform(*MU_RANGE, size=3)
+        positive, scores = _draw(items, mus, rng)
+        result = rank_scoring(scored_test_set(positive, {f"m{k}": s for k, s in enumerate(scores)}, classes=(True, False)), U,
+                              threshold_choice=choice, test_uncertainty=True, samples=samples, rng=int(rng.integers(2**32)))  # fmt: skip
+        truth = {m.name: _estimand(m, mus[int(m.name[1])], items, choice) for m in result.models}
+        covered += [low <= truth[name] <= high for name, (low, high) in result.posterior.intervals.items()]
+        pairs += [(p, truth[a] > truth[b]) for (a, b), (p, _) in result.posterior.probability_above.items()]
+    probability, right = np.array(pairs, dtype=float).T
+    return np.array(covered), probability, right
+
+
+def _check_calibrated(covered, probability, right):
+    """95 % coverage within 4 binomial SE; the pairs in the reported order right as often as the
+    sum of their probabilities says, within 4 SE."""
+    coverage = np.mean(covered)
+    assert abs(coverage - 0.95) < 4 * math.sqrt(0.95 * 0.05 / len(covered)), coverage
+    assert abs(right.sum() - probability.sum()) < 4 * math.sqrt(np.sum(probability * (1 - probability))), (right.sum(), probability.sum())
+
+
 @pytest.mark.parametrize("choice", ["test", "split"])
 def test_intervals_cover_95_percent_and_pair_probabilities_are_calibrated(choice):
     # 450 intervals: 95 % within 4 binomial SE (4.1 %). The bootstrap that re-chose every
     # threshold in each draw, without the optimism's correction, covered about 65 % for test at
     # N = 300. (crossfit: its own test below.)
-    rng = np.random.default_rng(2027)
-    covered, pairs = [], []
-    for _ in range(150):
-        mus = rng.uniform(*MU_RANGE, size=3)
-        positive, scores = _draw(300, mus, rng)
-        result = rank_scoring(scored_test_set(positive, {f"m{k}": s for k, s in enumerate(scores)}, classes=(True, False)), U,
-                              threshold_choice=choice, test_uncertainty=True, samples=400, rng=int(rng.integers(2**32)))  # fmt: skip
-        truth = {m.name: _estimand(m, mus[int(m.name[1])], 300, choice) for m in result.models}
-        covered += [low <= truth[name] <= high for name, (low, high) in result.posterior.intervals.items()]
-        pairs += [(p, truth[a] > truth[b]) for (a, b), (p, _) in result.posterior.probability_above.items()]
-    coverage = np.mean(covered)
-    assert abs(coverage - 0.95) < 4 * math.sqrt(0.95 * 0.05 / len(covered)), coverage
-    p, right = np.array(pairs, dtype=float).T
-    # Calibrated in aggregate: the pairs in the reported order, against the sum of the probabilities.
-    assert abs(right.sum() - p.sum()) < 4 * math.sqrt(np.sum(p * (1 - p))), (right.sum(), p.sum())
+    _check_calibrated(*_calibration(2027, 150, 300, choice, 400))
 
 
 def test_crossfit_intervals_cover_95_percent_at_100_items():
     # 300 populations of 100 items, 900 intervals: 95 % within 4 binomial SE (2.9 %). The
     # Bayesian bootstrap at the fixed thresholds covered 90 % here (too narrow: it does not see
     # the thresholds' own choice); its pairs at 0.95 were right 85-90 % of the time.
-    rng = np.random.default_rng(2028)
-    covered, pairs = [], []
-    for _ in range(300):
-        mus = rng.uniform(*MU_RANGE, size=3)
-        positive, scores = _draw(100, mus, rng)
-        result = rank_scoring(scored_test_set(positive, {f"m{k}": s for k, s in enumerate(scores)}, classes=(True, False)), U,
-                              test_uncertainty=True, samples=200, rng=int(rng.integers(2**32)))  # fmt: skip
-        truth = {m.name: _estimand(m, mus[int(m.name[1])], 100, "crossfit") for m in result.models}
-        covered += [low <= truth[name] <= high for name, (low, high) in result.posterior.intervals.items()]
-        pairs += [(p, truth[a] > truth[b]) for (a, b), (p, _) in result.posterior.probability_above.items()]
-    coverage = np.mean(covered)
-    assert abs(coverage - 0.95) < 4 * math.sqrt(0.95 * 0.05 / len(covered)), coverage
-    p, right = np.array(pairs, dtype=float).T
-    assert abs(right.sum() - p.sum()) < 4 * math.sqrt(np.sum(p * (1 - p))), (right.sum(), p.sum())
+    _check_calibrated(*_calibration(2028, 300, 100, "crossfit", 200))
 
 
 # --- the CLI ---------------------------------------------------------------------------------------
