@@ -155,6 +155,12 @@ def _render_ranking(ranking, shown, width, details) -> list[str]:
     return lines
 
 
+#: How a cross-fitted posterior differs from the plain Bayesian bootstrap (docs/evaluate.md).
+_CROSSFIT_DRAWS = (
+    "; each draw also re-chooses every fold's threshold on the other folds' weighted items and adds the spread of that choice's error"
+)
+
+
 def _render_posterior(ranking, shown, width) -> list[str]:
     """The pairs' P(a above b) of the ranking's posterior, and how it was drawn."""
     posterior = ranking.posterior
@@ -163,7 +169,8 @@ def _render_posterior(ranking, shown, width) -> list[str]:
         f"How sure the ranking is, given the test set of {ranking.items} items: the population yield of the thresholds "
         f"chosen here, Bayesian bootstrap over the {ranking.evaluated_items} evaluated items with a prior of total count "
         f"{posterior.prior_count:g} spread over the cells of (true class, every model's output) ({posterior.samples} "
-        f"draws{seed}); 95% intervals of the yield per item, P(best) the probability of the highest yield (each with its "
+        f"draws{seed}){_CROSSFIT_DRAWS if ranking.threshold_choice == 'crossfit' else ''}; 95% intervals of the yield per "
+        "item, P(best) the probability of the highest yield (each with its "
         "Monte Carlo SE), and for each pair the probability that the one ranked above has the higher yield on the "
         "population",
         width,
@@ -306,8 +313,16 @@ def to_dict(ranking) -> dict:
             for m in ranking.models
         ],
         "auc_disagreements": [list(pair) for pair in ranking.auc_disagreements],
-        "posterior": None if ranking.posterior is None else ranking.posterior.to_dict(),
+        "posterior": None if ranking.posterior is None else _posterior_of(ranking),
     }
+
+
+def _posterior_of(ranking) -> dict:
+    """The ranking's posterior as JSON, its method naming the folds' re-chosen thresholds (crossfit)."""
+    out = ranking.posterior.to_dict()
+    if ranking.threshold_choice == "crossfit":
+        out["method"] += _CROSSFIT_DRAWS
+    return out
 
 
 renders(ScoringEvaluation, dict=to_dict)
