@@ -346,9 +346,16 @@ def _best_threshold(positive: np.ndarray, scores: np.ndarray, utility: np.ndarra
         return math.inf, float(totals[0])
     if k == distinct.size:  # positive below the lowest score too
         return -math.inf, float(totals[k])
-    middle = (distinct[k - 1] + distinct[k]) / 2
-    # Adjacent floating-point numbers have no number between them: then the chosen score.
-    return float(middle if middle > distinct[k] else distinct[k - 1]), float(totals[k])
+    return float(_between(distinct[k - 1], distinct[k])), float(totals[k])
+
+
+def _between(higher, lower):
+    """The threshold between adjacent distinct scores ``higher > lower`` (arrays or numbers):
+    halfway, so that it decides new items in between by the nearer side; ``higher`` itself where
+    adjacent floating-point numbers have no number between them; -inf below the lowest score
+    (``lower`` -inf)."""
+    middle = (higher + lower) / 2
+    return np.where(np.isinf(lower), -np.inf, np.where(middle > lower, middle, higher))
 
 
 def _total_at(positive, scores, utility, threshold) -> float:
@@ -397,7 +404,7 @@ def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in
     sums the weighted gain of the items that choose it: of every item less fold ``c``'s
     (``with_all``: crossfit), or of fold ``c``'s alone. ``candidate[m, c, j]`` marks the last
     choosing item of a distinct score, a candidate threshold, and ``cut[m, c, j]`` how many
-    items that threshold (halfway down to the next choosing score, as :func:`_best_threshold`)
+    items that threshold (halfway down to the next choosing score, :func:`_between`)
     puts positive; only where ``may_win[m, j]`` (a positive gain, or a tied score) can a total
     rise above those before it. The largest weighted total wins, the first maximum (the highest threshold);
     never positive (total 0) is the first candidate. Output positive on the first ``k`` items
@@ -464,9 +471,7 @@ def _choice_layout(scores, order, fold, choices, with_all):
         ends = np.append(values[1:] != values[:-1], True)
         candidate[c, at[ends]] = True
         distinct = values[ends]  # descending
-        lower = np.append(distinct[1:], -np.inf)
-        middle = (distinct + lower) / 2
-        threshold = np.where(np.isinf(lower), -np.inf, np.where(middle > lower, middle, distinct))
+        threshold = _between(distinct, np.append(distinct[1:], -np.inf))
         cut[c, at[ends]] = items - np.searchsorted(ascending, threshold, side="left")
     folds = int(fold.max()) + 1
     position = np.arange(items)
