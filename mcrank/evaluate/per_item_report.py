@@ -13,11 +13,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import textwrap
 
 from mcrank.evaluate.per_item import PerItemEvaluation
-from mcrank.evaluate.report import POINT_YIELDS, decision_sentence, short_probability
+from mcrank.evaluate.report import POINT_YIELDS, _clean, decision_sentence, short_probability
 from mcrank.evaluate.result import renders
 from mcrank.evaluate.targets import class_header
 
@@ -119,11 +118,6 @@ def to_dict(result: PerItemEvaluation) -> dict:
             },  # fmt: skip
         }
     return out
-
-
-def _clean(value):
-    """NaN (an undefined metric) as JSON's null."""
-    return None if isinstance(value, float) and math.isnan(value) else value
 
 
 def render_csv(result: PerItemEvaluation) -> str:
