@@ -1,13 +1,27 @@
-"""Shared by every test: the width the tables and help texts are written for.
+"""Shared by every test: the width the tables and help texts are written for, one BLAS
+thread, and the kernels compiled once before the workers start.
 
 ``mcrank evaluate`` fits its report to the terminal (``shutil.get_terminal_size``, which reads
 ``COLUMNS`` first), and argparse wraps help texts to it: the outputs that the docs show and the
 tests compare are those of an 80-column terminal, whatever the terminal running the tests.
 """
 
+import os
 import signal
 
 import pytest
+
+# pytest-xdist runs a worker per core; OpenBLAS's threads on top of them only spin and wait
+# (scikit-learn's small fits took 3 to 10 times as long). Children inherit the variables;
+# threadpoolctl limits the libraries this process has loaded already.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+try:
+    from threadpoolctl import threadpool_limits
+except ImportError:  # scikit-learn brings it; without it, only the variables above act
+    pass
+else:
+    threadpool_limits(1)
 
 # Tests interrupt child processes with SIGINT. A child inherits an ignored SIGINT, as every
 # process of a shell's background job has it, and then rightly goes on: here it is made the
@@ -54,3 +68,23 @@ def fifo(tmp_path):
     yield make
     done.set()
     watchdog.join()
+
+
+def pytest_configure(config):
+    """With pytest-xdist, compile the kernels once, before its workers start (tests/warm_kernels.py)."""
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from mcrank._jit import cache_directory
+
+    directory = cache_directory()
+    marker = Path(directory or ".") / "tests-compiled"
+    if directory is None or marker.exists():
+        return
+    script = Path(__file__).resolve().parent / "warm_kernels.py"
+    groups = [subprocess.Popen([sys.executable, str(script), group]) for group in ("roc", "others")]
+    if [process.wait() for process in groups] == [0, 0]:
+        marker.touch()

@@ -1,0 +1,50 @@
+"""Compile the kernels the tests call, one group per process: ``python tests/warm_kernels.py GROUP``.
+
+conftest.py runs the groups side by side before pytest-xdist starts its workers, when numba's
+cache for these sources does not hold them yet (a fresh clone, CI, any edit of mcrank/).
+Otherwise every worker, and every command a test starts, that reaches a kernel first compiles
+it at the same time as the others (the ROC kernel took 30 to 40 s each time), on the same two
+cores.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from pathlib import Path
+
+FACTORY = str(Path(__file__).resolve().parent.parent / "examples" / "factory.json")
+RUN = ("run", "--samples", "100", "--seed", "1", "--quiet")
+
+
+def _roc_scores() -> None:
+    """Each ROC score's kernel and their comparison's switch, as tests/test_registries.py calls them."""
+    from mcrank.roc import ROC_SCORES, _roc_compare
+
+    for entry in ROC_SCORES.values():
+        entry(0.5, 1.0, 1.0)
+        _roc_compare(entry.code, 0.5, 1.0, 1.0, 2.0, 1.0)
+
+
+#: Two groups of about the same compile time: the ROC study's kernel, and the others.
+GROUPS = {
+    "roc": ((*RUN, "--study", "roc"),),
+    "others": (RUN, (*RUN, "--classes", "3"), ("evaluate", FACTORY, "--sd", "0.1", "--samples", "100", "--seed", "1"), _roc_scores),
+}
+
+
+def main(group: str) -> int:
+    from mcrank.cli import main as mcrank
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        for step in GROUPS[group]:
+            if callable(step):
+                step()
+            elif mcrank(list(step)) != 0:
+                return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
