@@ -393,8 +393,8 @@ _DRAW_BLOCK = 64
 
 
 @jit
-def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in_fold, evaluates, with_all, share, weights,
-                            base, weight_total, plain_cumulative, plain_base, out_weighted, out_plain):  # pragma: no cover - compiled  # fmt: skip
+def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in_fold, evaluates, with_all, share, whole, weights,
+                            base, weight_total, plain_cumulative, plain_base, out_weighted, out_plain, out_whole):  # pragma: no cover - compiled  # fmt: skip
     """The threshold choice re-run on each draw of item weights: its weighted yield as the choice
     evaluates it, and its plain yield on every item.
 
@@ -415,7 +415,8 @@ def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in
     ``weight_total[d]`` (their weights' sum); ``out_plain`` is the sum over choices of
     ``share[c]`` times the yield of its cut with every weight 1 (``plain_cumulative[m, k]``: the
     plain gain of the first ``k + 1`` items per item; ``plain_base``: the plain base utility per
-    item).
+    item). With ``whole[m]`` (the last item of each distinct score; models x 0 for none) the same
+    pass also re-chooses the threshold on every weighted item: ``out_whole`` is its plain yield.
     """
     draws, items = weights.shape
     models, choices = orders.shape[0], candidate.shape[1]
@@ -424,12 +425,13 @@ def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in
     own = np.empty(items)  # the weighted gain of the item's fold up to and with it
     best = np.empty(choices)
     best_cut = np.empty(choices, dtype=np.int64)
+    rechoose_whole = whole.shape[1] > 0
     for d in range(draws):
         for m in range(models):
             running[:] = 0.0
             best[:] = 0.0
             best_cut[:] = 0
-            total = 0.0
+            total, best_whole, whole_cut = 0.0, 0.0, 0
             for j in range(items):
                 g = weights[d, orders[m, j]] * gain[m, j]
                 f = fold[m, j]
@@ -438,6 +440,8 @@ def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in
                 own[j] = running[f]
                 if not may_win[m, j]:
                     continue
+                if rechoose_whole and whole[m, j] and total > best_whole:
+                    best_whole, whole_cut = total, j + 1
                 for c in range(choices):
                     if candidate[m, c, j]:
                         chooser = total - running[c] if with_all else running[c]
@@ -453,6 +457,8 @@ def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in
                     plain += share[c] * plain_cumulative[m, k - 1]
             out_weighted[d, m] = weighted / weight_total[d]
             out_plain[d, m] = plain
+            if rechoose_whole:
+                out_whole[d, m] = plain_base + (plain_cumulative[m, whole_cut - 1] if whole_cut > 0 else 0.0)
 
 
 def _choice_layout(scores, order, fold, choices, with_all):
@@ -509,7 +515,8 @@ def _prior_draws(samples: int, models: int, utility, prior_count: float, rng) ->
 
 
 class _Rechoice(NamedTuple):
-    """The threshold choice laid out for :func:`_weighted_choice_yields`, re-run in each draw."""
+    """The cross-fitted threshold choice laid out for :func:`_weighted_choice_yields`, re-run in
+    each draw."""
 
     #: Its arguments before ``weights``, in order.
     layout: tuple
@@ -519,37 +526,42 @@ class _Rechoice(NamedTuple):
     #: The plain gain of the first ``k + 1`` items of each model's order, per item.
     plain_cumulative: np.ndarray
 
-    def run(self, weights, counted, masses) -> tuple[np.ndarray, np.ndarray]:
-        """For each row of ``weights``: per model, the choice's weighted yield of the ``counted``
-        items (``masses``: their weights' sum) and its plain yield on every item."""
-        weighted, plain = np.empty((weights.shape[0], self.layout[0].shape[0])), np.empty((weights.shape[0], self.layout[0].shape[0]))
+    def run(self, weights, counted, masses) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For each row of ``weights``, per model: the folds' thresholds' weighted held-out yield of
+        the ``counted`` items (``masses``: their weights' sum), their plain yield on every item,
+        each fold's by its share, and that of the threshold re-chosen on every weighted item
+        (where laid out, else not written)."""
+        shape = (weights.shape[0], self.layout[0].shape[0])
+        weighted, plain, whole = np.empty(shape), np.empty(shape), np.empty(shape)
         _weighted_choice_yields(*self.layout, weights, weights @ (self.base * counted), masses, self.plain_cumulative, self.plain_base,
-                                weighted, plain)  # fmt: skip
-        return weighted, plain
+                                weighted, plain, whole)  # fmt: skip
+        return weighted, plain, whole
 
 
-def _rechoice(positive, scores, utility, fold, with_all: bool) -> _Rechoice:
-    """The choice of every model's threshold laid out to be re-run on weighted items: per fold on
-    the other folds' items (``with_all``: crossfit) or on fold 0's (one fold: the whole set)."""
+def _rechoice(positive, scores, utility, fold, whole: bool) -> _Rechoice:
+    """Every model's cross-fitted threshold choice, each fold's on the other folds' items, laid out
+    to be re-run on weighted items; with ``whole`` also the choice on every item."""
     items, models = positive.size, len(scores)
     folds = int(fold.max()) + 1
-    choices = folds if with_all else 1
-    evaluates, share = (np.arange(folds), np.bincount(fold) / items) if with_all else (np.zeros(1, np.int64), np.ones(1))
     truth = (~positive).astype(np.int64)
     gain, base = utility[0, truth] - utility[1, truth], utility[1, truth]
     orders = np.empty((models, items), dtype=np.int64)
-    candidate = np.empty((models, choices, items), dtype=np.bool_)
-    cut = np.empty((models, choices, items), dtype=np.int64)
+    candidate = np.empty((models, folds, items), dtype=np.bool_)
+    cut = np.empty((models, folds, items), dtype=np.int64)
     last_in_fold = np.empty((models, folds, items), dtype=np.int64)
     tied = np.empty((models, items), dtype=np.bool_)
+    ends = np.zeros((models, items if whole else 0), dtype=np.bool_)
     for m, s in enumerate(scores):
         orders[m] = np.argsort(-s, kind="stable")
-        candidate[m], cut[m], last_in_fold[m] = _choice_layout(s, orders[m], fold, choices, with_all)
+        candidate[m], cut[m], last_in_fold[m] = _choice_layout(s, orders[m], fold, folds, True)
         same = s[orders[m]][1:] == s[orders[m]][:-1]
         tied[m] = np.append(same, False) | np.append(False, same)
+        if whole:
+            ends[m] = np.append(~same, True)  # the last item of each distinct score
     ordered_gain, ordered_fold = gain[orders], fold[orders]
     may_win = (ordered_gain > 0) | tied
-    layout = (orders, ordered_gain, ordered_fold, candidate, may_win, cut, last_in_fold, evaluates, with_all, share)
+    layout = (orders, ordered_gain, ordered_fold, candidate, may_win, cut, last_in_fold, np.arange(folds), True, np.bincount(fold) / items,
+              ends)  # fmt: skip
     return _Rechoice(layout, base, float(base.mean()), np.cumsum(ordered_gain, axis=1) / items)
 
 
@@ -581,8 +593,7 @@ def _posterior_draws(positive, scores, utility, item_utilities, fold, choice, sa
     counted = (fold == 1 if choice == "split" else np.ones(items, dtype=bool)).astype(float)
     prior_stream = stream_generator(rng, SCORING_POSTERIOR, 1)
     weights_stream = stream_generator(rng, SCORING_POSTERIOR, 0)
-    held_out = None if choice == "split" else _rechoice(positive, scores, utility, fold, True)
-    whole = _rechoice(positive, scores, utility, np.zeros(items, dtype=np.int64), False) if choice == "test" else None
+    held_out = None if choice == "split" else _rechoice(positive, scores, utility, fold, choice == "test")
     fixed, errors, prior = np.empty((samples, models)), np.zeros((samples, models)), np.empty((samples, models))
     masses, prior_masses = np.empty(samples), np.empty(samples)
     for start in range(0, samples, _DRAW_BLOCK):
@@ -592,10 +603,8 @@ def _posterior_draws(positive, scores, utility, item_utilities, fold, choice, sa
         masses[block] = weights @ counted
         fixed[block] = weights @ (item_utilities * counted[:, None])
         if held_out is not None:
-            weighted, plain = held_out.run(weights, counted, masses[block])
-            if whole is not None:
-                plain = whole.run(weights, counted, masses[block])[1]
-            errors[block] = weighted - plain
+            weighted, plain, whole = held_out.run(weights, counted, masses[block])
+            errors[block] = weighted - (whole if choice == "test" else plain)
     if held_out is not None:
         estimate = item_utilities.mean(axis=0)
         fixed = masses[:, None] * (estimate - (errors - errors.mean(axis=0)))
