@@ -173,7 +173,7 @@ def _render_posterior(ranking, shown, width) -> list[str]:
         "item, P(best) the probability of the highest yield (each with its "
         "Monte Carlo SE), and for each pair the probability that the one ranked above has the higher yield on the "
         "population (a posterior probability, too sure between models whose yields lie closer together than the test "
-        "set's noise: from about 100 items read 0.95 as about 0.85-0.9)",
+        "set's noise: on about 100 items, read 0.95 as about 0.85-0.9)",
         width,
     )
     if posterior.optimism is not None:
