@@ -17,9 +17,15 @@ The tables give
 - the **coverage** of each model's 95 % interval of that estimand, and beside it of the
   population yield of the threshold to deploy (chosen on all N items; the same for ``test``);
 - the **calibration** of P(a above b): each pair read in its more probable order, binned by that
-  probability, against the fraction whose estimands are in that order;
+  probability, against the fraction whose estimands are in that order; beside it the same
+  table for a **reference** posterior on the same pairs that is exactly right about each
+  difference's error (normal, centred on the truth, of the posterior's own SD: P = Phi(d/s + Z)),
+  which shows how calibrated in bins a probability of order can be given how close these
+  pairs' truths lie; and the z-scores (posterior mean difference less the true one, over the
+  posterior SD of the difference);
 - for ``test``, the **optimism**: the yield on the test set less the estimand, against the
-  posterior's estimate of it (which the intervals are corrected by).
+  posterior's estimate of it (the test-set yield less the cross-fitted estimate, on which the
+  intervals are centred).
 
 Each fraction and mean has its Monte Carlo SE. The populations and test sets are drawn from the
 seed ``SEED``, each posterior from a seed drawn from it. Run from the repository's root (about
@@ -35,7 +41,7 @@ import time
 import numpy as np
 from scipy.stats import norm
 
-from mcrank.evaluate import rank_scoring, scored_test_set
+from mcrank.evaluate import rank_scoring, scored_test_set, scoring
 from mcrank.evaluate.scoring import DEFAULT_FOLDS as FOLDS
 
 PREVALENCE, MODELS, SEED = 0.3, 3, 20261127
@@ -44,6 +50,21 @@ MU_RANGE = (0.8, 2.0)
 #: Bins of P(a above b) read in the more probable order of each pair.
 BINS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0 + 1e-12)
 CHOICES = ("crossfit", "split", "test")
+#: Draws of the reference posterior per pair.
+REFERENCE = 20
+
+#: The draws of the last posterior, kept by a wrapper of ScoringPosterior.from_draws (the result
+#: holds their summaries only).
+_LAST = {}
+_from_draws = scoring.ScoringPosterior.from_draws
+
+
+def _keeping_draws(names, order, draws, seed, optimism=None):
+    _LAST["names"], _LAST["draws"] = list(names), draws
+    return _from_draws(names, order, draws, seed, optimism)
+
+
+scoring.ScoringPosterior.from_draws = staticmethod(_keeping_draws)
 
 
 def population_yield(threshold, mu: float) -> float:
@@ -85,7 +106,11 @@ def one(items: int, choice: str, samples: int, rng: np.random.Generator, mu_rang
         deployed = float(population_yield(m.threshold, mu_of[m.name]))
         estimated = posterior.optimism[m.name] if posterior.optimism else 0.0
         rows.append((low <= truth[m.name] <= high, low <= deployed <= high, m.utility_yield - truth[m.name], estimated))
-    pairs = [(p, truth[a] > truth[b]) for (a, b), (p, _) in posterior.probability_above.items()]
+    draws, index = _LAST["draws"], {name: k for k, name in enumerate(_LAST["names"])}
+    pairs = []
+    for (a, b), (p, _) in posterior.probability_above.items():
+        difference = draws[:, index[a]] - draws[:, index[b]]
+        pairs.append((p, truth[a] > truth[b], truth[a] - truth[b], difference.mean(), difference.std()))
     return rows, pairs
 
 
@@ -97,6 +122,27 @@ def fraction(values) -> str:
 def mean(values) -> str:
     v = np.asarray(values, dtype=float)
     return f"{v.mean():+.4f} ± {v.std(ddof=1) / math.sqrt(v.size):.4f}"
+
+
+def calibration_table(pairs_by: dict, per_pair: int = 1) -> None:
+    """One row per (N, choice), one column per bin of the stated probability read in the more
+    probable order; ``pairs_by`` maps (N, choice) to (P(a above b), whether a's estimand is
+    above b's). The SE counts ``per_pair`` draws of one pair as one pair."""
+    labels = [f"{low:g}-{min(high, 1.0):g}" for low, high in zip(BINS[:-1], BINS[1:])]
+    print("| N | threshold choice | " + " | ".join(labels) + " |")
+    print("|---:|---|" + "---:|" * len(labels))
+    for (items, choice), (p, right) in pairs_by.items():
+        stated, observed = np.maximum(p, 1.0 - p), np.where(p >= 0.5, right, 1.0 - right)
+        cells = []
+        for low, high in zip(BINS[:-1], BINS[1:]):
+            inside = (stated >= low) & (stated < high)
+            if inside.sum() == 0:
+                cells.append("-")
+                continue
+            v = observed[inside].mean()
+            se = math.sqrt(v * (1 - v) / max(inside.sum() / per_pair, 1))
+            cells.append(f"{100 * v:.1f} ± {100 * se:.1f} ({100 * stated[inside].mean():.1f}; {round(inside.sum() / per_pair)})")
+        print(f"| {items} | {choice} | " + " | ".join(cells) + " |")
 
 
 def main(argv=None) -> int:
@@ -133,20 +179,27 @@ def main(argv=None) -> int:
         corrected = np.subtract(optimism, estimated)
         print(f"| {items} | {choice} | {mean(optimism)} | {mean(estimated)} | {mean(corrected)} |")
     print()
-    print("P(a above b) of each pair, read in its more probable order, in bins: stated against the fraction of pairs whose")
-    print("estimands are in that order, % ± SE")
-    print("| N | threshold choice | stated | pairs | mean stated, % | observed, % |")
-    print("|---:|---|---|---:|---:|---:|")
+    print("P(a above b) of each pair, read in its more probable order, in bins: the fraction of pairs whose estimands are in")
+    print("that order, % ± SE (mean stated, %; pairs)")
+    calibration_table({key: np.array(pairs, dtype=float)[:, :2].T for key, pairs in pairs_by.items()})
+    print()
+    print(f"The reference posterior on the same pairs, exactly right about each difference's error ({REFERENCE} draws a pair):")
+    reference = np.random.default_rng(SEED + 1)
+    references = {}
+    for key, pairs in pairs_by.items():
+        _, _, truth, _, sd = np.array(pairs, dtype=float).T
+        keep = sd > 0
+        p = norm.cdf(truth[keep, None] / sd[keep, None] + reference.normal(size=(int(keep.sum()), REFERENCE)))
+        references[key] = (p.ravel(), np.repeat(truth[keep] > 0, REFERENCE).astype(float))
+    calibration_table(references, REFERENCE)
+    print()
+    print("z = (posterior mean difference - true difference) / posterior SD of the difference, every pair")
+    print("| N | threshold choice | pairs | SD of z | |z| > 1.96, % |")
+    print("|---:|---|---:|---:|---:|")
     for (items, choice), pairs in pairs_by.items():
-        p, right = np.array(pairs, dtype=float).T
-        stated, observed = np.maximum(p, 1.0 - p), np.where(p >= 0.5, right, 1.0 - right)
-        for low, high in zip(BINS[:-1], BINS[1:]):
-            inside = (stated >= low) & (stated < high)
-            if inside.sum() == 0:
-                continue
-            label = f"[{low:g}, {min(high, 1.0):g}{']' if high > 1 else ')'}"
-            print(f"| {items} | {choice} | {label} | {int(inside.sum())} | {100 * stated[inside].mean():.1f} | "
-                  f"{fraction(observed[inside])} |")  # fmt: skip
+        _, _, truth, centre, sd = np.array(pairs, dtype=float).T
+        z = (centre - truth)[sd > 0] / sd[sd > 0]
+        print(f"| {items} | {choice} | {z.size} | {z.std(ddof=1):.2f} | {fraction(np.abs(z) > 1.96)} |")
     print()
     print(f"seed {SEED}, {args.samples} draws per posterior; {time.perf_counter() - started:.0f} s")
     return 0

@@ -393,8 +393,8 @@ _DRAW_BLOCK = 64
 
 
 @jit
-def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in_fold, evaluates, with_all, share, weights,
-                            base, weight_total, plain_cumulative, plain_base, out_weighted, out_plain):  # pragma: no cover - compiled  # fmt: skip
+def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in_fold, evaluates, with_all, share, whole, weights,
+                            base, weight_total, plain_cumulative, plain_base, out_weighted, out_plain, out_whole):  # pragma: no cover - compiled  # fmt: skip
     """The threshold choice re-run on each draw of item weights: its weighted yield as the choice
     evaluates it, and its plain yield on every item.
 
@@ -415,7 +415,8 @@ def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in
     ``weight_total[d]`` (their weights' sum); ``out_plain`` is the sum over choices of
     ``share[c]`` times the yield of its cut with every weight 1 (``plain_cumulative[m, k]``: the
     plain gain of the first ``k + 1`` items per item; ``plain_base``: the plain base utility per
-    item).
+    item). With ``whole[m]`` (the last item of each distinct score; models x 0 for none) the same
+    pass also re-chooses the threshold on every weighted item: ``out_whole`` is its plain yield.
     """
     draws, items = weights.shape
     models, choices = orders.shape[0], candidate.shape[1]
@@ -424,12 +425,13 @@ def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in
     own = np.empty(items)  # the weighted gain of the item's fold up to and with it
     best = np.empty(choices)
     best_cut = np.empty(choices, dtype=np.int64)
+    rechoose_whole = whole.shape[1] > 0
     for d in range(draws):
         for m in range(models):
             running[:] = 0.0
             best[:] = 0.0
             best_cut[:] = 0
-            total = 0.0
+            total, best_whole, whole_cut = 0.0, 0.0, 0
             for j in range(items):
                 g = weights[d, orders[m, j]] * gain[m, j]
                 f = fold[m, j]
@@ -438,6 +440,8 @@ def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in
                 own[j] = running[f]
                 if not may_win[m, j]:
                     continue
+                if rechoose_whole and whole[m, j] and total > best_whole:
+                    best_whole, whole_cut = total, j + 1
                 for c in range(choices):
                     if candidate[m, c, j]:
                         chooser = total - running[c] if with_all else running[c]
@@ -453,6 +457,8 @@ def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in
                     plain += share[c] * plain_cumulative[m, k - 1]
             out_weighted[d, m] = weighted / weight_total[d]
             out_plain[d, m] = plain
+            if rechoose_whole:
+                out_whole[d, m] = plain_base + (plain_cumulative[m, whole_cut - 1] if whole_cut > 0 else 0.0)
 
 
 def _choice_layout(scores, order, fold, choices, with_all):
@@ -508,16 +514,66 @@ def _prior_draws(samples: int, models: int, utility, prior_count: float, rng) ->
     return mass, mass[:, None] * np.einsum("sa,sam->sm", share, utility[output, truth])
 
 
-def _posterior_draws(positive, scores, utility, item_utilities, fold, choice, samples, prior_count,
-                     rng) -> tuple[np.ndarray, np.ndarray | None]:  # fmt: skip
-    """Draws of each model's population yield at the thresholds chosen, ``samples`` x models, and
-    for ``"test"`` each model's optimism (else None).
+class _Rechoice(NamedTuple):
+    """The cross-fitted threshold choice laid out for :func:`_weighted_choice_yields`, re-run in
+    each draw."""
+
+    #: Its arguments before ``weights``, in order.
+    layout: tuple
+    #: Each item's utility when output negative, and its mean (the plain base utility per item).
+    base: np.ndarray
+    plain_base: float
+    #: The plain gain of the first ``k + 1`` items of each model's order, per item.
+    plain_cumulative: np.ndarray
+
+    def run(self, weights, counted, masses) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For each row of ``weights``, per model: the folds' thresholds' weighted held-out yield of
+        the ``counted`` items (``masses``: their weights' sum), their plain yield on every item,
+        each fold's by its share, and that of the threshold re-chosen on every weighted item
+        (where laid out, else not written)."""
+        shape = (weights.shape[0], self.layout[0].shape[0])
+        weighted, plain, whole = np.empty(shape), np.empty(shape), np.empty(shape)
+        _weighted_choice_yields(*self.layout, weights, weights @ (self.base * counted), masses, self.plain_cumulative, self.plain_base,
+                                weighted, plain, whole)  # fmt: skip
+        return weighted, plain, whole
+
+
+def _rechoice(positive, scores, utility, fold, whole: bool) -> _Rechoice:
+    """Every model's cross-fitted threshold choice, each fold's on the other folds' items, laid out
+    to be re-run on weighted items; with ``whole`` also the choice on every item."""
+    items, models = positive.size, len(scores)
+    folds = int(fold.max()) + 1
+    truth = (~positive).astype(np.int64)
+    gain, base = utility[0, truth] - utility[1, truth], utility[1, truth]
+    orders = np.empty((models, items), dtype=np.int64)
+    candidate = np.empty((models, folds, items), dtype=np.bool_)
+    cut = np.empty((models, folds, items), dtype=np.int64)
+    last_in_fold = np.empty((models, folds, items), dtype=np.int64)
+    tied = np.empty((models, items), dtype=np.bool_)
+    ends = np.zeros((models, items if whole else 0), dtype=np.bool_)
+    for m, s in enumerate(scores):
+        orders[m] = np.argsort(-s, kind="stable")
+        candidate[m], cut[m], last_in_fold[m] = _choice_layout(s, orders[m], fold, folds, True)
+        same = s[orders[m]][1:] == s[orders[m]][:-1]
+        tied[m] = np.append(same, False) | np.append(False, same)
+        if whole:
+            ends[m] = np.append(~same, True)  # the last item of each distinct score
+    ordered_gain, ordered_fold = gain[orders], fold[orders]
+    may_win = (ordered_gain > 0) | tied
+    layout = (orders, ordered_gain, ordered_fold, candidate, may_win, cut, last_in_fold, np.arange(folds), True, np.bincount(fold) / items,
+              ends)  # fmt: skip
+    return _Rechoice(layout, base, float(base.mean()), np.cumsum(ordered_gain, axis=1) / items)
+
+
+def _posterior_draws(positive, scores, utility, item_utilities, fold, choice, samples, prior_count, rng) -> np.ndarray:
+    """Draws of each model's population yield at the thresholds chosen, ``samples`` x models.
 
     ``item_utilities`` (items x models) is each item's utility at the threshold that decides it,
-    ``fold`` each item's fold (``"split"``: 0 chooses, 1 evaluates; None for ``"test"``). Each
-    draw weighs the items by the Bayesian bootstrap (unit exponential weights, the same for every
-    model, so that their draws stay paired) and adds the prior's part (:func:`_prior_draws`),
-    the two mixed by their masses, the Dirichlet's:
+    ``fold`` each item's fold (``"split"``: 0 chooses, 1 evaluates; ``"test"``: the posterior's
+    own folds, ``item_utilities`` their cross-fitted decisions). Each draw weighs the items by the
+    Bayesian bootstrap (unit exponential weights, the same for every model, so that their draws
+    stay paired) and adds the prior's part (:func:`_prior_draws`), the two mixed by their masses,
+    the Dirichlet's:
 
     - ``"split"``: the weighted yield of the evaluated items at the fixed threshold: they took
       no part in choosing it, a sample of the population it will meet.
@@ -526,38 +582,18 @@ def _posterior_draws(positive, scores, utility, item_utilities, fold, choice, sa
       held-out yield less its plain yield on every item, the bootstrap's population. Only its
       spread is kept: a held-out item is independent of its fold's threshold, so the error's mean
       is 0, and the bootstrap's mean error is its population's (whose items chose the thresholds).
-    - ``"test"``: the weighted yield at the fixed thresholds less the mean of ``e*``, the
-      bootstrap's optimism (Efron 1983).
+    - ``"test"``: the same about the cross-fitted estimate, ``e*`` now its error as an estimate of
+      the yield of the threshold chosen on every item: the weighted held-out yield less the plain
+      yield of the threshold re-chosen on all the weighted items.
 
     Memory: the draws kept and one block of weights and of the prior's atoms, never items times
     draws.
     """
     items, models = item_utilities.shape
-    fold = np.zeros(items, dtype=np.int64) if fold is None else fold
     counted = (fold == 1 if choice == "split" else np.ones(items, dtype=bool)).astype(float)
     prior_stream = stream_generator(rng, SCORING_POSTERIOR, 1)
     weights_stream = stream_generator(rng, SCORING_POSTERIOR, 0)
-    rechosen = choice != "split"
-    if rechosen:
-        with_all = choice == "crossfit"
-        folds = int(fold.max()) + 1
-        choices = folds if with_all else 1
-        evaluates, share = (np.arange(folds), np.bincount(fold) / items) if with_all else (np.zeros(1, np.int64), np.ones(1))
-        truth = (~positive).astype(np.int64)
-        gain, base = utility[0, truth] - utility[1, truth], utility[1, truth]
-        orders = np.empty((models, items), dtype=np.int64)
-        candidate = np.empty((models, choices, items), dtype=np.bool_)
-        cut = np.empty((models, choices, items), dtype=np.int64)
-        last_in_fold = np.empty((models, folds, items), dtype=np.int64)
-        tied = np.empty((models, items), dtype=np.bool_)
-        for m, s in enumerate(scores):
-            orders[m] = np.argsort(-s, kind="stable")
-            candidate[m], cut[m], last_in_fold[m] = _choice_layout(s, orders[m], fold, choices, with_all)
-            same = s[orders[m]][1:] == s[orders[m]][:-1]
-            tied[m] = np.append(same, False) | np.append(False, same)
-        ordered_gain, ordered_fold = gain[orders], fold[orders]
-        may_win = (ordered_gain > 0) | tied
-        plain_cumulative = np.cumsum(ordered_gain, axis=1) / items
+    held_out = None if choice == "split" else _rechoice(positive, scores, utility, fold, choice == "test")
     fixed, errors, prior = np.empty((samples, models)), np.zeros((samples, models)), np.empty((samples, models))
     masses, prior_masses = np.empty(samples), np.empty(samples)
     for start in range(0, samples, _DRAW_BLOCK):
@@ -566,18 +602,13 @@ def _posterior_draws(positive, scores, utility, item_utilities, fold, choice, sa
         prior_masses[block], prior[block] = _prior_draws(weights.shape[0], models, utility, prior_count, prior_stream)
         masses[block] = weights @ counted
         fixed[block] = weights @ (item_utilities * counted[:, None])
-        if rechosen:
-            weighted, plain = np.empty((weights.shape[0], models)), np.empty((weights.shape[0], models))
-            _weighted_choice_yields(orders, ordered_gain, ordered_fold, candidate, may_win, cut, last_in_fold, evaluates, with_all, share,
-                                    weights, weights @ (base * counted), masses[block], plain_cumulative, float(base.mean()), weighted,
-                                    plain)  # fmt: skip
-            errors[block] = weighted - plain
-    mean_error = errors.mean(axis=0)
-    if choice == "crossfit":
+        if held_out is not None:
+            weighted, plain, whole = held_out.run(weights, counted, masses[block])
+            errors[block] = weighted - (whole if choice == "test" else plain)
+    if held_out is not None:
         estimate = item_utilities.mean(axis=0)
-        fixed = masses[:, None] * (estimate - (errors - mean_error))
-    draws = (fixed + prior) / (masses + prior_masses)[:, None]
-    return (draws - mean_error, mean_error) if choice == "test" else (draws, None)
+        fixed = masses[:, None] * (estimate - (errors - errors.mean(axis=0)))
+    return (fixed + prior) / (masses + prior_masses)[:, None]
 
 
 @dataclass(frozen=True)
@@ -599,9 +630,8 @@ class ScoringPosterior:
         Each model's probability of the highest yield (a tie shares the draw), and its SE.
     optimism : dict of str to float or None
         With thresholds chosen on the items they are scored on (``"test"``): each model's
-        optimism, the bootstrap's estimate of its yield on the test set less its yield on the
-        population (Efron 1983); the draws, and so the intervals and probabilities, are
-        corrected by it. None otherwise.
+        optimism, its yield on the test set less the cross-fitted estimate of its threshold's
+        yield, of which the draws, and so the intervals and probabilities, are. None otherwise.
     prior_count : float
         The prior's total count (:data:`SCORING_PRIOR_COUNT`).
     chosen : str
@@ -772,8 +802,9 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         here, on the population: Dirichlet over the evaluated items' joint table (true class,
         every model's output at its threshold) with :data:`SCORING_PRIOR_COUNT`, drawn as the
         Bayesian bootstrap over those items; for ``"crossfit"`` the spread of the error of the
-        choice re-run in each draw, for ``"test"`` corrected by each model's bootstrap optimism
-        (:func:`_posterior_draws`; ``docs/evaluate.md``, "How sure is the choice of a scoring
+        choice re-run in each draw; for ``"test"`` of the cross-fitted estimate (folds of its own)
+        with the spread of its error as an estimate of the yield of the threshold chosen on every
+        item (:func:`_posterior_draws`; ``docs/evaluate.md``, "How sure is the choice of a scoring
         classifier?").
     samples : int, default 2000
         Posterior draws.
@@ -816,12 +847,8 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
     ranks, auc_ranks, order, disagreements = _ranked(names, totals, aucs, u, evaluated)
     posterior = None
     if test_uncertainty:
-        # Its own streams: the folds' numbers stay those of a run without it.
-        scores = [test_set.scores[name] for name in names]
-        item_utilities = np.column_stack([_item_utilities(positive, s, u, choice.deciding, fold) for s, choice in zip(scores, choices)])
-        draws, optimism = _posterior_draws(positive, scores, u, item_utilities, fold, threshold_choice, samples, SCORING_PRIOR_COUNT,
-                                           root if root is not None else root_of(rng))  # fmt: skip
-        posterior = ScoringPosterior.from_draws(names, order, draws, seed, optimism)
+        posterior = _posterior(positive, test_set, names, order, u, threshold_choice, fold, folds, choices, samples,
+                               root if root is not None else root_of(rng), seed)  # fmt: skip
     curve = [{key: float(score(positive, test_set.scores[name])) for key, (_, score) in CURVE_SCORES.items()} for name in names]
     models = tuple(
         ScoringResult(
@@ -840,6 +867,24 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
     return ScoringEvaluation(models, tuple(disagreements), threshold_choice, folds if threshold_choice == "crossfit" else None,
                              seed, evaluated, given, test_set.order, test_set.items, test_set.classes[0],
                              test_set.order_source, posterior)  # fmt: skip
+
+
+def _posterior(positive, test_set, names, order, u, threshold_choice, fold, folds, choices, samples, root, seed) -> ScoringPosterior:
+    """The posterior of :func:`rank_scoring`, from streams of its own, so that the folds' numbers
+    stay those of a run without it. For ``"test"`` it is of the cross-fitted estimate, on folds of
+    its own (stream ``(6, 2)``): the yield on the test set is optimistic, and the bootstrap's
+    correction of it falls short (``docs/evaluate.md``); its optimism is the test-set yield less
+    that estimate."""
+    scores = [test_set.scores[name] for name in names]
+    optimism = None
+    if threshold_choice == "test":
+        fold = _random_folds(positive.size, folds, stream_generator(root, SCORING_POSTERIOR, 2))
+        crossfit = [_chosen_thresholds(positive, s, u, "crossfit", fold, folds) for s in scores]
+        optimism = np.array([choice.total - held.total for choice, held in zip(choices, crossfit)]) / positive.size
+        choices = crossfit
+    item_utilities = np.column_stack([_item_utilities(positive, s, u, choice.deciding, fold) for s, choice in zip(scores, choices)])
+    draws = _posterior_draws(positive, scores, u, item_utilities, fold, threshold_choice, samples, SCORING_PRIOR_COUNT, root)
+    return ScoringPosterior.from_draws(names, order, draws, seed, optimism)
 
 
 def _checked_utility(test_set: ScoredTestSet, utility) -> tuple[np.ndarray, np.ndarray]:
@@ -864,7 +909,7 @@ def _checked_utility(test_set: ScoredTestSet, utility) -> tuple[np.ndarray, np.n
 def _checked_counts(positive: np.ndarray, threshold_choice: str, folds, test_uncertainty: bool, samples):
     """``folds`` and ``samples`` of :func:`rank_scoring`, each checked where it acts."""
     smaller = int(min(positive.sum(), (~positive).sum()))
-    if threshold_choice == "crossfit":
+    if threshold_choice == "crossfit" or (threshold_choice == "test" and test_uncertainty):
         folds = check_count(folds, "folds", minimum=2)
         if folds > smaller:
             raise ValueError(f"folds: {folds} folds but the smaller class has {smaller} items: each fold should hold some of both")
