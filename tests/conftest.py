@@ -85,6 +85,7 @@ def pytest_configure(config):
     if directory is None or marker.exists():
         return
     script = Path(__file__).resolve().parent / "warm_kernels.py"
+    print("conftest: compiling mcrank's kernels once, before the workers start (about a minute)", file=sys.stderr)
     groups = [subprocess.Popen([sys.executable, str(script), group]) for group in ("roc", "others")]
     if [process.wait() for process in groups] == [0, 0]:
         marker.touch()
