@@ -393,16 +393,15 @@ _DRAW_BLOCK = 64
 
 
 @jit
-def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in_fold, evaluates, with_all, share, whole, weights,
+def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in_fold, evaluates, share, whole, weights,
                             base, weight_total, plain_cumulative, plain_base, out_weighted, out_plain, out_whole):  # pragma: no cover - compiled  # fmt: skip
     """The threshold choice re-run on each draw of item weights: its weighted yield as the choice
     evaluates it, and its plain yield on every item.
 
     For model ``m`` the items are taken in ``orders[m]`` (scores descending), ``gain`` and
     ``fold`` given in that order (``gain = U[0, y] - U[1, y]``, read in sequence, not
-    gathered). Each choice ``c`` (a crossfit fold's, the split's choice half's, the test set's)
-    sums the weighted gain of the items that choose it: of every item less fold ``c``'s
-    (``with_all``: crossfit), or of fold ``c``'s alone. ``candidate[m, c, j]`` marks the last
+    gathered). Each choice ``c``, fold ``c``'s threshold, sums the weighted gain of the items
+    that choose it: every item less fold ``c``'s. ``candidate[m, c, j]`` marks the last
     choosing item of a distinct score, a candidate threshold, and ``cut[m, c, j]`` how many
     items that threshold (halfway down to the next choosing score, :func:`_between`)
     puts positive; only where ``may_win[m, j]`` (a positive gain, or a tied score) can a total
@@ -444,7 +443,7 @@ def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in
                     best_whole, whole_cut = total, j + 1
                 for c in range(choices):
                     if candidate[m, c, j]:
-                        chooser = total - running[c] if with_all else running[c]
+                        chooser = total - running[c]
                         if chooser > best[c]:
                             best[c], best_cut[c] = chooser, cut[m, c, j]
             weighted, plain = base[d], plain_base
@@ -461,17 +460,17 @@ def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in
                 out_whole[d, m] = plain_base + (plain_cumulative[m, whole_cut - 1] if whole_cut > 0 else 0.0)
 
 
-def _choice_layout(scores, order, fold, choices, with_all):
-    """For one model, its items in ``order`` (scores descending): per choice, the candidate
-    thresholds of the items that choose it and how many items each puts positive, and per fold
-    the last of its items among the first ``k + 1`` (the arguments of
+def _choice_layout(scores, order, fold, choices):
+    """For one model, its items in ``order`` (scores descending): per fold, the candidate
+    thresholds of the items that choose its threshold (the other folds') and how many items each
+    puts positive, and the last of the fold's items among the first ``k + 1`` (the arguments of
     :func:`_weighted_choice_yields`)."""
     items, ranked, ranked_fold = scores.size, scores[order], fold[order]
     ascending = ranked[::-1]
     candidate = np.zeros((choices, items), dtype=np.bool_)
     cut = np.zeros((choices, items), dtype=np.int64)
     for c in range(choices):
-        chooses = ranked_fold != c if with_all else ranked_fold == c
+        chooses = ranked_fold != c
         at = np.flatnonzero(chooses)
         values = ranked[at]
         ends = np.append(values[1:] != values[:-1], True)
@@ -553,14 +552,14 @@ def _rechoice(positive, scores, utility, fold, whole: bool) -> _Rechoice:
     ends = np.zeros((models, items if whole else 0), dtype=np.bool_)
     for m, s in enumerate(scores):
         orders[m] = np.argsort(-s, kind="stable")
-        candidate[m], cut[m], last_in_fold[m] = _choice_layout(s, orders[m], fold, folds, True)
+        candidate[m], cut[m], last_in_fold[m] = _choice_layout(s, orders[m], fold, folds)
         same = s[orders[m]][1:] == s[orders[m]][:-1]
         tied[m] = np.append(same, False) | np.append(False, same)
         if whole:
             ends[m] = np.append(~same, True)  # the last item of each distinct score
     ordered_gain, ordered_fold = gain[orders], fold[orders]
     may_win = (ordered_gain > 0) | tied
-    layout = (orders, ordered_gain, ordered_fold, candidate, may_win, cut, last_in_fold, np.arange(folds), True, np.bincount(fold) / items,
+    layout = (orders, ordered_gain, ordered_fold, candidate, may_win, cut, last_in_fold, np.arange(folds), np.bincount(fold) / items,
               ends)  # fmt: skip
     return _Rechoice(layout, base, float(base.mean()), np.cumsum(ordered_gain, axis=1) / items)
 
