@@ -105,7 +105,8 @@ def one(items: int, choice: str, samples: int, rng: np.random.Generator, mu_rang
         truth[m.name] = estimand(m, mu_of[m.name], items, choice)
         deployed = float(population_yield(m.threshold, mu_of[m.name]))
         estimated = posterior.optimism[m.name] if posterior.optimism else 0.0
-        rows.append((low <= truth[m.name] <= high, low <= deployed <= high, m.utility_yield - truth[m.name], estimated))
+        reported = m.test_set_yield if choice == "test" else m.utility_yield  # test's own yield, not the estimate that ranks
+        rows.append((low <= truth[m.name] <= high, low <= deployed <= high, reported - truth[m.name], estimated))
     draws, index = _LAST["draws"], {name: k for k, name in enumerate(_LAST["names"])}
     pairs = []
     for (a, b), (p, _) in posterior.probability_above.items():

@@ -19,7 +19,9 @@ offers three choices (``threshold_choice``):
   over all items. Every item is used once for evaluation, never by its own choice.
 - ``"split"``: the threshold is chosen on a random half (not stratified) and the yield is that
   of the other half.
-- ``"test"``: chosen and evaluated on the whole test set: optimistic, and marked so.
+- ``"test"``: chosen and evaluated on the whole test set: optimistic, and marked so; with
+  ``test_uncertainty`` ranked instead by the cross-fitted estimate of those thresholds' yield,
+  the centre of their posterior.
 
 All classifiers share the same folds or halves, so their yields stay paired. The utility
 matrix is read as at every door of the package (:mod:`mcrank.evaluate.targets`): rows =
@@ -393,16 +395,15 @@ _DRAW_BLOCK = 64
 
 
 @jit
-def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in_fold, evaluates, with_all, share, whole, weights,
+def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in_fold, evaluates, share, whole, weights,
                             base, weight_total, plain_cumulative, plain_base, out_weighted, out_plain, out_whole):  # pragma: no cover - compiled  # fmt: skip
     """The threshold choice re-run on each draw of item weights: its weighted yield as the choice
     evaluates it, and its plain yield on every item.
 
     For model ``m`` the items are taken in ``orders[m]`` (scores descending), ``gain`` and
     ``fold`` given in that order (``gain = U[0, y] - U[1, y]``, read in sequence, not
-    gathered). Each choice ``c`` (a crossfit fold's, the split's choice half's, the test set's)
-    sums the weighted gain of the items that choose it: of every item less fold ``c``'s
-    (``with_all``: crossfit), or of fold ``c``'s alone. ``candidate[m, c, j]`` marks the last
+    gathered). Each choice ``c``, fold ``c``'s threshold, sums the weighted gain of the items
+    that choose it: every item less fold ``c``'s. ``candidate[m, c, j]`` marks the last
     choosing item of a distinct score, a candidate threshold, and ``cut[m, c, j]`` how many
     items that threshold (halfway down to the next choosing score, :func:`_between`)
     puts positive; only where ``may_win[m, j]`` (a positive gain, or a tied score) can a total
@@ -444,7 +445,7 @@ def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in
                     best_whole, whole_cut = total, j + 1
                 for c in range(choices):
                     if candidate[m, c, j]:
-                        chooser = total - running[c] if with_all else running[c]
+                        chooser = total - running[c]
                         if chooser > best[c]:
                             best[c], best_cut[c] = chooser, cut[m, c, j]
             weighted, plain = base[d], plain_base
@@ -461,17 +462,17 @@ def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in
                 out_whole[d, m] = plain_base + (plain_cumulative[m, whole_cut - 1] if whole_cut > 0 else 0.0)
 
 
-def _choice_layout(scores, order, fold, choices, with_all):
-    """For one model, its items in ``order`` (scores descending): per choice, the candidate
-    thresholds of the items that choose it and how many items each puts positive, and per fold
-    the last of its items among the first ``k + 1`` (the arguments of
+def _choice_layout(scores, order, fold, choices):
+    """For one model, its items in ``order`` (scores descending): per fold, the candidate
+    thresholds of the items that choose its threshold (the other folds') and how many items each
+    puts positive, and the last of the fold's items among the first ``k + 1`` (the arguments of
     :func:`_weighted_choice_yields`)."""
     items, ranked, ranked_fold = scores.size, scores[order], fold[order]
     ascending = ranked[::-1]
     candidate = np.zeros((choices, items), dtype=np.bool_)
     cut = np.zeros((choices, items), dtype=np.int64)
     for c in range(choices):
-        chooses = ranked_fold != c if with_all else ranked_fold == c
+        chooses = ranked_fold != c
         at = np.flatnonzero(chooses)
         values = ranked[at]
         ends = np.append(values[1:] != values[:-1], True)
@@ -553,14 +554,14 @@ def _rechoice(positive, scores, utility, fold, whole: bool) -> _Rechoice:
     ends = np.zeros((models, items if whole else 0), dtype=np.bool_)
     for m, s in enumerate(scores):
         orders[m] = np.argsort(-s, kind="stable")
-        candidate[m], cut[m], last_in_fold[m] = _choice_layout(s, orders[m], fold, folds, True)
+        candidate[m], cut[m], last_in_fold[m] = _choice_layout(s, orders[m], fold, folds)
         same = s[orders[m]][1:] == s[orders[m]][:-1]
         tied[m] = np.append(same, False) | np.append(False, same)
         if whole:
             ends[m] = np.append(~same, True)  # the last item of each distinct score
     ordered_gain, ordered_fold = gain[orders], fold[orders]
     may_win = (ordered_gain > 0) | tied
-    layout = (orders, ordered_gain, ordered_fold, candidate, may_win, cut, last_in_fold, np.arange(folds), True, np.bincount(fold) / items,
+    layout = (orders, ordered_gain, ordered_fold, candidate, may_win, cut, last_in_fold, np.arange(folds), np.bincount(fold) / items,
               ends)  # fmt: skip
     return _Rechoice(layout, base, float(base.mean()), np.cumsum(ordered_gain, axis=1) / items)
 
@@ -687,7 +688,9 @@ class ScoringResult:
     rank : int
         By ``utility_yield`` (1 = best; ties share the best rank).
     utility_yield : float
-        Utility per item at the chosen thresholds, evaluated as ``threshold_choice`` says.
+        Utility per item at the chosen thresholds, evaluated as ``threshold_choice`` says; for
+        ``"test"`` with a posterior, the cross-fitted estimate of the yield of ``threshold``, the
+        posterior's centre.
     threshold : float
         The best threshold on the whole test set (output positive when ``score >= it``;
         +inf: never, -inf: always), the one to deploy.
@@ -727,7 +730,7 @@ class ScoringEvaluation:
         that the yield ties and AUC does not.
     threshold_choice : {"crossfit", "split", "test"}
     folds : int or None
-        For ``crossfit``.
+        For ``crossfit``, and for ``test`` with a posterior (the folds of its cross-fitted estimate).
     seed : int or None
         Root seed of the split or folds (None for ``test`` or when a Generator was given).
     evaluated_items : int
@@ -760,14 +763,19 @@ class ScoringEvaluation:
 
     @property
     def optimistic(self) -> bool:
-        """Whether the thresholds were chosen on the items they are evaluated on."""
-        return self.threshold_choice == "test"
+        """Whether the yields that rank were evaluated on the items that chose the thresholds
+        (``"test"`` without a posterior)."""
+        return self.threshold_choice == "test" and self.posterior is None
 
     def describe_choice(self) -> str:
         """One line: how the thresholds were chosen, for the report."""
+        seed = "" if self.seed is None else f", seed {self.seed}"
+        if self.threshold_choice == "test" and self.posterior is not None:
+            return (f"thresholds chosen on the whole test set; ranked by the cross-fitted estimate of their yield, the posterior's "
+                    f"centre ({self.folds} folds of its own, unstratified{seed}): their yield on the test set is optimistic "
+                    f"({TEST_OPTIMISM})")  # fmt: skip
         if self.threshold_choice == "test":
             return f"thresholds chosen on the whole test set and evaluated on it: optimistic (biased upwards; {TEST_OPTIMISM})"
-        seed = "" if self.seed is None else f", seed {self.seed}"
         if self.threshold_choice == "split":
             return (
                 f"thresholds chosen on a random half of the test set (unstratified{seed}) and evaluated on the other "
@@ -804,7 +812,9 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         Bayesian bootstrap over those items; for ``"crossfit"`` the spread of the error of the
         choice re-run in each draw; for ``"test"`` of the cross-fitted estimate (folds of its own)
         with the spread of its error as an estimate of the yield of the threshold chosen on every
-        item (:func:`_posterior_draws`; ``docs/evaluate.md``, "How sure is the choice of a scoring
+        item, which then ranks the models in place of the optimistic test-set yield: the
+        posterior's centre, so that the choice is the one of the highest posterior mean
+        (:func:`_posterior_draws`; ``docs/evaluate.md``, "How sure is the choice of a scoring
         classifier?").
     samples : int, default 2000
         Posterior draws.
@@ -842,13 +852,15 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         fold = _random_folds(positive.size, 2, rng)  # fold 0 chooses, fold 1 evaluates
     choices = [_chosen_thresholds(positive, test_set.scores[name], u, threshold_choice, fold, folds) for name in names]
     evaluated = int(positive.size if threshold_choice != "split" else np.sum(fold == 1))
-    totals = np.array([choice.total for choice in choices])
+    root = root if root is not None or not test_uncertainty else root_of(rng)
+    drawn = _posterior_choices(positive, test_set, names, u, threshold_choice, fold, folds, choices, root) if test_uncertainty else None
+    # With a posterior, "test" ranks by its centre, the cross-fitted estimate: the test-set yield is optimistic.
+    totals = np.array([choice.total for choice in (choices if drawn is None else drawn[1])])
     aucs = np.array([auc_score(positive, test_set.scores[name]) for name in names])
     ranks, auc_ranks, order, disagreements = _ranked(names, totals, aucs, u, evaluated)
     posterior = None
     if test_uncertainty:
-        posterior = _posterior(positive, test_set, names, order, u, threshold_choice, fold, folds, choices, samples,
-                               root if root is not None else root_of(rng), seed)  # fmt: skip
+        posterior = _posterior(positive, test_set, names, order, u, threshold_choice, drawn, samples, root, seed)
     curve = [{key: float(score(positive, test_set.scores[name])) for key, (_, score) in CURVE_SCORES.items()} for name in names]
     models = tuple(
         ScoringResult(
@@ -864,24 +876,31 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         )
         for k in order
     )
-    return ScoringEvaluation(models, tuple(disagreements), threshold_choice, folds if threshold_choice == "crossfit" else None,
-                             seed, evaluated, given, test_set.order, test_set.items, test_set.classes[0],
-                             test_set.order_source, posterior)  # fmt: skip
+    used_folds = folds if threshold_choice == "crossfit" or (threshold_choice == "test" and test_uncertainty) else None
+    return ScoringEvaluation(models, tuple(disagreements), threshold_choice, used_folds, seed, evaluated, given, test_set.order,
+                             test_set.items, test_set.classes[0], test_set.order_source, posterior)  # fmt: skip
 
 
-def _posterior(positive, test_set, names, order, u, threshold_choice, fold, folds, choices, samples, root, seed) -> ScoringPosterior:
-    """The posterior of :func:`rank_scoring`, from streams of its own, so that the folds' numbers
-    stay those of a run without it. For ``"test"`` it is of the cross-fitted estimate, on folds of
-    its own (stream ``(6, 2)``): the yield on the test set is optimistic, and the bootstrap's
-    correction of it falls short (``docs/evaluate.md``); its optimism is the test-set yield less
-    that estimate."""
+def _posterior_choices(positive, test_set, names, u, threshold_choice, fold, folds, choices, root):
+    """The folds and the choices the posterior of :func:`rank_scoring` is of, and its optimism per
+    model (None but for ``"test"``). For ``"test"`` they are those of the cross-fitted estimate,
+    on folds of the posterior's own (stream ``(6, 2)``), so that the folds' numbers of the other
+    choices stay those of a run without it: the yield on the test set is optimistic, and the
+    bootstrap's correction of it falls short (``docs/evaluate.md``); its optimism is the test-set
+    yield less that estimate."""
+    if threshold_choice != "test":
+        return fold, choices, None
+    fold = _random_folds(positive.size, folds, stream_generator(root, SCORING_POSTERIOR, 2))
+    crossfit = [_chosen_thresholds(positive, test_set.scores[name], u, "crossfit", fold, folds) for name in names]
+    optimism = np.array([choice.total - held.total for choice, held in zip(choices, crossfit)]) / positive.size
+    return fold, crossfit, optimism
+
+
+def _posterior(positive, test_set, names, order, u, threshold_choice, drawn, samples, root, seed) -> ScoringPosterior:
+    """The posterior of :func:`rank_scoring` of the choices ``drawn`` (:func:`_posterior_choices`),
+    from streams of its own."""
+    fold, choices, optimism = drawn
     scores = [test_set.scores[name] for name in names]
-    optimism = None
-    if threshold_choice == "test":
-        fold = _random_folds(positive.size, folds, stream_generator(root, SCORING_POSTERIOR, 2))
-        crossfit = [_chosen_thresholds(positive, s, u, "crossfit", fold, folds) for s in scores]
-        optimism = np.array([choice.total - held.total for choice, held in zip(choices, crossfit)]) / positive.size
-        choices = crossfit
     item_utilities = np.column_stack([_item_utilities(positive, s, u, choice.deciding, fold) for s, choice in zip(scores, choices)])
     draws = _posterior_draws(positive, scores, u, item_utilities, fold, threshold_choice, samples, SCORING_PRIOR_COUNT, root)
     return ScoringPosterior.from_draws(names, order, draws, seed, optimism)

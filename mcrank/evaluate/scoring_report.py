@@ -178,9 +178,9 @@ def _render_posterior(ranking, shown, width) -> list[str]:
     )
     if posterior.optimism is not None:
         shown_optimism = ", ".join(f"{shown[name]} {value:+.4f}" for name, value in posterior.optimism.items())
-        lines += _wrap("The thresholds are chosen on the items they are scored on, so the yields above are optimistic: the "
-                       "intervals and probabilities are of the cross-fitted estimate of each threshold's yield (folds of the "
-                       "posterior's own), each draw re-choosing every threshold on the weighted items; each model's optimism, "
+        lines += _wrap("The thresholds are chosen on the items they are scored on, so their yields there are optimistic: the "
+                       "ranking, intervals and probabilities are of the cross-fitted estimate of each threshold's yield (folds of "
+                       "the posterior's own), each draw re-choosing every threshold on the weighted items; each model's optimism, "
                        f"its test-set yield less that estimate: {shown_optimism}", width, "  ")  # fmt: skip
     pairs = list(posterior.probability_above.items())
     if not pairs:
