@@ -81,20 +81,25 @@ _DOMINANCE_MARGIN = 1e-12
 
 # --- kernels: the binormal curve ------------------------------------------------------------------
 
+# numba's inline="always" runs its front end again at every call site, nested ones included:
+# only the comparisons on the ROC kernel's hot path are inlined so (where the constants of
+# accuracy and Youden's J specialise _linear_compare); every other function is compiled once,
+# cached on its own, and LLVM inlines the small ones. The same floats either way (no fastmath).
 
-@jit(inline="always")
+
+@jit
 def _normal_cdf(z):
     """Phi(z), accurate to a few ulps relative in both tails (erfc, not 1 - erf)."""
     return 0.5 * math.erfc(-z * _SQRT_HALF)
 
 
-@jit(inline="always")
+@jit
 def _auc(prevalence, mu, sigma):
     """The area under the binormal ROC curve; ``prevalence`` is unused (a score's signature)."""
     return _normal_cdf(mu / math.sqrt(1.0 + sigma * sigma))
 
 
-@jit(inline="always")
+@jit
 def _stationary_point(a, d, mu, sigma):
     """``x = Phi^-1(f)`` of the interior local maximum of ``a t(f) - d f``, or NaN or +-inf if
     there is none (then the maximum over [0, 1] is at a corner).
@@ -126,7 +131,7 @@ def _stationary_point(a, d, mu, sigma):
     return (mu - signed) / quadratic
 
 
-@jit(inline="always")
+@jit
 def _interior_value(a, d, mu, sigma, corner_low, corner_high, x, z):
     """``Y(f)`` at a finite ``x = Phi^-1(f)``, ``z = (mu + x) / sigma``, written from the nearer
     corner, ``f`` and ``t``: see :func:`_linear_best`."""
@@ -151,7 +156,7 @@ def _linear_point(a, d, mu, sigma, corner_low, corner_high):
     return fpr, tpr, best
 
 
-@jit(inline="always")
+@jit
 def _linear_best(a, d, mu, sigma, corner_low, corner_high):
     """``(f, Y*)``: the maximum of ``Y(f) = corner_low + a t(f) - d f`` over [0, 1], where
     ``corner_low = Y(0)`` and ``corner_high = Y(1)`` (= ``corner_low + a - d``).
@@ -166,7 +171,7 @@ def _linear_best(a, d, mu, sigma, corner_low, corner_high):
     return fpr, best
 
 
-@jit(inline="always")
+@jit
 def _density_floor(z_1, z_2):
     """A lower bound of the normal density between ``z_1`` and ``z_2`` (0 beyond 8): its
     value at the end farther from 0, rounded down to a step."""
@@ -180,7 +185,7 @@ def _density_floor(z_1, z_2):
     return 0.0
 
 
-@jit(inline="always")
+@jit
 def _dominance(a, mu, sigma, mu_other, sigma_other, x):
     """A lower bound of ``Y_other(f) - Y(f)`` at ``x = Phi^-1(f)``, and ``z = (mu + x) / sigma``.
 
@@ -241,7 +246,7 @@ def _linear_compare(a, d, corner_low, corner_high, mu_1, sigma_1, mu_2, sigma_2)
     return best_2 - best_1
 
 
-@jit(inline="always")
+@jit
 def _corners(u00, u01, u10, u11, prevalence):
     """The yields ``Y(0)`` and ``Y(1)`` of eq. (21) at the corners, and ``a``, ``d``: the
     same floats for every classifier, whose best threshold does not enter them."""
@@ -251,27 +256,27 @@ def _corners(u00, u01, u10, u11, prevalence):
     return corner_low, corner_high, (u00 - u10) * prevalence, (u11 - u01) * complement
 
 
-@jit(inline="always")
+@jit
 def _best_threshold(u00, u01, u10, u11, prevalence, mu, sigma):
     """``(f, Y*)`` of eqs. (22)-(24): the best false-positive rate and the yield there."""
     corner_low, corner_high, a, d = _corners(u00, u01, u10, u11, prevalence)
     return _linear_best(a, d, mu, sigma, corner_low, corner_high)
 
 
-@jit(inline="always")
+@jit
 def _best_accuracy(prevalence, mu, sigma):
     """``(f, accuracy)``: :func:`_best_threshold` under the identity utility matrix."""
     return _best_threshold(1.0, 0.0, 0.0, 1.0, prevalence, mu, sigma)
 
 
-@jit(inline="always")
+@jit
 def _best_youden(mu, sigma):
     """``(f, J)``: the largest ``t(f) - f``, the linear problem with ``a = d = 1`` (both
     corners 0)."""
     return _linear_best(1.0, 1.0, mu, sigma, 0.0, 0.0)
 
 
-@jit(inline="always")
+@jit
 def _f1_step(prevalence, complement, mu, sigma, best):
     """One step of Dinkelbach's method for :func:`_best_f1` from ``F = best``: ``(x, value,
     f, gain)``, the linear problem's interior maximum ``x`` (NaN or +-inf if none), the F1
@@ -287,7 +292,7 @@ def _f1_step(prevalence, complement, mu, sigma, best):
     return x, value, f, gain
 
 
-@jit(inline="always")
+@jit
 def _best_f1(prevalence, mu, sigma):
     """``(f, F1)``: the largest ``F1(f) = 2 B t / (B + B t + (1 - B) f)``, by Dinkelbach's method.
 
@@ -312,7 +317,7 @@ def _best_f1(prevalence, mu, sigma):
     return fpr, best
 
 
-@jit(inline="always")
+@jit
 def _f1_advance(prevalence, complement, mu, sigma, best, upper, steps):
     """Step ``steps`` of :func:`_best_f1` from ``best``: the new ``(best, upper, steps)``, its
     lower and upper bounds on the F1 it returns, ``steps`` -1 once it has returned (then
@@ -330,7 +335,7 @@ def _f1_advance(prevalence, complement, mu, sigma, best, upper, steps):
     return value, min(upper, bound), (-1 if steps == _F1_STEPS else steps)
 
 
-@jit(inline="always")
+@jit
 def _f1_compare(prevalence, mu_1, sigma_1, mu_2, sigma_2):
     """A number with the sign of ``F1*_2 - F1*_1`` as :func:`_best_f1` computes them: both
     iterated together, step by step, until one's lower bound (its current F1, which the
@@ -352,17 +357,17 @@ def _f1_compare(prevalence, mu_1, sigma_1, mu_2, sigma_2):
     return best_2 - best_1
 
 
-@jit(inline="always")
+@jit
 def _best_accuracy_score(prevalence, mu, sigma):
     return _best_accuracy(prevalence, mu, sigma)[1]
 
 
-@jit(inline="always")
+@jit
 def _best_youden_score(prevalence, mu, sigma):
     return _best_youden(mu, sigma)[1]
 
 
-@jit(inline="always")
+@jit
 def _best_f1_score(prevalence, mu, sigma):
     return _best_f1(prevalence, mu, sigma)[1]
 
@@ -400,14 +405,14 @@ _TAIL = 9.0
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
-@jit(inline="always")
+@jit
 def _log_slope(x, mu, sigma):
     """The log of the ROC slope ``dt/df = phi(z) / (sigma phi(x))`` at ``x = Phi^-1(f)``."""
     z = (mu + x) / sigma
     return 0.5 * (x - z) * (x + z) - math.log(sigma)
 
 
-@jit(inline="always")
+@jit
 def _hull_tangent(mu, sigma):
     """``x`` of the point where the segment from ``(1, 1)`` touches a binormal curve with
     ``sigma > 1``: the convex hull is the curve up to it and that segment after it.
@@ -448,13 +453,13 @@ def _hull_tangent(mu, sigma):
     return x
 
 
-@jit(inline="always")
+@jit
 def _severity_w2(c):
     """The second integral ``W2(c) = int_0^c int_0^s w`` of the Beta(2, 2) density ``w(c) = 6 c (1 - c)``."""
     return c * c * c * (1.0 - 0.5 * c)
 
 
-@jit(inline="always")
+@jit
 def _h_measure(prevalence, mu, sigma):
     """The H-measure (Hand 2009) of a binormal classifier, with the Beta(2, 2) distribution of
     ``c``, the cost of a false negative (``docs/method.md``, "The ROC/AUC study").
@@ -500,7 +505,7 @@ def _h_measure(prevalence, mu, sigma):
     return 1.0 - expected_loss / maximum_loss
 
 
-@jit(inline="always")
+@jit
 def _auprc(prevalence, mu, sigma):
     """The area under the precision-recall curve, ``int_0^1 precision d recall`` over the recall
     ``t = Phi(z)``, ``z`` the threshold in class-0 sds, ``f = Phi(sigma z - mu)``: Gauss-Legendre
@@ -530,7 +535,7 @@ _CURVE_MARGIN = 1e-7
 _H_NODES = 40
 
 
-@jit(inline="always")
+@jit
 def _least_loss(prevalence, mu, sigma, c):
     """``Q(c)``, the least loss ``c B (1 - t) + (1 - c)(1 - B) f`` over the curve and its
     corners (equal to the least over the hull), and its derivative in ``c`` there,
@@ -542,14 +547,14 @@ def _least_loss(prevalence, mu, sigma, c):
     return -best, prevalence * (1.0 - t) - complement * f
 
 
-@jit(inline="always")
+@jit
 def _beta22_moments(c):
     """``int_0^c w`` and ``int_0^c s w(s) ds`` of the Beta(2, 2) density ``w(c) = 6 c (1 - c)``."""
     c2 = c * c
     return c2 * (3.0 - 2.0 * c), c2 * c * (2.0 - 1.5 * c)
 
 
-@jit(inline="always")
+@jit
 def _loss_bounds(cost, loss, slope, n, gaps):
     """Bounds ``(low, gap)`` of the expected least loss ``L = int Q w``, ``Q`` known at the costs
     ``cost[:n]`` (ascending, 0 and 1 included) with its derivative ``slope``: ``Q`` is concave
@@ -569,7 +574,7 @@ def _loss_bounds(cost, loss, slope, n, gaps):
     return low, gap
 
 
-@jit(inline="always")
+@jit
 def _h_measure_compare(prevalence, mu_1, sigma_1, mu_2, sigma_2):
     """A number with the sign of ``H_2 - H_1`` as :func:`_h_measure` computes them.
 
@@ -630,7 +635,7 @@ def _auprc_nodes():
 _AUPRC_Z, _AUPRC_T, _AUPRC_WEIGHT, _AUPRC_REST = _auprc_nodes()
 
 
-@jit(inline="always")
+@jit
 def _auprc_compare(prevalence, mu_1, sigma_1, mu_2, sigma_2):
     """A number with the sign of ``AUPRC_2 - AUPRC_1`` as :func:`_auprc` computes them.
 

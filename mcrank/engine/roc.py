@@ -80,7 +80,7 @@ def _yield_difference(u, prevalence, mu_1, sigma_1, mu_2, sigma_2):
     return second - first, f_2, t_2
 
 
-@jit(inline="always")
+@jit
 def _yield_compare(u, prevalence, mu_1, sigma_1, mu_2, sigma_2):
     """A number with the sign of :func:`_yield_difference` (:func:`mcrank.roc._linear_compare`)."""
     corner_low, corner_high, a, d = _corners(u[0, 0], u[0, 1], u[1, 0], u[1, 1], prevalence)
