@@ -63,8 +63,8 @@ class UtilityAssessment:
         The distribution over utility matrices, when one was given.
     sd : float or None
         Standard deviation of the errors on the *normalised* matrix (eq. 11), when given.
-    error : {"gaussian", "truncated"}
-        Error model for ``sd``.
+    error : str
+        Error model for ``sd``, a name in :data:`mcrank.error_models.ERROR_MODELS`.
     source : str
         Where it came from, for messages (``"examples/x.json: utility"``, ``"--utility"``).
     """

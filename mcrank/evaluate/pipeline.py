@@ -90,8 +90,8 @@ def evaluate(
     sd : float, optional
         Error standard deviation on the utility matrix *normalised by eq. (11)*; overrides
         one in ``utility``. With it, the flip probability of every pair is estimated.
-    error : {"gaussian", "truncated"}, optional
-        Error model for ``sd`` (see :func:`mcrank.samplers.perturb_um`); overrides one in
+    error : str, optional
+        Error model for ``sd``, a name in :data:`mcrank.error_models.ERROR_MODELS` (see :func:`mcrank.samplers.perturb_um`); overrides one in
         ``utility``; ``"gaussian"`` by default.
     samples : int, default 100000
         Monte Carlo samples of perturbed utility matrices, at most :data:`MAX_SAMPLES`.

@@ -263,16 +263,19 @@ class StudyConfig:
     classes : int
         Number of classes n, 2 to :data:`MAX_CLASSES` (``docs/method.md``, "The n-class
         study"). The defaults of ``true_um``, ``metrics`` and ``rate_range`` follow it.
-    true_um : {"uniform", "gaussian", "uniform-elements", "gaussian-elements"}
-        Distribution of true utility matrices (step 1): on the hexagon (the paper's, two
+    true_um : str
+        A name in :data:`mcrank.distributions.TRUE_UM_DISTRIBUTIONS` (built in: ``uniform``,
+        ``gaussian``, ``uniform-elements``, ``gaussian-elements``), the distribution of true
+        utility matrices (step 1): on the hexagon (the paper's, two
         classes only; ``uniform`` is the default for two), or element by element for any n
         (``uniform-elements`` is the default for three or more).
     true_um_sd : float
         Standard deviation of each coordinate for ``true_um="gaussian"`` (paper: 1/3; at
         most 10, above which that distribution is uniform within 1 %), and of each element
         around the identity for ``gaussian-elements``.
-    error : {"gaussian", "truncated"}
-        Error model of the perturbed utility matrices (step 4).
+    error : str
+        A name in :data:`mcrank.error_models.ERROR_MODELS` (built in: ``gaussian``,
+        ``truncated``), the error model of the perturbed utility matrices (step 4).
     sds : tuple of float
         Error standard deviations ``s`` (step 4); may be empty if ``metrics`` is not.
     metrics : tuple of str
