@@ -95,9 +95,9 @@ class EvaluateOptions:
     sd : float, optional
         Error standard deviation on the utility matrix *normalised by eq. (11)*; overrides
         one in the utility. With it, the flip probability of every pair is estimated.
-    error : {"gaussian", "truncated"}, optional
-        Error model for ``sd`` (see :func:`mcrank.samplers.perturb_um`); overrides one in the
-        utility; ``"gaussian"`` by default.
+    error : str, optional
+        Error model for ``sd``, a name in :data:`mcrank.error_models.ERROR_MODELS` (see
+        :func:`mcrank.samplers.perturb_um`); overrides one in the utility; ``"gaussian"`` by default.
     estimator : str, optional
         How the flip probabilities under the utility's errors are obtained
         (:data:`~mcrank.evaluate.result.ESTIMATORS`): by default ``"conditional"`` (exact)

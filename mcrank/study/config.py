@@ -250,8 +250,8 @@ class StudyConfig:
 
     Parameters
     ----------
-    kind : {"confusion", "roc"}
-        What the classifiers of a pair are (:data:`~mcrank.study.kinds.STUDY_KINDS`): given by their confusion matrices
+    kind : str
+        A name in :data:`~mcrank.study.kinds.STUDY_KINDS`, what the classifiers of a pair are: given by their confusion matrices
         (the default: the paper's §4.2, any number of classes, finite test sets), or scoring
         classifiers given by binormal ROC curves, each at its best threshold (the paper's §5;
         ``docs/method.md``, "The ROC/AUC study"). The ``roc`` kind takes two classes, a
