@@ -732,7 +732,8 @@ class ScoringEvaluation:
     folds : int or None
         For ``crossfit``, and for ``test`` with a posterior (the folds of its cross-fitted estimate).
     seed : int or None
-        Root seed of the split or folds (None for ``test`` or when a Generator was given).
+        Root seed of the split or folds and of the posterior (None for ``test`` without a
+        posterior, or when a Generator was given).
     evaluated_items : int
         Items whose utility makes ``utility_yield``: all, or the evaluation half.
     utility : ndarray of shape (2, 2)
@@ -804,7 +805,8 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         Where each classifier's threshold is chosen and its yield evaluated (module
         docstring); ``"test"`` is optimistic.
     folds : int, default 5
-        Folds of ``"crossfit"``, at least 2 and at most the size of the smaller class.
+        Folds of ``"crossfit"``, and of ``"test"``'s cross-fitted estimate with
+        ``test_uncertainty``; at least 2 and at most the size of the smaller class.
     test_uncertainty : bool, default False
         Also the posterior of the yields (:class:`ScoringPosterior`) of the thresholds chosen
         here, on the population: Dirichlet over the evaluated items' joint table (true class,
