@@ -74,6 +74,7 @@ def pytest_configure(config):
     """With pytest-xdist, compile the kernels once, before its workers start (tests/warm_kernels.py)."""
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
+    import contextlib
     import subprocess
     import sys
     from pathlib import Path
@@ -81,11 +82,23 @@ def pytest_configure(config):
     from mcrank._jit import cache_directory
 
     directory = cache_directory()
-    marker = Path(directory or ".") / "tests-compiled"
-    if directory is None or marker.exists():
+    if directory is None or (marker := Path(directory) / "tests-compiled").exists():
         return
     script = Path(__file__).resolve().parent / "warm_kernels.py"
     print("conftest: compiling mcrank's kernels once, before the workers start (about a minute)", file=sys.stderr)
-    groups = [subprocess.Popen([sys.executable, str(script), group]) for group in ("roc-nclass", "two-class")]
-    if [process.wait() for process in groups] == [0, 0]:
-        marker.touch()
+    # The script's own sys.path starts at tests/: it imports the mcrank this process imported.
+    import mcrank
+
+    search = [str(Path(mcrank.__file__).resolve().parent.parent), os.environ.get("PYTHONPATH", "")]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, search)))
+    groups = [subprocess.Popen([sys.executable, str(script), group], env=env) for group in ("roc-nclass", "two-class")]
+    try:
+        codes = [process.wait() for process in groups]
+    finally:  # interrupted: the compiles stop with pytest, not left running on the shared cores
+        for process in groups:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    if codes == [0, 0]:
+        with contextlib.suppress(OSError):  # no marker: the next run compiles first again, no worse
+            marker.touch()

@@ -389,6 +389,22 @@ def test_cli_scores_with_test_uncertainty(tmp_path, capsys, choice):
     assert float(row_b[f"probability_above_{a}"]) == pytest.approx(1 - api.probability_above[(a, b)][0])
 
 
+def test_cli_folds_of_test_s_cross_fitted_estimate(tmp_path, capsys):
+    # test's posterior is of a cross-fitted estimate on folds of its own: --folds sets them, as
+    # folds= does in Python, and is the option its refusal of too many folds names.
+    path, positive, scores = _file(tmp_path)
+    argv = ["--scores", path, "--utility", UTILITY, "--threshold-choice", "test", "--test-uncertainty", "--samples", 50, "--seed", 4]
+    api = rank_scoring(scored_test_set(np.where(positive, "event", "none"), scores, classes=("event", "none")), U,
+                       threshold_choice="test", test_uncertainty=True, folds=3, samples=50, rng=4)  # fmt: skip
+    code, out, err = run(capsys, *argv, "--folds", 3, "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)["scoring"]
+    assert data["folds"] == 3 and data["posterior"]["optimism"] == api.posterior.optimism
+    assert [m["utility_yield"] for m in data["models"]] == [m.utility_yield for m in api.models]
+    code, out, err = run(capsys, *argv, "--folds", 10**4)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--folds: 10000 folds" in err, err
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -31,7 +31,7 @@ _OTHER_INPUTS = (("file", "FILE"), ("labels", "--labels"))
 _SCORES_OPTIONS = {
     "--positive": {"metavar": "LABEL", "help": "the class the scores are for (default: the first of the classes)"},
     "--threshold-choice": {"choices": ("crossfit", "split", "test"), "help": "where the thresholds are chosen (crossfit)"},
-    "--folds": {"metavar": "K", "help": "folds of crossfit (default 5)"},
+    "--folds": {"metavar": "K", "help": "folds of crossfit, and of test's cross-fitted estimate with --test-uncertainty (default 5)"},
     "--thresholds": {"metavar": "SPEC", "help": "START:STOP:STEP or P1,P2,... (default 0.01:0.99:0.01)"},
     "--plot": {"type": path_argument, "metavar": "OUT.png", "help": "decision-curve figure: .png, .pdf or .svg"},
 }
@@ -167,8 +167,9 @@ def _refuse_what_changes_nothing(args, utility, curves_wanted: bool) -> None:
         for value, flag in ((args.threshold_choice, "--threshold-choice"), (args.folds, "--folds")):
             if value is not None:
                 raise UsageError(f"{flag} chooses the thresholds of the ranking by --utility")
-    if args.folds is not None and args.threshold_choice not in (None, "crossfit"):
-        raise UsageError("--folds is for --threshold-choice crossfit")
+    # test's posterior is that of a cross-fitted estimate on folds of its own (rank_scoring).
+    if args.folds is not None and choice_given(args) != "crossfit" and not (choice_given(args) == "test" and args.test_uncertainty):
+        raise UsageError("--folds is for --threshold-choice crossfit, or test with --test-uncertainty")
     if args.prior_count is not None and not args.test_uncertainty:
         raise UsageError("--prior-count is the prior of --test-uncertainty")
     if args.prior_count is not None and not curves_wanted:

@@ -395,7 +395,7 @@ _DRAW_BLOCK = 64
 
 
 @jit
-def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in_fold, evaluates, share, whole, weights,
+def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in_fold, share, whole, weights,
                             base, weight_total, plain_cumulative, plain_base, out_weighted, out_plain, out_whole):  # pragma: no cover - compiled  # fmt: skip
     """The threshold choice re-run on each draw of item weights: its weighted yield as the choice
     evaluates it, and its plain yield on every item.
@@ -410,7 +410,7 @@ def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in
     rise above those before it. The largest weighted total wins, the first maximum (the highest threshold);
     never positive (total 0) is the first candidate. Output positive on the first ``k`` items
     adds their gain to the total of output negative everywhere: ``out_weighted`` is the sum over
-    choices of the weighted gain of the items of fold ``evaluates[c]`` positive at its cut
+    choices of the weighted gain of the items of fold ``c`` positive at its cut
     (``last_in_fold[m, f, k]``: the last item of fold ``f`` among the first ``k + 1``, -1 for
     none), plus ``base[d]`` (the weighted base utility of the evaluated items), over
     ``weight_total[d]`` (their weights' sum); ``out_plain`` is the sum over choices of
@@ -452,7 +452,7 @@ def _weighted_choice_yields(orders, gain, fold, candidate, may_win, cut, last_in
             for c in range(choices):
                 k = best_cut[c]
                 if k > 0:
-                    at = last_in_fold[m, evaluates[c], k - 1]
+                    at = last_in_fold[m, c, k - 1]
                     if at >= 0:
                         weighted += own[at]
                     plain += share[c] * plain_cumulative[m, k - 1]
@@ -561,8 +561,7 @@ def _rechoice(positive, scores, utility, fold, whole: bool) -> _Rechoice:
             ends[m] = np.append(~same, True)  # the last item of each distinct score
     ordered_gain, ordered_fold = gain[orders], fold[orders]
     may_win = (ordered_gain > 0) | tied
-    layout = (orders, ordered_gain, ordered_fold, candidate, may_win, cut, last_in_fold, np.arange(folds), np.bincount(fold) / items,
-              ends)  # fmt: skip
+    layout = (orders, ordered_gain, ordered_fold, candidate, may_win, cut, last_in_fold, np.bincount(fold) / items, ends)
     return _Rechoice(layout, base, float(base.mean()), np.cumsum(ordered_gain, axis=1) / items)
 
 
@@ -732,7 +731,8 @@ class ScoringEvaluation:
     folds : int or None
         For ``crossfit``, and for ``test`` with a posterior (the folds of its cross-fitted estimate).
     seed : int or None
-        Root seed of the split or folds (None for ``test`` or when a Generator was given).
+        Root seed of the split or folds and of the posterior (None for ``test`` without a
+        posterior, or when a Generator was given).
     evaluated_items : int
         Items whose utility makes ``utility_yield``: all, or the evaluation half.
     utility : ndarray of shape (2, 2)
@@ -804,7 +804,8 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         Where each classifier's threshold is chosen and its yield evaluated (module
         docstring); ``"test"`` is optimistic.
     folds : int, default 5
-        Folds of ``"crossfit"``, at least 2 and at most the size of the smaller class.
+        Folds of ``"crossfit"``, and of ``"test"``'s cross-fitted estimate with
+        ``test_uncertainty``; at least 2 and at most the size of the smaller class.
     test_uncertainty : bool, default False
         Also the posterior of the yields (:class:`ScoringPosterior`) of the thresholds chosen
         here, on the population: Dirichlet over the evaluated items' joint table (true class,
