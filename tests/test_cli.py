@@ -224,3 +224,23 @@ def test_commands_that_draw_nothing_start_without_numba(argv):
     code, modules = json.loads(done.stdout)
     assert code == 0
     assert [m for m in modules if m.split(".")[0] in _NOT_AT_START] == []
+
+
+@pytest.mark.parametrize(
+    "argv, not_read",
+    [
+        (["--help"], ("numpy", "mcrank.evaluate", "mcrank.story", "mcrank.study", "mcrank.results")),
+        (["story", "--help"], ("numpy", "mcrank.evaluate", "mcrank.story", "mcrank.study")),
+        (["run", "--help"], ("mcrank.evaluate", "mcrank.story")),
+        (["story"], ("mcrank.evaluate", "mcrank.study", "mcrank.results")),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else "",
+)
+def test_a_command_imports_only_what_it_reads(argv, not_read):
+    """Building the command line imports no command's implementation: ``mcrank evaluate``'s
+    flags, generated from its options, imported the whole evaluate package (numpy, the decision
+    curves, the folds, the scoring) into ``mcrank --help`` and ``mcrank story``."""
+    done = subprocess.run([sys.executable, "-c", _START_SCRIPT, *argv], capture_output=True, text=True, timeout=120, check=True)
+    code, modules = json.loads(done.stdout)
+    assert code == 0
+    assert [m for m in modules if m in not_read or m.startswith(tuple(f"{name}." for name in not_read))] == []
