@@ -226,6 +226,13 @@ def test_commands_that_draw_nothing_start_without_numba(argv):
     assert [m for m in modules if m.split(".")[0] in _NOT_AT_START] == []
 
 
+#: What ranking confusion matrices does not read: the other ways of evaluating.
+_OTHER_EVALUATIONS = ("mcrank.evaluate.curves", "mcrank.evaluate.folds", "mcrank.evaluate.scoring", "mcrank.evaluate.per_item",
+                      "mcrank.study", "mcrank.story")  # fmt: skip
+_FOLDS = ["evaluate", "--labels", str(EXAMPLES / "wine_folds.csv"), "--utility", str(EXAMPLES / "wine_utility.json"),
+          "--folds-column", "fold", "--samples", "1000", "--seed", "1"]  # fmt: skip
+
+
 @pytest.mark.parametrize(
     "argv, not_read",
     [
@@ -233,6 +240,11 @@ def test_commands_that_draw_nothing_start_without_numba(argv):
         (["story", "--help"], ("numpy", "mcrank.evaluate", "mcrank.story", "mcrank.study")),
         (["run", "--help"], ("mcrank.evaluate", "mcrank.story")),
         (["story"], ("mcrank.evaluate", "mcrank.study", "mcrank.results")),
+        (["evaluate", "--help"], _OTHER_EVALUATIONS),
+        (["evaluate", str(EXAMPLES / "factory.json")], _OTHER_EVALUATIONS),
+        (["evaluate", str(EXAMPLES / "factory.json"), "--format", "json"], _OTHER_EVALUATIONS),
+        # A result rendered by its report module, which the command does not import itself.
+        ([*_FOLDS, "--format", "json"], ("mcrank.evaluate.curves", "mcrank.evaluate.scoring", "mcrank.study")),
     ],
     ids=lambda value: " ".join(value) if isinstance(value, list) else "",
 )
