@@ -224,3 +224,36 @@ def test_commands_that_draw_nothing_start_without_numba(argv):
     code, modules = json.loads(done.stdout)
     assert code == 0
     assert [m for m in modules if m.split(".")[0] in _NOT_AT_START] == []
+
+
+#: What ranking confusion matrices does not read: the other ways of evaluating.
+_OTHER_EVALUATIONS = ("mcrank.evaluate.curves", "mcrank.evaluate.folds", "mcrank.evaluate.scoring", "mcrank.evaluate.per_item",
+                      "mcrank.study", "mcrank.story")  # fmt: skip
+_FOLDS = ["evaluate", "--labels", str(EXAMPLES / "wine_folds.csv"), "--utility", str(EXAMPLES / "wine_utility.json"),
+          "--folds-column", "fold", "--samples", "1000", "--seed", "1"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "argv, not_read",
+    [
+        (["--help"], ("numpy", "mcrank.evaluate", "mcrank.story", "mcrank.study", "mcrank.results")),
+        (["story", "--help"], ("numpy", "mcrank.evaluate", "mcrank.story", "mcrank.study")),
+        (["run", "--help"], ("mcrank.evaluate", "mcrank.story")),
+        (["story"], ("mcrank.evaluate", "mcrank.study", "mcrank.results")),
+        (["evaluate", "--help"], _OTHER_EVALUATIONS),
+        # Nothing drawn: no root seed made, and not numpy.random, which makes it.
+        (["evaluate", str(EXAMPLES / "factory.json")], (*_OTHER_EVALUATIONS, "numpy.random")),
+        (["evaluate", str(EXAMPLES / "factory.json"), "--format", "json"], (*_OTHER_EVALUATIONS, "numpy.random")),
+        # A result rendered by its report module, which the command does not import itself.
+        ([*_FOLDS, "--format", "json"], ("mcrank.evaluate.curves", "mcrank.evaluate.scoring", "mcrank.study")),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else "",
+)
+def test_a_command_imports_only_what_it_reads(argv, not_read):
+    """Building the command line imports no command's implementation: ``mcrank evaluate``'s
+    flags, generated from its options, imported the whole evaluate package (numpy, the decision
+    curves, the folds, the scoring) into ``mcrank --help`` and ``mcrank story``."""
+    done = subprocess.run([sys.executable, "-c", _START_SCRIPT, *argv], capture_output=True, text=True, timeout=120, check=True)
+    code, modules = json.loads(done.stdout)
+    assert code == 0
+    assert [m for m in modules if m in not_read or m.startswith(tuple(f"{name}." for name in not_read))] == []

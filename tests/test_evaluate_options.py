@@ -70,7 +70,9 @@ def test_the_options_are_checked_once_when_given_as_an_object(monkeypatch):
 
 def test_every_option_with_a_flag_is_a_flag_of_evaluate():
     subparsers = next(a for a in build_parser()._actions if a.dest == "command")
-    flags = {flag for action in subparsers.choices["evaluate"]._actions for flag in action.option_strings}
+    parser = subparsers.choices["evaluate"]
+    parser.format_help()  # its flags are added when it is first used
+    flags = {flag for action in parser._actions for flag in action.option_strings}
     assert {spec.metadata["flag"] for spec in option_fields()} <= flags
     assert all(set(spec.metadata["modes"]) <= set(MODES) and "matrices" in spec.metadata["modes"] for spec in option_fields())
 

@@ -2,8 +2,10 @@
 
 Each subcommand lives in its own module ``mcrank.cli.<name>`` with two functions:
 ``add_parser(subparsers)``, which registers its options and sets ``handler``, and the
-handler itself, ``handler(args) -> int``. Heavy imports stay inside handlers, and numba is
-loaded only when a kernel runs (:mod:`mcrank._jit`), so that ``mcrank --help`` answers at once.
+handler itself, ``handler(args) -> int``. Heavy imports stay inside handlers, flags generated
+from a command's implementation are added when its parser is first used (``arguments=`` of
+:class:`~mcrank.cli._common.SubcommandParser`), and numba is loaded only when a kernel runs
+(:mod:`mcrank._jit`), so that ``mcrank --help`` answers at once.
 Ctrl-C and SIGTERM are handled (:mod:`mcrank._signals`) from the first line of the ``mcrank``
 command (:mod:`mcrank.__main__`), or of :func:`main` when called from Python. The exit codes
 are those of ``docs/cli.md``: 0, 2 for bad input (one line on stderr), 130 for Ctrl-C, 141

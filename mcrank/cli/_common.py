@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = [
@@ -54,9 +55,24 @@ class SubcommandParser(OneLineParser):
     argparse hands a subparser's unknown arguments back to the top-level parser, whose error
     would then begin with ``mcrank:`` and point to ``mcrank --help``; here they are the
     subcommand's error, ``mcrank story: error: unrecognized arguments: ...``.
+
+    Its arguments may be added when it is first used (it parses, or prints its help or usage):
+    ``subparsers.add_parser(name, arguments=add)`` calls ``add(parser)`` then, so that a command
+    whose flags are generated from its implementation's declarations (``mcrank evaluate``'s
+    options) costs other commands, and ``mcrank --help``, no import of it.
     """
 
+    def __init__(self, *args, arguments: Callable | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._deferred_arguments = arguments
+
+    def _add_deferred_arguments(self) -> None:
+        add, self._deferred_arguments = self._deferred_arguments, None
+        if add is not None:
+            add(self)
+
     def parse_known_args(self, args=None, namespace=None):  # noqa: D102 - argparse API
+        self._add_deferred_arguments()
         namespace, extras = super().parse_known_args(args, namespace)
         # A "--" with no positional argument after it (``FILE --metrics tpr --``) ends the list
         # as documented, but argparse leaves it over.
@@ -64,6 +80,14 @@ class SubcommandParser(OneLineParser):
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
+
+    def format_help(self):  # noqa: D102 - argparse API
+        self._add_deferred_arguments()
+        return super().format_help()
+
+    def format_usage(self):  # noqa: D102 - argparse API
+        self._add_deferred_arguments()
+        return super().format_usage()
 
 
 def path_argument(text: str) -> str:
@@ -122,6 +146,8 @@ def check_outputs(outputs: dict[str, str | None], *, inputs=()) -> None:
     can be created (see :func:`mcrank.results.check_out_file`). Standard output (None or
     ``-``) needs no check.
     """
+    if all(out in STDOUT for out in outputs.values()):
+        return
     from mcrank.results import check_out_file, repository_root
 
     root = repository_root()
@@ -180,11 +206,11 @@ def write_output(text: str, out: str | None) -> Path | None:
     """Write ``text`` where ``--out`` says: standard output for None or ``-``, else the file,
     atomically (:func:`mcrank.results.atomic_write_text`). Returns the file written, or None
     for standard output."""
-    from mcrank.results import atomic_write_text
-
     if out in STDOUT:
         write_stdout(text)
         return None
+    from mcrank.results import atomic_write_text
+
     return atomic_write_text(out, text)
 
 

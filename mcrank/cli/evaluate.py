@@ -25,13 +25,21 @@ DESCRIPTION = (
 
 
 def add_parser(subparsers):
-    from mcrank.cli import _evaluate_options
-
+    # The flags are added when the parser is first used: they are generated from the options'
+    # declarations (mcrank.evaluate.options), which other commands need not import.
     parser = subparsers.add_parser(
         "evaluate",
         help="rank your classifiers by utility yield; flag the metrics that disagree",
         description=DESCRIPTION,
+        arguments=_add_arguments,
     )
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def _add_arguments(parser) -> None:
+    from mcrank.cli import _evaluate_options
+
     add = parser.add_argument
     add("file", type=path_argument, metavar="FILE", nargs="?", help="confusion matrices: a .json or .csv file")
     add("--labels", type=path_argument, metavar="FILE.csv", help="labels instead of FILE: a row per test item")
@@ -53,8 +61,6 @@ def add_parser(subparsers):
     from mcrank.cli import _folds
 
     _folds.add_arguments(parser)
-    parser.set_defaults(handler=handler)
-    return parser
 
 
 def handler(args) -> int:

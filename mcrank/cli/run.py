@@ -9,7 +9,6 @@ import textwrap
 from mcrank.cli._common import (  # noqa: F401 - FORMAT_BY_SUFFIX, output_format: run's before they were shared
     DEFAULT_WIDTH,
     FORMAT_BY_SUFFIX,
-    SubcommandParser,
     UsageError,
     check_outputs,
     flag_names,
@@ -34,10 +33,10 @@ def add_parser(subparsers):
             "Defaults are the paper's; flags override values from --config."
         ),
         epilog="example: mcrank run --sd 0:0.5:0.01 --samples 1e6 --seed 1 --format csv --out sweep.csv",
+        # The study's flags come from its schema (mcrank.study.config), added when this parser
+        # is first used: other commands, and mcrank --help, then never import the study (and numba).
+        arguments=_add_study_flags,
     )
-    # The study's flags come from its schema (mcrank.study.config), added when this parser is
-    # first used: other commands, and mcrank --help, then never import the study (and numba).
-    parser.__class__ = _StudyParser
     parser.set_defaults(handler=handler)
     return parser
 
@@ -56,49 +55,30 @@ def _add_execution_flags(parser) -> None:
     execution.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-class _StudyParser(SubcommandParser):
-    """``mcrank run``'s parser, whose study flags are generated from the study's schema
+def _add_study_flags(parser) -> None:
+    """Add ``mcrank run``'s study flags, generated from the study's schema
     (:func:`mcrank.study.config.study_parameters`: each field's flag, metavar, nargs, choices
-    and help) the first time it parses or prints its help."""
+    and help), then its execution flags."""
+    from mcrank.study.config import flag_groups, study_parameters
 
-    _study_flags = False
-
-    def _add_study_flags(self) -> None:
-        if self._study_flags:
-            return
-        from mcrank.study.config import flag_groups, study_parameters
-
-        self._study_flags = True
-        groups = {name: self.add_argument_group(title) for name, title in flag_groups().items()}
-        groups["study"].add_argument(
-            "--config", type=path_argument, metavar="FILE", help="experiment TOML file (see experiments/); flags override it"
-        )
-        for parameter in study_parameters():
-            meta = parameter.metadata
-            if meta["flag"] is None:
-                continue
-            options = {"dest": parameter.name, "help": meta["help"]() if callable(meta["help"]) else meta["help"]}
-            for key, option in (("metavar", "metavar"), ("nargs", "nargs"), ("cli_type", "type")):
-                if meta[key] is not None:
-                    options[option] = meta[key]
-            if meta["choices"] is not None:
-                options["choices"] = meta["choices"]()
-                if "metavar" not in options and len(",".join(options["choices"])) > 40:
-                    options["metavar"] = "NAME"  # the help lists them: {a,b,...} would not fit 80 columns
-            groups[meta["group"]].add_argument(meta["flag"], **options)
-        _add_execution_flags(self)
-
-    def parse_known_args(self, args=None, namespace=None):  # noqa: D102 - argparse API
-        self._add_study_flags()
-        return super().parse_known_args(args, namespace)
-
-    def format_help(self):  # noqa: D102 - argparse API
-        self._add_study_flags()
-        return super().format_help()
-
-    def format_usage(self):  # noqa: D102 - argparse API
-        self._add_study_flags()
-        return super().format_usage()
+    groups = {name: parser.add_argument_group(title) for name, title in flag_groups().items()}
+    groups["study"].add_argument(
+        "--config", type=path_argument, metavar="FILE", help="experiment TOML file (see experiments/); flags override it"
+    )
+    for parameter in study_parameters():
+        meta = parameter.metadata
+        if meta["flag"] is None:
+            continue
+        options = {"dest": parameter.name, "help": meta["help"]() if callable(meta["help"]) else meta["help"]}
+        for key, option in (("metavar", "metavar"), ("nargs", "nargs"), ("cli_type", "type")):
+            if meta[key] is not None:
+                options[option] = meta[key]
+        if meta["choices"] is not None:
+            options["choices"] = meta["choices"]()
+            if "metavar" not in options and len(",".join(options["choices"])) > 40:
+                options["metavar"] = "NAME"  # the help lists them: {a,b,...} would not fit 80 columns
+        groups[meta["group"]].add_argument(meta["flag"], **options)
+    _add_execution_flags(parser)
 
 
 def study_overrides(args) -> dict:

@@ -70,49 +70,53 @@ The paper's story (§0) from label arrays:
 ['accuracy', 'tpr', 'precision']
 """
 
-# The report modules register the results' renderings (str(), to_dict(), ...): imported first.
-from mcrank.evaluate import curve_report as _curve_report  # noqa: F401
-from mcrank.evaluate import fold_report as _fold_report  # noqa: F401
-from mcrank.evaluate import per_item_report as _per_item_report  # noqa: F401
-from mcrank.evaluate import report as _report  # noqa: F401
-from mcrank.evaluate import scoring_report as _scoring_report  # noqa: F401
-from mcrank.evaluate.curves import DecisionCurves, decision_curves, net_benefit_utility
-from mcrank.evaluate.folds import FoldComparison, FoldModel, FoldPair, compare_folds, fold_yields
-from mcrank.evaluate.front_door import metrics_for
-from mcrank.evaluate.input import (
-    ERROR_MODELS,
-    MAX_INPUT_BYTES,
-    EvaluationInput,
-    ItemLabels,
-    UtilityAssessment,
-    confusions_from_labels,
-    labels_from_predictions,
-    load_input,
-    load_labels,
-    parse_utility,
-    read_utility,
-)
-from mcrank.evaluate.options import EvaluateOptions
-from mcrank.evaluate.pipeline import evaluate, evaluate_file, evaluate_predictions
-from mcrank.evaluate.result import (
-    DEFAULT_SAMPLES,
-    MAX_SAMPLES,
-    TIE_TOLERANCE,
-    ClassifierResult,
-    Disagreement,
-    Evaluation,
-    PairFlip,
-)
-from mcrank.evaluate.scoring import (
-    THRESHOLD_CHOICES,
-    ScoredTestSet,
-    ScoringEvaluation,
-    ScoringResult,
-    auc_score,
-    load_scores,
-    rank_scoring,
-    scored_test_set,
-)
+import importlib
+
+from mcrank.evaluate import result as _result
+
+# The names are loaded from their submodules when first asked for (PEP 562), and a result's
+# report module when the result is first rendered, so that importing one submodule or one name
+# loads only the modules it reads, not the whole package: the decision curves, folds and
+# scoring cost ``mcrank evaluate FILE`` more than half its start-up beyond numpy's import.
+_SUBMODULE_OF = {
+    **dict.fromkeys(("DecisionCurves", "decision_curves", "net_benefit_utility"), "curves"),
+    **dict.fromkeys(("FoldComparison", "FoldModel", "FoldPair", "compare_folds", "fold_yields"), "folds"),
+    "metrics_for": "front_door",
+    **dict.fromkeys(
+        (
+            "ERROR_MODELS",
+            "MAX_INPUT_BYTES",
+            "EvaluationInput",
+            "ItemLabels",
+            "UtilityAssessment",
+            "confusions_from_labels",
+            "labels_from_predictions",
+            "load_input",
+            "load_labels",
+            "parse_utility",
+            "read_utility",
+        ),
+        "input",
+    ),
+    "EvaluateOptions": "options",
+    **dict.fromkeys(("evaluate", "evaluate_file", "evaluate_predictions"), "pipeline"),
+    **dict.fromkeys(
+        ("DEFAULT_SAMPLES", "MAX_SAMPLES", "TIE_TOLERANCE", "ClassifierResult", "Disagreement", "Evaluation", "PairFlip"), "result"
+    ),
+    **dict.fromkeys(
+        (
+            "THRESHOLD_CHOICES",
+            "ScoredTestSet",
+            "ScoringEvaluation",
+            "ScoringResult",
+            "auc_score",
+            "load_scores",
+            "rank_scoring",
+            "scored_test_set",
+        ),
+        "scoring",
+    ),
+}
 
 __all__ = [
     "DEFAULT_SAMPLES",
@@ -157,3 +161,36 @@ __all__ = [
     "compare_folds",
     "fold_yields",
 ]
+
+#: The report module that registers the renderings (``str()``, ``to_dict()``, ...) of each
+#: submodule's result types (:func:`mcrank.evaluate.result.renders`).
+_REPORT_OF = {
+    "curves": "curve_report",
+    "folds": "fold_report",
+    "per_item": "per_item_report",
+    "result": "report",
+    "scoring": "scoring_report",
+}
+
+
+def _import_report(module: str) -> None:
+    """Import the report module of the result types of ``module`` (a module's name), if any."""
+    package, _, submodule = module.rpartition(".")
+    if package == __name__ and submodule in _REPORT_OF:
+        importlib.import_module(f"{__name__}.{_REPORT_OF[submodule]}")
+
+
+_result.load_renderings_with(_import_report)
+
+
+def __getattr__(name: str):
+    submodule = _SUBMODULE_OF.get(name)
+    if submodule is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{submodule}"), name)
+    globals()[name] = value  # asked for once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -124,10 +125,22 @@ class _Given:
     utility: UtilityAssessment  # with the sd and error model that apply
     estimator: str  # one of ESTIMATORS
     samples: int
-    rng: np.random.SeedSequence  # the root of every stream (mcrank._rng)
-    root_seed: int | None  # the root seed, to record, or None for a Generator
+    root: np.random.SeedSequence | None  # the root of every stream (mcrank._rng), or None: made from seed
+    seed: int | None  # without a root, the seed it is made of; with one, the root seed to record or None
     prior_count: float
     metrics: list
+
+    @cached_property
+    def rng(self) -> np.random.SeedSequence:
+        """The root of every stream: made from the seed (fresh entropy for None) when first drawn
+        from, since numpy.random, which makes it, costs a ranking that draws nothing a sixth of
+        ``mcrank evaluate``'s start-up."""
+        return self.root if self.root is not None else root_of(self.seed)
+
+    @property
+    def root_seed(self) -> int | None:
+        """The root seed, to record, or None for a Generator's root."""
+        return int(self.rng.entropy) if self.root is None else self.seed
 
 
 def _read(confusions, utility, options: EvaluateOptions, *, classes=None, orientation: str = DEFAULT_ORIENTATION,
@@ -149,15 +162,18 @@ def _read(confusions, utility, options: EvaluateOptions, *, classes=None, orient
         if utility.sd is None:
             raise ValueError(f"an error model ({options.error!r}) needs an error sd")
     estimator = _check_estimator(options.chosen_estimator, utility.error)
-    generator_given = isinstance(options.rng, np.random.Generator)
     # One root for every stream (mcrank._rng): a bad seed fails here, sd or not; a Generator
-    # gives a root drawn from it, once.
-    rng = root_of(options.rng)
-    root_seed = int(rng.entropy) if not generator_given and rng.spawn_key == () else None
+    # gives a root drawn from it, once, here; a seed's is made when first drawn from.
+    seed = options.rng
+    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
+        root, seed = None, None if seed is None else int(seed)
+    else:
+        root = root_of(seed)
+        seed = int(root.entropy) if not isinstance(options.rng, np.random.Generator) and root.spawn_key == () else None
     chosen = metrics_for(n, options.metrics)
     names = list(checked)
     counts = np.array([checked[name] for name in names])
-    return _Given(names, counts, classes, counts[0].sum(axis=0), utility, estimator, options.samples, rng, root_seed,
+    return _Given(names, counts, classes, counts[0].sum(axis=0), utility, estimator, options.samples, root, seed,
                   options.prior_count, chosen)  # fmt: skip
 
 

@@ -9,8 +9,9 @@ the rule of a tie (:func:`_compare`, :func:`_competition_ranks`), which the scor
 Every rendering of a result (text, JSON, CSV, records, frame) is in its report module
 (:mod:`mcrank.evaluate.report` for an :class:`Evaluation`), which reads these types and words:
 a result's methods ``str()``, ``to_dict()``, ``to_records()`` call the renderings that its
-report module registers (:func:`renders`) when :mod:`mcrank.evaluate` imports it, so that this
-module imports no report and the import graph has no cycle.
+report module registers (:func:`renders`) when imported: :mod:`mcrank.evaluate` imports it on
+the first rendering of one of its types (:func:`load_renderings_with`), so that this module
+imports no report and the import graph has no cycle.
 """
 
 from __future__ import annotations
@@ -122,12 +123,27 @@ def renders(result_type: type, **renderings: Callable) -> None:
     _RENDERINGS.setdefault(result_type, {}).update(renderings)
 
 
+#: Imports the report module of a module's result types, by the module's name: installed by
+#: :mod:`mcrank.evaluate` (:func:`load_renderings_with`).
+_load_renderings: Callable[[str], None] | None = None
+
+
+def load_renderings_with(load: Callable[[str], None]) -> None:
+    """Install ``load(module)``, which imports the report module that registers the renderings
+    of ``module``'s result types: called on the first rendering of one of them."""
+    global _load_renderings
+    _load_renderings = load
+
+
 def rendering(result, name: str) -> Callable:
-    """The rendering ``name`` registered for the type of ``result`` (or a base of it)."""
+    """The rendering ``name`` registered for the type of ``result`` (or a base of it), its
+    report module imported first if it is not yet."""
     for kind in type(result).__mro__:
+        if kind not in _RENDERINGS and _load_renderings is not None:
+            _load_renderings(kind.__module__)
         if name in _RENDERINGS.get(kind, {}):
             return _RENDERINGS[kind][name]
-    raise TypeError(f"no rendering {name!r} of {type(result).__name__}: its report module is not imported")
+    raise TypeError(f"no rendering {name!r} of {type(result).__name__}: none is registered")
 
 
 # --- results --------------------------------------------------------------------------------
