@@ -28,6 +28,7 @@ __all__ = [
     "TEST_SET",
     "UTILITY_ERRORS",
     "child_seed_sequence",
+    "plain_seed",
     "resolve_rng",
     "root_of",
     "root_seed_sequence",
@@ -53,6 +54,13 @@ SCORING_POSTERIOR = 6
 PER_ITEM_POSTERIOR = 7
 
 
+def plain_seed(seed) -> bool:
+    """Whether ``seed`` is None or a non-negative integer, the seeds :func:`root_seed_sequence`
+    takes besides a SeedSequence: a root made of one can wait until something is drawn, since
+    telling them apart imports nothing of NumPy's random module."""
+    return seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0)
+
+
 def root_seed_sequence(seed: int | np.random.SeedSequence | None) -> np.random.SeedSequence:
     """Return the root :class:`~numpy.random.SeedSequence` for ``seed``.
 
@@ -61,7 +69,7 @@ def root_seed_sequence(seed: int | np.random.SeedSequence | None) -> np.random.S
     """
     if isinstance(seed, np.random.SeedSequence):
         return seed
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+    if not plain_seed(seed):
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     return np.random.SeedSequence(None if seed is None else int(seed))
 

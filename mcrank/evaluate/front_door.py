@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mcrank._rng import root_of
+from mcrank._rng import plain_seed, root_of
 from mcrank.estimators import ESTIMATORS, default_estimator
 from mcrank.evaluate.flips import _has_closed_form
 from mcrank.evaluate.input import (
@@ -165,7 +165,7 @@ def _read(confusions, utility, options: EvaluateOptions, *, classes=None, orient
     # One root for every stream (mcrank._rng): a bad seed fails here, sd or not; a Generator
     # gives a root drawn from it, once, here; a seed's is made when first drawn from.
     seed = options.rng
-    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
+    if plain_seed(seed):
         root, seed = None, None if seed is None else int(seed)
     else:
         root = root_of(seed)
