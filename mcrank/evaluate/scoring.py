@@ -527,14 +527,14 @@ class _Rechoice(NamedTuple):
     #: The plain gain of the first ``k + 1`` items of each model's order, per item.
     plain_cumulative: np.ndarray
 
-    def run(self, weights, counted, masses) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def run(self, weights, masses) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For each row of ``weights``, per model: the folds' thresholds' weighted held-out yield of
-        the ``counted`` items (``masses``: their weights' sum), their plain yield on every item,
+        every item (``masses``: the weights' sum), their plain yield on every item,
         each fold's by its share, and that of the threshold re-chosen on every weighted item
         (where laid out, else not written)."""
         shape = (weights.shape[0], self.layout[0].shape[0])
         weighted, plain, whole = np.empty(shape), np.empty(shape), np.empty(shape)
-        _weighted_choice_yields(*self.layout, weights, weights @ (self.base * counted), masses, self.plain_cumulative, self.plain_base,
+        _weighted_choice_yields(*self.layout, weights, weights @ self.base, masses, self.plain_cumulative, self.plain_base,
                                 weighted, plain, whole)  # fmt: skip
         return weighted, plain, whole
 
@@ -603,7 +603,7 @@ def _posterior_draws(positive, scores, utility, item_utilities, fold, choice, sa
         masses[block] = weights @ counted
         fixed[block] = weights @ (item_utilities * counted[:, None])
         if held_out is not None:
-            weighted, plain, whole = held_out.run(weights, counted, masses[block])
+            weighted, plain, whole = held_out.run(weights, masses[block])
             errors[block] = weighted - (whole if choice == "test" else plain)
     if held_out is not None:
         estimate = item_utilities.mean(axis=0)
