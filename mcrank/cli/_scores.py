@@ -163,12 +163,13 @@ def _inputs(args):
 def _refuse_what_changes_nothing(args, utility, curves_wanted: bool) -> None:
     """A UsageError for an option that this command line does not read: it would change nothing
     (and a note for ``--samples`` and ``--seed``, which a script may always pass)."""
+    from mcrank.evaluate.scoring import folds_used
+
     if utility is None:
         for value, flag in ((args.threshold_choice, "--threshold-choice"), (args.folds, "--folds")):
             if value is not None:
                 raise UsageError(f"{flag} chooses the thresholds of the ranking by --utility")
-    # test's posterior is that of a cross-fitted estimate on folds of its own (rank_scoring).
-    if args.folds is not None and choice_given(args) != "crossfit" and not (choice_given(args) == "test" and args.test_uncertainty):
+    if args.folds is not None and not folds_used(choice_given(args), args.test_uncertainty):
         raise UsageError("--folds is for --threshold-choice crossfit, or test with --test-uncertainty")
     if args.prior_count is not None and not args.test_uncertainty:
         raise UsageError("--prior-count is the prior of --test-uncertainty")

@@ -877,7 +877,7 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         )
         for k in order
     )
-    used_folds = folds if threshold_choice == "crossfit" or (threshold_choice == "test" and test_uncertainty) else None
+    used_folds = folds if folds_used(threshold_choice, test_uncertainty) else None
     return ScoringEvaluation(models, tuple(disagreements), threshold_choice, used_folds, seed, evaluated, given, test_set.order,
                              test_set.items, test_set.classes[0], test_set.order_source, posterior)  # fmt: skip
 
@@ -926,10 +926,16 @@ def _checked_utility(test_set: ScoredTestSet, utility) -> tuple[np.ndarray, np.n
     return u, u[np.ix_([first, 1 - first], [first, 1 - first])]
 
 
+def folds_used(threshold_choice: str, test_uncertainty: bool) -> bool:
+    """Whether :func:`rank_scoring` deals folds: those of ``"crossfit"``, and those of ``"test"``'s
+    cross-fitted estimate when it has a posterior."""
+    return threshold_choice == "crossfit" or (threshold_choice == "test" and test_uncertainty)
+
+
 def _checked_counts(positive: np.ndarray, threshold_choice: str, folds, test_uncertainty: bool, samples):
     """``folds`` and ``samples`` of :func:`rank_scoring`, each checked where it acts."""
     smaller = int(min(positive.sum(), (~positive).sum()))
-    if threshold_choice == "crossfit" or (threshold_choice == "test" and test_uncertainty):
+    if folds_used(threshold_choice, test_uncertainty):
         folds = check_count(folds, "folds", minimum=2)
         if folds > smaller:
             raise ValueError(f"folds: {folds} folds but the smaller class has {smaller} items: each fold should hold some of both")
