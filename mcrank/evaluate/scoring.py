@@ -49,7 +49,7 @@ from mcrank.evaluate.input import label_array, read_csv_columns
 from mcrank.evaluate.result import _compare, _competition_ranks, rendering
 from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
 
-__all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringPosterior", "ScoringResult", "auc_score", "inverted_scores_note",
+__all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringPosterior", "ScoringResult", "auc_score", "folds_used", "inverted_scores_note",
            "load_scores", "rank_scoring", "scored_test_set"]  # fmt: skip
 
 #: How the threshold of each scoring classifier is chosen: see the module docstring.
