@@ -118,49 +118,8 @@ _SUBMODULE_OF = {
     ),
 }
 
-__all__ = [
-    "DEFAULT_SAMPLES",
-    "ERROR_MODELS",
-    "MAX_INPUT_BYTES",
-    "MAX_SAMPLES",
-    "TIE_TOLERANCE",
-    "ClassifierResult",
-    "Disagreement",
-    "Evaluation",
-    "EvaluateOptions",
-    "EvaluationInput",
-    "PairFlip",
-    "ItemLabels",
-    "UtilityAssessment",
-    "confusions_from_labels",
-    "evaluate",
-    "evaluate_file",
-    "evaluate_predictions",
-    "labels_from_predictions",
-    "load_input",
-    "load_labels",
-    "metrics_for",
-    "parse_utility",
-    "read_utility",
-    # scoring classifiers and decision curves
-    "THRESHOLD_CHOICES",
-    "DecisionCurves",
-    "ScoredTestSet",
-    "ScoringEvaluation",
-    "ScoringResult",
-    "auc_score",
-    "decision_curves",
-    "load_scores",
-    "net_benefit_utility",
-    "rank_scoring",
-    "scored_test_set",
-    # model selection across cross-validation folds
-    "FoldComparison",
-    "FoldModel",
-    "FoldPair",
-    "compare_folds",
-    "fold_yields",
-]
+#: The public names are those of the table above, each defined once, in its submodule.
+__all__ = sorted(_SUBMODULE_OF)
 
 #: The report module that registers the renderings (``str()``, ``to_dict()``, ...) of each
 #: submodule's result types (:func:`mcrank.evaluate.result.renders`).
