@@ -229,6 +229,10 @@ def test_commands_that_draw_nothing_start_without_numba(argv):
 #: What ranking confusion matrices does not read: the other ways of evaluating.
 _OTHER_EVALUATIONS = ("mcrank.evaluate.curves", "mcrank.evaluate.folds", "mcrank.evaluate.scoring", "mcrank.evaluate.per_item",
                       "mcrank.study", "mcrank.story")  # fmt: skip
+#: Modules that only a few functions read, which import them themselves: the Gauss-Legendre nodes
+#: (numpy.polynomial), a count given as text (decimal), the inverse normal (statistics), an
+#: experiment file (tomllib), numba's cache directory (tempfile).
+_READ_ONLY_BY_THEIR_CALLERS = ("numpy.polynomial", "decimal", "statistics", "tomllib", "tempfile")
 _FOLDS = ["evaluate", "--labels", str(EXAMPLES / "wine_folds.csv"), "--utility", str(EXAMPLES / "wine_utility.json"),
           "--folds-column", "fold", "--samples", "1000", "--seed", "1"]  # fmt: skip
 
@@ -238,12 +242,15 @@ _FOLDS = ["evaluate", "--labels", str(EXAMPLES / "wine_folds.csv"), "--utility",
     [
         (["--help"], ("numpy", "mcrank.evaluate", "mcrank.story", "mcrank.study", "mcrank.results")),
         (["story", "--help"], ("numpy", "mcrank.evaluate", "mcrank.story", "mcrank.study")),
-        (["run", "--help"], ("mcrank.evaluate", "mcrank.story")),
-        (["story"], ("mcrank.evaluate", "mcrank.study", "mcrank.results")),
-        (["evaluate", "--help"], _OTHER_EVALUATIONS),
-        # Nothing drawn: no root seed made, and not numpy.random, which makes it.
-        (["evaluate", str(EXAMPLES / "factory.json")], (*_OTHER_EVALUATIONS, "numpy.random")),
-        (["evaluate", str(EXAMPLES / "factory.json"), "--format", "json"], (*_OTHER_EVALUATIONS, "numpy.random")),
+        (["run", "--help"], ("mcrank.evaluate", "mcrank.story", "decimal", "statistics", "tomllib", "tempfile")),
+        (["story"], ("mcrank.evaluate", "mcrank.study", "mcrank.results", *_READ_ONLY_BY_THEIR_CALLERS)),
+        (["evaluate", "--help"], (*_OTHER_EVALUATIONS, *_READ_ONLY_BY_THEIR_CALLERS, "mcrank.samplers")),
+        # Nothing drawn: no root seed made, and not numpy.random, which makes it, nor the samplers.
+        (
+            ["evaluate", str(EXAMPLES / "factory.json")],
+            (*_OTHER_EVALUATIONS, *_READ_ONLY_BY_THEIR_CALLERS, "numpy.random", "mcrank.samplers"),
+        ),
+        (["evaluate", str(EXAMPLES / "factory.json"), "--format", "json"], (*_OTHER_EVALUATIONS, "numpy.random", "mcrank.samplers")),
         # A result rendered by its report module, which the command does not import itself.
         ([*_FOLDS, "--format", "json"], ("mcrank.evaluate.curves", "mcrank.evaluate.scoring", "mcrank.study")),
     ],
