@@ -34,7 +34,7 @@ order, each independent);
 (i) decision curves with their posterior (``mcrank.evaluate.decision_curves``); (j) the
 comparison across cross-validation folds (``mcrank.evaluate.compare_folds``); (k) the command
 line's start-up: the CPU time (user + system) of a fresh process running ``mcrank --help``,
-``mcrank evaluate --help``, ``mcrank story`` and ``mcrank evaluate examples/factory.json``,
+every command's ``--help``, ``mcrank story`` and ``mcrank evaluate examples/factory.json``,
 against ``python -c "import numpy"``, in interleaved rounds (none of them draws, so none imports
 numba); (l) the posterior of scoring classifiers' yields (``rank_scoring(..., test_uncertainty=True)``,
 each threshold choice), and its peak RSS.
@@ -88,6 +88,7 @@ import numba
 import numpy as np
 
 from mcrank._jit import cache_directory, jit
+from mcrank.cli import SUBCOMMANDS
 from mcrank.engine import run_study
 from mcrank.engine.binary import _count_chunk, study_arguments
 from mcrank.engine.counts import new_counts
@@ -672,8 +673,14 @@ def print_scoring_posterior(results: dict, out=sys.stdout) -> None:
 # --- (k) the command line's start-up ----------------------------------------------------------
 
 
-#: The commands of (k), after ``mcrank``: they draw nothing, so they start without numba.
-STARTUP_COMMANDS = (["--help"], ["evaluate", "--help"], ["story"], ["evaluate", "examples/factory.json"])
+#: The commands of (k), after ``mcrank``: every command's ``--help``, and two that run; they
+#: draw nothing, so they start without numba.
+STARTUP_COMMANDS = (
+    ["--help"],
+    *([name, "--help"] for name in SUBCOMMANDS),
+    ["story"],
+    ["evaluate", "examples/factory.json"],
+)
 
 
 def child_cpu_time(command: list[str]) -> float:
