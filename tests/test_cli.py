@@ -264,3 +264,26 @@ def test_a_command_imports_only_what_it_reads(argv, not_read):
     code, modules = json.loads(done.stdout)
     assert code == 0
     assert [m for m in modules if m in not_read or m.startswith(tuple(f"{name}." for name in not_read))] == []
+
+
+_ENTRY_SCRIPT = """
+import contextlib, io, json, os, sys
+import mcrank.__main__ as entry
+numpy_before = "numpy" in sys.modules
+sys.argv = ["mcrank", "story"]
+with contextlib.redirect_stdout(io.StringIO()):
+    code = entry.main()
+print(json.dumps([numpy_before, code, os.environ.get("OPENBLAS_THREAD_TIMEOUT")]))
+"""
+
+
+@pytest.mark.parametrize("given, expected", [(None, "4"), ("20", "20")])
+def test_the_command_lets_idle_blas_threads_sleep(given, expected):
+    """OpenBLAS's idle threads spun for 0.1 s after numpy's import, on another core: on an idle
+    machine about as much CPU again as a short command's own. The entry point sets their timeout
+    before numpy is imported, and keeps a value the environment gives."""
+    environment = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if given is not None:
+        environment["OPENBLAS_THREAD_TIMEOUT"] = given
+    done = subprocess.run([sys.executable, "-c", _ENTRY_SCRIPT], capture_output=True, text=True, timeout=120, check=True, env=environment)
+    assert json.loads(done.stdout) == [False, 0, expected]
