@@ -4,6 +4,9 @@ Ctrl-C and SIGTERM are handled (:mod:`mcrank._signals`) before anything else is 
 command line itself included (:mod:`mcrank.cli`), so that a signal in the first instants ends
 the command as at any other moment: one line on stderr and exit code 130 or 143, where Python's
 own handling printed a KeyboardInterrupt traceback (SIGINT) or died silently (SIGTERM).
+
+Before numpy is imported, OpenBLAS's idle threads are told to sleep at once
+(:data:`BLAS_THREAD_TIMEOUT`), unless the environment says otherwise.
 """
 
 import contextlib
@@ -11,6 +14,14 @@ import os
 import sys
 
 from mcrank import _signals
+
+#: OpenBLAS's worker threads, started by numpy's import, wait for work by spinning for 2^28
+#: cycles (about 0.1 s) before they sleep: a command whose BLAS calls are few (numba's kernels
+#: make none) paid that spin on another core for as long as it ran, on an idle machine about as
+#: much CPU again as its own. ``OPENBLAS_THREAD_TIMEOUT`` 4 (2^4 cycles, its least) has them
+#: sleep at once: no result changes, only how soon an idle thread takes the next BLAS call. A
+#: value in the environment is kept.
+BLAS_THREAD_TIMEOUT = ("OPENBLAS_THREAD_TIMEOUT", "4")
 
 
 def main() -> int:
@@ -22,6 +33,7 @@ def main() -> int:
     ``mcrank reproduce`` alive after its last line.
     """
     installed = _signals.install()
+    os.environ.setdefault(*BLAS_THREAD_TIMEOUT)  # read by OpenBLAS when numpy loads it
     try:
         code = _command_line()
         signalled = _signals.received() is not None and code in (_signals.INTERRUPTED, _signals.TERMINATED)

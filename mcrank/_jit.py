@@ -29,7 +29,6 @@ import contextlib
 import contextvars
 import functools
 import os
-import tempfile
 import threading
 from pathlib import Path
 
@@ -114,6 +113,8 @@ def _file_digest(path: str) -> str:
 @functools.cache
 def _cache_directory(extra: int = 0) -> str | None:
     """A writable directory for this version of the sources, or None (then no cache)."""
+    import tempfile  # here: a command that draws nothing never reads it, nor random, which it imports
+
     user = os.environ.get("NUMBA_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
     for base in (user, tempfile.gettempdir()):
         path = os.path.join(base, "mcrank", "numba", _source_digest(extra))

@@ -8,7 +8,6 @@ argument. The limits on sizes and sample counts live here too, one home for each
 
 from __future__ import annotations
 
-import decimal
 import math
 import numbers
 import re
@@ -94,6 +93,8 @@ def check_count(value, what: str, *, minimum: int = 1, maximum: int = 10**12) ->
     elif isinstance(value, str):
         # In decimal, not through a float: "12345678901234567891" is that seed, not the nearest
         # double (...7168), and 2**128 - 1 is within a seed's range.
+        import decimal  # here: only a count given as text reads it, and the import costs every start-up
+
         try:
             number = decimal.Decimal(value.strip())
         except decimal.InvalidOperation:

@@ -47,7 +47,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from statistics import NormalDist
 
 import numpy as np
 
@@ -873,6 +872,8 @@ def binormal_tpr(fpr, mu, sigma):
         raise ValueError("fpr must be in [0, 1]")
     _, mu, sigma = _check_classifiers(None, mu, sigma)
     shape, (fpr, mu, sigma) = _flat((fpr, mu, sigma))
+    from statistics import NormalDist  # here: statistics imports fractions and decimal, which --help need not
+
     inverse = NormalDist().inv_cdf  # Wichura's AS241, accurate to about 1e-16
     x = np.array([-math.inf if f == 0 else math.inf if f == 1 else inverse(f) for f in fpr])
     out = np.empty(x.size)

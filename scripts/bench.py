@@ -34,9 +34,9 @@ order, each independent);
 (i) decision curves with their posterior (``mcrank.evaluate.decision_curves``); (j) the
 comparison across cross-validation folds (``mcrank.evaluate.compare_folds``); (k) the command
 line's start-up: the CPU time (user + system) of a fresh process running ``mcrank --help``,
-``mcrank evaluate --help``, ``mcrank story`` and ``mcrank evaluate examples/factory.json``,
-against ``python -c "import numpy"``, in interleaved rounds (none of them draws, so none imports
-numba); (l) the posterior of scoring classifiers' yields (``rank_scoring(..., test_uncertainty=True)``,
+every command's ``--help``, ``mcrank story`` and ``mcrank evaluate examples/factory.json``,
+against ``python -c "import numpy"``, and against the same with OpenBLAS's idle threads asleep as
+the command has them, in interleaved rounds (none of them draws, so none imports numba); (l) the posterior of scoring classifiers' yields (``rank_scoring(..., test_uncertainty=True)``,
 each threshold choice), and its peak RSS.
 
 How the variates of (d) are counted: a PCG64 Generator is a 128-bit linear congruential
@@ -88,6 +88,7 @@ import numba
 import numpy as np
 
 from mcrank._jit import cache_directory, jit
+from mcrank.cli import SUBCOMMANDS
 from mcrank.engine import run_study
 from mcrank.engine.binary import _count_chunk, study_arguments
 from mcrank.engine.counts import new_counts
@@ -672,17 +673,24 @@ def print_scoring_posterior(results: dict, out=sys.stdout) -> None:
 # --- (k) the command line's start-up ----------------------------------------------------------
 
 
-#: The commands of (k), after ``mcrank``: they draw nothing, so they start without numba.
-STARTUP_COMMANDS = (["--help"], ["evaluate", "--help"], ["story"], ["evaluate", "examples/factory.json"])
+#: The commands of (k), after ``mcrank``: every command's ``--help``, and two that run; they
+#: draw nothing, so they start without numba.
+STARTUP_COMMANDS = (
+    ["--help"],
+    *([name, "--help"] for name in SUBCOMMANDS),
+    ["story"],
+    ["evaluate", "examples/factory.json"],
+)
 
 
-def child_cpu_time(command: list[str]) -> float:
-    """The CPU time, user + system, of running ``command`` to its end (its output discarded).
+def child_cpu_time(command: list[str], variables: dict | None = None) -> float:
+    """The CPU time, user + system, of running ``command`` to its end (its output discarded),
+    with the environment's ``variables`` in addition.
 
     With Python's bytecode cache written and read, as in any installation, even where the
     environment turns it off (``PYTHONDONTWRITEBYTECODE``): compiling mcrank's sources again
     in every process would be measured otherwise."""
-    environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | (variables or {})
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=ROOT, env=environment)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -691,19 +699,24 @@ def child_cpu_time(command: list[str]) -> float:
 
 def measure_startup(rounds: int) -> dict:
     """(k): each command's CPU time over ``rounds`` rounds, and its ratio to NumPy's import
-    taken round by round."""
-    entry = [sys.executable, "-c", "import sys; from mcrank.cli import main; sys.exit(main())"]
-    commands = {"import numpy": [sys.executable, "-c", "import numpy"]}
-    commands |= {"mcrank " + " ".join(arguments): entry + arguments for arguments in STARTUP_COMMANDS}
+    taken round by round: to ``import numpy`` as it is, and to the same import with OpenBLAS's
+    idle threads asleep, as the command has them (:data:`mcrank.__main__.BLAS_THREAD_TIMEOUT`),
+    which leaves mcrank's own cost. The command runs through its entry point
+    (:mod:`mcrank.__main__`), as the ``mcrank`` script runs it, from this checkout."""
+    from mcrank.__main__ import BLAS_THREAD_TIMEOUT
+
+    entry = [sys.executable, "-m", "mcrank"]
+    numpy = [sys.executable, "-c", "import numpy"]
+    commands = {"import numpy": (numpy, None), "import numpy, BLAS threads asleep": (numpy, dict([BLAS_THREAD_TIMEOUT]))}
+    commands |= {"mcrank " + " ".join(arguments): (entry + arguments, None) for arguments in STARTUP_COMMANDS}
     for command in commands.values():  # warm-up: the bytecode cache written
-        child_cpu_time(command)
+        child_cpu_time(*command)
     times = [[] for _ in commands]
     for _ in range(rounds):
         for k, command in enumerate(commands.values()):
-            times[k].append(child_cpu_time(command))
-    numpy_times = times[0]
+            times[k].append(child_cpu_time(*command))
     return {
-        name: {"cpu_s": min(seconds), "over_numpy": paired_ratio(seconds, numpy_times)}
+        name: {"cpu_s": min(seconds), "over_numpy": paired_ratio(seconds, times[0]), "over_numpy_asleep": paired_ratio(seconds, times[1])}
         for name, seconds in zip(commands, times, strict=True)
     }
 
@@ -712,7 +725,8 @@ def print_startup(results: dict, out=sys.stdout) -> None:
     print("", file=out)
     print("(k) start-up: CPU time (user + system) of a fresh process, best of the rounds (target: within 1.5x numpy's import):", file=out)
     for name, entry in results.items():
-        print(f"  {name:38s} {entry['cpu_s']:.3f} s  {entry['over_numpy']:.2f}x numpy's import", file=out)
+        print(f"  {name:38s} {entry['cpu_s']:.3f} s  {entry['over_numpy']:.2f}x numpy's import, "
+              f"{entry['over_numpy_asleep']:.2f}x with its BLAS threads asleep", file=out)  # fmt: skip
 
 
 # --- (m) per-item utilities ------------------------------------------------------------------------

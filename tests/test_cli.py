@@ -229,6 +229,10 @@ def test_commands_that_draw_nothing_start_without_numba(argv):
 #: What ranking confusion matrices does not read: the other ways of evaluating.
 _OTHER_EVALUATIONS = ("mcrank.evaluate.curves", "mcrank.evaluate.folds", "mcrank.evaluate.scoring", "mcrank.evaluate.per_item",
                       "mcrank.study", "mcrank.story")  # fmt: skip
+#: Modules that only a few functions read, which import them themselves: the Gauss-Legendre nodes
+#: (numpy.polynomial), a count given as text (decimal), the inverse normal (statistics), an
+#: experiment file (tomllib), numba's cache directory (tempfile).
+_READ_ONLY_BY_THEIR_CALLERS = ("numpy.polynomial", "decimal", "statistics", "tomllib", "tempfile")
 _FOLDS = ["evaluate", "--labels", str(EXAMPLES / "wine_folds.csv"), "--utility", str(EXAMPLES / "wine_utility.json"),
           "--folds-column", "fold", "--samples", "1000", "--seed", "1"]  # fmt: skip
 
@@ -238,12 +242,15 @@ _FOLDS = ["evaluate", "--labels", str(EXAMPLES / "wine_folds.csv"), "--utility",
     [
         (["--help"], ("numpy", "mcrank.evaluate", "mcrank.story", "mcrank.study", "mcrank.results")),
         (["story", "--help"], ("numpy", "mcrank.evaluate", "mcrank.story", "mcrank.study")),
-        (["run", "--help"], ("mcrank.evaluate", "mcrank.story")),
-        (["story"], ("mcrank.evaluate", "mcrank.study", "mcrank.results")),
-        (["evaluate", "--help"], _OTHER_EVALUATIONS),
-        # Nothing drawn: no root seed made, and not numpy.random, which makes it.
-        (["evaluate", str(EXAMPLES / "factory.json")], (*_OTHER_EVALUATIONS, "numpy.random")),
-        (["evaluate", str(EXAMPLES / "factory.json"), "--format", "json"], (*_OTHER_EVALUATIONS, "numpy.random")),
+        (["run", "--help"], ("mcrank.evaluate", "mcrank.story", "decimal", "statistics", "tomllib", "tempfile")),
+        (["story"], ("mcrank.evaluate", "mcrank.study", "mcrank.results", *_READ_ONLY_BY_THEIR_CALLERS)),
+        (["evaluate", "--help"], (*_OTHER_EVALUATIONS, *_READ_ONLY_BY_THEIR_CALLERS, "mcrank.samplers")),
+        # Nothing drawn: no root seed made, and not numpy.random, which makes it, nor the samplers.
+        (
+            ["evaluate", str(EXAMPLES / "factory.json")],
+            (*_OTHER_EVALUATIONS, *_READ_ONLY_BY_THEIR_CALLERS, "numpy.random", "mcrank.samplers"),
+        ),
+        (["evaluate", str(EXAMPLES / "factory.json"), "--format", "json"], (*_OTHER_EVALUATIONS, "numpy.random", "mcrank.samplers")),
         # A result rendered by its report module, which the command does not import itself.
         ([*_FOLDS, "--format", "json"], ("mcrank.evaluate.curves", "mcrank.evaluate.scoring", "mcrank.study")),
     ],
@@ -257,3 +264,26 @@ def test_a_command_imports_only_what_it_reads(argv, not_read):
     code, modules = json.loads(done.stdout)
     assert code == 0
     assert [m for m in modules if m in not_read or m.startswith(tuple(f"{name}." for name in not_read))] == []
+
+
+_ENTRY_SCRIPT = """
+import contextlib, io, json, os, sys
+import mcrank.__main__ as entry
+numpy_before = "numpy" in sys.modules
+sys.argv = ["mcrank", "story"]
+with contextlib.redirect_stdout(io.StringIO()):
+    code = entry.main()
+print(json.dumps([numpy_before, code, os.environ.get("OPENBLAS_THREAD_TIMEOUT")]))
+"""
+
+
+@pytest.mark.parametrize("given, expected", [(None, "4"), ("20", "20")])
+def test_the_command_lets_idle_blas_threads_sleep(given, expected):
+    """OpenBLAS's idle threads spun for 0.1 s after numpy's import, on another core: on an idle
+    machine about as much CPU again as a short command's own. The entry point sets their timeout
+    before numpy is imported, and keeps a value the environment gives."""
+    environment = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if given is not None:
+        environment["OPENBLAS_THREAD_TIMEOUT"] = given
+    done = subprocess.run([sys.executable, "-c", _ENTRY_SCRIPT], capture_output=True, text=True, timeout=120, check=True, env=environment)
+    assert json.loads(done.stdout) == [False, 0, expected]

@@ -8,7 +8,6 @@ models across cross-validation folds").
 
 from __future__ import annotations
 
-import json
 import sys
 
 from mcrank.cli._common import UsageError, flagged_by, terminal_width, write_output
@@ -71,6 +70,8 @@ def handler(args) -> int:
                       rng=args.seed)  # fmt: skip
     made = {"input": str(args.labels), "utility_input": args.utility, "folds_column": args.folds_column}
     if args.format == "json":
+        import json
+
         from mcrank.results import provenance
 
         text = json.dumps({**result.to_dict(), **made, **provenance()}, indent=2) + "\n"

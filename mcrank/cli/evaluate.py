@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 from mcrank.cli._common import (
@@ -113,6 +112,8 @@ def handler(args) -> int:
                    else "no error sd and no --test-uncertainty")  # fmt: skip
             print(f"mcrank evaluate: note: {' and '.join(given)} not used: nothing is drawn ({why})", file=sys.stderr)
         if args.format == "json":
+            import json
+
             text = json.dumps({**result.to_dict(), **_made(args, result)}, indent=2) + "\n"
         elif args.format == "csv":
             text = render_csv(result, comments=_made(args, result, csv=True))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import textwrap
 
@@ -198,6 +197,8 @@ def render(result, format: str, **labels) -> str:
 
     document = study_document(result, **labels)
     if format == "json":
+        import json
+
         return json.dumps(document, indent=2) + "\n"
     if format == "csv":
         return study_csv(document)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import textwrap
 
@@ -32,7 +31,12 @@ def handler(args) -> int:
     check_outputs({"--out": args.out})
     chosen = args.format or ("json" if args.out is not None and args.out.lower().endswith(".json") else "table")
     result = story()
-    text = json.dumps(result, indent=2) + "\n" if chosen == "json" else render_table(result) + "\n"
+    if chosen == "json":
+        import json
+
+        text = json.dumps(result, indent=2) + "\n"
+    else:
+        text = render_table(result) + "\n"
     if write_output(text, args.out) is not None and not args.quiet:
         print(f"mcrank story: wrote {args.out}", file=sys.stderr)
     return 0

@@ -16,7 +16,6 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank._rng import UTILITY_ERRORS, root_of, stream_generator
-from mcrank.samplers import perturb_um
 
 # Work space of the flip counts, in float64 elements per array (16 MiB): a chunk of samples
 # holds at most this many elements of perturbed matrices and of their yields. A few such
@@ -101,6 +100,8 @@ def _count_flips(normalised, confusions, order, sd, error, samples, rng, progres
     flips = np.zeros(classifiers * (classifiers - 1) // 2, dtype=np.int64)
     flat_confusions = confusions.reshape(classifiers, -1)
     from tqdm import tqdm  # only when drawing: the command line starts without it
+
+    from mcrank.samplers import perturb_um  # only when drawing: its generated switches cost every start-up
 
     with tqdm(total=samples, unit="sample", unit_scale=True, disable=not progress, file=sys.stderr, leave=False) as bar:
         for done in range(0, samples, chunk):

@@ -33,8 +33,8 @@ from mcrank._validation import check_name as _check_name
 from mcrank._validation import check_real as _real
 from mcrank._validation import check_square as _square
 from mcrank.confusion import from_sklearn
+from mcrank.error_models import ERROR_MODELS
 from mcrank.evaluate.targets import DEFAULT_ORIENTATION, check_orientation, class_order, oriented
-from mcrank.samplers import ERROR_MODELS
 from mcrank.utility_space import expected_um
 
 __all__ = ["ERROR_MODELS", "MAX_INPUT_BYTES", "EvaluationInput", "ItemLabels", "UtilityAssessment", "confusions_from_labels",

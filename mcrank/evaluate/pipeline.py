@@ -41,7 +41,6 @@ from mcrank.evaluate.result import (
 )
 from mcrank.evaluate.targets import DEFAULT_ORIENTATION
 from mcrank.evaluate.uncertainty import PRIOR_NOTE_SHARE, posterior_uncertainty
-from mcrank.samplers import perturb_um
 from mcrank.utility_space import normalise_um, utility_yield
 
 __all__ = ["evaluate", "evaluate_file", "evaluate_predictions"]
@@ -342,6 +341,8 @@ def _flips_under_test_set(given: _Given, weighted: _Weighted, ranking: _Ranking,
         _check_labels(labels, given.names, given.counts)
     perturbed = None
     if u.sd is not None:
+        from mcrank.samplers import perturb_um  # only with an error sd: its generated switches cost every start-up
+
         if not _has_closed_form(u.error):
             _check_truncated(normalised, given.classes, u.source)
         perturbed = partial(perturb_um, normalised, min(u.sd, _MAX_DRAWN_SD), error=u.error)

@@ -69,6 +69,7 @@ mean, ties everywhere); below it the prior on a cell underflows.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -108,8 +109,8 @@ _WINDOW_SE = 8.0
 INTERVAL = 0.95
 #: The absolute error the exact flip probabilities are computed to.
 EXACT_TOLERANCE = 1e-11
-#: Gauss-Legendre nodes of one panel of the composite rule of :func:`_flip_exact`.
-_NODES, _NODE_WEIGHTS = np.polynomial.legendre.leggauss(16)
+#: Gauss-Legendre nodes per panel of the composite rule of :func:`_flip_exact`.
+_NODES = 16
 
 
 @dataclass(frozen=True)
@@ -285,15 +286,25 @@ def _flip(differences: np.ndarray, sign: float) -> np.ndarray:
     return np.where(differences * sign > 0, 0.0, 1.0)
 
 
+@functools.cache
+def _gauss_legendre() -> tuple[np.ndarray, np.ndarray]:
+    """The Gauss-Legendre nodes and weights of one panel, on [-1, 1]: computed when first
+    needed, as numpy.polynomial takes longer to import than this whole module."""
+    from numpy.polynomial.legendre import leggauss
+
+    return leggauss(_NODES)
+
+
 def _gil_pelaez(w: np.ndarray, alpha: np.ndarray, low: float, high: float, panels: int) -> float:
     """int_0^inf Im phi(t) / t dt for S = sum_c w_c G_c, G_c ~ Gamma(alpha_c), over
     ``y = log t`` in [low, high], by composite Gauss-Legendre on ``panels`` panels:
     ``phi(t) = prod_c (1 - i w_c t)^(-alpha_c)``, so ``Im phi = rho sin(theta)`` with
     ``rho = prod_c (1 + w_c^2 t^2)^(-alpha_c / 2)`` and ``theta = sum_c alpha_c atan(w_c t)``."""
+    nodes, node_weights = _gauss_legendre()
     edges = np.linspace(low, high, panels + 1)
     half = np.diff(edges)[:, None] / 2
-    t = np.exp(edges[:-1, None] + half * (1 + _NODES)).ravel()
-    weights = (half * _NODE_WEIGHTS).ravel()
+    t = np.exp(edges[:-1, None] + half * (1 + nodes)).ravel()
+    weights = (half * node_weights).ravel()
     total, step = 0.0, max(1, 2**20 // w.size)  # nodes at a time: work space of 8 MB
     for start in range(0, t.size, step):
         wt = np.multiply.outer(t[start : start + step], w)

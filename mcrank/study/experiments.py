@@ -8,7 +8,6 @@ file and the key.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +37,8 @@ def read_toml(path) -> dict:
     OSError
         If the file cannot be read.
     """
+    import tomllib  # here: its parser's modules cost mcrank run --help, which reads no file
+
     path = Path(path)
     text = read_bounded(path, limit=MAX_TOML_BYTES, what="an experiment file (a few lines of TOML)")
     try:
