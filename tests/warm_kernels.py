@@ -30,7 +30,15 @@ def _roc_scores() -> None:
 #: Two groups of about the same compile time (CPU, measured on a fresh cache: about 20 s each).
 GROUPS = {
     "roc-nclass": ((*RUN, "--study", "roc"), _roc_scores, (*RUN, "--classes", "3")),
-    "two-class": (RUN, ("evaluate", FACTORY, "--sd", "0.1", "--samples", "100", "--seed", "1")),
+    # The two-class kernels are compiled per variant of a study (mcrank.engine.binary.Variant):
+    # the variants most tests run.
+    "two-class": (
+        RUN,
+        (*RUN, "--estimator", "sample"),
+        (*RUN, "--error", "truncated"),
+        (*RUN, "--test-size", "100"),
+        ("evaluate", FACTORY, "--sd", "0.1", "--samples", "100", "--seed", "1"),
+    ),
 }
 
 
