@@ -48,10 +48,8 @@ GROUPS = {
     # the variants the tests run, in both groups.
     "two-class": (
         RUN,
-        (*RUN, "--estimator", "sample"),
         (*RUN, "--error", "truncated"),
         (*RUN, "--test-size", "100"),
-        (*RUN, "--test-size", "100", "--estimator", "sample"),
         (*RUN, "--test-size", "100", "--error", "truncated"),
         _recorded_pairs,
         ("evaluate", FACTORY, "--sd", "0.1", "--samples", "100", "--seed", "1"),

@@ -127,11 +127,11 @@ class Variant(NamedTuple):
     compile time of a kernel that holds every branch). numba's cache keys a closure on the
     values of its cells, and each variant has a name of its own (:func:`_specialised`), so
     variants never load each other's code. Every variant draws the same variates in the same
-    order as the code it replaces.
+    order as the code it replaces. The estimator is left to the run: its two branches compile
+    in a few tenths of a second, less than a kernel of its own would take.
     """
 
     closed_form: bool  # the error model has a closed form (gaussian), else its columns are drawn (truncated)
-    conditional: bool  # the conditional estimator (closed form only), else the sample one
     finite: bool  # a finite test set, else the population
     beta_rates: bool  # rates from Beta(alpha, beta) with beta != 1, else by inverting a uniform
 
@@ -144,7 +144,7 @@ class Variant(NamedTuple):
 def variant(study: BinaryStudy) -> Variant:
     """The :class:`Variant` of the kernels that ``study`` runs."""
     closed_form = list(ERROR_MODELS.values())[study.error].closed_form
-    return Variant(bool(closed_form), bool(closed_form and study.conditional), bool(study.test_size > 0), bool(study.rate_beta != 1.0))
+    return Variant(bool(closed_form), bool(study.test_size > 0), bool(study.rate_beta != 1.0))
 
 
 def _specialised(kernel, label: str):
@@ -439,7 +439,7 @@ def _truncated_differences(rng, work, utility, rates, d_true, first, count, devi
 def _chunk_counter(variant: Variant):
     """The counting kernel ``_count_chunk(rng, rng_error, rng_counts, n, study, counts)`` of
     the studies of ``variant`` (a :class:`Variant`)."""
-    closed_form, conditional, finite, beta_rates = variant
+    closed_form, finite, beta_rates = variant
 
     @jit
     def _count_chunk(rng, rng_error, rng_counts, n, study, counts):
@@ -500,7 +500,7 @@ def _chunk_counter(variant: Variant):
                     for i in range(m):
                         incorrect += not _ranked_correctly(direction[i], d_metric[i])
                     metric_incorrect[k] += incorrect
-            if conditional:
+            if closed_form and study.conditional:
                 _gaussian_spreads(scored_rates, m, spread)
                 for k in range(sds.size):
                     _incorrect_probabilities(direction, d_scored, spread, sds[k], m, probabilities)
@@ -551,9 +551,9 @@ def _chunk_counter(variant: Variant):
 @functools.cache
 def _pairs_recorder(variant: Variant):
     """The recording kernel ``_record_pairs(rng, rng_error, rng_counts, study, d_true_out,
-    d_metric_out, d_utility_out)`` of the studies of ``variant`` (whose estimator it ignores:
-    it draws the errors)."""
-    closed_form, _, finite, beta_rates = variant
+    d_metric_out, d_utility_out)`` of the studies of ``variant``; it draws the errors whatever
+    the estimator."""
+    closed_form, finite, beta_rates = variant
 
     @jit
     def _record_pairs(rng, rng_error, rng_counts, study, d_true_out, d_metric_out, d_utility_out):
@@ -594,7 +594,7 @@ def _pairs_recorder(variant: Variant):
                         for k in range(sds.size):
                             d_utility_out[order[k], start + first + q] = d_perturbed[q, k]
 
-    return _specialised(_record_pairs, variant._replace(conditional=False).label)
+    return _specialised(_record_pairs, variant.label)
 
 
 def _count_chunk(rng, rng_error, rng_counts, n, study, counts):
@@ -604,7 +604,7 @@ def _count_chunk(rng, rng_error, rng_counts, n, study, counts):
 
 def _record_pairs(rng, rng_error, rng_counts, study, d_true_out, d_metric_out, d_utility_out):
     """The recording kernel of ``study``'s variant (:func:`_pairs_recorder`) run on these arguments."""
-    _pairs_recorder(variant(study)._replace(conditional=False))(rng, rng_error, rng_counts, study, d_true_out, d_metric_out, d_utility_out)
+    _pairs_recorder(variant(study))(rng, rng_error, rng_counts, study, d_true_out, d_metric_out, d_utility_out)
 
 
 # --- the public API ----------------------------------------------------------------------------
