@@ -12,8 +12,10 @@ Each sample is one pair of classifiers evaluated on one test set:
    > 0 or both < 0; ties count as incorrect (:func:`mcrank.ranking._ranked_correctly`).
 
 One fused kernel does all of it and only accumulates counts: memory does not grow with the
-number of samples. It works on blocks of 256 pairs held in small buffers: each kind of
-variate is drawn in a loop that only draws, and the arithmetic on a block then vectorises.
+number of samples. It is compiled for what a study runs (its :class:`Variant`: the error
+model's family, a finite test set or not, Beta rates or not), not every branch of every study.
+It works on blocks of 256 pairs held in small buffers: each kind of variate is drawn in a loop
+that only draws, and the arithmetic on a block then vectorises.
 The sd grid uses common random numbers: every ``s`` sees the same base samples (steps 1-3)
 and redraws only step 4.
 
