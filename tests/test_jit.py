@@ -49,6 +49,46 @@ def test_a_kernel_compiled_in_one_checkout_is_loaded_by_another(tmp_path):
     assert str(tmp_path) not in "".join(map(str, first_files))  # no trace of where it was compiled
 
 
+# Runs both variants of the kernel of steps 1-3 (uniform and Beta rates, one signature) on the
+# same stream, and reports their rates with numba's counts of cache loads and compilations.
+_DRAW_TWO_VARIANTS = """
+import json
+import numpy as np
+from mcrank.engine.binary import _draw_block_beta, _draw_block_uniform, study_arguments
+from mcrank.study import StudyConfig
+study = study_arguments(StudyConfig(rate_beta=(2.0, 3.0)))
+report = {}
+for kernel in (_draw_block_uniform, _draw_block_beta):
+    utility, rates, cells, d_true = np.empty((4, 256)), np.empty((5, 256)), np.empty((8, 256)), np.empty(256)
+    kernel(np.random.default_rng(1), study, 8, utility, rates, cells, d_true)
+    stats = kernel.stats
+    report[kernel.__qualname__] = [rates[:, :8].tolist(), sum(stats.cache_hits.values()), sum(stats.cache_misses.values())]
+print(json.dumps(report))
+"""
+
+
+def test_each_variant_of_a_kernel_loads_its_own_code(tmp_path):
+    """The two-class kernels are made per variant of a study (mcrank.engine.binary.Variant):
+    closures of one definition, with the same signature. Compiled in one process, each is
+    loaded by the next from a file of its own, and runs its own code, not the other's."""
+    cache = tmp_path / "cache"
+    environment = {"PYTHONPATH": str(PACKAGE.parent), "NUMBA_CACHE_DIR": str(cache), "PATH": ""}
+    reports = []
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", _DRAW_TWO_VARIANTS], capture_output=True, text=True, env=environment, cwd=tmp_path, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+        reports.append(json.loads(done.stdout))
+    compiled, loaded = reports
+    assert sorted(compiled) == ["_draw_block[beta]", "_draw_block[uniform]"]
+    for name in compiled:
+        assert compiled[name][1:] == [0, 1] and loaded[name][1:] == [1, 0], reports
+        assert loaded[name][0] == compiled[name][0]  # the code compiled for this variant
+    assert compiled["_draw_block[beta]"][0][1] != compiled["_draw_block[uniform]"][0][1]  # TPRs: two draws
+    assert len(list(cache.rglob("*_draw_block*.nbi"))) == 2
+
+
 def test_a_kernel_is_compiled_only_when_first_needed():
     calls = []
 

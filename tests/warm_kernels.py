@@ -27,10 +27,33 @@ def _roc_scores() -> None:
         _roc_compare(entry.code, 0.5, 1.0, 1.0, 2.0, 1.0)
 
 
-#: Two groups of about the same compile time (CPU, measured on a fresh cache: about 20 s each).
+def _recorded_pairs() -> None:
+    """The recording kernel of both error models, as tests/test_engine.py calls it."""
+    from mcrank.engine import sample_pairs
+
+    for error in ("gaussian", "truncated"):
+        sample_pairs(10, error=error, rng=1)
+
+
+#: Two groups of about the same compile time (CPU, measured on a fresh cache: about 25 s each).
 GROUPS = {
-    "roc-nclass": ((*RUN, "--study", "roc"), _roc_scores, (*RUN, "--classes", "3")),
-    "two-class": (RUN, ("evaluate", FACTORY, "--sd", "0.1", "--samples", "100", "--seed", "1")),
+    "roc-nclass": (
+        (*RUN, "--study", "roc"),
+        _roc_scores,
+        (*RUN, "--classes", "3"),
+        (*RUN, "--rate-beta", "2", "3"),
+        (*RUN, "--rate-beta", "2", "3", "--error", "truncated"),
+    ),
+    # The two-class kernels are compiled per variant of a study (mcrank.engine.binary.Variant):
+    # the variants the tests run, in both groups.
+    "two-class": (
+        RUN,
+        (*RUN, "--error", "truncated"),
+        (*RUN, "--test-size", "100"),
+        (*RUN, "--test-size", "100", "--error", "truncated"),
+        _recorded_pairs,
+        ("evaluate", FACTORY, "--sd", "0.1", "--samples", "100", "--seed", "1"),
+    ),
 }
 
 

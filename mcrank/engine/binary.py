@@ -12,8 +12,10 @@ Each sample is one pair of classifiers evaluated on one test set:
    > 0 or both < 0; ties count as incorrect (:func:`mcrank.ranking._ranked_correctly`).
 
 One fused kernel does all of it and only accumulates counts: memory does not grow with the
-number of samples. It works on blocks of 256 pairs held in small buffers: each kind of
-variate is drawn in a loop that only draws, and the arithmetic on a block then vectorises.
+number of samples. It is compiled for what a study runs (its :class:`Variant`: the error
+model's family, a finite test set or not, Beta rates or not), not every branch of every study.
+It works on blocks of 256 pairs held in small buffers: each kind of variate is drawn in a loop
+that only draws, and the arithmetic on a block then vectorises.
 The sd grid uses common random numbers: every ``s`` sees the same base samples (steps 1-3)
 and redraws only step 4.
 
@@ -51,6 +53,7 @@ size share their base samples (common random numbers).
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -61,10 +64,10 @@ from mcrank.confusion import _cells_from_pab
 from mcrank.engine.conditional import _incorrect_probabilities, _sum_and_squares
 from mcrank.engine.counts import chunk_counts, new_counts
 from mcrank.engine.runner import ChunkCounts, chunk_generators
+from mcrank.error_models import ERROR_MODELS
 from mcrank.metrics import ORDER_MIN_CELL, _order_into, _score_into
 from mcrank.ranking import _ranked_correctly, _tied
 from mcrank.samplers import (
-    _closed_form,
     _draw_ordered_column,
     _draw_rate,
     _fill_hexagon,
@@ -114,6 +117,43 @@ class TruncatedWork(NamedTuple):
     columns: np.ndarray
     pair_deviations: np.ndarray
     d_perturbed: np.ndarray
+
+
+class Variant(NamedTuple):
+    """The compile-time choices of the two-class kernels, taken from a study by :func:`variant`.
+
+    A kernel made for a variant (:func:`_chunk_counter`, :func:`_pairs_recorder`) holds only
+    the code its study runs: numba drops an ``if`` on a closure's constant before typing, and
+    compiles only the functions the kept code calls. A gaussian study over the population
+    then compiles neither the truncated sampler nor the binomial one (about half of the
+    compile time of a kernel that holds every branch). numba's cache keys a closure on the
+    values of its cells, and each variant has a name of its own (:func:`_specialised`), so
+    variants never load each other's code. Every variant draws the same variates in the same
+    order as the code it replaces. The estimator is left to the run: its two branches compile
+    in a few tenths of a second, less than a kernel of its own would take.
+    """
+
+    closed_form: bool  # the error model has a closed form (gaussian), else its columns are drawn (truncated)
+    finite: bool  # a finite test set, else the population
+    beta_rates: bool  # rates from Beta(alpha, beta) with beta != 1, else by inverting a uniform
+
+    @property
+    def label(self) -> str:
+        """The flags set, for the kernels' names."""
+        return ",".join(name for name, on in self._asdict().items() if on) or "none"
+
+
+def variant(study: BinaryStudy) -> Variant:
+    """The :class:`Variant` of the kernels that ``study`` runs."""
+    closed_form = list(ERROR_MODELS.values())[study.error].closed_form
+    return Variant(bool(closed_form), bool(study.test_size > 0), bool(study.rate_beta != 1.0))
+
+
+def _specialised(kernel, label: str):
+    """``kernel``, made by a factory, named after its variant ``label``: numba's cache files are
+    named after a function's qualified name, so each variant has files of its own."""
+    kernel.__qualname__ = kernel.py_func.__qualname__ = f"{kernel.__name__}[{label}]"
+    return kernel
 
 
 # --- kernels -----------------------------------------------------------------------------------
@@ -179,51 +219,69 @@ def _block_buffers():
     return (np.empty((4, _BLOCK)), np.empty((5, _BLOCK)), np.empty((8, _BLOCK)), np.empty(_BLOCK), np.empty(_BLOCK))
 
 
-@jit
-def _draw_block(rng, study, m, utility, rates, cells, d_true):
-    """Steps 1-3 for the first ``m`` pairs of a block, into its buffers.
+@functools.cache
+def _block_drawer(beta_rates: bool):
+    """The kernel of steps 1-3 (:func:`_draw_block`), for rates drawn from Beta(alpha, beta)
+    with ``beta != 1`` (``beta_rates``) or by inverting a uniform (the default Beta(2, 1)): the
+    Beta sampler is compiled only into the variant that draws it (see :class:`Variant`)."""
 
-    ``utility`` (4, block): U00, U01, U10, U11; ``rates`` (5, block): p, a1, b1, a2, b2;
-    ``cells`` (8, block): the cells of C1 then of C2; ``d_true`` (block,):
-    yield(U, C2) - yield(U, C1). Whole buffers and their rows, never slices, are passed
-    around: a slice has a layout the compiler does not vectorise.
+    @jit
+    def _draw_block(rng, study, m, utility, rates, cells, d_true):
+        """Steps 1-3 for the first ``m`` pairs of a block, into its buffers.
 
-    The variates are drawn a kind at a time, each in a loop that only draws: the hexagon
-    points, then p, a1, b1, a2 and b2 of every pair in turn, whose transforms then vectorise.
-    """
-    _fill_hexagon(rng, study.true_um, study.true_um_sd, m, utility[0], utility[1])
-    p_low, p_high, alpha, beta, low, high = study.p_low, study.p_high, study.rate_alpha, study.rate_beta, study.rate_low, study.rate_high
-    if beta == 1.0:
-        for r in range(5):
-            row = rates[r]
-            for i in range(m):
-                row[i] = rng.random()
-        for r in range(1, 5):
-            row = rates[r]
-            for i in range(m):
-                row[i] = _rate_from_uniform(row[i], alpha, low, high)
-    else:
-        for i in range(m):
-            rates[0, i] = rng.random()
+        ``utility`` (4, block): U00, U01, U10, U11; ``rates`` (5, block): p, a1, b1, a2, b2;
+        ``cells`` (8, block): the cells of C1 then of C2; ``d_true`` (block,):
+        yield(U, C2) - yield(U, C1). Whole buffers and their rows, never slices, are passed
+        around: a slice has a layout the compiler does not vectorise.
+
+        The variates are drawn a kind at a time, each in a loop that only draws: the hexagon
+        points, then p, a1, b1, a2 and b2 of every pair in turn, whose transforms then vectorise.
+        """
+        _fill_hexagon(rng, study.true_um, study.true_um_sd, m, utility[0], utility[1])
+        p_low, p_high, alpha, beta, low, high = (
+            study.p_low,
+            study.p_high,
+            study.rate_alpha,
+            study.rate_beta,
+            study.rate_low,
+            study.rate_high,
+        )
+        if not beta_rates:  # Beta(alpha, 1) by inverting a uniform
+            for r in range(5):
+                row = rates[r]
+                for i in range(m):
+                    row[i] = rng.random()
             for r in range(1, 5):
-                rates[r, i] = _draw_rate(rng, alpha, beta, low, high)
-    # Several short loops rather than one: a loop that writes 14 rows has too many possible
-    # overlaps between them for the compiler to check, and stays scalar (docs/performance.md,
-    # "Notes behind the code").
-    u00, u01, u10, u11 = utility[0], utility[1], utility[2], utility[3]
-    for i in range(m):
-        u00[i], u01[i], u10[i], u11[i] = _um_from_xy(u00[i], u01[i])  # from (x, y)
-    p = rates[0]
-    for i in range(m):
-        p[i] = p_low + (p_high - p_low) * p[i]
-    for k in range(2):
-        a, b = rates[1 + 2 * k], rates[2 + 2 * k]
-        c00, c01, c10, c11 = cells[4 * k], cells[4 * k + 1], cells[4 * k + 2], cells[4 * k + 3]
+                row = rates[r]
+                for i in range(m):
+                    row[i] = _rate_from_uniform(row[i], alpha, low, high)
+        else:
+            for i in range(m):
+                rates[0, i] = rng.random()
+                for r in range(1, 5):
+                    rates[r, i] = _draw_rate(rng, alpha, beta, low, high)
+        # Several short loops rather than one: a loop that writes 14 rows has too many possible
+        # overlaps between them for the compiler to check, and stays scalar (docs/performance.md,
+        # "Notes behind the code").
+        u00, u01, u10, u11 = utility[0], utility[1], utility[2], utility[3]
         for i in range(m):
-            c00[i], c01[i], c10[i], c11[i] = _cells_from_pab(p[i], a[i], b[i])
-    a1, b1, a2, b2 = rates[1], rates[2], rates[3], rates[4]
-    for i in range(m):
-        d_true[i] = _yield_difference(u00[i], u01[i], u10[i], u11[i], p[i], a1[i], b1[i], a2[i], b2[i])
+            u00[i], u01[i], u10[i], u11[i] = _um_from_xy(u00[i], u01[i])  # from (x, y)
+        p = rates[0]
+        for i in range(m):
+            p[i] = p_low + (p_high - p_low) * p[i]
+        for k in range(2):
+            a, b = rates[1 + 2 * k], rates[2 + 2 * k]
+            c00, c01, c10, c11 = cells[4 * k], cells[4 * k + 1], cells[4 * k + 2], cells[4 * k + 3]
+            for i in range(m):
+                c00[i], c01[i], c10[i], c11[i] = _cells_from_pab(p[i], a[i], b[i])
+        a1, b1, a2, b2 = rates[1], rates[2], rates[3], rates[4]
+        for i in range(m):
+            d_true[i] = _yield_difference(u00[i], u01[i], u10[i], u11[i], p[i], a1[i], b1[i], a2[i], b2[i])
+
+    return _specialised(_draw_block, "beta" if beta_rates else "uniform")
+
+
+_draw_block_uniform, _draw_block_beta = _block_drawer(False), _block_drawer(True)
 
 
 @jit
@@ -255,7 +313,7 @@ def _observe_block(rng, size, m, utility, rates, observed, cells, d_observed):
         )  # fmt: skip
 
 
-@jit
+@jit(inline="always")
 def _metric_differences(code, fbeta_beta, cells, out):
     """Step 5 for one metric over a whole block: ``out = m(C2) - m(C1)``, in one pass.
 
@@ -277,7 +335,7 @@ def _cells_orderable(cells, m):
     return small == 0
 
 
-@jit
+@jit(inline="always")
 def _metric_orders(code, fbeta_beta, cells, out):
     """A number with the sign of ``m(C2) - m(C1)`` for one metric over a whole block: what
     step 6 compares, without the divisions and roots of :func:`_metric_differences` (about
@@ -379,141 +437,176 @@ def _truncated_differences(rng, work, utility, rates, d_true, first, count, devi
             deviation_squares[k] += squares
 
 
-@jit
-def _count_chunk(rng, rng_error, rng_counts, n, study, counts):
-    """Run ``n`` samples of ``study`` (a :class:`BinaryStudy`) and add their incorrect-ranking
-    counts into ``counts`` (a :class:`~mcrank.engine.counts.StudyCounts`).
+@functools.cache
+def _chunk_counter(variant: Variant):
+    """The counting kernel ``_count_chunk(rng, rng_error, rng_counts, n, study, counts)`` of
+    the studies of ``variant`` (a :class:`Variant`)."""
+    closed_form, finite, beta_rates = variant
 
-    Steps 1-3 draw from ``rng``, step 4 from ``rng_error``, a finite test set's counts from
-    ``rng_counts``: the base samples, and so the metric counts, do not depend on the sd grid
-    or the error model.
-    """
-    metric_codes, fbeta_beta, sds = study.metric_codes, study.fbeta_beta, study.sds
-    metric_incorrect, utility_incorrect = counts.metric_incorrect, counts.utility_incorrect
-    deviation_sum, deviation_squares = counts.deviation_sum, counts.deviation_squares
-    metric_tied, utility_tied = counts.metric_tied, counts.utility_tied
-    utility, rates, cells, d_true, d_metric = _block_buffers()
-    direction, spread, normals = np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK)
-    probability_sum, probability_squares = counts.probability_sum, counts.probability_squares
-    probabilities = np.empty(_BLOCK)
-    # A finite test set: the yields of steps 4-5 are taken on the observed fractions.
-    finite = study.test_size > 0
-    observed, d_observed = np.empty((5, _BLOCK)), np.empty(_BLOCK)
-    scored_rates = observed if finite else rates
-    d_scored = d_observed if finite else d_true
-    work = _truncated_workspace(sds)
-    order, pairs, d_perturbed = work.order, work.pairs, work.d_perturbed
-    # Under ``truncated``: counts and deviation sums in the workspace's order of the sds.
-    incorrect_sd, tied_sd = np.zeros(sds.size, dtype=np.int64), np.zeros(sds.size, dtype=np.int64)
-    sum_sd, squares_sd = np.zeros(sds.size), np.zeros(sds.size)
-    for start in range(0, n, _BLOCK):
-        m = min(_BLOCK, n - start)
-        _draw_block(rng, study, m, utility, rates, cells, d_true)
-        for i in range(m):
-            direction[i] = np.sign(d_true[i])
-        if finite:
-            _observe_block(rng_counts, study.test_size, m, utility, rates, observed, cells, d_observed)
-            for k in range(metric_codes.size):
-                _metric_differences(metric_codes[k], fbeta_beta, cells, d_metric)
-                incorrect = tied = 0
-                for i in range(m):
-                    incorrect += not _ranked_correctly(direction[i], d_metric[i])
-                    tied += _tied(d_metric[i])
-                metric_incorrect[k] += incorrect
-                metric_tied[k] += tied
-        # Only the signs are counted: by the order forms where every cell allows them (at
-        # the paper's settings, all but about one block in 4 x 10^12: a cell is 0 only when
-        # p or 1 - rate rounds to 0), by the definitions themselves where some cell is tiny.
-        orderable = _cells_orderable(cells, m)
-        for k in range(0 if finite else metric_codes.size):
-            if orderable:
-                _metric_orders(metric_codes[k], fbeta_beta, cells, d_metric)
+    @jit
+    def _count_chunk(rng, rng_error, rng_counts, n, study, counts):
+        """Run ``n`` samples of ``study`` (a :class:`BinaryStudy`) and add their incorrect-ranking
+        counts into ``counts`` (a :class:`~mcrank.engine.counts.StudyCounts`).
+
+        Steps 1-3 draw from ``rng``, step 4 from ``rng_error``, a finite test set's counts from
+        ``rng_counts``: the base samples, and so the metric counts, do not depend on the sd grid
+        or the error model.
+        """
+        metric_codes, fbeta_beta, sds = study.metric_codes, study.fbeta_beta, study.sds
+        metric_incorrect, utility_incorrect = counts.metric_incorrect, counts.utility_incorrect
+        deviation_sum, deviation_squares = counts.deviation_sum, counts.deviation_squares
+        metric_tied, utility_tied = counts.metric_tied, counts.utility_tied
+        utility, rates, cells, d_true, d_metric = _block_buffers()
+        direction, spread, normals = np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK)
+        probability_sum, probability_squares = counts.probability_sum, counts.probability_squares
+        probabilities = np.empty(_BLOCK)
+        # A finite test set: the yields of steps 4-5 are taken on the observed fractions.
+        observed, d_observed = np.empty((5, _BLOCK)), np.empty(_BLOCK)
+        scored_rates = observed if finite else rates
+        d_scored = d_observed if finite else d_true
+        if not closed_form:
+            work = _truncated_workspace(sds)
+            order, pairs, d_perturbed = work.order, work.pairs, work.d_perturbed
+            # Counts and deviation sums in the workspace's order of the sds.
+            incorrect_sd, tied_sd = np.zeros(sds.size, dtype=np.int64), np.zeros(sds.size, dtype=np.int64)
+            sum_sd, squares_sd = np.zeros(sds.size), np.zeros(sds.size)
+        for start in range(0, n, _BLOCK):
+            m = min(_BLOCK, n - start)
+            if beta_rates:
+                _draw_block_beta(rng, study, m, utility, rates, cells, d_true)
             else:
-                _metric_differences(metric_codes[k], fbeta_beta, cells, d_metric)
-            incorrect = 0
+                _draw_block_uniform(rng, study, m, utility, rates, cells, d_true)
             for i in range(m):
-                incorrect += not _ranked_correctly(direction[i], d_metric[i])
-            metric_incorrect[k] += incorrect
-        if _closed_form(study.error) and study.conditional:
-            _gaussian_spreads(scored_rates, m, spread)
-            for k in range(sds.size):
-                _incorrect_probabilities(direction, d_scored, spread, sds[k], m, probabilities)
-                total, squares = _sum_and_squares(probabilities, m)
-                probability_sum[k] += total
-                probability_squares[k] += squares
-            if finite:  # identical counts tie under every utility matrix, whatever the sd
-                tied = 0
-                for i in range(m):
-                    tied += (spread[i] == 0.0) & (d_scored[i] == 0.0)
+                direction[i] = np.sign(d_true[i])
+            if finite:
+                _observe_block(rng_counts, study.test_size, m, utility, rates, observed, cells, d_observed)
+                for k in range(metric_codes.size):
+                    _metric_differences(metric_codes[k], fbeta_beta, cells, d_metric)
+                    incorrect = tied = 0
+                    for i in range(m):
+                        incorrect += not _ranked_correctly(direction[i], d_metric[i])
+                        tied += _tied(d_metric[i])
+                    metric_incorrect[k] += incorrect
+                    metric_tied[k] += tied
+            else:
+                # Only the signs are counted: by the order forms where every cell allows them (at
+                # the paper's settings, all but about one block in 4 x 10^12: a cell is 0 only when
+                # p or 1 - rate rounds to 0), by the definitions themselves where some cell is tiny.
+                orderable = _cells_orderable(cells, m)
+                for k in range(metric_codes.size):
+                    if orderable:
+                        _metric_orders(metric_codes[k], fbeta_beta, cells, d_metric)
+                    else:
+                        _metric_differences(metric_codes[k], fbeta_beta, cells, d_metric)
+                    incorrect = 0
+                    for i in range(m):
+                        incorrect += not _ranked_correctly(direction[i], d_metric[i])
+                    metric_incorrect[k] += incorrect
+            if closed_form and study.conditional:
+                _gaussian_spreads(scored_rates, m, spread)
                 for k in range(sds.size):
-                    utility_tied[k] += tied
-        elif _closed_form(study.error):
-            _gaussian_spreads(scored_rates, m, spread)
-            for k in range(sds.size):
-                # A block of normals per sd, drawn first: the comparison loop then vectorises.
-                for i in range(m):
-                    normals[i] = rng_error.standard_normal()
-                incorrect = 0
-                for i in range(m):
-                    incorrect += not _ranked_correctly(direction[i], d_scored[i] + sds[k] * spread[i] * normals[i])
-                utility_incorrect[k] += incorrect
-                if finite:
+                    _incorrect_probabilities(direction, d_scored, spread, sds[k], m, probabilities)
+                    total, squares = _sum_and_squares(probabilities, m)
+                    probability_sum[k] += total
+                    probability_squares[k] += squares
+                if finite:  # identical counts tie under every utility matrix, whatever the sd
                     tied = 0
                     for i in range(m):
-                        tied += _tied(d_scored[i] + sds[k] * spread[i] * normals[i])
-                    utility_tied[k] += tied
-        else:  # the other error model the two-class kernels draw: truncated, by its column sampler
-            for first in range(0, m, pairs):
-                count = min(pairs, m - first)
-                _truncated_differences(rng_error, work, utility, scored_rates, d_scored, first, count, sum_sd, squares_sd)
-                for q in range(count):
-                    d = d_perturbed[q]
+                        tied += (spread[i] == 0.0) & (d_scored[i] == 0.0)
                     for k in range(sds.size):
-                        incorrect_sd[k] += not _ranked_correctly(direction[first + q], d[k])
-                        tied_sd[k] += _tied(d[k])
-    for k in range(sds.size):
-        utility_incorrect[order[k]] += incorrect_sd[k]
-        if finite:
-            utility_tied[order[k]] += tied_sd[k]
-        deviation_sum[order[k]] += sum_sd[k]
-        deviation_squares[order[k]] += squares_sd[k]
-
-
-@jit
-def _record_pairs(rng, rng_error, rng_counts, study, d_true_out, d_metric_out, d_utility_out):
-    """Run ``d_true_out.size`` samples of the same procedure, keeping every difference."""
-    metric_codes, fbeta_beta, sds = study.metric_codes, study.fbeta_beta, study.sds
-    n = d_true_out.size
-    utility, rates, cells, d_true, d_metric = _block_buffers()
-    spread = np.empty(_BLOCK)
-    finite = study.test_size > 0
-    observed, d_observed = np.empty((5, _BLOCK)), np.empty(_BLOCK)
-    scored_rates = observed if finite else rates
-    d_scored = d_observed if finite else d_true
-    work = _truncated_workspace(sds)
-    order, pairs, d_perturbed = work.order, work.pairs, work.d_perturbed
-    deviation_sum, deviation_squares = np.zeros(sds.size), np.zeros(sds.size)
-    for start in range(0, n, _BLOCK):
-        m = min(_BLOCK, n - start)
-        _draw_block(rng, study, m, utility, rates, cells, d_true)
-        d_true_out[start : start + m] = d_true[:m]
-        if finite:
-            _observe_block(rng_counts, study.test_size, m, utility, rates, observed, cells, d_observed)
-        for k in range(metric_codes.size):
-            _metric_differences(metric_codes[k], fbeta_beta, cells, d_metric)
-            d_metric_out[k, start : start + m] = d_metric[:m]
-        if _closed_form(study.error):
-            _gaussian_spreads(scored_rates, m, spread)
+                        utility_tied[k] += tied
+            elif closed_form:
+                _gaussian_spreads(scored_rates, m, spread)
+                for k in range(sds.size):
+                    # A block of normals per sd, drawn first: the comparison loop then vectorises.
+                    for i in range(m):
+                        normals[i] = rng_error.standard_normal()
+                    incorrect = 0
+                    for i in range(m):
+                        incorrect += not _ranked_correctly(direction[i], d_scored[i] + sds[k] * spread[i] * normals[i])
+                    utility_incorrect[k] += incorrect
+                    if finite:
+                        tied = 0
+                        for i in range(m):
+                            tied += _tied(d_scored[i] + sds[k] * spread[i] * normals[i])
+                        utility_tied[k] += tied
+            else:  # the other error model the two-class kernels draw: truncated, by its column sampler
+                for first in range(0, m, pairs):
+                    count = min(pairs, m - first)
+                    _truncated_differences(rng_error, work, utility, scored_rates, d_scored, first, count, sum_sd, squares_sd)
+                    for q in range(count):
+                        d = d_perturbed[q]
+                        for k in range(sds.size):
+                            incorrect_sd[k] += not _ranked_correctly(direction[first + q], d[k])
+                            tied_sd[k] += _tied(d[k])
+        if not closed_form:
             for k in range(sds.size):
-                for i in range(m):
-                    d_utility_out[k, start + i] = d_scored[i] + sds[k] * spread[i] * rng_error.standard_normal()
-        else:
-            for first in range(0, m, pairs):
-                count = min(pairs, m - first)
-                _truncated_differences(rng_error, work, utility, scored_rates, d_scored, first, count, deviation_sum, deviation_squares)
-                for q in range(count):
-                    for k in range(sds.size):
-                        d_utility_out[order[k], start + first + q] = d_perturbed[q, k]
+                utility_incorrect[order[k]] += incorrect_sd[k]
+                if finite:
+                    utility_tied[order[k]] += tied_sd[k]
+                deviation_sum[order[k]] += sum_sd[k]
+                deviation_squares[order[k]] += squares_sd[k]
+
+    return _specialised(_count_chunk, variant.label)
+
+
+@functools.cache
+def _pairs_recorder(variant: Variant):
+    """The recording kernel ``_record_pairs(rng, rng_error, rng_counts, study, d_true_out,
+    d_metric_out, d_utility_out)`` of the studies of ``variant``; it draws the errors whatever
+    the estimator."""
+    closed_form, finite, beta_rates = variant
+
+    @jit
+    def _record_pairs(rng, rng_error, rng_counts, study, d_true_out, d_metric_out, d_utility_out):
+        """Run ``d_true_out.size`` samples of the same procedure, keeping every difference."""
+        metric_codes, fbeta_beta, sds = study.metric_codes, study.fbeta_beta, study.sds
+        n = d_true_out.size
+        utility, rates, cells, d_true, d_metric = _block_buffers()
+        spread = np.empty(_BLOCK)
+        observed, d_observed = np.empty((5, _BLOCK)), np.empty(_BLOCK)
+        scored_rates = observed if finite else rates
+        d_scored = d_observed if finite else d_true
+        if not closed_form:
+            work = _truncated_workspace(sds)
+            order, pairs, d_perturbed = work.order, work.pairs, work.d_perturbed
+            deviation_sum, deviation_squares = np.zeros(sds.size), np.zeros(sds.size)
+        for start in range(0, n, _BLOCK):
+            m = min(_BLOCK, n - start)
+            if beta_rates:
+                _draw_block_beta(rng, study, m, utility, rates, cells, d_true)
+            else:
+                _draw_block_uniform(rng, study, m, utility, rates, cells, d_true)
+            d_true_out[start : start + m] = d_true[:m]
+            if finite:
+                _observe_block(rng_counts, study.test_size, m, utility, rates, observed, cells, d_observed)
+            for k in range(metric_codes.size):
+                _metric_differences(metric_codes[k], fbeta_beta, cells, d_metric)
+                d_metric_out[k, start : start + m] = d_metric[:m]
+            if closed_form:
+                _gaussian_spreads(scored_rates, m, spread)
+                for k in range(sds.size):
+                    for i in range(m):
+                        d_utility_out[k, start + i] = d_scored[i] + sds[k] * spread[i] * rng_error.standard_normal()
+            else:
+                for first in range(0, m, pairs):
+                    count = min(pairs, m - first)
+                    _truncated_differences(rng_error, work, utility, scored_rates, d_scored, first, count, deviation_sum, deviation_squares)
+                    for q in range(count):
+                        for k in range(sds.size):
+                            d_utility_out[order[k], start + first + q] = d_perturbed[q, k]
+
+    return _specialised(_record_pairs, variant.label)
+
+
+def _count_chunk(rng, rng_error, rng_counts, n, study, counts):
+    """The counting kernel of ``study``'s variant (:func:`_chunk_counter`) run on these arguments."""
+    _chunk_counter(variant(study))(rng, rng_error, rng_counts, n, study, counts)
+
+
+def _record_pairs(rng, rng_error, rng_counts, study, d_true_out, d_metric_out, d_utility_out):
+    """The recording kernel of ``study``'s variant (:func:`_pairs_recorder`) run on these arguments."""
+    _pairs_recorder(variant(study))(rng, rng_error, rng_counts, study, d_true_out, d_metric_out, d_utility_out)
 
 
 # --- the public API ----------------------------------------------------------------------------
