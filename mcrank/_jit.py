@@ -272,6 +272,7 @@ def _numba():
             else:  # a registry entry of a plugin or a test: its file is not in the digest
                 self._cache_path = os.path.join(directory, "outside", self.get_suitable_cache_subpath(py_file))
                 self._stamp = (digest, _file_digest(py_file))
+            self._py_file = py_file  # numba names it in the warning when a kernel cannot be cached
             self._lineno = lineno
 
         def get_cache_path(self):

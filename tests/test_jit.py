@@ -102,3 +102,35 @@ def test_a_kernel_is_compiled_only_when_first_needed():
         assert twice(np.float64(3.0)) == 6.0 and calls == [3.0]
     assert twice._dispatcher is None  # run as Python: numba was never asked
     assert twice.py_func(1) == 2 and twice.__name__ == "twice"
+
+
+def _libm_cos():
+    """libm's cos through ctypes: a function numba calls but cannot cache (a dynamic global)."""
+    import ctypes
+    import ctypes.util
+
+    cosine = ctypes.CDLL(ctypes.util.find_library("m")).cos
+    cosine.argtypes, cosine.restype = [ctypes.c_double], ctypes.c_double
+    return cosine
+
+
+_COSINE = _libm_cos()
+
+
+@jit
+def _through_ctypes(x):
+    return _COSINE(x)
+
+
+def test_a_kernel_that_cannot_be_cached_warns_and_runs():
+    """numba declines to cache a kernel that calls a ctypes function and says so in a warning
+    that names the kernel's file, which mcrank's cache locator must know."""
+    import warnings
+
+    from numba.core.errors import NumbaWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert _through_ctypes(0.0) == 1.0
+    messages = [str(w.message) for w in caught if issubclass(w.category, NumbaWarning)]
+    assert any("Cannot cache" in m and "_through_ctypes" in m for m in messages), messages
