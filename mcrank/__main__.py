@@ -17,10 +17,10 @@ from mcrank import _signals
 
 #: OpenBLAS's worker threads, started by numpy's import, wait for work by spinning for 2^28
 #: cycles (about 0.1 s) before they sleep: a command whose BLAS calls are few (numba's kernels
-#: make none) paid that spin on another core for as long as it ran, on an idle machine about as
-#: much CPU again as its own. ``OPENBLAS_THREAD_TIMEOUT`` 4 (2^4 cycles, its least) has them
-#: sleep at once: no result changes, only how soon an idle thread takes the next BLAS call. A
-#: value in the environment is kept.
+#: make none) would pay that spin on another core for as long as it runs, on an idle machine
+#: about as much CPU again as its own. ``OPENBLAS_THREAD_TIMEOUT`` 4 (2^4 cycles, its least)
+#: has them sleep at once: no result changes, only how soon an idle thread takes the next BLAS
+#: call. A value in the environment is kept.
 BLAS_THREAD_TIMEOUT = ("OPENBLAS_THREAD_TIMEOUT", "4")
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -87,6 +89,52 @@ def test_each_variant_of_a_kernel_loads_its_own_code(tmp_path):
         assert loaded[name][0] == compiled[name][0]  # the code compiled for this variant
     assert compiled["_draw_block[beta]"][0][1] != compiled["_draw_block[uniform]"][0][1]  # TPRs: two draws
     assert len(list(cache.rglob("*_draw_block*.nbi"))) == 2
+
+
+def _at_once(make, threads: int = 8) -> list:
+    """``make()`` called by ``threads`` threads released together, with thread switches as
+    frequent as Python allows: what each returned."""
+    import threading
+
+    barrier, made = threading.Barrier(threads), []
+
+    def run():
+        barrier.wait()
+        made.append(make())
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        workers = [threading.Thread(target=run) for _ in range(threads)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+    finally:
+        sys.setswitchinterval(interval)
+    return made
+
+
+def test_threads_that_start_the_same_variant_share_one_kernel():
+    """The threading backend's workers start a study at once and each asks for its variant's
+    kernel: they must share one, or numba compiles (or loads) it once per thread. The factories
+    are called under a lock; a slow factory shows it, the engine's own must use it."""
+    from mcrank.engine import binary
+
+    calls = []
+
+    def slow(key):
+        calls.append(key)
+        time.sleep(0.05)
+        return object()
+
+    shared = binary._once_per_variant(slow)
+    assert len({id(k) for k in _at_once(lambda: shared("a"))}) == 1 and calls == ["a"]
+    for factory in (binary._chunk_counter, binary._pairs_recorder):
+        for flags in itertools.product((False, True), repeat=3):
+            kernels = _at_once(lambda: factory(binary.Variant(*flags)))
+            assert len({id(k) for k in kernels}) == 1, (factory.__name__, flags)
+    assert binary._block_drawer(True) is binary._draw_block_beta
 
 
 def test_a_kernel_is_compiled_only_when_first_needed():

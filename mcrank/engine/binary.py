@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from typing import NamedTuple
 
 import numpy as np
@@ -125,12 +126,12 @@ class Variant(NamedTuple):
     A kernel made for a variant (:func:`_chunk_counter`, :func:`_pairs_recorder`) holds only
     the code its study runs: numba drops an ``if`` on a closure's constant before typing, and
     compiles only the functions the kept code calls. A gaussian study over the population
-    then compiles neither the truncated sampler nor the binomial one (about half of the
-    compile time of a kernel that holds every branch). numba's cache keys a closure on the
-    values of its cells, and each variant has a name of its own (:func:`_specialised`), so
-    variants never load each other's code. Every variant draws the same variates in the same
-    order as the code it replaces. The estimator is left to the run: its two branches compile
-    in a few tenths of a second, less than a kernel of its own would take.
+    then compiles neither the truncated sampler nor the binomial one. numba's cache keys a
+    closure on the values of its cells, and each variant has a name of its own
+    (:func:`_specialised`), so variants never load each other's code. A variant only leaves out
+    branches its study never takes: what a study draws, and in which order, does not depend on
+    it. The estimator is left to the run: its two branches cost less to compile than a kernel
+    of their own (``docs/performance.md``).
     """
 
     closed_form: bool  # the error model has a closed form (gaussian), else its columns are drawn (truncated)
@@ -147,6 +148,24 @@ def variant(study: BinaryStudy) -> Variant:
     """The :class:`Variant` of the kernels that ``study`` runs."""
     closed_form = list(ERROR_MODELS.values())[study.error].closed_form
     return Variant(bool(closed_form), bool(study.test_size > 0), bool(study.rate_beta != 1.0))
+
+
+#: Held while a factory makes a variant's kernel (:func:`_once_per_variant`).
+_FACTORY_LOCK = threading.RLock()
+
+
+def _once_per_variant(factory):
+    """``factory``, cached, and called under a lock: the threads of the threading backend that
+    start a study at once ask for the same variant, and each would otherwise make a kernel of
+    its own, which numba compiles (or loads from its cache) once per thread."""
+    made = functools.cache(factory)
+
+    @functools.wraps(factory)
+    def kernel(key):
+        with _FACTORY_LOCK:
+            return made(key)
+
+    return kernel
 
 
 def _specialised(kernel, label: str):
@@ -219,7 +238,7 @@ def _block_buffers():
     return (np.empty((4, _BLOCK)), np.empty((5, _BLOCK)), np.empty((8, _BLOCK)), np.empty(_BLOCK), np.empty(_BLOCK))
 
 
-@functools.cache
+@_once_per_variant
 def _block_drawer(beta_rates: bool):
     """The kernel of steps 1-3 (:func:`_draw_block`), for rates drawn from Beta(alpha, beta)
     with ``beta != 1`` (``beta_rates``) or by inverting a uniform (the default Beta(2, 1)): the
@@ -437,7 +456,7 @@ def _truncated_differences(rng, work, utility, rates, d_true, first, count, devi
             deviation_squares[k] += squares
 
 
-@functools.cache
+@_once_per_variant
 def _chunk_counter(variant: Variant):
     """The counting kernel ``_count_chunk(rng, rng_error, rng_counts, n, study, counts)`` of
     the studies of ``variant`` (a :class:`Variant`)."""
@@ -550,7 +569,7 @@ def _chunk_counter(variant: Variant):
     return _specialised(_count_chunk, variant.label)
 
 
-@functools.cache
+@_once_per_variant
 def _pairs_recorder(variant: Variant):
     """The recording kernel ``_record_pairs(rng, rng_error, rng_counts, study, d_true_out,
     d_metric_out, d_utility_out)`` of the studies of ``variant``; it draws the errors whatever
