@@ -202,6 +202,14 @@ def terminal_width(out: str | None = None) -> int:
     return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns or DEFAULT_WIDTH
 
 
+def json_text(document) -> str:
+    """``document`` as the command line writes JSON: indented by 2, ending in a newline.
+    ``json`` is imported here, as only ``--format json`` reads it."""
+    import json
+
+    return json.dumps(document, indent=2) + "\n"
+
+
 def write_output(text: str, out: str | None) -> Path | None:
     """Write ``text`` where ``--out`` says: standard output for None or ``-``, else the file,
     atomically (:func:`mcrank.results.atomic_write_text`). Returns the file written, or None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from mcrank.cli._common import UsageError, flagged_by, terminal_width, write_output
+from mcrank.cli._common import UsageError, flagged_by, json_text, terminal_width, write_output
 
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
 _FLAGS = {"folds_column": "--folds-column", "repeats": "--repeats", "rope": "--rope", "samples": "--samples", "utility": "--utility",
@@ -70,11 +70,9 @@ def handler(args) -> int:
                       rng=args.seed)  # fmt: skip
     made = {"input": str(args.labels), "utility_input": args.utility, "folds_column": args.folds_column}
     if args.format == "json":
-        import json
-
         from mcrank.results import provenance
 
-        text = json.dumps({**result.to_dict(), **made, **provenance()}, indent=2) + "\n"
+        text = json_text({**result.to_dict(), **made, **provenance()})
     elif args.format == "csv":
         from mcrank.evaluate.fold_report import render_csv
         from mcrank.results import provenance

@@ -9,6 +9,7 @@ from mcrank.cli._common import (
     check_outputs,
     class_names,
     flagged_by,
+    json_text,
     output_format,
     path_argument,
     terminal_width,
@@ -112,9 +113,7 @@ def handler(args) -> int:
                    else "no error sd and no --test-uncertainty")  # fmt: skip
             print(f"mcrank evaluate: note: {' and '.join(given)} not used: nothing is drawn ({why})", file=sys.stderr)
         if args.format == "json":
-            import json
-
-            text = json.dumps({**result.to_dict(), **_made(args, result)}, indent=2) + "\n"
+            text = json_text({**result.to_dict(), **_made(args, result)})
         elif args.format == "csv":
             text = render_csv(result, comments=_made(args, result, csv=True))
         else:

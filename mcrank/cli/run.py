@@ -11,6 +11,7 @@ from mcrank.cli._common import (  # noqa: F401 - FORMAT_BY_SUFFIX, output_format
     UsageError,
     check_outputs,
     flag_names,
+    json_text,
     metric_ids,
     output_format,
     path_argument,
@@ -197,9 +198,7 @@ def render(result, format: str, **labels) -> str:
 
     document = study_document(result, **labels)
     if format == "json":
-        import json
-
-        return json.dumps(document, indent=2) + "\n"
+        return json_text(document)
     if format == "csv":
         return study_csv(document)
     return render_table(document)

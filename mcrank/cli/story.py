@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import textwrap
 
-from mcrank.cli._common import DEFAULT_WIDTH, check_outputs, path_argument, write_output
+from mcrank.cli._common import DEFAULT_WIDTH, check_outputs, json_text, path_argument, write_output
 
 
 def add_parser(subparsers):
@@ -31,12 +31,7 @@ def handler(args) -> int:
     check_outputs({"--out": args.out})
     chosen = args.format or ("json" if args.out is not None and args.out.lower().endswith(".json") else "table")
     result = story()
-    if chosen == "json":
-        import json
-
-        text = json.dumps(result, indent=2) + "\n"
-    else:
-        text = render_table(result) + "\n"
+    text = json_text(result) if chosen == "json" else render_table(result) + "\n"
     if write_output(text, args.out) is not None and not args.quiet:
         print(f"mcrank story: wrote {args.out}", file=sys.stderr)
     return 0
