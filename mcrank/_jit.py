@@ -246,9 +246,40 @@ def _njit(py_func, options: dict, extra: int):
     else:
         py_func._mcrank_cache = (directory, _source_digest(extra))
     dispatcher = numba.njit(**options)(py_func)
+    if options.get("cache"):
+        dispatcher._cache._cache_file.__class__ = _keyed_cache_file()
     # Every compile of it, called from Python or from the compile of another kernel.
     dispatcher.compile = functools.partial(_compile, dispatcher)
     return dispatcher
+
+
+@functools.cache
+def _keyed_cache_file() -> type:
+    """numba's file pair of a cached function (an index, and a data file per signature), with
+    each data file named after its index key.
+
+    numba numbers the data files in the order they are saved, from the index it read: two
+    processes that compile one function for two signatures at once (pytest-xdist's workers,
+    loky's, two commands on one cache) can both take number 1. The index then names one
+    signature's file while the other signature's code is in it, and the process that loads it
+    crashes (numba issues 4807 and 10128). Named after its key, a data file holds that key's
+    code, whoever wrote it last; an index saved over another process's loses that entry, which
+    is compiled again when next needed.
+    """
+    import hashlib
+
+    from numba.core import caching
+
+    class _KeyedCacheFile(caching.IndexDataCacheFile):
+        def save(self, key, data):
+            name = f"{self._index_name.removesuffix('.nbi')}.{hashlib.sha256(self._dump(key)).hexdigest()[:16]}.nbc"
+            self._save_data(name, data)  # first: an index never names a file not yet written
+            overloads = self._load_index()
+            if overloads.get(key) != name:
+                overloads[key] = name
+                self._save_index(overloads)
+
+    return _KeyedCacheFile
 
 
 @functools.cache

@@ -137,6 +137,42 @@ def test_threads_that_start_the_same_variant_share_one_kernel():
     assert binary._block_drawer(True) is binary._draw_block_beta
 
 
+def test_two_processes_saving_one_function_never_cross_its_signatures(tmp_path):
+    """Two processes compile one function for two signatures at once, each from the index it
+    read before the other saved (numba numbered both data files 1). In every order their file
+    writes can land, and at every step between, each key of the index loads its own code."""
+    from mcrank._jit import _keyed_cache_file
+
+    saved = {("int64",): "code for int64", ("float64",): "code for float64"}
+
+    def writes(directory):
+        """The file writes of each process's save, in its order, each deferred."""
+        steps = []
+        for key, data in saved.items():
+            cache_file = _keyed_cache_file()(str(directory), "kernel-1.py311", "stamp")
+            cache_file._load_index = dict  # stale: read before the other process saved
+            own = []
+            cache_file._save_data = lambda name, payload, f=cache_file, own=own: own.append(lambda: type(f)._save_data(f, name, payload))
+            cache_file._save_index = lambda overloads, f=cache_file, own=own: own.append(lambda: type(f)._save_index(f, dict(overloads)))
+            cache_file.save(key, data)
+            steps.append(own)
+        return steps
+
+    orders = 0
+    for first in itertools.combinations(range(4), 2):  # the slots of the first process's writes
+        directory = tmp_path / f"order{orders}"
+        directory.mkdir()
+        mine, theirs = writes(directory)
+        reader = _keyed_cache_file()(str(directory), "kernel-1.py311", "stamp")
+        for slot in range(4):
+            (mine if slot in first else theirs).pop(0)()
+            index = type(reader)._load_index(reader)
+            assert all(reader.load(key) == saved[key] for key in index), (first, slot, index)
+        assert index, first
+        orders += 1
+    assert orders == 6
+
+
 def test_a_kernel_is_compiled_only_when_first_needed():
     calls = []
 
