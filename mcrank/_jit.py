@@ -50,8 +50,8 @@ _LOCK = threading.RLock()
 
 
 class _Compiles(threading.local):
-    """Per thread: how many kernels numba is compiling (or loading from its cache) there, one
-    inside another, and what to run when the innermost returns (:func:`after_compiling`)."""
+    """Per thread: how deep numba's work is there (:func:`_numba_at_work`), one compile inside
+    another, and what to run when the outermost returns (:func:`after_compiling`)."""
 
     def __init__(self) -> None:
         self.depth = 0
@@ -62,14 +62,14 @@ _COMPILES = _Compiles()
 
 
 def after_compiling(action) -> bool:
-    """If this thread is inside numba's compile of a kernel, run ``action`` when that compile
-    returns, and return True; else return False (and run nothing).
+    """If numba is at work in this thread (:func:`_numba_at_work`), run ``action`` when that
+    work returns, and return True; else return False (and run nothing).
 
     For a signal handler: an exception it raises while numba compiles is raised inside one of
     LLVM's callbacks into Python (ctypes), where Python prints it ("Exception ignored on
     calling ctypes callback function") and drops it, and the compile then fails with a
-    traceback of its own. Deferred, it is raised between two kernels' compiles, where it
-    unwinds as anywhere else.
+    traceback of its own. Deferred, it is raised as numba's work returns, where it unwinds as
+    anywhere else.
     """
     if _COMPILES.depth == 0:
         return False
@@ -77,17 +77,27 @@ def after_compiling(action) -> bool:
     return True
 
 
-def _compile(dispatcher, signature):
-    """numba's compile of ``dispatcher`` for ``signature``, counted (:func:`after_compiling`);
-    what was deferred meanwhile runs as it returns."""
+@contextlib.contextmanager
+def _numba_at_work():
+    """Count numba's work in this thread (:func:`after_compiling`): a compile, a load from its
+    cache, the first dispatcher, which builds its code generator. What was deferred meanwhile
+    runs as the outermost returns: an exception raised between two of numba's calls into LLVM
+    could leave an object that LLVM freed still owned by Python, freed again later (abort)."""
     _COMPILES.depth += 1
     try:
-        return type(dispatcher).compile(dispatcher, signature)  # looked up now: a test may wrap it
+        yield
     finally:
         _COMPILES.depth -= 1
-        pending, _COMPILES.pending = _COMPILES.pending, []
-        for action in pending:
-            action()
+        if _COMPILES.depth == 0:
+            pending, _COMPILES.pending = _COMPILES.pending, []
+            for action in pending:
+                action()
+
+
+def _compile(dispatcher, signature):
+    """numba's compile of ``dispatcher`` for ``signature``, counted (:func:`_numba_at_work`)."""
+    with _numba_at_work():
+        return type(dispatcher).compile(dispatcher, signature)  # looked up now: a test may wrap it
 
 
 @functools.cache
@@ -245,7 +255,8 @@ def _njit(py_func, options: dict, extra: int):
         options = {**options, "cache": False}
     else:
         py_func._mcrank_cache = (directory, _source_digest(extra))
-    dispatcher = numba.njit(**options)(py_func)
+    with _numba_at_work():
+        dispatcher = numba.njit(**options)(py_func)
     if options.get("cache"):
         dispatcher._cache._cache_file.__class__ = _keyed_cache_file()
     # Every compile of it, called from Python or from the compile of another kernel.

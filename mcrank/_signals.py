@@ -11,6 +11,11 @@ ends the command, with the same clean-up and exit code as if nothing had caught 
 
 While numba compiles a kernel in the main thread the exception waits until that compile
 returns (:func:`mcrank._jit.after_compiling`): raised inside LLVM's callbacks, it is dropped.
+While a module is imported it waits until the import returns (tried again every
+:data:`RETRY` s, for at most :data:`IMPORT_WAIT` s): raised there, it was printed by the code
+that ran the import (numpy's C API prints the failed import of its module and raises another
+error, an import lock's weakref callback prints it as "Exception ignored"), and the command's
+one line came after a traceback.
 
 This module imports nothing but the standard library's ``signal``, ``sys`` and ``threading``
 (already loaded when Python starts), so that the ``mcrank`` command installs the handlers
@@ -19,9 +24,11 @@ before it imports anything else (:mod:`mcrank.__main__`).
 
 from __future__ import annotations
 
+import _thread
 import signal
 import sys
 import threading
+import time
 
 __all__ = ["INTERRUPTED", "TERMINATED", "Terminated", "check", "install", "received", "restore", "stopped"]
 
@@ -36,11 +43,24 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that the same clean-up runs."""
 
 
+#: Seconds between tries to raise a signal's exception that landed in an import, and the
+#: longest it waits for the import to return (one that hangs is interrupted as before).
+RETRY, IMPORT_WAIT = 0.01, 2.0
+
 #: The handlers replaced by :func:`install`, by signal; empty when not installed.
 _previous: dict = {}
 
 #: The signals received since :func:`install`, in order.
 _received: list[int] = []
+
+#: While a signal waits for an import to return: since when ("since", time.monotonic), the
+#: timer of the next retry ("timer"), and whether the handler's next call is that retry, not
+#: a signal received ("retry").
+_waiting: dict = {}
+
+# Held while a retry is asked for and while the handlers are put back, so that no retry
+# reaches the handler that was there before.
+_lock = threading.Lock()
 
 
 def install() -> bool:
@@ -58,10 +78,13 @@ def install() -> bool:
 
 def restore() -> None:
     """Put back the handlers :func:`install` replaced, and forget the signals received."""
-    for signum, previous in _previous.items():
-        signal.signal(signum, previous)
-    _previous.clear()
+    with _lock:  # a retry asked for from now on finds no handler of its own, and returns
+        previous = dict(_previous)
+        _previous.clear()
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
     _received.clear()
+    _waiting.clear()
 
 
 def received() -> int | None:
@@ -88,9 +111,40 @@ def _exception(signum: int) -> KeyboardInterrupt:
 
 
 def _handler(signum, frame):
-    _received.append(signum)
+    if not _previous:
+        return  # a retry that came as the handlers were put back: the command has ended
+    if _waiting.pop("retry", False):
+        if "since" not in _waiting:
+            return  # a retry asked for before the exception was raised
+    else:
+        _received.append(signum)
     # Not imported, or not yet to that line (the signal may land in its import): nothing compiles.
     after_compiling = getattr(sys.modules.get("mcrank._jit"), "after_compiling", None)
     if after_compiling is not None and after_compiling(check):
         return  # raised inside LLVM's callbacks, it would be dropped: raised as the compile returns
+    if _importing(frame) and time.monotonic() - _waiting.setdefault("since", time.monotonic()) < IMPORT_WAIT:
+        if not _waiting.get("timer"):
+            _waiting["timer"] = timer = threading.Timer(RETRY, _retry, (signum,))
+            timer.daemon = True
+            timer.start()
+        return
+    _waiting.pop("since", None)
     raise _exception(signum)
+
+
+def _importing(frame) -> bool:
+    """Whether ``frame`` runs inside an import (importlib's frames are among its callers)."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _retry(signum: int) -> None:
+    """Run the handler of ``signum`` again in the main thread, unless the command has ended."""
+    with _lock:
+        _waiting.pop("timer", None)
+        if _previous and "since" in _waiting:
+            _waiting["retry"] = True
+            _thread.interrupt_main(signum)

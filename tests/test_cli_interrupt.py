@@ -74,6 +74,23 @@ codegen.JITCodeLibrary._object_compiled_hook = classmethod(hook_signalled)
 """
 
 
+# Sends the signal to the process itself as numba sets up its code generator (for the first
+# dispatcher), and says when the set-up has returned: an exception raised between two of its
+# calls into LLVM left objects LLVM had freed owned by Python, freed again at exit (abort).
+_WHILE_SETTING_UP = """
+import os, sys, time
+from numba.core import cpu
+init = cpu.CPUContext.init
+def init_signalled(self):
+    print("setting up", file=sys.stderr, flush=True)
+    os.kill(os.getpid(), {signum})
+    time.sleep(0.5)
+    init(self)
+    print("set up", file=sys.stderr, flush=True)
+cpu.CPUContext.init = init_signalled
+"""
+
+
 def _run_with(prelude: str, arguments: list[str]) -> subprocess.CompletedProcess:
     script = prelude + f"from mcrank.cli import main\nsys.exit(main({arguments!r}))\n"
     # A run of 10^10 pairs would not end by itself: a lost signal fails by the timeout.
@@ -112,6 +129,14 @@ def test_a_signal_inside_llvms_callbacks_waits_for_the_compile(tmp_path, signum,
     assert not (tmp_path / "x.json").exists()
 
 
+@pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
+def test_a_signal_while_numba_sets_up_waits_until_it_is_done(tmp_path, signum, code, word):
+    arguments = ["run", "--samples", "1e10", "--jobs", "1", "--out", str(tmp_path / "x.json")]
+    done = _run_with(_WHILE_SETTING_UP.format(signum=int(signum)), arguments)
+    assert (done.returncode, done.stderr.splitlines()) == (code, ["setting up", "set up", f"mcrank run: {word}"]), done.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
 def test_an_interrupt_dropped_anywhere_still_ends_the_command(monkeypatch, capsys):
     """A Ctrl-C whose exception was dropped (in a weakref callback) ended in exit code 0."""
     story_handler = mcrank.cli.story.handler
@@ -140,6 +165,65 @@ def test_a_signal_turned_into_another_exception_still_ends_the_command(monkeypat
 
     monkeypatch.setattr(mcrank.cli.story, "handler", handler)
     assert main(["story"]) == 143
+    assert capsys.readouterr().err.splitlines() == ["mcrank story: terminated"]
+
+
+class _SignalledImport:
+    """An import hook for one module, whose import sends SIGTERM to this process and then
+    sleeps ``seconds``; ``swallow``: it prints and drops any exception raised meanwhile, as
+    numpy's C API does when a module it imports fails."""
+
+    def __init__(self, name: str, seconds: float, swallow: bool) -> None:
+        self.name, self.seconds, self.swallow = name, seconds, swallow
+
+    def find_spec(self, name, path=None, target=None):
+        import importlib.util
+
+        return importlib.util.spec_from_loader(name, self) if name == self.name else None
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(int(self.seconds / 0.01)):
+                time.sleep(0.01)
+        except BaseException as error:
+            if not self.swallow:
+                raise
+            print(f"swallowed {type(error).__name__}", file=sys.stderr)
+
+
+def _story_after_importing(monkeypatch, hook) -> None:
+    story_handler = mcrank.cli.story.handler
+
+    def handler(args):
+        __import__(hook.name)
+        return story_handler(args)
+
+    monkeypatch.setattr(sys, "meta_path", [hook, *sys.meta_path])
+    monkeypatch.delitem(sys.modules, hook.name, raising=False)
+    monkeypatch.setattr(mcrank.cli.story, "handler", handler)
+
+
+def test_a_signal_inside_an_import_waits_until_it_returns(monkeypatch, capsys):
+    """Raised inside an import, the exception was printed by the code that ran the import
+    (numpy's C API, an import lock's weakref callback) before the command's line."""
+    _story_after_importing(monkeypatch, _SignalledImport("mcrank_test_swallowing", 0.3, swallow=True))
+    assert main(["story"]) == 143
+    assert capsys.readouterr().err.splitlines() == ["mcrank story: terminated"]
+
+
+def test_an_import_that_hangs_is_interrupted_all_the_same(monkeypatch, capsys):
+    """The exception waits for the import for at most IMPORT_WAIT seconds."""
+    from mcrank import _signals
+
+    monkeypatch.setattr(_signals, "IMPORT_WAIT", 0.2)
+    _story_after_importing(monkeypatch, _SignalledImport("mcrank_test_hanging", 60.0, swallow=False))
+    start = time.monotonic()
+    assert main(["story"]) == 143
+    assert time.monotonic() - start < 30
     assert capsys.readouterr().err.splitlines() == ["mcrank story: terminated"]
 
 
