@@ -414,12 +414,13 @@ def test_sigterm_cleans_up_like_ctrl_c(tmp_path):
 
     out = tmp_path / "big.json"
     script = f"import sys; from mcrank.cli import main; sys.exit(main(['run', '--samples', '1e10', '--jobs', '1', '--quiet', '--out', {str(out)!r}]))"
-    process = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+    # faulthandler: a crash prints where it happened, in the message of the failure
+    process = subprocess.Popen([sys.executable, "-X", "faulthandler", "-c", script], stderr=subprocess.PIPE, text=True)
     _wait_until_it_catches(process, signal.SIGTERM, timeout=120)
     time.sleep(0.5)  # into the run
     process.send_signal(signal.SIGTERM)
     _, err = process.communicate(timeout=120)
-    assert process.returncode == 143 and err.strip() == "mcrank run: terminated"
+    assert (process.returncode, err.strip()) == (143, "mcrank run: terminated"), err
     assert list(tmp_path.iterdir()) == []
 
 
