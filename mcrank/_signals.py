@@ -12,14 +12,14 @@ ends the command, with the same clean-up and exit code as if nothing had caught 
 While numba compiles a kernel in the main thread the exception waits until that compile
 returns (:func:`mcrank._jit.after_compiling`): raised inside LLVM's callbacks, it is dropped.
 While a module is imported it waits until the import returns (tried again every
-:data:`RETRY` s, for at most :data:`IMPORT_WAIT` s): raised there, it was printed by the code
-that ran the import (numpy's C API prints the failed import of its module and raises another
-error, an import lock's weakref callback prints it as "Exception ignored"), and the command's
-one line came after a traceback.
+:data:`RETRY` s, for at most :data:`IMPORT_WAIT` s): raised there, it would be printed by the
+code that runs the import (numpy's C API prints the failed import of its module and raises
+another error, an import lock's weakref callback prints it as "Exception ignored"), before the
+command's one line.
 
-This module imports nothing but the standard library's ``signal``, ``sys`` and ``threading``
-(already loaded when Python starts), so that the ``mcrank`` command installs the handlers
-before it imports anything else (:mod:`mcrank.__main__`).
+This module imports nothing but the standard library's ``signal``, ``sys``, ``threading``,
+``_thread`` and ``time`` (already loaded when Python starts), so that the ``mcrank`` command
+installs the handlers before it imports anything else (:mod:`mcrank.__main__`).
 """
 
 from __future__ import annotations
