@@ -257,8 +257,9 @@ def _njit(py_func, options: dict, extra: int):
         py_func._mcrank_cache = (directory, _source_digest(extra))
     with _numba_at_work():
         dispatcher = numba.njit(**options)(py_func)
-    if options.get("cache"):
-        dispatcher._cache._cache_file.__class__ = _keyed_cache_file()
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)  # none: NUMBA_DISABLE_JIT
+    if cache_file is not None:
+        cache_file.__class__ = _keyed_cache_file()
     # Every compile of it, called from Python or from the compile of another kernel.
     dispatcher.compile = functools.partial(_compile, dispatcher)
     return dispatcher
