@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 
-__all__ = ["INTERRUPTED", "TERMINATED", "Terminated", "check", "install", "received", "restore", "stopped"]
+__all__ = ["INTERRUPTED", "TERMINATED", "Terminated", "check", "held", "install", "received", "restore", "stopped"]
 
 #: The signals handled: SIGINT (Ctrl-C) and SIGTERM (``kill``, ``timeout``, batch schedulers).
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -57,6 +57,10 @@ _received: list[int] = []
 #: timer of the next retry ("timer"), and whether the handler's next call is that retry, not
 #: a signal received ("retry").
 _waiting: dict = {}
+
+#: How many :class:`held` blocks the main thread is in ("depth"), and the signal that arrived
+#: meanwhile ("signal").
+_holding: dict = {"depth": 0}
 
 # Held while a retry is asked for and while the handlers are put back, so that no retry
 # reaches the handler that was there before.
@@ -85,6 +89,7 @@ def restore() -> None:
         signal.signal(signum, handler)
     _received.clear()
     _waiting.clear()
+    _holding.pop("signal", None)
 
 
 def received() -> int | None:
@@ -106,6 +111,24 @@ def stopped(program: str, terminated: bool) -> int:
     return TERMINATED if terminated else INTERRUPTED
 
 
+class held:
+    """Within this block (in the main thread), a signal's exception waits until the outermost
+    block ends: for steps that must not be cut, a file created and then removed or renamed,
+    whose name is known only once the call that created it has returned."""
+
+    def __enter__(self) -> held:
+        if threading.current_thread() is threading.main_thread():
+            _holding["depth"] += 1
+            self._counted = True
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if getattr(self, "_counted", False):
+            _holding["depth"] -= 1
+            if _holding["depth"] == 0 and "signal" in _holding:
+                raise _exception(_holding.pop("signal"))
+
+
 def _exception(signum: int) -> KeyboardInterrupt:
     return Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
@@ -122,6 +145,9 @@ def _handler(signum, frame):
     after_compiling = getattr(sys.modules.get("mcrank._jit"), "after_compiling", None)
     if after_compiling is not None and after_compiling(check):
         return  # raised inside LLVM's callbacks, it would be dropped: raised as the compile returns
+    if _holding["depth"]:
+        _holding.setdefault("signal", signum)
+        return
     if _importing(frame) and time.monotonic() - _waiting.setdefault("since", time.monotonic()) < IMPORT_WAIT:
         if not _waiting.get("timer"):
             _waiting["timer"] = timer = threading.Timer(RETRY, _retry, (signum,))

@@ -25,6 +25,8 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+from mcrank import _signals
+
 __all__ = [
     "MAX_INPUT_BYTES",
     "ROW_FIELDS",
@@ -125,10 +127,10 @@ def check_writable(directory) -> None:
     """
     directory = Path(directory)
     existing = next((p for p in (directory, *directory.parents) if p.exists()), Path("."))
-    with _naming(existing):
+    with _naming(existing), _signals.held():  # a signal between the two would leave the probe
         handle, probe = tempfile.mkstemp(dir=existing, prefix=".mcrank-write-check.", suffix=".tmp")
-    os.close(handle)
-    os.unlink(probe)
+        os.close(handle)
+        os.unlink(probe)
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
@@ -162,8 +164,10 @@ def atomic_write_bytes(path, data: bytes) -> Path:
         path = Path(os.path.realpath(path))
     with _naming(path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        temporary = None
         try:
+            with _signals.held():  # a signal as mkstemp returns would lose the file's name
+                handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
             with os.fdopen(handle, "wb") as stream:
                 stream.write(data)
                 stream.flush()
@@ -171,7 +175,8 @@ def atomic_write_bytes(path, data: bytes) -> Path:
             os.chmod(temporary, _file_mode())
             os.replace(temporary, path)
         except BaseException:
-            Path(temporary).unlink(missing_ok=True)
+            if temporary is not None:
+                Path(temporary).unlink(missing_ok=True)
             raise
     return path
 

@@ -264,3 +264,40 @@ def test_ctrl_c_after_wrote_with_loky_is_one_line_or_nothing(tmp_path, delay):
     expected = ["mcrank run: interrupted"] if process.returncode == 130 else []
     assert err.splitlines() == [f"mcrank run: wrote {out}", *expected], err
     assert out.exists()
+
+
+def _signal_as_mkstemp_returns(monkeypatch) -> None:
+    """tempfile.mkstemp sends SIGTERM to this process once it has created the file: the
+    handler runs before its caller has the file's name."""
+    import tempfile
+
+    mkstemp = tempfile.mkstemp
+
+    def signalled(*args, **kwargs):
+        handle_and_name = mkstemp(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return handle_and_name
+
+    monkeypatch.setattr(tempfile, "mkstemp", signalled)
+
+
+def test_a_signal_as_the_write_check_makes_its_file_leaves_nothing(tmp_path, monkeypatch, capsys):
+    """The probe of the output's directory was left behind (a stress run of SIGTERMs)."""
+    _signal_as_mkstemp_returns(monkeypatch)
+    assert main(["run", "--samples", "2000", "--quiet", "--out", str(tmp_path / "x.json")]) == 143
+    assert capsys.readouterr().err.splitlines() == ["mcrank run: terminated"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_signal_as_the_temporary_file_is_made_leaves_nothing(tmp_path, monkeypatch):
+    from mcrank import _signals
+    from mcrank.results import atomic_write_bytes
+
+    _signal_as_mkstemp_returns(monkeypatch)
+    assert _signals.install()
+    try:
+        with pytest.raises(_signals.Terminated):
+            atomic_write_bytes(tmp_path / "x.json", b"{}")
+    finally:
+        _signals.restore()
+    assert list(tmp_path.iterdir()) == []
