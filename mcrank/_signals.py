@@ -9,8 +9,10 @@ catches it. So the handlers installed here note each signal before they raise, a
 studies, samples and figures, as a command ends), raises it again: a signal, once received,
 ends the command, with the same clean-up and exit code as if nothing had caught it.
 
-While numba compiles a kernel in the main thread the exception waits until that compile
-returns (:func:`mcrank._jit.after_compiling`): raised inside LLVM's callbacks, it is dropped.
+While numba is at work in the main thread (a compile, a load from its cache, the set-up of its
+code generator) the exception waits until that work returns (:func:`mcrank._jit.after_compiling`):
+raised inside LLVM's callbacks it is dropped, and raised between two of numba's calls into LLVM
+it can leave an object freed twice. Within a :class:`held` block it waits for the block's end.
 While a module is imported it waits until the import returns (tried again every
 :data:`RETRY` s, for at most :data:`IMPORT_WAIT` s): raised there, it would be printed by the
 code that runs the import (numpy's C API prints the failed import of its module and raises
@@ -144,7 +146,7 @@ def _handler(signum, frame):
     # Not imported, or not yet to that line (the signal may land in its import): nothing compiles.
     after_compiling = getattr(sys.modules.get("mcrank._jit"), "after_compiling", None)
     if after_compiling is not None and after_compiling(check):
-        return  # raised inside LLVM's callbacks, it would be dropped: raised as the compile returns
+        return  # inside numba's work it could be dropped, or cut numba between two calls into LLVM
     if _holding["depth"]:
         _holding.setdefault("signal", signum)
         return
