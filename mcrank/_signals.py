@@ -132,6 +132,8 @@ class held:
 
 
 def _exception(signum: int) -> KeyboardInterrupt:
+    """The exception of ``signum``, about to be raised: a retry still to come does nothing."""
+    _waiting.pop("since", None)
     return Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
@@ -156,7 +158,6 @@ def _handler(signum, frame):
             timer.daemon = True
             timer.start()
         return
-    _waiting.pop("since", None)
     raise _exception(signum)
 
 

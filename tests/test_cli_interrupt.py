@@ -195,12 +195,13 @@ class _SignalledImport:
             print(f"swallowed {type(error).__name__}", file=sys.stderr)
 
 
-def _story_after_importing(monkeypatch, hook) -> None:
-    story_handler = mcrank.cli.story.handler
+def _story_after_importing(monkeypatch, hook, then=None) -> None:
+    """``mcrank story`` imports ``hook``'s module first, then runs ``then`` (the story)."""
+    then = then or mcrank.cli.story.handler
 
     def handler(args):
         __import__(hook.name)
-        return story_handler(args)
+        return then(args)
 
     monkeypatch.setattr(sys, "meta_path", [hook, *sys.meta_path])
     monkeypatch.delitem(sys.modules, hook.name, raising=False)
@@ -211,6 +212,25 @@ def test_a_signal_inside_an_import_waits_until_it_returns(monkeypatch, capsys):
     """Raised inside an import, the exception was printed by the code that ran the import
     (numpy's C API, an import lock's weakref callback) before the command's line."""
     _story_after_importing(monkeypatch, _SignalledImport("mcrank_test_swallowing", 0.3, swallow=True))
+    assert main(["story"]) == 143
+    assert capsys.readouterr().err.splitlines() == ["mcrank story: terminated"]
+
+
+def test_a_signal_raised_before_its_retry_came_is_raised_once(monkeypatch, capsys):
+    """A signal that waited for an import, raised by check() before its retry came: the retry
+    raised it again, in the command's clean-up (a traceback, exit 1; a stress run of SIGTERMs)."""
+    from mcrank import _signals
+
+    monkeypatch.setattr(_signals, "RETRY", 0.2)
+    stopped = _signals.stopped
+
+    def slowly_stopped(program, terminated):
+        time.sleep(0.5)  # the retry comes meanwhile
+        return stopped(program, terminated)
+
+    monkeypatch.setattr(_signals, "stopped", slowly_stopped)
+    # The signal waits for the import to return; check() raises it before the retry comes.
+    _story_after_importing(monkeypatch, _SignalledImport("mcrank_test_checked", 0.0, swallow=False), then=lambda args: _signals.check())
     assert main(["story"]) == 143
     assert capsys.readouterr().err.splitlines() == ["mcrank story: terminated"]
 
