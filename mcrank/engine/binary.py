@@ -78,7 +78,7 @@ from mcrank.samplers import (
 from mcrank.study.config import StudyConfig, kernel_arguments
 from mcrank.utility_space import _um_from_xy, _yield_pab
 
-__all__ = ["BinaryStudy", "count_chunk", "record_pairs", "study_arguments"]
+__all__ = ["BinaryStudy", "Variant", "count_chunk", "record_pairs", "study_arguments", "variant"]
 
 
 class BinaryStudy(NamedTuple):
