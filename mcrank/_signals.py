@@ -32,7 +32,7 @@ import sys
 import threading
 import time
 
-__all__ = ["INTERRUPTED", "TERMINATED", "Terminated", "check", "held", "install", "received", "restore", "stopped"]
+__all__ = ["INTERRUPTED", "TERMINATED", "Terminated", "check", "held", "install", "received", "restore", "say", "stopped"]
 
 #: The signals handled: SIGINT (Ctrl-C) and SIGTERM (``kill``, ``timeout``, batch schedulers).
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -109,8 +109,17 @@ def check() -> None:
 def stopped(program: str, terminated: bool) -> int:
     """Say in one line on stderr that ``program`` stopped on a signal (SIGTERM if
     ``terminated``, else SIGINT); return its exit code."""
-    print(f"{program}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+    say(f"{program}: {'terminated' if terminated else 'interrupted'}")
     return TERMINATED if terminated else INTERRUPTED
+
+
+def say(line: str) -> None:
+    """Write ``line`` and its newline to stderr in one write. ``print`` writes them apart, and a
+    signal's exception can be raised between the two (from the write's own check for signals):
+    the line was left open, and the command's last line joined to it."""
+    if sys.stderr is not None:  # None when started with stderr closed (``2>&-``)
+        sys.stderr.write(f"{line}\n")
+        sys.stderr.flush()
 
 
 class held:

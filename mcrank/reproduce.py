@@ -30,6 +30,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mcrank._signals import say
+
 __all__ = ["ReproduceReport", "check_out_directory", "draw_figures", "reproduce", "write_crossovers"]
 
 
@@ -48,7 +50,7 @@ class ReproduceReport:
 
 def _log(message: str, quiet: bool) -> None:
     if not quiet:
-        print(message, file=sys.stderr, flush=True)
+        say(message)
 
 
 def check_out_directory(out) -> Path:

@@ -321,3 +321,49 @@ def test_a_signal_as_the_temporary_file_is_made_leaves_nothing(tmp_path, monkeyp
     finally:
         _signals.restore()
     assert list(tmp_path.iterdir()) == []
+
+
+class _Writes:
+    """A stream that keeps each write apart."""
+
+    def __init__(self) -> None:
+        self.writes: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.writes.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_each_line_on_stderr_is_one_write(monkeypatch):
+    """print writes a line and its newline apart, and a signal's exception can come between the
+    two: the study's log line was left open, and 'mcrank reproduce: interrupted' joined to it."""
+    from mcrank import _signals, reproduce
+    from mcrank.cli._common import fail
+
+    stream = _Writes()
+    monkeypatch.setattr(sys, "stderr", stream)
+    _signals.stopped("mcrank reproduce", terminated=False)
+    fail("run", ValueError("sds must be finite"))
+    reproduce._log("[1/1] a: 1,000 pairs, 1 sd(s)...", quiet=False)
+    assert stream.writes == [
+        "mcrank reproduce: interrupted\n",
+        "mcrank run: error: sds must be finite\n",
+        "[1/1] a: 1,000 pairs, 1 sd(s)...\n",
+    ]
+
+
+def test_the_package_writes_to_stderr_only_through_say():
+    """No print(..., file=sys.stderr) in mcrank: each line goes through mcrank._signals.say."""
+    import ast
+    from pathlib import Path
+
+    found = []
+    for path in sorted(Path(mcrank.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print":
+                if any(keyword.arg == "file" and ast.unparse(keyword.value) == "sys.stderr" for keyword in node.keywords):
+                    found.append(f"{path.name}:{node.lineno}")
+    assert found == []

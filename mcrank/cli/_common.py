@@ -11,6 +11,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from mcrank._signals import say
+
 __all__ = [
     "DEFAULT_WIDTH",
     "FORMAT_BY_SUFFIX",
@@ -273,5 +275,5 @@ def fail(command: str, error: BaseException) -> int:
     if isinstance(error, OSError) and error.filename is not None:
         message = f"{error.filename}: {error.strerror or message}"
     message = " ".join(str(message).split())  # one line, whatever the exception held
-    print(f"mcrank {command}: error: {message}", file=sys.stderr)
+    say(f"mcrank {command}: error: {message}")
     return 2

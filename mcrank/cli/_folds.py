@@ -8,8 +8,7 @@ models across cross-validation folds").
 
 from __future__ import annotations
 
-import sys
-
+from mcrank._signals import say
 from mcrank.cli._common import UsageError, flagged_by, json_text, terminal_width, write_output
 
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
@@ -83,7 +82,7 @@ def handler(args) -> int:
 
         text = render_table(result, width=terminal_width(args.out))
     if write_output(text, args.out) is not None and not args.quiet:
-        print(f"mcrank evaluate: wrote {args.out}", file=sys.stderr)
+        say(f"mcrank evaluate: wrote {args.out}")
     return 0
 
 

@@ -9,8 +9,7 @@ utilities").
 
 from __future__ import annotations
 
-import sys
-
+from mcrank._signals import say
 from mcrank.cli._common import UsageError, class_names, flag_names, write_output
 
 #: The library's parameters that are flags here.
@@ -74,7 +73,7 @@ def handler(args, utility) -> int:
         raise UsageError(flag_names(str(error), _FLAGS)) from None
     text = {"json": render_json, "csv": render_csv}.get(args.format, lambda result: str(result) + "\n")(result)
     if write_output(text, args.out) is not None and not args.quiet:
-        print(f"mcrank evaluate: wrote {args.out}", file=sys.stderr)
+        say(f"mcrank evaluate: wrote {args.out}")
     return 0
 
 

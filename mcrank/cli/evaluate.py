@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from mcrank._signals import say
 from mcrank.cli._common import (
     UsageError,
     check_outputs,
@@ -111,7 +112,7 @@ def handler(args) -> int:
         if given and result.samples is None:  # nothing drawn: a seed a script always passes is no error
             why = ("the flip probabilities under gaussian errors are exact" if result.utility.sd is not None
                    else "no error sd and no --test-uncertainty")  # fmt: skip
-            print(f"mcrank evaluate: note: {' and '.join(given)} not used: nothing is drawn ({why})", file=sys.stderr)
+            say(f"mcrank evaluate: note: {' and '.join(given)} not used: nothing is drawn ({why})")
         if args.format == "json":
             text = json_text({**result.to_dict(), **_made(args, result)})
         elif args.format == "csv":
@@ -125,7 +126,7 @@ def handler(args) -> int:
         detail = f" ({error})" if str(error) else ""
         raise UsageError(f"not enough memory{detail}: there is one result per pair of classifiers") from None
     if write_output(text, args.out) is not None and not args.quiet:
-        print(f"mcrank evaluate: wrote {args.out}", file=sys.stderr)
+        say(f"mcrank evaluate: wrote {args.out}")
     return 0
 
 

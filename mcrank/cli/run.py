@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import textwrap
 
+from mcrank._signals import say
 from mcrank.cli._common import (  # noqa: F401 - FORMAT_BY_SUFFIX, output_format: run's before they were shared
     DEFAULT_WIDTH,
     FORMAT_BY_SUFFIX,
@@ -175,14 +176,14 @@ def handler(args) -> int:
     from mcrank._jit import kernels_cached
 
     if progress and not kernels_cached():  # on a terminal, as the progress bar
-        print("mcrank run: compiling the kernels (first run after an install or a change, tens of seconds)...", file=sys.stderr)
+        say("mcrank run: compiling the kernels (first run after an install or a change, tens of seconds)...")
     result = run_study(config, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=progress)
     # With --config, the file the parameters came from, as a study of reproduce names it
     # (flags may have overridden some; the config holds every value used).
     labels = {} if args.config is None else {"source": str(args.config)}
     text = render(result, chosen_format, **labels)
     if write_output(text, args.out) is not None and not args.quiet:
-        print(f"mcrank run: wrote {args.out}", file=sys.stderr)
+        say(f"mcrank run: wrote {args.out}")
     return 0
 
 

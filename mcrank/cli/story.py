@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 import textwrap
 
+from mcrank._signals import say
 from mcrank.cli._common import DEFAULT_WIDTH, check_outputs, json_text, path_argument, write_output
 
 
@@ -33,7 +33,7 @@ def handler(args) -> int:
     result = story()
     text = json_text(result) if chosen == "json" else render_table(result) + "\n"
     if write_output(text, args.out) is not None and not args.quiet:
-        print(f"mcrank story: wrote {args.out}", file=sys.stderr)
+        say(f"mcrank story: wrote {args.out}")
     return 0
 
 

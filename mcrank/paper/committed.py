@@ -15,9 +15,9 @@ an installed copy has none, and nothing is protected.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from mcrank._signals import say
 from mcrank.results import repository_root, uncommitted_changes
 
 __all__ = ["CommittedResultsError", "DirtyTreeGate", "check_destination", "committed_directories"]
@@ -124,8 +124,4 @@ class DirtyTreeGate:
                 cli_remedy="commit them first, or give --allow-dirty to write results that record a modified tree",
             )
         self._checked = True
-        print(
-            f'reproduce: warning: writing into results/ although {state}; what is written records "modified": true',
-            file=sys.stderr,
-            flush=True,
-        )
+        say(f'reproduce: warning: writing into results/ although {state}; what is written records "modified": true')
