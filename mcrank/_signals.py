@@ -19,14 +19,13 @@ code that runs the import (numpy's C API prints the failed import of its module 
 another error, an import lock's weakref callback prints it as "Exception ignored"), before the
 command's one line.
 
-This module imports nothing but the standard library's ``signal``, ``sys``, ``threading``,
-``_thread`` and ``time`` (already loaded when Python starts), so that the ``mcrank`` command
+This module imports nothing but the standard library's ``signal``, ``sys``, ``threading`` and
+``time`` (already loaded when Python starts), so that the ``mcrank`` command
 installs the handlers before it imports anything else (:mod:`mcrank.__main__`).
 """
 
 from __future__ import annotations
 
-import _thread
 import signal
 import sys
 import threading
@@ -64,8 +63,8 @@ _waiting: dict = {}
 #: meanwhile ("signal").
 _holding: dict = {"depth": 0}
 
-# Held while a retry is asked for and while the handlers are put back, so that no retry
-# reaches the handler that was there before.
+# Held while a retry is sent, and taken by restore() before it puts the handlers back, so that
+# no retry reaches the handler that was there before.
 _lock = threading.Lock()
 
 
@@ -84,9 +83,10 @@ def install() -> bool:
 
 def restore() -> None:
     """Put back the handlers :func:`install` replaced, and forget the signals received."""
-    with _lock:  # a retry asked for from now on finds no handler of its own, and returns
-        previous = dict(_previous)
-        _previous.clear()
+    previous = dict(_previous)
+    _previous.clear()  # from here on the handler returns at once: a retry still on its way
+    with _lock:  # the retry being sent, if any, has been sent: none comes after the handlers go
+        pass
     for signum, handler in previous.items():
         signal.signal(signum, handler)
     _received.clear()
@@ -180,9 +180,11 @@ def _importing(frame) -> bool:
 
 
 def _retry(signum: int) -> None:
-    """Run the handler of ``signum`` again in the main thread, unless the command has ended."""
+    """Send ``signum`` to the main thread again, unless the command has ended: a signal, not
+    ``_thread.interrupt_main``, so that a call it waits in (``time.sleep``, a lock) returns and
+    the handler runs."""
     with _lock:
         _waiting.pop("timer", None)
         if _previous and "since" in _waiting:
             _waiting["retry"] = True
-            _thread.interrupt_main(signum)
+            signal.pthread_kill(threading.main_thread().ident, signum)
