@@ -1561,6 +1561,8 @@ sys.meta_path.insert(0, Hook())
 """,
     "swallowed-import": """
 import os, sys, time
+import mcrank._signals
+mcrank._signals.IMPORT_WAIT = 0.1  # raised inside the import after 0.1 s, not 2: the loss is tested, not the wait
 class Swallow:
     def find_spec(self, name, path=None, target=None):
         if name == {argument!r}:
