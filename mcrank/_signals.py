@@ -9,19 +9,20 @@ catches it. So the handlers installed here note each signal before they raise, a
 studies, samples and figures, as a command ends), raises it again: a signal, once received,
 ends the command, with the same clean-up and exit code as if nothing had caught it.
 
-While numba is at work in the main thread (a compile, a load from its cache, the set-up of its
-code generator) the exception waits until that work returns (:func:`mcrank._jit.after_compiling`):
-raised inside LLVM's callbacks it is dropped, and raised between two of numba's calls into LLVM
-it can leave an object freed twice. Within a :class:`held` block it waits for the block's end.
-While a module is imported it waits until the import returns (tried again every
-:data:`RETRY` s, for at most :data:`IMPORT_WAIT` s): raised there, it would be printed by the
-code that runs the import (numpy's C API prints the failed import of its module and raises
-another error, an import lock's weakref callback prints it as "Exception ignored"), before the
-command's one line.
+While numba is at work in the main thread (a compile, a load from its cache, the set-up of
+its code generator) the exception waits until that work returns
+(:func:`mcrank._jit.after_compiling`): raised inside LLVM's callbacks it is dropped, and raised
+between two of numba's calls into LLVM it can leave an object freed twice. Within a
+:class:`held` block it waits for the block's end. While a module is imported it waits until
+the import returns (tried again every :data:`RETRY` s, for at most :data:`IMPORT_WAIT` s):
+raised there, it would be printed by the code that runs the import (numpy's C API prints the
+failed import of its module and raises another error, an import lock's weakref callback prints
+it as "Exception ignored"), before the command's one line. Each line on stderr is one write
+(:func:`say`), so that no exception cuts it.
 
 This module imports nothing but the standard library's ``signal``, ``sys``, ``threading`` and
-``time`` (already loaded when Python starts), so that the ``mcrank`` command
-installs the handlers before it imports anything else (:mod:`mcrank.__main__`).
+``time`` (already loaded when Python starts), so that the ``mcrank`` command installs the
+handlers before it imports anything else (:mod:`mcrank.__main__`).
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ def stopped(program: str, terminated: bool) -> int:
 def say(line: str) -> None:
     """Write ``line`` and its newline to stderr in one write. ``print`` writes them apart, and a
     signal's exception can be raised between the two (from the write's own check for signals):
-    the line was left open, and the command's last line joined to it."""
+    the line stays open, and the command's last line joins it."""
     if sys.stderr is not None:  # None when started with stderr closed (``2>&-``)
         sys.stderr.write(f"{line}\n")
         sys.stderr.flush()
