@@ -32,7 +32,9 @@ import os
 import threading
 from pathlib import Path
 
-__all__ = ["Kernel", "after_compiling", "cache_directory", "extend_cache_key", "interpreted", "jit", "kernels_cached"]
+from mcrank import _signals
+
+__all__ = ["Kernel", "cache_directory", "extend_cache_key", "interpreted", "jit", "kernels_cached"]
 
 _OPTIONS = dict(cache=True, error_model="numpy", nogil=True)
 
@@ -49,55 +51,22 @@ _INTERPRETED = contextvars.ContextVar("mcrank_interpreted", default=False)
 _LOCK = threading.RLock()
 
 
-class _Compiles(threading.local):
-    """Per thread: how deep numba's work is there (:func:`_numba_at_work`), one compile inside
-    another, and what to run when the outermost returns (:func:`after_compiling`)."""
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.pending: list = []
-
-
-_COMPILES = _Compiles()
-
-
-def after_compiling(action) -> bool:
-    """If numba is at work in this thread (:func:`_numba_at_work`), run ``action`` when that
-    work returns, and return True; else return False (and run nothing).
-
-    For a signal handler: an exception it raises while numba compiles is raised inside one of
-    LLVM's callbacks into Python (ctypes), where Python prints it ("Exception ignored on
-    calling ctypes callback function") and drops it, and the compile then fails with a
-    traceback of its own. Deferred, it is raised as numba's work returns, where it unwinds as
-    anywhere else.
-    """
-    if _COMPILES.depth == 0:
-        return False
-    _COMPILES.pending.append(action)
-    return True
-
-
-@contextlib.contextmanager
-def _numba_at_work():
-    """Count numba's work in this thread (:func:`after_compiling`): a compile, a load from its
-    cache, the first dispatcher, which builds its code generator. What was deferred meanwhile
-    runs as the outermost returns: an exception raised between two of numba's calls into LLVM
-    could leave an object that LLVM freed still owned by Python, freed again later (abort)."""
-    _COMPILES.depth += 1
-    try:
-        yield
-    finally:
-        _COMPILES.depth -= 1
-        if _COMPILES.depth == 0:
-            pending, _COMPILES.pending = _COMPILES.pending, []
-            for action in pending:
-                action()
-
-
 def _compile(dispatcher, signature):
-    """numba's compile of ``dispatcher`` for ``signature``, counted (:func:`_numba_at_work`)."""
+    """numba's compile of ``dispatcher`` for ``signature`` (or its load from the cache), with a
+    signal's exception held until it returns (:func:`_numba_at_work`)."""
     with _numba_at_work():
         return type(dispatcher).compile(dispatcher, signature)  # looked up now: a test may wrap it
+
+
+def _numba_at_work():
+    """A block of numba's work (a compile, a load from its cache, the first dispatcher, which
+    builds numba's code generator) where a signal's exception waits until the outermost such
+    block returns (:class:`mcrank._signals.held`). Raised inside one of LLVM's callbacks into
+    Python (ctypes), Python prints it ("Exception ignored on calling ctypes callback function")
+    and drops it, and the compile fails with a traceback of its own; raised between two of
+    numba's calls into LLVM, it can leave an object that LLVM freed still owned by Python,
+    freed again later (abort)."""
+    return _signals.held()
 
 
 @functools.cache

@@ -9,16 +9,15 @@ catches it. So the handlers installed here note each signal before they raise, a
 studies, samples and figures, as a command ends), raises it again: a signal, once received,
 ends the command, with the same clean-up and exit code as if nothing had caught it.
 
-While numba is at work in the main thread (a compile, a load from its cache, the set-up of
-its code generator) the exception waits until that work returns
-(:func:`mcrank._jit.after_compiling`): raised inside LLVM's callbacks it is dropped, and raised
-between two of numba's calls into LLVM it can leave an object freed twice. Within a
-:class:`held` block it waits for the block's end. While a module is imported it waits until
-the import returns (tried again every :data:`RETRY` s, for at most :data:`IMPORT_WAIT` s):
-raised there, it would be printed by the code that runs the import (numpy's C API prints the
-failed import of its module and raises another error, an import lock's weakref callback prints
-it as "Exception ignored"), before the command's one line. Each line on stderr is one write
-(:func:`say`), so that no exception cuts it.
+Within a :class:`held` block the exception waits for the block's end: numba's work in the main
+thread (a compile, a load from its cache, the set-up of its code generator), where it would be
+dropped inside LLVM's callbacks or leave an object freed twice
+(:func:`mcrank._jit._numba_at_work`), and the making of a temporary file. While a module is
+imported it waits until the import returns (tried again every :data:`RETRY` s, for at most
+:data:`IMPORT_WAIT` s): raised there, it would be printed by the code that runs the import
+(numpy's C API prints the failed import of its module and raises another error, an import
+lock's weakref callback prints it as "Exception ignored"), before the command's one line. Each
+line on stderr is one write (:func:`say`), so that no exception cuts it.
 
 This module imports nothing but the standard library's ``signal``, ``sys``, ``threading`` and
 ``time`` (already loaded when Python starts), so that the ``mcrank`` command installs the
@@ -125,8 +124,8 @@ def say(line: str) -> None:
 
 class held:
     """Within this block (in the main thread), a signal's exception waits until the outermost
-    block ends: for steps that must not be cut, a file created and then removed or renamed,
-    whose name is known only once the call that created it has returned."""
+    block ends: for steps that must not be cut, such as numba's work, or a file created and then
+    removed or renamed, whose name is known only once the call that created it has returned."""
 
     def __enter__(self) -> held:
         if threading.current_thread() is threading.main_thread():
@@ -155,10 +154,6 @@ def _handler(signum, frame):
             return  # a retry asked for before the exception was raised
     else:
         _received.append(signum)
-    # Not imported, or not yet to that line (the signal may land in its import): nothing compiles.
-    after_compiling = getattr(sys.modules.get("mcrank._jit"), "after_compiling", None)
-    if after_compiling is not None and after_compiling(check):
-        return  # inside numba's work it could be dropped, or cut numba between two calls into LLVM
     if _holding["depth"]:
         _holding.setdefault("signal", signum)
         return
