@@ -440,6 +440,64 @@ def read_study(path) -> dict:
     return document
 
 
+#: Largest shard file read: a shard of 10^10 pairs holds its 150,000 chunks' counts.
+MAX_SHARD_BYTES = 256 << 20
+
+
+def shard_document(shard) -> dict:
+    """A :class:`~mcrank.study.StudyShard` with how it was made (:func:`provenance`): what
+    ``mcrank run --shard`` writes and ``mcrank merge`` reads."""
+    return {**shard.to_dict(), **provenance()}
+
+
+def read_shard(path):
+    """The :class:`~mcrank.study.StudyShard` of a shard file (:func:`shard_document`).
+
+    Raises
+    ------
+    ValueError
+        Naming the file: not valid JSON, not a shard file, or a shard that does not hold what it says.
+    """
+    import numpy as np
+
+    from mcrank.engine import check_shard
+    from mcrank.study import StudyConfig, StudyShard
+
+    path = Path(path)
+    try:
+        document = json.loads(read_text(path, limit=MAX_SHARD_BYTES, what="shard file"))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not valid JSON: {error}") from None
+    keys = ("shard", "config", "dtype", "chunks")
+    if not isinstance(document, dict) or any(key not in document for key in keys) or not isinstance(document["shard"], dict):
+        raise ValueError(f"{path}: not an mcrank shard file (written by mcrank run --shard)")
+    try:
+        config = StudyConfig.from_dict({k: v for k, v in document["config"].items() if k != "version"}, source=str(path))
+        index, count = check_shard(tuple(document["shard"][key] for key in ("index", "count")))
+        dtype = {"int64": np.int64, "float64": np.float64}[document["dtype"]]
+        chunks = [
+            (int(c), int(size), np.array(incorrect, dtype=dtype), np.array(sums, dtype=np.float64))
+            for c, size, incorrect, sums in document["chunks"]
+        ]
+    except (KeyError, TypeError, ValueError, OverflowError) as error:
+        if isinstance(error, ValueError) and str(error).startswith(f"{path}: "):
+            raise
+        raise ValueError(f"{path}: not an mcrank shard file (written by mcrank run --shard): its counts are malformed") from None
+    if config.to_dict() != {k: v for k, v in document["config"].items() if k != "version"}:
+        raise ValueError(f"{path}: its config is not one this version of mcrank writes")
+    if len({(c[2].size, c[3].size) for c in chunks}) > 1:
+        raise ValueError(f"{path}: not an mcrank shard file: its chunks hold different numbers of counts")
+    wall_time = document.get("wall_time", 0.0)
+    return StudyShard(
+        config=config,
+        index=index,
+        count=count,
+        chunks=chunks,
+        wall_time=float(wall_time) if isinstance(wall_time, (int, float)) else 0.0,
+        provenance={key: document.get(key) for key in ("versions", "revision", "date", "source")},
+    )
+
+
 def is_complete(directory, name: str, config) -> bool:
     """Whether ``<name>.json`` and ``.csv`` exist and were made with exactly ``config``.
 

@@ -111,7 +111,7 @@ def test_no_command_is_one_line_and_exit_code_2(capsys):
         main([])
     err = capsys.readouterr().err.strip().splitlines()
     assert exit.value.code == 2 and len(err) == 1
-    assert err[0] == "mcrank: error: a command is required: story, run, reproduce, evaluate (see 'mcrank --help')"
+    assert err[0] == "mcrank: error: a command is required: story, run, merge, reproduce, evaluate (see 'mcrank --help')"
 
 
 def test_out_dash_is_standard_output(tmp_path, monkeypatch, capsys):

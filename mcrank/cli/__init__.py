@@ -25,7 +25,7 @@ from mcrank.cli._common import OneLineParser, SubcommandParser, UsageError, fail
 
 __all__ = ["main"]
 
-SUBCOMMANDS = ("story", "run", "reproduce", "evaluate")
+SUBCOMMANDS = ("story", "run", "merge", "reproduce", "evaluate")
 
 #: Exit code when the reader of stdout went away (``mcrank story | head -1``): 128 + SIGPIPE,
 #: what a shell reports for a program killed by SIGPIPE, as 130 is 128 + SIGINT.

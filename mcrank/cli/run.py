@@ -54,6 +54,28 @@ def _add_execution_flags(parser) -> None:
     )
     execution.add_argument("--out", type=path_argument, metavar="PATH", help="write the output to PATH (atomically); - or none: stdout")
     execution.add_argument("--quiet", action="store_true", help="no progress bar")
+    execution.add_argument(
+        "--shard",
+        type=shard_argument,
+        metavar="I/N",
+        help="run only shard I of N (a task of a job array) and write its counts as JSON, for mcrank merge; needs a fixed seed",
+    )
+
+
+def shard_argument(text: str) -> tuple[int, int]:
+    """``I/N`` as ``(I, N)``: ASCII digits only (argparse turns the error into one line naming --shard)."""
+    import argparse
+    import re
+
+    from mcrank.engine import MAX_SHARDS
+
+    match = re.fullmatch(r"([0-9]+)/([0-9]+)", text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not I/N, shard I of N, as in 3/10")
+    index, count = int(match.group(1)), int(match.group(2))
+    if not 1 <= count <= MAX_SHARDS or not 1 <= index <= count:
+        raise argparse.ArgumentTypeError(f"{text!r}: I/N needs 1 <= I <= N <= {MAX_SHARDS:,}")
+    return index, count
 
 
 def _add_study_flags(parser) -> None:
@@ -171,16 +193,29 @@ def handler(args) -> int:
     except ValueError as error:
         raise UsageError(flag_names(str(error), {"jobs": "--jobs"})) from None
     check_outputs({"--out": args.out}, inputs=(args.config,))  # before the run, so that it does not end on an unwritable path
+    if args.shard is not None:
+        if args.format not in (None, "json"):
+            raise UsageError(f"--shard writes the shard's counts as JSON, for mcrank merge; --format {args.format} is not that")
+        if config.seed is None:
+            raise UsageError("--shard needs a fixed --seed: each shard would draw from a root of its own")
     chosen_format = args.format or output_format(args.out)
     progress = not args.quiet and sys.stderr.isatty()
     from mcrank._jit import kernels_cached
 
     if progress and not kernels_cached():  # on a terminal, as the progress bar
         say("mcrank run: compiling the kernels (first run after an install or a change, tens of seconds)...")
+    labels = {} if args.config is None else {"source": str(args.config)}
+    if args.shard is not None:
+        from mcrank.engine import run_shard
+        from mcrank.results import shard_document
+
+        shard = run_shard(config, args.shard, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=progress)
+        if write_output(json_text({**labels, **shard_document(shard)}), args.out) is not None and not args.quiet:
+            say(f"mcrank run: wrote shard {args.shard[0]}/{args.shard[1]} to {args.out}")
+        return 0
     result = run_study(config, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, progress=progress)
     # With --config, the file the parameters came from, as a study of reproduce names it
     # (flags may have overridden some; the config holds every value used).
-    labels = {} if args.config is None else {"source": str(args.config)}
     text = render(result, chosen_format, **labels)
     if write_output(text, args.out) is not None and not args.quiet:
         say(f"mcrank run: wrote {args.out}")

@@ -20,7 +20,9 @@ difference of a few pairs, for the figures.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import time
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
@@ -28,12 +30,25 @@ import numpy as np
 from mcrank._rng import resolve_rng, root_seed_sequence
 from mcrank._validation import check_count
 from mcrank.engine import binary
-from mcrank.engine.runner import BACKENDS, check_execution, run_chunks
+from mcrank.engine.runner import BACKENDS, ChunkCounts, add_up, check_execution, chunk_count, each_chunk, run_chunks, shard_chunks
 from mcrank.ranking import ranked_correctly
-from mcrank.study import StudyConfig, StudyResult
+from mcrank.study import StudyConfig, StudyResult, StudyShard
 from mcrank.study.kinds import STUDY_KINDS
 
-__all__ = ["BACKENDS", "PairSample", "ranked_correctly", "run_study", "sample_pairs"]
+__all__ = [
+    "BACKENDS",
+    "MAX_SHARDS",
+    "PairSample",
+    "check_shard",
+    "merge_shards",
+    "ranked_correctly",
+    "run_shard",
+    "run_study",
+    "sample_pairs",
+]
+
+#: The most shards a study is cut into (a job array of a million tasks is a typo).
+MAX_SHARDS = 10**6
 
 
 def _study_config(config, overrides: dict, caller: str) -> StudyConfig:
@@ -118,6 +133,115 @@ def run_study(
         scheduler=scheduler,
         progress=progress,
     )
+    return engine.study_result(config, totals)
+
+
+def check_shard(shard) -> tuple[int, int]:
+    """``shard`` as ``(index, count)``, ``1 <= index <= count <= MAX_SHARDS``; a ValueError naming ``shard`` otherwise."""
+    if (
+        not isinstance(shard, tuple)
+        or len(shard) != 2
+        or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in shard)
+        or not 1 <= shard[1] <= MAX_SHARDS
+        or not 1 <= shard[0] <= shard[1]
+    ):
+        raise ValueError(f"shard must be (index, count) with 1 <= index <= count <= {MAX_SHARDS:,}, got {shard!r}")
+    return int(shard[0]), int(shard[1])
+
+
+def run_shard(
+    config: StudyConfig,
+    shard: tuple[int, int],
+    *,
+    jobs: int = -1,
+    backend: str = "threading",
+    scheduler: str | None = None,
+    progress: bool = False,
+) -> StudyShard:
+    """Run shard ``shard = (i, n)`` of the study ``config``: the ``i``-th of ``n`` contiguous runs
+    of its chunks (a task of a SLURM job array), for :func:`merge_shards`.
+
+    Parameters are those of :func:`run_study`; ``config.seed`` must be fixed, so that every
+    shard draws from the same root. The merge of all ``n`` shards is bit-identical to
+    ``run_study(config)``, whatever each shard's jobs and backend.
+
+    Raises
+    ------
+    ValueError
+        Naming ``shard``, or ``seed`` if it is None.
+    """
+    if not isinstance(config, StudyConfig):
+        raise TypeError(f"config must be a StudyConfig, got {type(config).__name__}")
+    index, count = check_shard(shard)
+    if config.seed is None:
+        raise ValueError("seed must be fixed to run a study in shards: each shard would draw from a root of its own")
+    check_execution(jobs, backend, scheduler)
+    engine = importlib.import_module(STUDY_KINDS[config.kind].engine)
+    kernel = engine.kernel(config)
+    chunks = shard_chunks(config.samples, config.chunk_size, (index, count))
+    start = time.perf_counter()
+    results = each_chunk(
+        kernel.count_chunk,
+        kernel.study_arguments(config),
+        chunks,
+        root=root_seed_sequence(config.seed),
+        samples=config.samples,
+        chunk_size=config.chunk_size,
+        jobs=jobs,
+        backend=backend,
+        scheduler=scheduler,
+        progress=progress,
+    )
+    with contextlib.closing(results):
+        kept = [(chunk, size, counts.incorrect, counts.sums) for chunk, size, counts in results]
+    return StudyShard(config=config, index=index, count=count, chunks=kept, wall_time=time.perf_counter() - start)
+
+
+def merge_shards(shards) -> StudyResult:
+    """The :class:`~mcrank.study.StudyResult` of a study from all its shards (:func:`run_shard`),
+    given in any order: bit-identical to one run of it. Its wall time is the shards' sum.
+
+    Raises
+    ------
+    ValueError
+        Naming ``shards``: none given, shards of different studies, counts or versions, a shard
+        missing or given twice, or a shard that does not hold its chunks.
+    """
+    shards = list(shards)
+    if not shards:
+        raise ValueError("shards: none given")
+    first = shards[0]
+    for shard in shards[1:]:
+        if shard.config.to_dict() != first.config.to_dict():
+            raise ValueError(
+                f"shards {first.index}/{first.count} and {shard.index}/{shard.count} are of different studies (their configs differ)"
+            )
+        if shard.count != first.count:
+            raise ValueError(f"shards: shard {first.index}/{first.count} and shard {shard.index}/{shard.count} cut the study differently")
+        for key in ("versions", "revision"):
+            if shard.provenance.get(key) != first.provenance.get(key):
+                raise ValueError(f"shards {first.index}/{first.count} and {shard.index}/{shard.count} were run with different {key}")
+    indices = sorted(shard.index for shard in shards)
+    twice = sorted({i for i in indices if indices.count(i) > 1})
+    if twice:
+        raise ValueError(f"shards: shard {twice[0]}/{first.count} is given twice")
+    missing = sorted(set(range(1, first.count + 1)) - set(indices))
+    if missing:
+        listed = ", ".join(f"{i}/{first.count}" for i in missing[:5]) + (", ..." if len(missing) > 5 else "")
+        raise ValueError(f"shards: {len(missing):,} of {first.count:,} missing: {listed}")
+    config = first.config
+    for shard in shards:
+        expected = shard_chunks(config.samples, config.chunk_size, (shard.index, shard.count))
+        held = [chunk for chunk, *_ in shard.chunks]
+        if held != list(expected) or any(
+            size != min(config.chunk_size, config.samples - chunk * config.chunk_size) for chunk, size, *_ in shard.chunks
+        ):
+            raise ValueError(f"shards: shard {shard.index}/{shard.count} does not hold its chunks {expected.start}-{expected.stop - 1}")
+    ordered = sorted(shards, key=lambda shard: shard.index)
+    records = ((chunk, size, ChunkCounts(incorrect, sums)) for shard in ordered for chunk, size, incorrect, sums in shard.chunks)
+    totals = add_up(records, chunk_count(config.samples, config.chunk_size))
+    totals = totals._replace(wall_time=sum(shard.wall_time for shard in shards))
+    engine = importlib.import_module(STUDY_KINDS[config.kind].engine)
     return engine.study_result(config, totals)
 
 

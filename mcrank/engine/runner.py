@@ -9,6 +9,11 @@ counts per batch (chunk ``k`` in batch ``k mod b``) for jackknife standard error
 
 Kernels of other study kinds (n classes, finite test sets) plug in by giving
 :func:`run_chunks` their own chunk function.
+
+A study can also be run in shards (a SLURM job array): shard ``i`` of ``n`` runs the ``i``-th
+contiguous run of chunks (:func:`shard_chunks`, :func:`each_chunk`) and keeps each chunk's
+counts; :func:`add_up` adds the chunks of all shards in chunk order, as one run does, so that
+the merged counts are bit-identical to one run's.
 """
 
 from __future__ import annotations
@@ -27,7 +32,18 @@ from mcrank import _signals
 from mcrank._rng import child_seed_sequence
 from mcrank.study.result import BATCHES
 
-__all__ = ["BACKENDS", "ChunkCounts", "RunTotals", "check_execution", "chunk_generators", "run_chunks"]
+__all__ = [
+    "BACKENDS",
+    "ChunkCounts",
+    "RunTotals",
+    "add_up",
+    "check_execution",
+    "chunk_count",
+    "chunk_generators",
+    "each_chunk",
+    "run_chunks",
+    "shard_chunks",
+]
 
 #: joblib backends mcrank configures itself. Any other backend registered with joblib
 #: (``joblib.register_parallel_backend``: Ray's ``register_ray``, joblibspark's
@@ -115,6 +131,19 @@ def check_execution(jobs, backend: str, scheduler: str | None) -> None:
         raise ValueError(f"scheduler {scheduler!r} is only used with backend='dask', got backend={backend!r}")
 
 
+def chunk_count(samples: int, chunk_size: int) -> int:
+    """The number of chunks of a study of ``samples`` pairs, ``chunk_size`` a chunk (the last one shorter)."""
+    return -(-samples // chunk_size)
+
+
+def shard_chunks(samples: int, chunk_size: int, shard: tuple[int, int]) -> range:
+    """The chunks of shard ``(i, n)``, ``1 <= i <= n``: the ``i``-th of ``n`` contiguous runs of
+    chunks, as even as whole chunks allow (a shard of more shards than chunks may be empty)."""
+    index, count = shard
+    chunks = chunk_count(samples, chunk_size)
+    return range((index - 1) * chunks // count, index * chunks // count)
+
+
 def run_chunks(
     chunk_function: Callable[..., ChunkCounts],
     arguments,
@@ -133,25 +162,72 @@ def run_chunks(
     parameters). ``jobs``, ``backend`` and ``scheduler`` are as in
     :func:`mcrank.engine.run_study`, checked by :func:`check_execution`.
     """
-    import joblib
-    from tqdm import tqdm
+    start = time.perf_counter()
+    chunks = chunk_count(samples, chunk_size)
+    results = each_chunk(
+        chunk_function,
+        arguments,
+        range(chunks),
+        root=root,
+        samples=samples,
+        chunk_size=chunk_size,
+        jobs=jobs,
+        backend=backend,
+        scheduler=scheduler,
+        progress=progress,
+    )
+    with contextlib.closing(results):  # its clean-up now, not when it is collected
+        return add_up(results, chunks, time.perf_counter, start)
 
-    _signals.check()  # a signal whose exception was lost in the imports (mcrank._signals)
-    chunks = -(-samples // chunk_size)
+
+def add_up(results, chunks: int, clock=None, start: float = 0.0) -> RunTotals:
+    """The :class:`RunTotals` of ``results``, ``(chunk, size, ChunkCounts)`` in chunk order, of a
+    run of ``chunks`` chunks: chunk ``k`` in batch ``k mod b``, the float sums added in chunk
+    order. One run and the merge of its shards add up alike, so that they agree bit for bit.
+    ``clock() - start`` is the wall time (0 without a clock)."""
     batches = min(BATCHES, chunks)
     batch_samples = np.zeros(batches, dtype=np.int64)
     batch_incorrect = None
     sums = None
-    start = time.perf_counter()
+    for chunk, size, counts in results:
+        if batch_incorrect is None:  # counts, or sums of probabilities (floats)
+            batch_incorrect = np.zeros((batches, counts.incorrect.size), dtype=counts.incorrect.dtype)
+            sums = np.zeros(counts.sums.size)
+        batch_samples[chunk % batches] += size
+        batch_incorrect[chunk % batches] += counts.incorrect
+        sums += counts.sums
+    return RunTotals(batch_samples, batch_incorrect, sums, 0.0 if clock is None else clock() - start)
+
+
+def each_chunk(
+    chunk_function: Callable[..., ChunkCounts],
+    arguments,
+    chunks: range,
+    *,
+    root: np.random.SeedSequence,
+    samples: int,
+    chunk_size: int,
+    jobs: int = -1,
+    backend: str = "threading",
+    scheduler: str | None = None,
+    progress: bool = False,
+):
+    """Run ``chunk_function`` over ``chunks`` (of a study of ``samples`` pairs), yielding
+    ``(chunk, size, ChunkCounts)`` in chunk order; the arguments are those of :func:`run_chunks`."""
+    import joblib
+    from tqdm import tqdm
+
+    _signals.check()  # a signal whose exception was lost in the imports (mcrank._signals)
+    total = max(0, min(samples, chunks.stop * chunk_size) - chunks.start * chunk_size)
     with (
         _parallel_context(backend, jobs, scheduler),
-        tqdm(total=samples, unit="pair", unit_scale=True, disable=not progress, file=sys.stderr, leave=False) as bar,
+        tqdm(total=total, unit="pair", unit_scale=True, disable=not progress, file=sys.stderr, leave=False) as bar,
     ):
         tasks = (
             joblib.delayed(_run_one)(chunk_function, root, chunk, min(chunk_size, samples - chunk * chunk_size), arguments)
-            for chunk in range(chunks)
+            for chunk in chunks
         )
-        if backend == "threading" and (jobs == 1 or chunks == 1):
+        if backend == "threading" and (jobs == 1 or len(chunks) <= 1):
             # Nothing to run in parallel: skip the thread pool and its start-up.
             results = (function(*args, **kwargs) for function, args, kwargs in tasks)
         else:
@@ -159,15 +235,9 @@ def run_chunks(
         # Results come back in chunk order, so the float sums are added in a fixed order too.
         with _closed_quietly(results):
             for chunk, size, counts in results:
-                if batch_incorrect is None:  # counts, or sums of probabilities (floats)
-                    batch_incorrect = np.zeros((batches, counts.incorrect.size), dtype=counts.incorrect.dtype)
-                    sums = np.zeros(counts.sums.size)
-                batch_samples[chunk % batches] += size
-                batch_incorrect[chunk % batches] += counts.incorrect
-                sums += counts.sums
+                yield chunk, size, counts
                 bar.update(size)
                 _signals.check()  # between chunks: a signal whose exception was lost meanwhile
-    return RunTotals(batch_samples, batch_incorrect, sums, time.perf_counter() - start)
 
 
 @contextlib.contextmanager

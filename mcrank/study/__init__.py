@@ -13,7 +13,7 @@ The engine (:mod:`mcrank.engine`) takes a :class:`StudyConfig` and returns a
 
 from mcrank.study.config import MAX_SAMPLES, MAX_SDS, StudyConfig, parse_count, parse_metrics, parse_sds, parse_values
 from mcrank.study.experiments import FIGURE_SETTINGS, Experiment, load_experiment, load_experiments, read_toml
-from mcrank.study.result import BATCHES, StudyResult
+from mcrank.study.result import BATCHES, StudyResult, StudyShard
 
 __all__ = [
     "BATCHES",
@@ -23,6 +23,7 @@ __all__ = [
     "Experiment",
     "StudyConfig",
     "StudyResult",
+    "StudyShard",
     "load_experiment",
     "load_experiments",
     "parse_count",

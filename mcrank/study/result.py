@@ -13,7 +13,7 @@ import numpy as np
 
 from mcrank.study.config import StudyConfig
 
-__all__ = ["BATCHES", "StudyResult"]
+__all__ = ["BATCHES", "StudyResult", "StudyShard"]
 
 #: Number of batches whose counts a result keeps, for jackknife errors of derived quantities.
 BATCHES = 32
@@ -132,5 +132,48 @@ class StudyResult:
             "config": {**self.config.to_dict(), "version": __version__},
             "rows": self.rows(),
             "batches": {"samples": self.batch_samples.tolist(), "incorrect": self._batch_rows()},
+            "wall_time": self.wall_time,
+        }
+
+
+@dataclass(frozen=True)
+class StudyShard:
+    """One shard of a study: the counts of each of its chunks, to be merged with the other
+    shards' into the :class:`StudyResult` of the whole study (:func:`mcrank.engine.merge_shards`).
+
+    Attributes
+    ----------
+    config : StudyConfig
+        The whole study's configuration, its seed fixed (every shard draws from the same root).
+    index, count : int
+        This is shard ``index`` of ``count``, ``1 <= index <= count``.
+    chunks : list of tuple
+        ``(chunk, size, incorrect, sums)`` for each chunk of the shard, in chunk order: its
+        number, its pairs, and its :class:`~mcrank.engine.runner.ChunkCounts` arrays.
+    wall_time : float
+        Seconds this shard took.
+    provenance : dict
+        How it was made (versions, revision, date), as a results file records it; shards of one
+        study must agree on the versions and the revision.
+    """
+
+    config: StudyConfig
+    index: int
+    count: int
+    chunks: list = field(default_factory=list)
+    wall_time: float = field(default=0.0, compare=False)
+    provenance: dict = field(default_factory=dict, compare=False)
+
+    def to_dict(self) -> dict:
+        """``{"shard": {index, count}, "config": {...}, "dtype", "chunks": [[chunk, size, [...], [...]], ...], "wall_time"}``:
+        the integer counts as integers, the sums as floats (JSON's shortest round trip keeps every bit)."""
+        from mcrank import __version__  # read from the installed metadata: only when written
+
+        dtype = str(self.chunks[0][2].dtype) if self.chunks else "int64"
+        return {
+            "shard": {"index": self.index, "count": self.count},
+            "config": {**self.config.to_dict(), "version": __version__},
+            "dtype": dtype,
+            "chunks": [[int(chunk), int(size), incorrect.tolist(), sums.tolist()] for chunk, size, incorrect, sums in self.chunks],
             "wall_time": self.wall_time,
         }
