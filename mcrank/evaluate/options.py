@@ -24,7 +24,16 @@ from dataclasses import dataclass, field, fields, replace
 
 from mcrank._validation import check_choice, check_count, check_positive
 from mcrank.evaluate.input import DEFAULT_ERROR_MODEL, ERROR_MODELS
-from mcrank.evaluate.result import _DEPRECATED_ESTIMATOR_NAMES, DEFAULT_SAMPLES, ESTIMATORS, MAX_SAMPLES
+from mcrank.evaluate.result import (
+    _DEPRECATED_ESTIMATOR_NAMES,
+    DEFAULT_BAND_SAMPLES,
+    DEFAULT_FOLD_SAMPLES,
+    DEFAULT_PER_ITEM_SAMPLES,
+    DEFAULT_SAMPLES,
+    DEFAULT_SCORING_SAMPLES,
+    ESTIMATORS,
+    MAX_SAMPLES,
+)
 from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, check_prior_count
 
 __all__ = ["MODES", "EvaluateOptions", "option_fields"]
@@ -84,6 +93,13 @@ def _check_metrics(value, name: str):
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
         raise TypeError(f"{name} must be a list of metric ids, got {value!r}")
     return value
+
+
+#: Each mode draws its own number of samples by default.
+_SAMPLES_HELP = (
+    f"Monte Carlo samples (default {DEFAULT_SAMPLES}; with --scores {DEFAULT_SCORING_SAMPLES}, and {DEFAULT_BAND_SAMPLES} "
+    f"for decision curves' bands; with --folds-column {DEFAULT_FOLD_SAMPLES}; with a utility per item {DEFAULT_PER_ITEM_SAMPLES})"
+)
 
 
 @dataclass(frozen=True)
@@ -146,7 +162,7 @@ class EvaluateOptions:
     class_counts: tuple | None = _option(None, flag="--class-counts", metavar="K1,K2,...", parse=_numbers,
                                          help="instead, the deployment's class counts")  # fmt: skip
     samples: int = _option(DEFAULT_SAMPLES, check=lambda value, name: check_count(value, name, maximum=MAX_SAMPLES), flag="--samples",
-                           metavar="N", modes=MODES, help="Monte Carlo samples (default 100000)")  # fmt: skip
+                           metavar="N", modes=MODES, help=_SAMPLES_HELP)  # fmt: skip
     rng: object = _option(None, flag="--seed", cli_type=int, modes=MODES, help="root seed (default: fresh, and printed)")
     metrics: tuple | None = _option(None, check=_check_metrics, flag="--metrics", metavar="ID", parse=_metric_ids, nargs="+",
                                     modes=(MATRICES, PER_ITEM), help="metric ids, by spaces or commas (default: all)")  # fmt: skip

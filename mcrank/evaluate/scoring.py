@@ -46,7 +46,7 @@ from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, 
 from mcrank.evaluate.curve_scores import CURVE_SCORES, _checked_scores, _score_array
 from mcrank.evaluate.folds import SEPARATED
 from mcrank.evaluate.input import label_array, read_csv_columns
-from mcrank.evaluate.result import _compare, _competition_ranks, rendering
+from mcrank.evaluate.result import DEFAULT_SCORING_SAMPLES, _compare, _competition_ranks, rendering
 from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
 
 __all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringPosterior", "ScoringResult", "auc_score", "folds_used", "inverted_scores_note",
@@ -379,8 +379,6 @@ def _random_folds(items: int, folds: int, rng: np.random.Generator) -> np.ndarra
 
 # --- the posterior: the Bayesian bootstrap of the evaluated items, with a prior -------------
 
-#: Posterior draws of :func:`rank_scoring` by default (``test_uncertainty=True``).
-DEFAULT_SCORING_SAMPLES = 2000
 #: The prior's total count, spread evenly over the cells of the joint table (true class, every
 #: model's output): each cell of one model's own 2 x 2 table gets 1/2, Jeffreys's prior, whatever
 #: the number of models (merging cells of a Dirichlet sums their counts). Without it a model with
