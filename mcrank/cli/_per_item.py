@@ -3,8 +3,8 @@
 A ``--utility`` in the affine per-item form (``{"classes": [...], "decisions": [...], "cells":
 {...}}``, :mod:`mcrank.evaluate.per_item`) reads named columns of the ``--labels`` table; this
 module parses, calls :func:`mcrank.evaluate.per_item.evaluate_per_item` and prints in the format
-asked, as :mod:`mcrank.evaluate.per_item_report` renders it (``docs/evaluate.md``, "Per-item
-utilities").
+asked, as :mod:`mcrank.evaluate.per_item_report` renders it (``docs/evaluate-per-item.md``,
+"Per-item utilities").
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ binary classifier, so
   of its net benefit minus the best one's, drawn from the same joint table with the 4 cells
   where both decide alike merged (``samples`` draws).
 
-``docs/evaluate.md``, "Decision curves", has the CLI and an example.
+``docs/evaluate-scoring.md``, "Decision curves", has the CLI and an example.
 """
 
 from __future__ import annotations

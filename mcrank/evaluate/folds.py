@@ -27,7 +27,7 @@ posterior of the vector of mean yields (:func:`compare_folds`, which says why th
 Per-fold yields come from labels with a fold column (:func:`fold_yields`, ``mcrank evaluate
 --labels FILE --folds-column NAME``) or from scikit-learn's ``cross_validate`` with
 :func:`mcrank.sklearn.make_utility_scorer` (see :func:`compare_folds`). The report is
-:mod:`mcrank.evaluate.fold_report`; ``docs/evaluate.md``, "Comparing models across
+:mod:`mcrank.evaluate.fold_report`; ``docs/evaluate-folds.md``, "Comparing models across
 cross-validation folds", explains how to read it.
 """
 
