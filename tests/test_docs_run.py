@@ -89,6 +89,23 @@ def docs_environment(monkeypatch, tmp_path_factory):
     plt.close("all")
 
 
+def _advance(state: _Page, index: int, name: str) -> int | None:
+    """Run the page's blocks up to ``index``, in order, each once: an error of block ``index``
+    is raised; the line of an earlier block that failed is returned (None if none did)."""
+    while state.done <= index and state.failed is None:
+        k = state.done
+        state.done += 1
+        if _skip_reason(state.blocks[k][1]) is not None:
+            continue
+        try:
+            _run_block(state, k, name)
+        except BaseException:
+            state.failed = state.blocks[k][0]
+            if k == index:
+                raise
+    return None if state.failed is None or state.failed == state.blocks[index][0] else state.failed
+
+
 @pytest.mark.parametrize(("page", "line"), BLOCKS, ids=[f"{p.relative_to(ROOT).as_posix()}:{line}" for p, line in BLOCKS])
 def test_the_python_block_runs(page, line, docs_environment, monkeypatch):
     name = page.relative_to(ROOT).as_posix()
@@ -100,21 +117,26 @@ def test_the_python_block_runs(page, line, docs_environment, monkeypatch):
         pytest.skip(reason)
     monkeypatch.chdir(state.directory)
     # The earlier blocks of the page first (once), as a reader would have run them.
-    while state.done <= index:
-        k = state.done
-        state.done += 1
-        if _skip_reason(state.blocks[k][1]) is not None:
-            continue
-        if state.failed is not None:
-            break
-        try:
-            _run_block(state, k, name)
-        except BaseException:
-            state.failed = state.blocks[k][0]
-            if k == index:
-                raise
-    if state.failed is not None and state.failed != line:
-        pytest.fail(f"{name}:{state.failed}, an earlier block of the page, failed")
+    if (earlier := _advance(state, index, name)) is not None:
+        pytest.fail(f"{name}:{earlier}, an earlier block of the page, failed")
+
+
+def test_the_blocks_of_a_page_share_a_namespace_in_order_and_a_failure_is_seen(tmp_path, monkeypatch):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "Text.\n\n```python\nx = 1\n```\n\n```console\n$ mcrank story\n```\n\n  ```python\n  # not run: needs a cluster\n"
+        "  raise SystemExit\n  ```\n\n```python\nassert x == 1\ny = x + 1\n```\n\n```python\nraise ValueError('planted')\n```\n\n"
+        "```python\nz = y\n```\n"
+    )
+    (tmp_path / "run").mkdir()
+    state = _Page(page, tmp_path / "run")
+    assert [line for line, _ in state.blocks] == [3, 11, 16, 21, 25]
+    assert (tmp_path / "run" / "examples" / "factory.json").is_file()
+    assert _skip_reason(state.blocks[1][1]) == "not run: needs a cluster" and _skip_reason(state.blocks[0][1]) is None
+    assert _advance(state, 2, "page.md") is None and state.namespace["y"] == 2  # the skipped block is passed over
+    with pytest.raises(ValueError, match="planted"):
+        _advance(state, 3, "page.md")
+    assert _advance(state, 4, "page.md") == 21 and "z" not in state.namespace
 
 
 def test_the_docs_have_python_blocks():
