@@ -78,15 +78,14 @@ def _run_block(page: _Page, index: int, name: str) -> None:
 
 @pytest.fixture
 def docs_environment(monkeypatch, tmp_path_factory):
-    import matplotlib
-
-    matplotlib.use("Agg")
+    # matplotlib reads MPLBACKEND when first imported; one imported already is switched.
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    if "matplotlib" in sys.modules:
+        sys.modules["matplotlib"].use("Agg")
     monkeypatch.setattr(sys, "argv", ["docs"])
     yield tmp_path_factory
-    import matplotlib.pyplot as plt
-
-    plt.close("all")
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
 
 
 def _advance(state: _Page, index: int, name: str) -> int | None:
