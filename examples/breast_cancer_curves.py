@@ -16,7 +16,7 @@ Usage::
 
     python examples/breast_cancer_curves.py curves.png
 
-The printed output is in ``docs/evaluate.md`` ("Decision curves"); a test checks it.
+The printed output is in ``docs/evaluate-scoring.md`` ("Decision curves"); a test checks it.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ Usage::
 
     python examples/model_selection.py
 
-The printed output is in ``docs/evaluate.md`` ("A worked example: model selection on the
+The printed output is in ``docs/evaluate-folds.md`` ("A worked example: model selection on the
 breast-cancer and wine data"); a test checks it.
 """
 

@@ -11,7 +11,7 @@ correlated t-test and a region of practical equivalence of 0.1 per lot:
     mcrank evaluate --labels examples/wine_folds.csv --utility examples/wine_utility.json \\
         --folds-column fold --repeats 4 --rope 0.1 --seed 1
 
-Its output is in docs/evaluate.md, "Comparing models across cross-validation folds". Run from
+Its output is in docs/evaluate-folds.md, "Comparing models across cross-validation folds". Run from
 the repository's root (half a minute)::
 
     python examples/wine_folds.py
@@ -30,7 +30,7 @@ sys.path.insert(0, str(EXAMPLES))  # the six models have one home: wine_models.p
 from wine_models import SEED, models  # noqa: E402
 
 LABELS = EXAMPLES / "wine_folds.csv"
-#: The command whose output docs/evaluate.md shows.
+#: The command whose output docs/evaluate-folds.md shows.
 COMMAND = ["evaluate", "--labels", "examples/wine_folds.csv", "--utility", "examples/wine_utility.json", "--folds-column", "fold",
            "--repeats", "4", "--rope", "0.1", "--seed", "1"]  # fmt: skip
 

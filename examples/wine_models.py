@@ -14,7 +14,7 @@ cultivar's name: a premium lot (class_0) sold as such earns 10, sold as another 
 lot of class_1 or class_2 sold under its own name earns 4, under the other's 0, and sold as
 premium -20 (the buyer's laboratory finds out). The cooperative's harvest is 10 % class_0,
 60 % class_1 and 30 % class_2, not the data's 33/40/27 %: ``--class-frequencies`` ranks for
-the harvest. Its output is in docs/evaluate.md. Run from the repository's root (a few
+the harvest. Its output is in docs/evaluate-uncertainty.md. Run from the repository's root (a few
 seconds)::
 
     python examples/wine_models.py
@@ -38,7 +38,7 @@ from sklearn.tree import DecisionTreeClassifier
 EXAMPLES = Path(__file__).resolve().parent
 LABELS = EXAMPLES / "wine_labels.csv"
 SEED = 0
-#: The command whose output docs/evaluate.md shows.
+#: The command whose output docs/evaluate-uncertainty.md shows.
 COMMAND = ["evaluate", "--labels", "examples/wine_labels.csv", "--utility", "examples/wine_utility.json",
            "--test-uncertainty", "--class-frequencies", "0.1,0.6,0.3", "--seed", "1", "--details"]  # fmt: skip
 

@@ -139,7 +139,8 @@ def atomic_write_bytes(path, data: bytes) -> Path:
     Readers see the old file or the new one, never half of one. Missing parent directories
     are created. Errors name ``path``, not the temporary file. A symbolic link to an existing
     file is followed: its target is replaced and the link kept (a link to nothing is
-    replaced). A read-only file is refused. A device or a pipe (``/dev/null``, a FIFO) is
+    replaced). The new file has the mode of the file it replaces, or, where there was none,
+    the mode ``open()`` gives under the umask. A read-only file is refused. A device or a pipe (``/dev/null``, a FIFO) is
     written to directly, since there is no file to replace; so is a descriptor named as one
     (``/dev/stdout``, ``/dev/fd/3``), through the descriptor itself.
     """
@@ -159,9 +160,11 @@ def atomic_write_bytes(path, data: bytes) -> Path:
         with _naming(path), open(path, "wb") as device:
             device.write(data)
         return path
+    mode = None
     if target is not None and stat.S_ISREG(target.st_mode):
         _refuse_read_only(path, target)
         path = Path(os.path.realpath(path))
+        mode = stat.S_IMODE(target.st_mode)  # an overwrite keeps what its owner chose
     with _naming(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = None
@@ -172,7 +175,7 @@ def atomic_write_bytes(path, data: bytes) -> Path:
                 stream.write(data)
                 stream.flush()
                 os.fsync(stream.fileno())
-            os.chmod(temporary, _file_mode())
+            os.chmod(temporary, _file_mode() if mode is None else mode)
             os.replace(temporary, path)
         except BaseException:
             if temporary is not None:

@@ -19,7 +19,7 @@ Usage::
 
     python scripts/selection_seeds.py [SEEDS]      # default 30; about 11 minutes of CPU
 
-The table is in ``docs/evaluate.md`` ("A worked example: model selection on the breast-cancer
+The table is in ``docs/evaluate-folds.md`` ("A worked example: model selection on the breast-cancer
 and wine data").
 """
 

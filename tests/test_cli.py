@@ -142,6 +142,18 @@ def test_out_onto_a_read_only_file_is_refused_before_the_run(tmp_path, monkeypat
     assert target.read_text() == "kept\n" and stat.S_IMODE(target.stat().st_mode) == 0o444
 
 
+def test_out_over_an_existing_file_keeps_its_mode(tmp_path, capsys):
+    # The write is a temporary file renamed over the old one: the old file's mode, not
+    # mkstemp's 0600 nor the umask's, is what the owner chose for it.
+    import stat
+
+    target = tmp_path / "ranking.json"
+    target.write_text("old\n")
+    target.chmod(0o604)
+    assert main(["evaluate", str(EXAMPLES / "factory.json"), "--quiet", "--out", str(target)]) == 0
+    assert json.loads(target.read_text())["classifiers"] and stat.S_IMODE(target.stat().st_mode) == 0o604
+
+
 @pytest.fixture
 def committed_results(tmp_path):
     """A checkout's results/ beside its experiments/, holding 10^6-pair results."""

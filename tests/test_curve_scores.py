@@ -24,8 +24,16 @@ R_VALUES = json.loads((Path(__file__).parent / "hmeasure_r_pima.json").read_text
 def test_h_measure_is_the_r_packages(severity):
     """hmeasure::HMeasure's H on the Pima LDA scores, each severity ratio (15 digits recorded)."""
     positive, scores = np.array(R_VALUES["positive"]), np.array(R_VALUES["scores"])
-    ratio = positive.sum() / (~positive).sum() if severity == "NA" else float(severity)
-    assert h_measure(positive, scores, severity_ratio=ratio) == pytest.approx(R_VALUES["H_by_severity_ratio"][severity], abs=2e-15)
+    # "NA" is the R package's default, severity.ratio = pi1 / pi0: h_measure's default too.
+    given = {} if severity == "NA" else {"severity_ratio": float(severity)}
+    assert h_measure(positive, scores, **given) == pytest.approx(R_VALUES["H_by_severity_ratio"][severity], abs=2e-15)
+
+
+def test_h_measures_default_is_the_ratio_of_the_classes():
+    positive, scores = np.array(R_VALUES["positive"]), np.array(R_VALUES["scores"])
+    assert (positive.sum(), (~positive).sum()) == (109, 223)  # Pima.te: 109 "Yes", 223 "No"
+    assert h_measure(positive, scores) == h_measure(positive, scores, severity_ratio=109 / 223)
+    assert h_measure(positive, scores) != pytest.approx(h_measure(positive, scores, severity_ratio=1.0), abs=1e-3)
 
 
 def hand_h_measure(positive, scores, a=2, b=2):
@@ -59,7 +67,7 @@ def test_h_measure_against_hands_definition():
         positive = rng.random(n) < rng.uniform(0.2, 0.8)
         positive[:2] = True, False
         scores = np.round(rng.normal(size=n) + rng.uniform(-1, 2) * positive, int(rng.integers(0, 3)))
-        assert h_measure(positive, scores) == pytest.approx(hand_h_measure(positive, scores), abs=1e-9)
+        assert h_measure(positive, scores, severity_ratio=1) == pytest.approx(hand_h_measure(positive, scores), abs=1e-9)
         assert h_measure(positive, scores, severity_ratio=0.25) == pytest.approx(hand_h_measure(positive, scores, 2, 5), abs=1e-9)
 
 

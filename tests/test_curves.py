@@ -369,7 +369,7 @@ def test_cli_bad_probabilities_one_line_exit_2_nothing_written(tmp_path, capsys,
 # --- the breast-cancer example -------------------------------------------------------------
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "breast_cancer_curves.py"
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "evaluate.md"
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "evaluate-scoring.md"
 
 
 def _example():

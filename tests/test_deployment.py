@@ -71,7 +71,7 @@ def test_the_lottery_command_says_which_frequencies_it_used(capsys):
 
 
 def test_the_guide_shows_the_lottery_command():
-    guide = (EXAMPLES.parent / "docs" / "evaluate.md").read_text()
+    guide = (EXAMPLES.parent / "docs" / "evaluate-inputs.md").read_text()
     assert "mcrank evaluate examples/lottery.json --class-frequencies 0.01,0.99" in guide
 
 

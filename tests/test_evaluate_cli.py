@@ -555,7 +555,7 @@ def test_every_message_is_distinct():
 
 def test_the_guide_shows_the_real_output(capsys):
     # The README's section is a paragraph since 258fe2b; the three-class output lives in the guide.
-    guide = (EXAMPLES.parent / "docs" / "evaluate.md").read_text()
+    guide = (EXAMPLES.parent / "docs" / "evaluate-inputs.md").read_text()
     section = guide[guide.index("(`mcrank evaluate examples/triage_3class.json --details`, an excerpt)") :]
     shown = section[section.index("```text\n") + len("```text\n") :]
     shown = shown[: shown.index("```")]

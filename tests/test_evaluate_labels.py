@@ -155,7 +155,7 @@ def test_bad_use_gives_one_line_and_exit_2(capsys, argv, message):
 
 
 def test_the_docs_show_the_real_output(capsys):
-    docs = (Path(__file__).resolve().parent.parent / "docs" / "evaluate.md").read_text()
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "evaluate-inputs.md").read_text()
     command = "$ mcrank evaluate --labels examples/triage_labels.csv --utility examples/triage_3class.json --details\n"
     shown = docs[docs.index(command) + len(command) :].split("```")[0]
     code, out, _ = run(capsys, "--labels", LABELS, "--utility", MATRICES, "--details")

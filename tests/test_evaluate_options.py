@@ -104,3 +104,37 @@ def test_an_option_a_mode_does_not_read_is_refused_in_one_line(capsys, tmp_path,
     captured = capsys.readouterr()
     assert code == 2 and captured.out == "" and captured.err.count("\n") == 1, captured.err
     assert flag in captured.err and "error" in captured.err
+
+
+def test_the_samples_help_states_the_default_each_mode_draws(capsys, tmp_path):
+    # Each mode has its own default: the help names each, and a run without --samples draws it
+    # (as its JSON records).
+    import json
+    import re
+
+    parser = build_parser()
+    parser.parse_args(["evaluate", "x.json"])  # evaluate's flags are added when first used
+    sub = parser._subparsers._group_actions[0].choices["evaluate"]
+    help_text = " ".join(next(a.help for a in sub._actions if "--samples" in a.option_strings).split())
+    stated = [int(n) for n in re.findall(r"\b\d+\b", help_text)]
+    rng = np.random.default_rng(3)
+    truth = rng.integers(0, 2, 40)
+    scores = tmp_path / "scores.csv"
+    scores.write_text("true,a,b\n" + "".join(f"{('none', 'event')[t]},{rng.random() / 2 + t / 2:.4f},{rng.random():.4f}\n" for t in truth))
+    utility = '{"utility": [[1, -3], [0, 0]], "classes": ["event", "none"]}'
+    runs = [  # in the help's order: confusion matrices, scores, decision curves, folds, per item
+        (["examples/factory.json", "--test-uncertainty"], ("test_uncertainty", "samples")),
+        (["--scores", str(scores), "--utility", utility, "--threshold-choice", "test", "--test-uncertainty"], ("scoring", "posterior", "samples")),
+        (["--scores", str(scores), "--positive", "event", "--thresholds", "0.5", "--test-uncertainty"], ("decision_curves", "posterior", "samples")),
+        (["--labels", "examples/wine_folds.csv", "--utility", "examples/wine_utility.json", "--folds-column", "fold", "--repeats", "4"], ("samples",)),
+        (["--labels", "examples/fraud_labels.csv", "--utility", "examples/fraud_per_item.json", "--test-uncertainty"], ("test_uncertainty", "samples")),
+    ]  # fmt: skip
+    drawn = []
+    for arguments, key in runs:
+        arguments = [str(EXAMPLES.parent / a) if a.startswith("examples/") else a for a in arguments]
+        assert main(["evaluate", *arguments, "--seed", "1", "--format", "json"]) == 0, arguments
+        document = json.loads(capsys.readouterr().out)
+        for part in key:
+            document = document[part]
+        drawn.append(document)
+    assert stated == drawn, help_text

@@ -237,13 +237,13 @@ def test_to_frame_without_pandas_says_so(monkeypatch):
 
 
 def test_the_python_blocks_of_the_guide_run_as_printed(monkeypatch, capsys):
-    guide = (ROOT / "docs" / "evaluate.md").read_text()
+    guide = (ROOT / "docs" / "evaluate-output.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", guide, re.DOTALL)
     assert len(blocks) >= 3
     monkeypatch.chdir(ROOT)
     namespace: dict = {}
     for block in blocks:
-        exec(compile(block, "docs/evaluate.md", "exec"), namespace)  # noqa: S102 - the guide's own code
+        exec(compile(block, "docs/evaluate-output.md", "exec"), namespace)  # noqa: S102 - the guide's own code
     out = capsys.readouterr().out
     assert "Ranking by utility yield" in out and "[[27, 15], [23, 35]] ('long', 'short')" in out
 

@@ -433,7 +433,7 @@ def test_folds_with_scores_are_refused_with_the_reason(tmp_path, capsys):
     assert code == 2 and "--folds-column takes --labels, not --scores" in err and err.count("\n") == 1
 
 
-# --- the example of docs/evaluate.md ---------------------------------------------------------------
+# --- the example of docs/evaluate-folds.md ---------------------------------------------------------
 
 
 def _example():
@@ -451,7 +451,7 @@ def test_the_guide_shows_the_fold_examples_real_output(capsys, monkeypatch):
     command = _example().COMMAND
     assert main(command) == 0
     out = capsys.readouterr().out
-    guide = (ROOT / "docs" / "evaluate.md").read_text()
+    guide = (ROOT / "docs" / "evaluate-folds.md").read_text()
     shown = guide[guide.index(f"$ mcrank {' '.join(command)}\n") :].split("\n", 1)[1].split("```")[0]
     assert shown == out and out.startswith("choose svm: P(best) 0.46 across 20 folds")
 

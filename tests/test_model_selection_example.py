@@ -1,4 +1,4 @@
-"""The worked example of docs/evaluate.md: six scikit-learn models on the breast-cancer data,
+"""The worked example of docs/evaluate-folds.md: six scikit-learn models on the breast-cancer data,
 cross-validated, ranked by utility with the test items', the threshold choice's and the
 folds' uncertainty (``examples/model_selection.py``)."""
 
@@ -107,6 +107,6 @@ def test_the_wine_auc_is_one_against_the_rest_on_the_pooled_scores(wine):
 def test_the_guide_shows_the_examples_real_output(capsys):
     assert _example().main([]) == 0
     out = capsys.readouterr().out
-    guide = (ROOT / "docs" / "evaluate.md").read_text()
+    guide = (ROOT / "docs" / "evaluate-folds.md").read_text()
     start = guide.index("$ python examples/model_selection.py\n")
     assert guide[guide.index("\n", start) + 1 : guide.index("```", start)] == out

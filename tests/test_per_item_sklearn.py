@@ -157,4 +157,4 @@ def test_evaluate_md_shows_what_the_per_item_command_prints(capsys):
     code = main(["evaluate", "--labels", str(root / "examples" / "fraud_labels.csv"), "--utility",
                  str(root / "examples" / "fraud_per_item.json"), "--test-uncertainty", "--seed", "1"])  # fmt: skip
     assert code == 0
-    assert capsys.readouterr().out.strip() in (root / "docs" / "evaluate.md").read_text()
+    assert capsys.readouterr().out.strip() in (root / "docs" / "evaluate-per-item.md").read_text()

@@ -94,7 +94,7 @@ def test_the_cli_page_shows_the_real_story(capsys):
 
 def test_the_evaluate_guide_shows_the_real_output(capsys):
     assert main(["evaluate", str(ROOT / "examples" / "factory.json")]) == 0
-    assert capsys.readouterr().out == _first_text_block(ROOT / "docs" / "evaluate.md", "## Output")
+    assert capsys.readouterr().out == _first_text_block(ROOT / "docs" / "evaluate-output.md", "## Output")
 
 
 def test_the_evaluate_guides_quick_start_shows_the_real_output(capsys, monkeypatch):
@@ -107,17 +107,46 @@ def test_the_evaluate_guides_quick_start_shows_the_real_output(capsys, monkeypat
     assert capsys.readouterr().out == shown
 
 
-def test_the_evaluate_guides_contents_list_every_section():
-    guide = ROOT / "docs" / "evaluate.md"
-    text = guide.read_text()
-    contents = text[text.index("## Contents\n") : text.index("\n## ", text.index("## Contents\n") + 1)]
-    listed = re.findall(r"\]\(#([^)]+)\)", contents)
-    headings = [line for line in re.sub(r"```.*?```", "", text, flags=re.S).splitlines() if re.match(r"##+ ", line)]
+#: The evaluate guide: its index, docs/evaluate.md, and its pages.
+GUIDE = [ROOT / "docs" / "evaluate.md", *sorted((ROOT / "docs").glob("evaluate-*.md"))]
+
+
+def _contents(page: Path) -> str:
+    text = page.read_text()
+    return text[text.index("## Contents\n") : text.index("\n## ", text.index("## Contents\n") + 1)]
+
+
+def _sections(page: Path) -> list[tuple[int, str, str]]:
+    """The page's sections below its title: (depth, title, anchor), ``## Contents`` left out."""
+    headings = [line for line in re.sub(r"```.*?```", "", page.read_text(), flags=re.S).splitlines() if re.match(r"##+ ", line)]
     headings = [(len(line.split(" ")[0]) - 2, line.split(" ", 1)[1].strip()) for line in headings if line != "## Contents"]
-    sections = [re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-") for _, title in headings]
+    return [(depth, title, re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")) for depth, title in headings]
+
+
+@pytest.mark.parametrize("page", GUIDE, ids=lambda page: page.name)
+def test_each_page_of_the_evaluate_guide_lists_its_sections_and_is_at_most_40_kb(page):
+    assert len(GUIDE) >= 6 and len(page.read_bytes()) <= 40_000, f"{page.name}: split it into pages of at most 40 KB"
+    listed = re.findall(r"\]\(#([^)]+)\)", _contents(page))
+    sections = _sections(page)
     # Every section and subsection, in the page's order, and nothing else; the message is the list to paste.
-    expected = "\n".join(f"{'  ' * depth}- [{title}](#{anchor})" for (depth, title), anchor in zip(headings, sections))
-    assert listed == sections, f"docs/evaluate.md's contents should be:\n{expected}"
+    expected = "\n".join(f"{'  ' * depth}- [{title}](#{anchor})" for depth, title, anchor in sections)
+    assert listed == [anchor for _, _, anchor in sections], f"docs/{page.name}'s contents should begin:\n{expected}"
+
+
+def test_the_evaluate_guides_index_lists_every_page_and_its_sections():
+    index, pages = GUIDE[0], GUIDE[1:]
+    listed = re.findall(r"\]\((evaluate-[a-z-]+\.md)(?:#([^)]+))?\)", _contents(index))
+    expected = []
+    for page in pages:
+        title = page.read_text().splitlines()[0].removeprefix("# ")
+        expected.append(f"- [{title}]({page.name})")
+        expected += [f"{'  ' * (depth + 1)}- [{name}]({page.name}#{anchor})" for depth, name, anchor in _sections(page)]
+    wanted = [(page.name, anchor) for page in pages for anchor in ("", *(a for _, _, a in _sections(page)))]
+    # Each page, then each of its sections; the order of the pages is the index's.
+    order = list(dict.fromkeys(name for name, _ in listed))
+    assert sorted(order) == [p.name for p in pages] and listed == sorted(wanted, key=lambda w: order.index(w[0])), (
+        "docs/evaluate.md's contents should list, after its own sections:\n" + "\n".join(expected)
+    )
 
 
 def test_the_published_versions_4_percent_is_the_committed_truncated_result():
@@ -269,8 +298,8 @@ def _output_names(capsys, tmp_path) -> set[str]:
     scores.write_text(
         "".join(["true,a,b\n", *(f"{('none', 'event')[t]},{float(rng.random() / 2 + t / 2)!r},{float(rng.random())!r}\n" for t in truth)])
     )
-    # The long-form CSV as docs/evaluate.md gives its header.
-    header = re.search(r"CSV\*\*, long form, with the header `([a-z,]+)`", (ROOT / "docs" / "evaluate.md").read_text()).group(1)
+    # The long-form CSV as docs/evaluate-inputs.md gives its header.
+    header = re.search(r"CSV\*\*, long form, with the header `([a-z,]+)`", (ROOT / "docs" / "evaluate-inputs.md").read_text()).group(1)
     long_form = tmp_path / "long.csv"
     long_form.write_text(f"{header}\nA,0,0,3\nA,1,1,4\nA,0,1,2\nB,0,0,2\nB,1,0,1\nB,1,1,5\nB,0,1,1\n")
     factory, few = str(ROOT / "examples" / "factory.json"), ("--samples", "1000", "--seed", "1")

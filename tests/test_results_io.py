@@ -72,6 +72,27 @@ def test_a_write_replaces_the_file_whole_and_leaves_no_temporary_file(tmp_path):
     assert error.value.filename == str(directory) and sorted(os.listdir(path.parent)) == ["d", "r.csv"]
 
 
+def test_a_new_file_has_the_umasks_mode_and_an_overwrite_keeps_the_old_files(tmp_path):
+    # mkstemp makes its file 0600; a new file gets what open() would give under the umask, and
+    # a file replaced by its new contents keeps the mode its owner gave it (also through a link).
+    old = os.umask(0o027)
+    try:
+        new = atomic_write_bytes(tmp_path / "new.csv", b"x\n")
+        assert stat.S_IMODE(new.stat().st_mode) == 0o640
+        for mode in (0o600, 0o604, 0o755):
+            path = tmp_path / f"kept_{mode:o}.csv"
+            path.write_bytes(b"old\n")
+            path.chmod(mode)
+            atomic_write_bytes(path, b"new\n")
+            assert path.read_bytes() == b"new\n" and stat.S_IMODE(path.stat().st_mode) == mode, oct(mode)
+        link = tmp_path / "link.csv"
+        link.symlink_to(tmp_path / "kept_604.csv")
+        atomic_write_bytes(link, b"through the link\n")
+        assert link.is_symlink() and stat.S_IMODE((tmp_path / "kept_604.csv").stat().st_mode) == 0o604
+    finally:
+        os.umask(old)
+
+
 def test_a_device_is_written_to_not_replaced():
     assert atomic_write_bytes("/dev/null", b"x") is not None and stat.S_ISCHR(os.stat("/dev/null").st_mode)
 

@@ -288,7 +288,7 @@ def test_labels_of_unequal_lengths_are_refused(tmp_path, capsys):
 
 
 def test_the_evaluate_guide_shows_the_real_output(capsys):
-    guide = (EXAMPLES.parent / "docs" / "evaluate.md").read_text()
+    guide = (EXAMPLES.parent / "docs" / "evaluate-uncertainty.md").read_text()
     assert main(["evaluate", str(EXAMPLES / "factory.json"), "--test-uncertainty", "--seed", "1", "--details"]) == 0
     out = capsys.readouterr().out
     shown = out[out.index("How sure the ranking is") :]

@@ -1,4 +1,4 @@
-"""The real example of docs/evaluate.md: six scikit-learn models on its bundled wine data,
+"""The real example of docs/evaluate-uncertainty.md: six scikit-learn models on its bundled wine data,
 cross-validated, ranked by utility as deployed (``examples/wine_models.py``)."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def test_the_guide_shows_the_examples_real_output(capsys, monkeypatch):
     command = _example().COMMAND
     assert main(command) == 0
     out = capsys.readouterr().out
-    guide = (ROOT / "docs" / "evaluate.md").read_text()
+    guide = (ROOT / "docs" / "evaluate-uncertainty.md").read_text()
     shown = guide[guide.index(f"$ mcrank {' '.join(command)}\n") :].split("\n", 1)[1].split("```")[0]
     assert shown == out
     assert "Deployment class frequencies (given): class_0 0.1, class_1 0.6, class_2 0.3" in out

@@ -2,7 +2,7 @@
 
 :func:`add_arguments` adds the options of this comparison to the ``evaluate`` parser, as one
 argument group; :func:`handler` runs when one of them is given. It only parses, calls
-:func:`mcrank.evaluate.folds.compare_folds_file` and prints (``docs/evaluate.md``, "Comparing
+:func:`mcrank.evaluate.folds.compare_folds_file` and prints (``docs/evaluate-folds.md``, "Comparing
 models across cross-validation folds").
 """
 

@@ -3,8 +3,8 @@
 A ``--utility`` in the affine per-item form (``{"classes": [...], "decisions": [...], "cells":
 {...}}``, :mod:`mcrank.evaluate.per_item`) reads named columns of the ``--labels`` table; this
 module parses, calls :func:`mcrank.evaluate.per_item.evaluate_per_item` and prints in the format
-asked, as :mod:`mcrank.evaluate.per_item_report` renders it (``docs/evaluate.md``, "Per-item
-utilities").
+asked, as :mod:`mcrank.evaluate.per_item_report` renders it (``docs/evaluate-per-item.md``,
+"Per-item utilities").
 """
 
 from __future__ import annotations
@@ -18,8 +18,6 @@ _FLAGS = {"utility": "--utility", "classes": "--classes", "columns": "--labels",
 #: Options of the other inputs that have no meaning, or no per-item form yet, here (those of the
 #: ranking on confusion matrices are refused as their fields say: mcrank.cli._evaluate_options).
 _NOT_HERE = (("orientation", "--orientation"), ("thresholds", "--thresholds"), ("plot", "--plot"))
-#: Posterior draws by default: each draws one weight per item.
-DEFAULT_PER_ITEM_SAMPLES = 2000
 
 
 def utility_of(args):
@@ -41,6 +39,7 @@ def handler(args, utility) -> int:
     from mcrank.evaluate import MAX_SAMPLES
     from mcrank.evaluate.per_item import evaluate_per_item, evaluate_per_item_scores, load_item_table
     from mcrank.evaluate.per_item_report import render_csv, render_json
+    from mcrank.evaluate.result import DEFAULT_PER_ITEM_SAMPLES
 
     table = args.labels if args.scores is None else args.scores
     if table is None or args.file is not None:

@@ -4,7 +4,7 @@
 argument group; :func:`handler` runs when ``--scores`` is given, before the other inputs are
 looked at. It only parses, calls :mod:`mcrank.evaluate.scoring`,
 :mod:`mcrank.evaluate.curves` and :mod:`mcrank.figures.decision_curves`, and picks the format
-of :mod:`mcrank.evaluate.scoring_report` (``docs/evaluate.md``, "Scoring classifiers" and
+of :mod:`mcrank.evaluate.scoring_report` (``docs/evaluate-scoring.md``, "Scoring classifiers" and
 "Decision curves").
 """
 

@@ -5,8 +5,8 @@ better) that :func:`mcrank.evaluate.scoring.rank_scoring` reports for every mode
 report, the JSON and the CSV:
 
 - ``hmeasure``: Hand's (2009) H-measure, :func:`h_measure`, as the R package ``hmeasure``
-  computes it (the empirical ROC curve's convex hull), with the Beta(2, 2) severity
-  distribution unless told otherwise;
+  computes it by default (the empirical ROC curve's convex hull, the severity ratio the ratio
+  of the classes);
 - ``average_precision``: the area under the precision-recall curve as scikit-learn's
   ``average_precision_score`` computes it, :func:`average_precision`.
 
@@ -73,7 +73,7 @@ def _upper_hull(f: np.ndarray, t: np.ndarray):
     return np.array(hull).T
 
 
-def h_measure(positive, scores, *, severity_ratio: float = 1.0) -> float:
+def h_measure(positive, scores, *, severity_ratio: float | None = None) -> float:
     r"""Hand's H-measure: 1 - the expected minimum loss over a distribution of costs, relative to
     that of the better trivial classifier.
 
@@ -92,11 +92,12 @@ def h_measure(positive, scores, *, severity_ratio: float = 1.0) -> float:
     positive : array_like of bool, shape (items,)
     scores : array_like of shape (items,)
         As in :func:`mcrank.evaluate.scoring.auc_score`.
-    severity_ratio : float, default 1.0
+    severity_ratio : float, optional
         How much more a false positive costs than a false negative, at the mode of ``w``: the
-        R package's ``severity.ratio`` (its class 1 is the positive class). 1 gives Beta(2, 2),
-        Hand's (2009) choice and this package's default; the R package's default is the ratio
-        of the classes, ``pi_+ / pi_-``.
+        R package's ``severity.ratio`` (its class 1 is the positive class, its class 0 the
+        negative). By default, as there, the ratio of the classes, ``pi_+ / pi_-``, so that
+        an error on the rarer class costs more; 1 gives Beta(2, 2), Hand's (2009) symmetric
+        choice.
 
     Returns
     -------
@@ -110,8 +111,8 @@ def h_measure(positive, scores, *, severity_ratio: float = 1.0) -> float:
     """
     from scipy.special import betainc  # scipy only when a score is computed
 
-    ratio = float(severity_ratio)
-    if not (math.isfinite(ratio) and ratio > 0.0):
+    ratio = None if severity_ratio is None else float(severity_ratio)
+    if ratio is not None and not (math.isfinite(ratio) and ratio > 0.0):
         raise ValueError(f"severity_ratio: expected a positive number, got {severity_ratio!r}")
     positive, scores = _checked_scores(positive, scores)
     if positive.all() or not positive.any():
@@ -119,6 +120,8 @@ def h_measure(positive, scores, *, severity_ratio: float = 1.0) -> float:
     fp, tp, n, p = _roc_points(positive, scores)
     f, t = _upper_hull(fp / n, tp / p)
     pi_p, pi_n = p / (p + n), n / (p + n)
+    if ratio is None:
+        ratio = pi_p / pi_n  # the R package's default (severity.ratio = NA): pi1 / pi0
     a, b = 2.0, 1.0 + 1.0 / ratio
     mean = a / (a + b)
 

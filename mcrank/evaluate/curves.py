@@ -36,7 +36,7 @@ binary classifier, so
   of its net benefit minus the best one's, drawn from the same joint table with the 4 cells
   where both decide alike merged (``samples`` draws).
 
-``docs/evaluate.md``, "Decision curves", has the CLI and an example.
+``docs/evaluate-scoring.md``, "Decision curves", has the CLI and an example.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ import numpy as np
 
 from mcrank._rng import DECISION_CURVE_BANDS, DECISION_CURVE_PAIRS, root_of, stream_generator
 from mcrank._validation import MAX_EVALUATE_SAMPLES, check_count
-from mcrank.evaluate.result import rendering
+from mcrank.evaluate.result import DEFAULT_BAND_SAMPLES, rendering
 from mcrank.evaluate.scoring import ScoredTestSet, scored_test_set
 from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, _flip_exact, _IntervalQuantiles, check_prior_count, prior_per_cell
 
@@ -55,8 +55,6 @@ __all__ = ["DEFAULT_BAND_SAMPLES", "DEFAULT_THRESHOLDS", "DecisionCurves", "deci
 
 #: The thresholds of a decision curve by default: 1 %, 2 %, ..., 99 %.
 DEFAULT_THRESHOLDS = np.round(np.arange(1, 100) / 100, 2)
-#: Posterior draws of the bands by default (their quantiles are Monte Carlo estimates).
-DEFAULT_BAND_SAMPLES = 10_000
 #: The central posterior interval of the bands.
 BAND = 0.95
 #: Work space of the band draws, in draws x thresholds per block: the draws are reduced block

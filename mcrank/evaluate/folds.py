@@ -27,7 +27,7 @@ posterior of the vector of mean yields (:func:`compare_folds`, which says why th
 Per-fold yields come from labels with a fold column (:func:`fold_yields`, ``mcrank evaluate
 --labels FILE --folds-column NAME``) or from scikit-learn's ``cross_validate`` with
 :func:`mcrank.sklearn.make_utility_scorer` (see :func:`compare_folds`). The report is
-:mod:`mcrank.evaluate.fold_report`; ``docs/evaluate.md``, "Comparing models across
+:mod:`mcrank.evaluate.fold_report`; ``docs/evaluate-folds.md``, "Comparing models across
 cross-validation folds", explains how to read it.
 """
 
@@ -42,14 +42,11 @@ import numpy as np
 from mcrank._rng import FOLD_POSTERIOR, root_of, stream_generator
 from mcrank._validation import MAX_EVALUATE_SAMPLES, as_float, check_count, check_name
 from mcrank.evaluate.input import ItemLabels, _sorted_labels, load_labels, predictions_in_class_order, read_utility
-from mcrank.evaluate.result import SEPARATED, rendering
+from mcrank.evaluate.result import DEFAULT_FOLD_SAMPLES, SEPARATED, rendering
 
 __all__ = ["DEFAULT_FOLD_SAMPLES", "SEPARATED", "FoldComparison", "FoldModel", "FoldPair", "check_rope", "compare_folds",
            "compare_folds_file", "fold_yields", "student_t_cdf", "student_t_sf", "yields_from_labels"]  # fmt: skip
 
-#: Posterior draws of the probability of being best, unless told otherwise: a Monte Carlo SE
-#: of at most 0.0016.
-DEFAULT_FOLD_SAMPLES = 100_000
 # Larger yields are refused: the squares of their differences would overflow in the variance.
 _MAX_YIELD = 1e150
 # Work space of the posterior draws, in float64 elements per block: memory stays flat

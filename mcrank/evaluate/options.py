@@ -24,7 +24,16 @@ from dataclasses import dataclass, field, fields, replace
 
 from mcrank._validation import check_choice, check_count, check_positive
 from mcrank.evaluate.input import DEFAULT_ERROR_MODEL, ERROR_MODELS
-from mcrank.evaluate.result import _DEPRECATED_ESTIMATOR_NAMES, DEFAULT_SAMPLES, ESTIMATORS, MAX_SAMPLES
+from mcrank.evaluate.result import (
+    _DEPRECATED_ESTIMATOR_NAMES,
+    DEFAULT_BAND_SAMPLES,
+    DEFAULT_FOLD_SAMPLES,
+    DEFAULT_PER_ITEM_SAMPLES,
+    DEFAULT_SAMPLES,
+    DEFAULT_SCORING_SAMPLES,
+    ESTIMATORS,
+    MAX_SAMPLES,
+)
 from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, check_prior_count
 
 __all__ = ["MODES", "EvaluateOptions", "option_fields"]
@@ -86,6 +95,13 @@ def _check_metrics(value, name: str):
     return value
 
 
+#: Each mode draws its own number of samples by default.
+_SAMPLES_HELP = (
+    f"Monte Carlo samples (default {DEFAULT_SAMPLES}; --scores: {DEFAULT_SCORING_SAMPLES}, curves {DEFAULT_BAND_SAMPLES}; "
+    f"--folds-column: {DEFAULT_FOLD_SAMPLES}; per item: {DEFAULT_PER_ITEM_SAMPLES})"
+)
+
+
 @dataclass(frozen=True)
 class EvaluateOptions:
     """How :func:`mcrank.evaluate.evaluate` ranks, beyond its inputs; checked when built.
@@ -132,7 +148,7 @@ class EvaluateOptions:
     """
 
     sd: float | None = _option(None, check=check_positive, flag="--sd", metavar="SD",
-                               help="error sd of U normalised by eq. (11): flip probabilities")  # fmt: skip
+                               help="error sd of U in eq. (11)'s units: flip probabilities")  # fmt: skip
     error: str | None = _option(None, check=lambda value, name: check_choice(value, ERROR_MODELS, "error model").name, flag="--error",
                                 choices=ERROR_MODELS, help=f"error model of --sd (default: {DEFAULT_ERROR_MODEL})")  # fmt: skip
     estimator: str | None = _option(None, check=lambda value, name: _check_estimator_name(value, name), flag="--estimator",
@@ -146,7 +162,7 @@ class EvaluateOptions:
     class_counts: tuple | None = _option(None, flag="--class-counts", metavar="K1,K2,...", parse=_numbers,
                                          help="instead, the deployment's class counts")  # fmt: skip
     samples: int = _option(DEFAULT_SAMPLES, check=lambda value, name: check_count(value, name, maximum=MAX_SAMPLES), flag="--samples",
-                           metavar="N", modes=MODES, help="Monte Carlo samples (default 100000)")  # fmt: skip
+                           metavar="N", modes=MODES, help=_SAMPLES_HELP)  # fmt: skip
     rng: object = _option(None, flag="--seed", cli_type=int, modes=MODES, help="root seed (default: fresh, and printed)")
     metrics: tuple | None = _option(None, check=_check_metrics, flag="--metrics", metavar="ID", parse=_metric_ids, nargs="+",
                                     modes=(MATRICES, PER_ITEM), help="metric ids, by spaces or commas (default: all)")  # fmt: skip

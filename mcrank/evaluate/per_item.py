@@ -46,7 +46,7 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank._rng import PER_ITEM_POSTERIOR, root_of, stream_generator
-from mcrank.evaluate.result import rendering
+from mcrank.evaluate.result import DEFAULT_PER_ITEM_SAMPLES, rendering
 
 __all__ = [
     "CONSTANT",
@@ -341,7 +341,7 @@ class PerItemPosterior:
     draws: np.ndarray = field(repr=False, compare=False, default=None)
 
 
-def bayesian_bootstrap(utility: np.ndarray, truth: np.ndarray, decisions: Mapping, *, samples: int = 2000,
+def bayesian_bootstrap(utility: np.ndarray, truth: np.ndarray, decisions: Mapping, *, samples: int = DEFAULT_PER_ITEM_SAMPLES,
                        prior_count: float = 1.0, rng=None) -> PerItemPosterior:  # fmt: skip
     """The test-set posterior of models' per-item yields: items plus one pseudo-item per joint cell.
 
@@ -474,7 +474,7 @@ def _indexer(order: tuple, values, what: str) -> np.ndarray:
 
 
 def evaluate_per_item(y_true, predictions, utility, *, columns=None, classes=None, decisions=None, metrics=None,
-                      test_uncertainty: bool = False, samples: int = 2000, prior_count: float = 1.0, rng=None) -> PerItemEvaluation:  # fmt: skip
+                      test_uncertainty: bool = False, samples: int = DEFAULT_PER_ITEM_SAMPLES, prior_count: float = 1.0, rng=None) -> PerItemEvaluation:  # fmt: skip
     """Rank models by their mean utility per item, with a per-item utility.
 
     Parameters

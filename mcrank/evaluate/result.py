@@ -28,7 +28,11 @@ from mcrank.evaluate.input import UtilityAssessment
 __all__ = [
     "CLOSED_FORM",
     "CONDITIONAL",
+    "DEFAULT_BAND_SAMPLES",
+    "DEFAULT_FOLD_SAMPLES",
+    "DEFAULT_PER_ITEM_SAMPLES",
     "DEFAULT_SAMPLES",
+    "DEFAULT_SCORING_SAMPLES",
     "ESTIMATORS",
     "FLIP_FORMULA",
     "FREQUENCY_TOLERANCE",
@@ -47,6 +51,16 @@ __all__ = [
 
 #: Monte Carlo samples of perturbed utility matrices, unless told otherwise.
 DEFAULT_SAMPLES = 100_000
+#: The other modes' draws unless told otherwise, here so that ``--samples``'s help names them
+#: without loading those modes: the posterior of a ranking of scoring classifiers
+#: (:func:`mcrank.evaluate.scoring.rank_scoring`), the bands of decision curves (their
+#: quantiles are Monte Carlo estimates), the probability of being best across folds (a Monte
+#: Carlo SE of at most 0.0016), and the Bayesian bootstrap of per-item utilities (each draws
+#: one weight per item).
+DEFAULT_SCORING_SAMPLES = 2000
+DEFAULT_BAND_SAMPLES = 10_000
+DEFAULT_FOLD_SAMPLES = 100_000
+DEFAULT_PER_ITEM_SAMPLES = 2000
 #: At most this many (:data:`mcrank._validation.MAX_EVALUATE_SAMPLES`, which says why).
 MAX_SAMPLES = MAX_EVALUATE_SAMPLES
 #: How the flip probabilities under the utility's errors are estimated: the study's registry

@@ -14,7 +14,7 @@ upwards, more for classifiers with many distinct scores. :func:`rank_scoring` th
 offers three choices (``threshold_choice``):
 
 - ``"crossfit"`` (default): the items are dealt at random into K folds (not stratified by
-  class: stratified folds are optimistic, ``docs/evaluate.md``); each
+  class: stratified folds are optimistic, ``docs/evaluate-scoring.md``); each
   fold's items are decided at the threshold chosen on the other folds; the yield is the mean
   over all items. Every item is used once for evaluation, never by its own choice.
 - ``"split"``: the threshold is chosen on a random half (not stratified) and the yield is that
@@ -27,7 +27,7 @@ All classifiers share the same folds or halves, so their yields stay paired. The
 matrix is read as at every door of the package (:mod:`mcrank.evaluate.targets`): rows =
 decision, columns = true class, in the test set's class order (``classes=``, the utility's
 names, or labels 0/1 in their natural order); the positive class, the one the scores are
-for, picks its column, not which row comes first. ``docs/evaluate.md``, "Scoring
+for, picks its column, not which row comes first. ``docs/evaluate-scoring.md``, "Scoring
 classifiers", has the CLI.
 """
 
@@ -46,7 +46,7 @@ from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, 
 from mcrank.evaluate.curve_scores import CURVE_SCORES, _checked_scores, _score_array
 from mcrank.evaluate.folds import SEPARATED
 from mcrank.evaluate.input import label_array, read_csv_columns
-from mcrank.evaluate.result import _compare, _competition_ranks, rendering
+from mcrank.evaluate.result import DEFAULT_SCORING_SAMPLES, _compare, _competition_ranks, rendering
 from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
 
 __all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringPosterior", "ScoringResult", "auc_score", "folds_used", "inverted_scores_note",
@@ -370,7 +370,7 @@ def _random_folds(items: int, folds: int, rng: np.random.Generator) -> np.ndarra
     """Each item's fold, 0..folds-1: the items shuffled and dealt in turn (sizes differ by at
     most 1), *not* stratified by class. Stratified folds give the held-out part the class
     balance the threshold was tuned on, so its yield is optimistic; folds of random items are
-    independent samples of the population (``docs/evaluate.md``, "How optimistic is each
+    independent samples of the population (``docs/evaluate-scoring.md``, "How optimistic is each
     threshold choice?")."""
     fold = np.empty(items, dtype=np.int64)
     fold[rng.permutation(items)] = np.arange(items) % folds
@@ -379,13 +379,11 @@ def _random_folds(items: int, folds: int, rng: np.random.Generator) -> np.ndarra
 
 # --- the posterior: the Bayesian bootstrap of the evaluated items, with a prior -------------
 
-#: Posterior draws of :func:`rank_scoring` by default (``test_uncertainty=True``).
-DEFAULT_SCORING_SAMPLES = 2000
 #: The prior's total count, spread evenly over the cells of the joint table (true class, every
 #: model's output): each cell of one model's own 2 x 2 table gets 1/2, Jeffreys's prior, whatever
 #: the number of models (merging cells of a Dirichlet sums their counts). Without it a model with
 #: few costly errors on the test set gets an interval that does not see the errors it has not made
-#: (``docs/evaluate.md``, "How sure is the choice of a scoring classifier?").
+#: (``docs/evaluate-scoring.md``, "How sure is the choice of a scoring classifier?").
 SCORING_PRIOR_COUNT = 2.0
 #: Atoms of the truncated stick-breaking draw of the prior's part; the last stick takes what is
 #: left, on average ``(c / (1 + c))^atoms`` of the prior's mass, c its count: 4e-9 at c = 2.
@@ -815,8 +813,8 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         with the spread of its error as an estimate of the yield of the threshold chosen on every
         item, which then ranks the models in place of the optimistic test-set yield: the
         posterior's centre, so that the choice is the one of the highest posterior mean
-        (:func:`_posterior_draws`; ``docs/evaluate.md``, "How sure is the choice of a scoring
-        classifier?").
+        (:func:`_posterior_draws`; ``docs/evaluate-scoring.md``, "How sure is the choice of a
+        scoring classifier?").
     samples : int, default 2000
         Posterior draws.
     rng : int, SeedSequence, Generator or None
@@ -887,8 +885,8 @@ def _posterior_choices(positive, test_set, names, u, threshold_choice, fold, fol
     model (None but for ``"test"``). For ``"test"`` they are those of the cross-fitted estimate,
     on folds of the posterior's own (stream ``(6, 2)``), so that the folds' numbers of the other
     choices stay those of a run without it: the yield on the test set is optimistic, and the
-    bootstrap's correction of it falls short (``docs/evaluate.md``); its optimism is the test-set
-    yield less that estimate."""
+    bootstrap's correction of it falls short (``docs/evaluate-scoring.md``); its optimism is the
+    test-set yield less that estimate."""
     if threshold_choice != "test":
         return fold, choices, None
     fold = _random_folds(positive.size, folds, stream_generator(root, SCORING_POSTERIOR, 2))

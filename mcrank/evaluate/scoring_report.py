@@ -155,7 +155,8 @@ def _render_ranking(ranking, shown, width, details) -> list[str]:
     return lines
 
 
-#: How a cross-fitted posterior differs from the plain Bayesian bootstrap (docs/evaluate.md).
+#: How a cross-fitted posterior differs from the plain Bayesian bootstrap
+#: (docs/evaluate-scoring.md).
 _CROSSFIT_DRAWS = (
     "; each draw also re-chooses every fold's threshold on the other folds' weighted items and adds the spread of that choice's error"
 )

@@ -83,7 +83,7 @@ __all__ = ["DEFAULT_PRIOR_COUNT", "EXACT_QUANTILE_DRAWS", "EXACT_TOLERANCE", "MA
 
 #: The Dirichlet prior's total count, spread evenly over the cells of the table (see
 #: :func:`prior_per_cell`): the weight of one test item, whatever the number of classes and
-#: classifiers. docs/evaluate.md gives its sensitivity on a real test set.
+#: classifiers. docs/evaluate-uncertainty.md gives its sensitivity on a real test set.
 DEFAULT_PRIOR_COUNT = 1.0
 #: Above this share of the test set's items, the prior's total count is worth a note: the
 #: intervals and the probabilities then lean on it, not only on the test set.

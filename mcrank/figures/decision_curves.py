@@ -1,5 +1,5 @@
 """Decision curves: net benefit against the threshold probability and, with the posterior, one
-small panel per model against the best (``docs/evaluate.md``, "Decision curves").
+small panel per model against the best (``docs/evaluate-scoring.md``, "Decision curves").
 
 It draws a :class:`mcrank.evaluate.DecisionCurves`, nothing else: the curves, the best model
 and the posterior bands are computed by :func:`mcrank.evaluate.decision_curves`.
