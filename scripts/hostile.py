@@ -412,6 +412,8 @@ def _evaluate_probabilities() -> None:
              files={"p.csv": PROBABILITIES, **files_3}, says=("choose",))  # fmt: skip
     scenario("evaluate/probabilities/ok-json", "ok", *three, "--format", "json", "--recalibration", "none",
              files={"p.csv": PROBABILITIES, **files_3}, check=_valid_json)  # fmt: skip
+    scenario("evaluate/probabilities/ok-csv", "ok", *three, "--format", "csv", "--test-uncertainty", "--samples", "500", "--seed", "1",
+             files={"p.csv": PROBABILITIES, **files_3})  # fmt: skip
     scenario("evaluate/probabilities/ok-binary", "ok", *two, "--seed", "1", files={"p.csv": PROBABILITIES_2, **files_2})
     scenario("evaluate/probabilities/ok-isotonic", "ok", *two, "--seed", "1", "--recalibration", "isotonic",
              files={"p.csv": PROBABILITIES_2, **files_2})  # fmt: skip
@@ -464,7 +466,7 @@ def _evaluate_probabilities() -> None:
         scenario(f"evaluate/probabilities-samples/{value}", expect, *three, "--test-uncertainty", "--samples", value, "--seed", "1",
                  files=ok_files)  # fmt: skip
     unused = {
-        "sd": ("--sd", "0.1"), "metrics": ("--metrics", "accuracy", "--"), "details": ("--details",), "format-csv": ("--format", "csv"),
+        "sd": ("--sd", "0.1"), "metrics": ("--metrics", "accuracy", "--"), "details": ("--details",), "format-xml": ("--format", "xml"),
         "prior-count-alone": ("--prior-count", "2"), "thresholds": ("--thresholds", "0.5"), "plot": ("--plot", "{tmp}/p.png"),
         "orientation": ("--orientation", "sklearn"), "scores": ("--scores", "{tmp}/p.csv"), "labels": ("--labels", "{tmp}/p.csv"),
         "class-counts": ("--class-counts", "1,2,3"), "recalibration-bogus": ("--recalibration", "temperature"),

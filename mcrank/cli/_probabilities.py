@@ -57,8 +57,6 @@ def _refuse_others(args) -> None:
             raise UsageError(f"{flags()[name]} is not an option of --probabilities")
     if args.details:
         raise UsageError("--details is not an option of --probabilities: the table is the whole report (and --format json)")
-    if args.format == "csv":
-        raise UsageError("--format csv is not offered for --probabilities: give --format table or json")
     if args.prior_count is not None and not args.test_uncertainty:
         raise UsageError("--prior-count is the prior of --test-uncertainty")
 
@@ -75,7 +73,7 @@ def handler(args) -> int:
     from mcrank.cli._common import output_format
     from mcrank.evaluate import MAX_SAMPLES, read_utility
     from mcrank.evaluate.probabilities import DEFAULT_RECALIBRATION_FOLDS, load_probabilities, rank_probabilities
-    from mcrank.evaluate.probabilities_report import render_json, render_table
+    from mcrank.evaluate.probabilities_report import render_csv, render_json, render_table
     from mcrank.evaluate.result import DEFAULT_SAMPLES
     from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT
 
@@ -103,8 +101,9 @@ def handler(args) -> int:
     if args.format == "json":
         from mcrank.results import provenance
 
-        made = {"input_file": str(args.probabilities), "utility_input": args.utility, **provenance()}
-        text = render_json(result, made)
+        text = render_json(result, {"input": str(args.probabilities), "utility_input": args.utility, **provenance()})
+    elif args.format == "csv":
+        text = render_csv(result, {"input": str(args.probabilities), "utility_input": args.utility})
     else:
         text = render_table(result, width=terminal_width(args.out))
     if write_output(text, args.out) is not None and not args.quiet:

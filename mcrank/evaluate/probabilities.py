@@ -469,6 +469,10 @@ class ProbabilityEvaluation:
     def __str__(self) -> str:
         return rendering(self, "text")(self)
 
+    def to_records(self) -> list[dict]:
+        """One dict per model, best first (:func:`mcrank.evaluate.probabilities_report.records`)."""
+        return rendering(self, "records")(self)
+
     def to_dict(self) -> dict:
         """JSON-ready (:func:`mcrank.evaluate.probabilities_report.to_dict`)."""
         return rendering(self, "dict")(self)

@@ -7,11 +7,14 @@ text and JSON.
 report, :func:`mcrank.evaluate.report.decision_sentence`), then the ranking by the yield of the
 expected-utility decisions beside the Brier score and the log loss, the pairs those order
 otherwise, and the recalibration's gain; names escaped, columns in blocks that fit the width.
-:func:`to_dict` is its ``to_dict()`` and :func:`render_json` that as JSON text.
+:func:`to_dict` is its ``to_dict()`` and :func:`render_json` that as JSON text; :func:`records`
+(one dict per model) is its ``to_records()`` and :func:`render_csv` their CSV.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 
@@ -23,6 +26,7 @@ from mcrank.evaluate.report import (
     _wrap,
     column_blocks,
     column_format,
+    csv_text,
     decision_sentence,
     printable,
     probability_text,
@@ -30,7 +34,7 @@ from mcrank.evaluate.report import (
 from mcrank.evaluate.result import renders
 from mcrank.evaluate.targets import class_header
 
-__all__ = ["decision_line", "render_json", "render_table", "to_dict"]
+__all__ = ["decision_line", "records", "render_csv", "render_json", "render_table", "to_dict"]
 
 #: The recalibrations as the report names them, by (method, two classes).
 _RECALIBRATION_NAMES = {
@@ -160,7 +164,6 @@ def to_dict(result: ProbabilityEvaluation) -> dict:
                     "recalibrated_log_loss": _clean(m.recalibrated_log_loss)}  # fmt: skip
         models.append(row)
     out = {
-        "input": "probabilities",
         "classes": list(result.classes),
         "class_order": result.order_source,
         "positive": result.positive,
@@ -185,9 +188,52 @@ def to_dict(result: ProbabilityEvaluation) -> dict:
     return out
 
 
+def records(result: ProbabilityEvaluation) -> list[dict]:
+    """One dict per model, best first: the rows of :func:`to_dict`'s ``models``."""
+    return to_dict(result)["models"]
+
+
+def render_csv(result: ProbabilityEvaluation, made: dict | None = None) -> str:
+    """The ranking as CSV, one row per model (:func:`records`; an infinite log loss is ``inf``),
+    after ``# key: value`` lines for ``made``, the classes, the utility and the settings, then
+    :func:`mcrank.results.provenance`."""
+    from mcrank.results import csv_comments, provenance
+
+    document = to_dict(result)
+    comments = {**(made or {}), **{key: document[key] for key in ("classes", "class_order", "positive", "items", "utility", "seed")}}
+    if result.recalibration is not None:
+        comments.update(recalibration=result.recalibration, recalibration_folds=result.recalibration_folds)
+    if result.recalibration_note is not None:
+        comments["recalibration_note"] = result.recalibration_note
+    if result.probability_above is not None:
+        comments.update(samples=result.samples, prior_count=result.prior_count)
+    rows = records(result)
+    header = list(dict.fromkeys(key for row in rows for key in row if key != "log_loss_infinite"))
+    if result.probability_above is not None:
+        header.append("probability_above_next")
+    buffer = io.StringIO()
+    buffer.write(csv_comments({**comments, **provenance()}))
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for k, (row, m) in enumerate(zip(rows, result.models, strict=True)):
+        cells = {**row, "log_loss": repr(m.log_loss) if math.isfinite(m.log_loss) else "inf"}
+        if result.probability_above is not None:
+            below = result.models[k + 1].name if k + 1 < len(result.models) else None
+            p = None if below is None else result.probability_above[m.name, below][0]
+            cells["probability_above_next"] = "" if p is None or math.isnan(p) else repr(p)
+        writer.writerow([csv_text(cells[key]) if key == "model" else _cell(cells.get(key)) for key in header])
+    return buffer.getvalue()
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else repr(value)
+
+
 def render_json(result: ProbabilityEvaluation, made: dict | None = None) -> str:
     """:func:`to_dict` as JSON text, with ``made`` (the input, provenance) added."""
     return json.dumps({**to_dict(result), **(made or {})}, indent=2) + "\n"
 
 
-renders(ProbabilityEvaluation, text=render_table, dict=to_dict)
+renders(ProbabilityEvaluation, text=render_table, records=records, dict=to_dict)
