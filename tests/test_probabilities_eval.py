@@ -8,6 +8,8 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -362,3 +364,33 @@ def test_cli_file_over_the_size_limit(tmp_path, capsys, monkeypatch):
 def test_cli_recalibration_alone_is_refused(capsys):
     code, out, err = run(capsys, TRIAGE, "--recalibration", "platt")
     assert code == 2 and "--recalibration is an option of --probabilities" in err
+
+
+# --- the docs ---------------------------------------------------------------------------------------
+
+GUIDE = ROOT / "docs" / "probabilities.md"
+
+
+def _blocks(kind: str) -> list[str]:
+    text = GUIDE.read_text()
+    return re.findall(rf"```{kind}\n(.*?)```", text, flags=re.S)
+
+
+def test_the_guides_console_blocks_are_the_real_output(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)  # the commands name their files from the repository's root
+    monkeypatch.setenv("COLUMNS", "80")
+    blocks = _blocks("console")
+    assert len(blocks) == 2
+    for block in blocks:
+        command, shown = block.split("\n", 1)
+        assert main(shlex.split(command.removeprefix("$ mcrank "))) == 0
+        assert capsys.readouterr().out == shown
+
+
+def test_the_guides_python_blocks_run(capsys):
+    blocks = _blocks("python")
+    assert len(blocks) == 2
+    for block in blocks:
+        exec(compile(block, str(GUIDE), "exec"), {"__name__": "__guide__"})  # noqa: S102 - the docs' own code
+    out = capsys.readouterr().out
+    assert out.startswith("choose ")
