@@ -255,6 +255,27 @@ def test_multiclass_recalibration_and_its_refusals():
     assert few.recalibration is None and "fewer than the 5 folds" in few.recalibration_note
 
 
+def test_a_fit_that_does_not_converge_is_said_in_the_result_not_warned(monkeypatch):
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    import mcrank.evaluate.probabilities as probabilities_module
+
+    fit = probabilities_module._fit_and_map
+
+    def stopping(*args):
+        warnings.warn("lbfgs failed to converge", ConvergenceWarning, stacklevel=1)
+        return fit(*args)
+
+    monkeypatch.setattr(probabilities_module, "_fit_and_map", stopping)
+    rng = np.random.default_rng(13)
+    y = rng.integers(0, 2, 60)
+    result = evaluate_probabilities(y, {"m": _random_probabilities(rng, 60, 2)}, np.eye(2), rng=0)  # warnings are errors here
+    assert result.recalibration_unconverged == ("m",) and "did not converge for m" in str(result)
+    assert result.to_dict()["recalibration"]["unconverged"] == ["m"]
+
+
 def test_without_sklearn_the_report_says_so(monkeypatch):
     monkeypatch.setitem(sys.modules, "sklearn", None)  # import sklearn raises ImportError
     rng = np.random.default_rng(12)

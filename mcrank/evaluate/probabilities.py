@@ -45,6 +45,7 @@ labels such as 0/1 ambiguous when the positive class is not the first: refused, 
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -448,6 +449,9 @@ class ProbabilityEvaluation:
     seed : int or None
         The root seed of the posterior and the folds (None when nothing was drawn or a
         Generator was given).
+    recalibration_unconverged : tuple of str
+        The models whose recalibration fit (a logistic regression) stopped at its iteration
+        limit in some fold: their recalibrated numbers are those of the last iteration.
     """
 
     models: tuple
@@ -465,6 +469,7 @@ class ProbabilityEvaluation:
     recalibration_folds: int | None = None
     recalibration_note: str | None = None
     seed: int | None = None
+    recalibration_unconverged: tuple = ()
 
     def __str__(self) -> str:
         return rendering(self, "text")(self)
@@ -577,9 +582,11 @@ def rank_probabilities(test_set: ProbabilityTestSet, utility, *, test_uncertaint
         intervals = posterior.intervals
         above = {(names[a], names[b]): (1.0 - float(posterior.flip_test[p]), float(posterior.flip_test_se[p]))
                  for p, (a, b) in enumerate(pairs)}  # fmt: skip
-    recalibrated, note = {}, None
+    recalibrated, note, unconverged = {}, None, ()
     if recalibration is not None:
-        recalibrated, note = _recalibrated(test_set, u, recalibration, folds, stream_generator(root, PROBABILITY_RECALIBRATION))
+        recalibrated, note, unconverged = _recalibrated(
+            test_set, u, recalibration, folds, stream_generator(root, PROBABILITY_RECALIBRATION)
+        )
     models = []
     for k in order:
         name = names[k]
@@ -594,7 +601,7 @@ def rank_probabilities(test_set: ProbabilityTestSet, utility, *, test_uncertaint
     return ProbabilityEvaluation(
         tuple(models), disagreements, u, test_set.classes, test_set.order_source, test_set.positive, test_set.items,
         np.bincount(truth, minlength=n), above, samples if test_uncertainty else None, prior_count if test_uncertainty else None,
-        recalibration if computed else None, folds if computed else None, note, seed,
+        recalibration if computed else None, folds if computed else None, note, seed, unconverged,
     )  # fmt: skip
 
 
@@ -621,27 +628,39 @@ def _stratified_folds(truth: np.ndarray, n: int, folds: int, rng: np.random.Gene
 
 def _recalibrated(test_set: ProbabilityTestSet, u: np.ndarray, method: str, folds: int, rng):
     """Per model, the yield, Brier score and log loss of its cross-fitted recalibrated
-    probabilities; or ``({}, note)`` when they cannot be computed."""
+    probabilities, no note and the models whose fit did not converge; or ``({}, note, ())`` when
+    they cannot be computed."""
     n, truth = len(test_set.classes), test_set.truth
     counts = np.bincount(truth, minlength=n)
     if counts.min() < folds:
         j = int(np.argmin(counts))
         return {}, (f"the recalibration is not computed: class {test_set.classes[j]!r} has {counts[j]} items, fewer than the "
-                    f"{folds} folds")  # fmt: skip
+                    f"{folds} folds"), ()  # fmt: skip
     try:
         import sklearn  # noqa: F401  (lazily: the rest of mcrank runs without it)
     except ImportError:
-        return {}, NO_SKLEARN
+        return {}, NO_SKLEARN, ()
+    from sklearn.exceptions import ConvergenceWarning
+
     fold = _stratified_folds(truth, n, folds, rng)
-    out = {}
+    out, unconverged = {}, []
     for name, p in test_set.probabilities.items():
         q = np.empty_like(p)
-        for f in range(folds):
-            held = fold == f
-            q[held] = _fit_and_map(method, p[~held], truth[~held], p[held], n)
+        # A fit that stops at its iteration limit is said in the result, not as a warning on
+        # stderr; any other warning passes on.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for f in range(folds):
+                held = fold == f
+                q[held] = _fit_and_map(method, p[~held], truth[~held], p[held], n)
+        for warning in caught:
+            if issubclass(warning.category, ConvergenceWarning):
+                unconverged.append(name)
+            else:
+                warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
         d = optimal_decisions(q, u)
         out[name] = (float(u[d, truth].mean()), brier_score(truth, q), log_loss(truth, q))
-    return out, None
+    return out, None, tuple(dict.fromkeys(unconverged))
 
 
 def _fit_and_map(method: str, p_fit, y_fit, p_map, n: int) -> np.ndarray:

@@ -134,9 +134,13 @@ def _recalibration_line(result: ProbabilityEvaluation) -> str:
     if result.recalibration is None:
         return "Recalibration: not asked for."
     method = _RECALIBRATION_NAMES[result.recalibration, len(result.classes) == 2]
+    unconverged = ""
+    if result.recalibration_unconverged:
+        unconverged = (f" The fit did not converge for {', '.join(map(printable, result.recalibration_unconverged))}: its "
+                       "numbers are those of the last iteration.")  # fmt: skip
     return (f"Recalibration: {method}, cross-fitted over {result.recalibration_folds} folds (dealt at random within each class, "
             f"seed {result.seed}): the yield each model's decisions would have with its probabilities recalibrated, and the "
-            "gain over the yield as given.")  # fmt: skip
+            f"gain over the yield as given.{unconverged}")  # fmt: skip
 
 
 def _clean(value):
@@ -173,7 +177,9 @@ def to_dict(result: ProbabilityEvaluation) -> dict:
         "decisions": "argmax_i sum_j U_ij p_j",
         "models": models,
         "disagreements": {key: [list(pair) for pair in pairs] for key, pairs in result.disagreements.items()},
-        "recalibration": None if result.recalibration is None else {"method": result.recalibration, "folds": result.recalibration_folds},
+        "recalibration": None
+        if result.recalibration is None
+        else {"method": result.recalibration, "folds": result.recalibration_folds, "unconverged": list(result.recalibration_unconverged)},
         "recalibration_note": result.recalibration_note,
         "seed": result.seed,
     }
