@@ -10,7 +10,7 @@ touches numpy's global random state.
 frequencies; the decision curves' bands) draws each from a child of the root of its own,
 :func:`stream_generator`, keyed by the quantity (:data:`TEST_SET`, :data:`UTILITY_ERRORS`,
 :data:`DEPLOYMENT_FREQUENCIES`, :data:`DECISION_CURVE_BANDS`, :data:`DECISION_CURVE_PAIRS`,
-:data:`FOLD_POSTERIOR`, :data:`SCORING_POSTERIOR`, :data:`PER_ITEM_POSTERIOR`) and a position within it: adding an option that draws one quantity
+:data:`FOLD_POSTERIOR`, :data:`SCORING_POSTERIOR`, :data:`PER_ITEM_POSTERIOR`, :data:`PROBABILITY_RECALIBRATION`) and a position within it: adding an option that draws one quantity
 changes no number of another.
 """
 
@@ -24,6 +24,7 @@ __all__ = [
     "DEPLOYMENT_FREQUENCIES",
     "FOLD_POSTERIOR",
     "PER_ITEM_POSTERIOR",
+    "PROBABILITY_RECALIBRATION",
     "SCORING_POSTERIOR",
     "TEST_SET",
     "UTILITY_ERRORS",
@@ -52,6 +53,8 @@ FOLD_POSTERIOR = 5
 SCORING_POSTERIOR = 6
 #: The Bayesian bootstrap of per-item yields (:mod:`mcrank.evaluate.per_item`).
 PER_ITEM_POSTERIOR = 7
+#: The folds of the cross-fitted recalibration of class probabilities (:mod:`mcrank.evaluate.probabilities`).
+PROBABILITY_RECALIBRATION = 8
 
 
 def plain_seed(seed) -> bool:
@@ -105,7 +108,7 @@ def stream_generator(root: np.random.SeedSequence, quantity: int, index: int = 0
 
     ``quantity`` is one of :data:`TEST_SET`, :data:`UTILITY_ERRORS`,
     :data:`DEPLOYMENT_FREQUENCIES`, :data:`DECISION_CURVE_BANDS`, :data:`DECISION_CURVE_PAIRS`,
-    :data:`FOLD_POSTERIOR`, :data:`SCORING_POSTERIOR`, :data:`PER_ITEM_POSTERIOR`; ``index`` numbers the parts of a quantity that are drawn apart (a
+    :data:`FOLD_POSTERIOR`, :data:`SCORING_POSTERIOR`, :data:`PER_ITEM_POSTERIOR`, :data:`PROBABILITY_RECALIBRATION`; ``index`` numbers the parts of a quantity that are drawn apart (a
     pair, a model), so that drawing one part or not leaves the others' numbers alone. Spawn keys of one length
     only: numpy pads entropy with zeros, so a key ``(0,)`` could stand for ``(0, 0)``.
     """

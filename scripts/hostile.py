@@ -390,6 +390,125 @@ def _evaluate_inputs() -> None:
              files={"s.csv": SCORES})  # fmt: skip
 
 
+#: A three-class file of ``--probabilities`` (columns MODEL:CLASS) and its utility, and a two-class one (a column per model).
+PROBABILITIES = b"true,a:x,a:y,a:z,b:x,b:y,b:z\n" + b"".join(
+    f"{'xyz'[k % 3]},{p:.2f},{q:.2f},{1 - p - q:.2f},{q:.2f},{p:.2f},{1 - p - q:.2f}\n".encode()
+    for k, (p, q) in enumerate(((k * 37 % 50) / 100, (k * 61 % 40) / 100) for k in range(60))
+)
+UTILITY_3 = b'{"utility": [[3, 0, -1], [0, 2, 0], [-2, 0, 4]], "classes": ["x", "y", "z"]}'
+PROBABILITIES_2 = SCORES
+
+
+def _evaluate_probabilities() -> None:
+    three = ("evaluate", "--probabilities", "{tmp}/p.csv", "--utility", "{tmp}/u.json")
+    two = ("evaluate", "--probabilities", "{tmp}/p.csv", "--utility", "{tmp}/u.json", "--positive", "sick")
+    files_3, files_2 = {"u.json": UTILITY_3}, {"u.json": UTILITY_2}
+    for label, data in GARBAGE:
+        scenario(f"evaluate/probabilities/{label}", "refuse", *three, files={"p.csv": data, **files_3})
+    scenario("evaluate/probabilities/huge", "refuse", *three, files={"p.csv": Sparse(65 * 2**20), **files_3}, says=("MiB",))
+    scenario("evaluate/probabilities/bom", "clean", *three, files={"p.csv": b"\xef\xbb\xbf" + PROBABILITIES, **files_3})
+    scenario("evaluate/probabilities/ok", "ok", *three, "--seed", "1", files={"p.csv": PROBABILITIES, **files_3})
+    scenario("evaluate/probabilities/ok-uncertain", "ok", *three, "--seed", "1", "--test-uncertainty", "--samples", "500",
+             files={"p.csv": PROBABILITIES, **files_3}, says=("choose",))  # fmt: skip
+    scenario("evaluate/probabilities/ok-json", "ok", *three, "--format", "json", "--recalibration", "none",
+             files={"p.csv": PROBABILITIES, **files_3}, check=_valid_json)  # fmt: skip
+    scenario("evaluate/probabilities/ok-csv", "ok", *three, "--format", "csv", "--test-uncertainty", "--samples", "500", "--seed", "1",
+             files={"p.csv": PROBABILITIES, **files_3})  # fmt: skip
+    scenario("evaluate/probabilities/ok-binary", "ok", *two, "--seed", "1", files={"p.csv": PROBABILITIES_2, **files_2})
+    scenario("evaluate/probabilities/ok-isotonic", "ok", *two, "--seed", "1", "--recalibration", "isotonic",
+             files={"p.csv": PROBABILITIES_2, **files_2})  # fmt: skip
+    first_row = PROBABILITIES.split(b"\n")[1]
+    bad_rows = {
+        "row-sum": (b"x,0.50,0.30,0.30", ("sum to",)), "above-one": (b"x,1.50,-0.50,0.00", ("outside [0, 1]",)),
+        "negative": (b"x,-0.10,0.60,0.50", ("outside [0, 1]",)), "nan": (b"x,nan,0.50,0.50", ("NaN",)),
+        "inf": (b"x,inf,0.00,0.00", ("outside [0, 1]",)), "text": (b"x,high,0.50,0.50", ("not a number",)),
+        "empty-cell": (b"x,,0.50,0.50", ("not a number",)), "unknown-class": (b"w,0.20,0.30,0.50", ("not one of the classes",)),
+        "empty-label": (b",0.20,0.30,0.50", ("empty label",)), "short-row": (b"x,0.20,0.30", ("fields",)),
+    }  # fmt: skip
+    for label, (row, says) in bad_rows.items():
+        data = PROBABILITIES.replace(first_row, row + first_row[len(b"x,0.00,0.00,0.00") :] if label != "short-row" else row, 1)
+        scenario(f"evaluate/probabilities-file/{label}", "refuse", *three, files={"p.csv": data, **files_3}, says=says)
+    header = PROBABILITIES.split(b"\n")[0]
+    bad_headers = {
+        "missing-class": (header.replace(b",b:z", b",bz"), "MODEL:CLASS"), "unknown-class": (header.replace(b"b:z", b"b:w"), "'w'"),
+        "no-class-column": (header.replace(b",b:z", b",c:z"), "no column"), "no-truth": (header.replace(b"true", b"truth"), "true"),
+        "twice": (header.replace(b"b:z", b"b:y"), "twice"), "empty-model": (header.replace(b"b:z", b":z"), "MODEL:CLASS"),
+    }  # fmt: skip
+    for label, (line, says) in bad_headers.items():
+        scenario(f"evaluate/probabilities-header/{label}", "refuse", *three, files={"p.csv": PROBABILITIES.replace(header, line), **files_3},
+                 says=(says,))  # fmt: skip
+    scenario("evaluate/probabilities-file/one-column-for-3-classes", "refuse", *three, files={"p.csv": PROBABILITIES_2, **files_3},
+             says=("two-class form",))  # fmt: skip
+    scenario("evaluate/probabilities-file/no-rows", "refuse", *three, files={"p.csv": header + b"\n", **files_3})
+    # Two classes, a column per model: the positive class, and a plain matrix for 0/1 labels.
+    # Text labels, a matrix that names no classes and no --positive: neither the order nor the positive class is known.
+    scenario(
+        "evaluate/probabilities-binary/no-positive", "refuse", *two[:3], "--utility", "[[1, -3], [0, 0]]", files={"p.csv": PROBABILITIES_2}
+    )
+    # The utility names the classes: the first is positive, as for --scores.
+    scenario(
+        "evaluate/probabilities-binary/positive-by-the-utility", "ok", *two[:-2], "--seed", "1", files={"p.csv": PROBABILITIES_2, **files_2}
+    )
+    scenario("evaluate/probabilities-binary/unknown-positive", "refuse", *two[:-1], "bogus", files={"p.csv": PROBABILITIES_2, **files_2})
+    zero_one = PROBABILITIES_2.replace(b"sick", b"1").replace(b"well", b"0")
+    plain = ("evaluate", "--probabilities", "{tmp}/p.csv", "--utility", "[[1, 0], [0, 2]]", "--positive", "1")
+    scenario("evaluate/probabilities-binary/plain-matrix-unnamed-order", "refuse", *plain, files={"p.csv": zero_one}, says=("--classes",))
+    scenario("evaluate/probabilities-binary/plain-matrix-named-order", "ok", *plain, "--classes", "1,0", "--seed", "1",
+             files={"p.csv": zero_one})  # fmt: skip
+    scenario("evaluate/probabilities-binary/positive-first", "ok", *plain[:-1], "0", "--seed", "1", files={"p.csv": zero_one})
+    scenario("evaluate/probabilities-binary/above-one", "refuse", *two, files={"p.csv": PROBABILITIES_2.replace(b"0.37", b"1.5", 1),
+             **files_2})  # fmt: skip
+    # Options: at and beyond their limits, and those that change nothing here.
+    ok_files = {"p.csv": PROBABILITIES, **files_3}
+    for value, expect in {"0": "refuse", "1": "refuse", "2": "ok", "abc": "refuse", "-3": "refuse", "21": "ok"}.items():
+        scenario(f"evaluate/probabilities-folds/{value}", expect, *three, "--folds", value, "--seed", "1", files=ok_files)
+    for value, expect in {"0": "refuse", "1": "ok", "abc": "refuse", "1.5": "refuse", str(10**9 + 1): "refuse"}.items():
+        scenario(f"evaluate/probabilities-samples/{value}", expect, *three, "--test-uncertainty", "--samples", value, "--seed", "1",
+                 files=ok_files)  # fmt: skip
+    unused = {
+        "sd": ("--sd", "0.1"), "metrics": ("--metrics", "accuracy", "--"), "details": ("--details",), "format-xml": ("--format", "xml"),
+        "prior-count-alone": ("--prior-count", "2"), "thresholds": ("--thresholds", "0.5"), "plot": ("--plot", "{tmp}/p.png"),
+        "orientation": ("--orientation", "sklearn"), "scores": ("--scores", "{tmp}/p.csv"), "labels": ("--labels", "{tmp}/p.csv"),
+        "class-counts": ("--class-counts", "1,2,3"), "recalibration-bogus": ("--recalibration", "temperature"),
+        "isotonic-3-classes": ("--recalibration", "isotonic"), "folds-without-recalibration": ("--recalibration", "none", "--folds", "3"),
+        "positive-per-class": ("--positive", "x"), "utility-sd": ("--utility", '{"matrix": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "sd": 0.1}'),
+        "utility-2x2": ("--utility", "[[1, 0], [0, 1]]"),
+    }  # fmt: skip
+    for label, options in unused.items():
+        scenario(f"evaluate/unused-with-probabilities/{label}", "refuse", *three, *options, files=ok_files)
+    scenario("evaluate/unused-with-probabilities/file", "refuse", "evaluate", "{ex}/factory.json", *three[1:], files=ok_files)
+    scenario("evaluate/unused-with-probabilities/no-utility", "refuse", *three[:3], files=ok_files, says=("--utility",))
+    scenario("evaluate/recalibration-without-probabilities", "refuse", "evaluate", "{ex}/factory.json", "--recalibration", "platt")
+    scenario("evaluate/probabilities/out-is-the-input", "refuse", *three, "--out", "{tmp}/p.csv", files=ok_files)
+    # The Python API: every bad array names the parameter.
+    nan = float("nan")
+
+    def probabilities(**kw):
+        from mcrank.evaluate import evaluate_probabilities
+
+        given = {"y_true": [0, 1, 1, 0], "probabilities": {"m": [[0.8, 0.2], [0.3, 0.7], [0.6, 0.4], [0.9, 0.1]]},
+                 "utility": [[1, 0], [0, 1]], "recalibration": None} | kw  # fmt: skip
+        return evaluate_probabilities(given.pop("y_true"), given.pop("probabilities"), given.pop("utility"), **given)
+
+    api("evaluate_probabilities/ok", "ok", probabilities)
+    bad = {
+        "nan": ({"probabilities": {"m": [[nan, 0.2], [0.3, 0.7], [0.6, 0.4], [0.9, 0.1]]}}, "probabilities"),
+        "row-sum": ({"probabilities": {"m": [[0.8, 0.3], [0.3, 0.7], [0.6, 0.4], [0.9, 0.1]]}}, "probabilities"),
+        "negative": ({"probabilities": {"m": [[1.2, -0.2], [0.3, 0.7], [0.6, 0.4], [0.9, 0.1]]}}, "probabilities"),
+        "short": ({"probabilities": {"m": [[0.8, 0.2]]}}, "y_true"), "ragged": ({"probabilities": {"m": [[0.8, 0.2], [1.0]]}}, "probabilities"),
+        "text": ({"probabilities": {"m": "high"}}, "probabilities"), "empty": ({"probabilities": {}}, "probabilities"),
+        "bogus-name": ({"probabilities": {"": [0.2, 0.7, 0.4, 0.1]}}, "model"), "3-columns": ({"probabilities": {"m": [[1, 0, 0]] * 4}}, "probabilities"),
+        "one-column-unnamed-order": ({"probabilities": {"m": [0.2, 0.7, 0.4, 0.1]}}, "classes"),
+        "unknown-label": ({"y_true": [0, 1, 2, 0]}, "y_true"), "empty-y": ({"y_true": []}, "y_true"),
+        "utility-3x3": ({"utility": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}, "probabilities"), "utility-nan": ({"utility": [[nan, 0], [0, 1]]}, "utility"),
+        "recalibration": ({"recalibration": "bogus"}, "recalibration"), "folds": ({"recalibration": "platt", "folds": 1}, "folds"),
+        "samples": ({"test_uncertainty": True, "samples": 0}, "samples"), "prior": ({"test_uncertainty": True, "prior_count": -1}, "prior_count"),
+        "seed": ({"recalibration": "platt", "rng": -1}, "seed"), "positive-per-class": ({"positive": 1}, "positive"),
+    }  # fmt: skip
+    for label, (kw, names) in bad.items():
+        api(f"evaluate_probabilities/{label}", "raise", lambda kw=kw: probabilities(**kw), names=names)
+
+
 def _evaluate_options() -> None:
     factory = "{ex}/factory.json"
     # Every numeric option at and beyond its limits, in the modes where it is used.
@@ -1348,7 +1467,18 @@ def _signals() -> None:
 def all_scenarios() -> list[Scenario]:
     """Every scenario, built once."""
     if not SCENARIOS:
-        for build in (_evaluate_inputs, _evaluate_options, _evaluate_folds, _outputs, _run, _reproduce, _story, _api, _signals):
+        for build in (
+            _evaluate_inputs,
+            _evaluate_probabilities,
+            _evaluate_options,
+            _evaluate_folds,
+            _outputs,
+            _run,
+            _reproduce,
+            _story,
+            _api,
+            _signals,
+        ):
             build()
         names = Counter(s.name for s in SCENARIOS)
         duplicates = [name for name, count in names.items() if count > 1]

@@ -336,6 +336,15 @@ def _output_names(capsys, tmp_path) -> set[str]:
         ["evaluate", str(long_form), "--utility", "[[1, 0], [0, 1]]"],
         [
             "evaluate",
+            "--probabilities",
+            str(ROOT / "examples" / "probabilities.csv"),
+            "--utility",
+            str(ROOT / "examples" / "triage_3class.json"),
+            "--test-uncertainty",
+            *few,
+        ],
+        [
+            "evaluate",
             "--labels",
             str(ROOT / "examples" / "wine_folds.csv"),
             "--utility",

@@ -62,12 +62,19 @@ def _add_arguments(parser) -> None:
     from mcrank.cli import _folds
 
     _folds.add_arguments(parser)
+    # Probabilistic classifiers (--probabilities): a block of its own too.
+    from mcrank.cli import _probabilities
+
+    _probabilities.add_arguments(parser)
 
 
 def handler(args) -> int:
-    from mcrank.cli import _folds, _per_item
+    from mcrank.cli import _folds, _per_item, _probabilities
     from mcrank.cli._scores import check_scores_only
 
+    if _probabilities.wanted(args):  # labels and class probabilities: a report of its own (mcrank.cli._probabilities)
+        return _probabilities.handler(args)
+    _probabilities.refuse_recalibration_alone(args)
     if not _folds.wanted(args):  # the comparison across folds refuses them in its own words
         check_scores_only(args)
     # Before the work, so that it does not end on an unwritable path; never over an input.

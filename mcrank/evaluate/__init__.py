@@ -48,6 +48,9 @@ The modules:
 - :mod:`mcrank.evaluate.folds`: model selection across cross-validation folds, by the
   Bayesian correlated t-test on per-fold utility yields (:func:`compare_folds`,
   :func:`fold_yields`).
+- :mod:`mcrank.evaluate.probabilities`: probabilistic classifiers ranked by the yield of their
+  expected-utility decisions, beside the Brier score and the log loss, with the gain of
+  recalibrating them (:func:`evaluate_probabilities`).
 - :mod:`mcrank.evaluate.curves`: decision curves, net benefit against the threshold
   probability, with posterior bands and the probability that one model's exceeds another's
   (:func:`decision_curves`).
@@ -99,6 +102,7 @@ _SUBMODULE_OF = {
         "input",
     ),
     "EvaluateOptions": "options",
+    **dict.fromkeys(("ProbabilityEvaluation", "evaluate_probabilities", "load_probabilities", "rank_probabilities"), "probabilities"),
     **dict.fromkeys(("evaluate", "evaluate_file", "evaluate_predictions"), "pipeline"),
     **dict.fromkeys(
         ("DEFAULT_SAMPLES", "MAX_SAMPLES", "TIE_TOLERANCE", "ClassifierResult", "Disagreement", "Evaluation", "PairFlip"), "result"
@@ -127,6 +131,7 @@ _REPORT_OF = {
     "curves": "curve_report",
     "folds": "fold_report",
     "per_item": "per_item_report",
+    "probabilities": "probabilities_report",
     "result": "report",
     "scoring": "scoring_report",
 }

@@ -47,8 +47,8 @@ __all__ = ["evaluate", "evaluate_file", "evaluate_predictions"]
 
 
 def evaluate(
-    confusions,
-    utility,
+    confusions=None,
+    utility=None,
     options: EvaluateOptions | None = None,
     *,
     classes=None,
@@ -62,7 +62,10 @@ def evaluate(
     Parameters
     ----------
     confusions : dict of str to array_like of shape (n, n)
-        Counts per classifier, all on the same test set, in ``orientation``.
+        Counts per classifier, all on the same test set, in ``orientation``. Or, in their
+        place, ``y_true=`` and ``probabilities={name: P}`` (keywords): probabilistic
+        classifiers, ranked by :func:`mcrank.evaluate.probabilities.evaluate_probabilities`
+        (which takes its own keywords) and returning its result.
     utility : array_like of shape (n, n), dict or UtilityAssessment
         The utility matrix, in any form of :func:`parse_utility`: rows = decision, columns =
         true class, in the class order of the confusion matrices.
@@ -163,6 +166,8 @@ def evaluate(
     Tied classifiers share a rank. A pair that a perturbed matrix (or a posterior draw)
     ties counts as flipped, as in the study's step 6 (``docs/method.md``).
     """
+    if "probabilities" in option_values:  # class probabilities: a mode of its own
+        return _probabilities_mode(confusions, utility, options, classes, option_values)
     options = EvaluateOptions.of(options, **option_values)
     given = _read(confusions, utility, options, classes=classes, orientation=orientation, source=source)
     weighted = _reweight(given, options.class_frequencies, options.class_counts)
@@ -205,6 +210,19 @@ def evaluate(
         else _frequency_report(weighted.deployment, given.class_totals, given.classes),
         estimator=given.estimator if with_sd else None,
     )
+
+
+def _probabilities_mode(confusions, utility, options, classes, keywords):
+    """``evaluate(y_true=..., probabilities={name: P}, utility=U)``:
+    :func:`mcrank.evaluate.probabilities.evaluate_probabilities`, which takes the keywords."""
+    from mcrank.evaluate.probabilities import evaluate_probabilities
+
+    if confusions is not None or options is not None:
+        raise ValueError("probabilities: give y_true, probabilities and utility as keywords, without confusion matrices or options")
+    if "y_true" not in keywords:
+        raise ValueError("y_true: the true classes of the items the probabilities are of")
+    keywords = dict(keywords)
+    return evaluate_probabilities(keywords.pop("y_true"), keywords.pop("probabilities"), utility, classes=classes, **keywords)
 
 
 # --- the steps of evaluate ------------------------------------------------------------------

@@ -1,0 +1,417 @@
+"""Probabilistic classifiers (``mcrank evaluate --probabilities``): the yields of the
+expected-utility decisions against a plain-NumPy oracle, the Brier score and log loss against
+scikit-learn's, the flagged pairs, the test-set posterior against a Dirichlet drawn here, the
+recalibration, and the CLI on the examples and on bad files."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.metrics import brier_score_loss, log_loss
+
+from mcrank.cli import main
+from mcrank.evaluate import evaluate, evaluate_probabilities
+from mcrank.evaluate.probabilities import ProbabilityEvaluation
+
+ROOT = Path(__file__).resolve().parent.parent
+TRIAGE = ROOT / "examples" / "triage_3class.json"
+EXAMPLE = ROOT / "examples" / "probabilities.csv"
+BINARY = ROOT / "examples" / "probabilities_binary.csv"
+BINARY_UTILITY = json.dumps({"utility": [[1, 0.9], [0, 1]], "classes": ["malignant", "benign"]})
+
+
+def _random_probabilities(rng, items, n, sharpness=1.0):
+    z = rng.normal(size=(items, n)) * sharpness
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _oracle_yield(y, p, u):
+    """The mean utility of each item's decision of maximal expected utility, by loops: the first
+    decision of the highest expected utility wins a tie."""
+    u = np.asarray(u, dtype=float)
+    total = 0.0
+    for k in range(len(y)):
+        expected = [sum(u[i, j] * p[k, j] for j in range(u.shape[1])) for i in range(u.shape[0])]
+        best = 0
+        for i in range(1, len(expected)):
+            if expected[i] > expected[best]:
+                best = i
+        total += u[best, y[k]]
+    return total / len(y)
+
+
+# --- the scores and the yields ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_binary_brier_and_log_loss_are_sklearns(seed):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, 200)
+    models = {"a": _random_probabilities(rng, 200, 2), "b": _random_probabilities(rng, 200, 2, 3.0)}
+    u = [[3, -1], [-2, 1]]
+    result = evaluate_probabilities(y, models, u, recalibration=None)
+    for m in result.models:
+        p = models[m.name]
+        assert abs(m.brier_score - brier_score_loss(y, p[:, 1], pos_label=1)) < 1e-9
+        assert abs(m.brier_score - brier_score_loss(y, p)) < 1e-9  # scale_by_half="auto": halved for two classes
+        assert abs(m.log_loss - log_loss(y, p)) < 1e-9
+        assert abs(m.utility_yield - _oracle_yield(y, p, u)) < 1e-12
+
+
+def test_binary_one_column_with_text_labels():
+    """One column per model, the positive class's probability, for text labels in a named order."""
+    rng = np.random.default_rng(3)
+    y = np.where(rng.random(150) < 0.4, "ill", "well")
+    q = rng.random(150)  # P(ill)
+    u = [[5, -1], [-10, 1]]  # columns: ill, well
+    result = evaluate_probabilities(y, {"m": q}, u, classes=["ill", "well"], positive="ill", recalibration=None)
+    (m,) = result.models
+    assert abs(m.brier_score - brier_score_loss(y, q, pos_label="ill")) < 1e-9
+    assert abs(m.log_loss - log_loss(y == "ill", q)) < 1e-9
+    truth = np.where(y == "ill", 0, 1)
+    assert abs(m.utility_yield - _oracle_yield(truth, np.column_stack([q, 1 - q]), u)) < 1e-12
+    # The other class's probabilities, named so, give the same decisions and scores.
+    other = evaluate_probabilities(y, {"m": 1 - q}, u, classes=["ill", "well"], positive="well", recalibration=None)
+    assert other.models[0].utility_yield == m.utility_yield and abs(other.models[0].brier_score - m.brier_score) < 1e-12
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_multiclass_brier_is_the_sum_over_classes_and_log_loss_is_sklearns(seed):
+    rng = np.random.default_rng(seed)
+    n, items = 4, 250
+    y = rng.integers(0, n, items)
+    models = {f"m{k}": _random_probabilities(rng, items, n, 0.5 + k) for k in range(3)}
+    u = rng.integers(-5, 10, size=(n, n))
+    result = evaluate_probabilities(y, models, u, recalibration=None)
+    for m in result.models:
+        p = models[m.name]
+        seed_003 = np.mean(np.sum((p - np.eye(n)[y]) ** 2, axis=1))  # mean over items of sum_j (p_j - [y = j])^2
+        assert abs(m.brier_score - seed_003) < 1e-9
+        # scikit-learn >= 1.7 has the multi-class Brier score: with scale_by_half="auto", not halved, the same sum.
+        assert abs(m.brier_score - brier_score_loss(y, p, labels=list(range(n)))) < 1e-9
+        assert abs(m.log_loss - log_loss(y, p, labels=list(range(n)))) < 1e-9
+        assert abs(m.utility_yield - _oracle_yield(y, p, u)) < 1e-12
+
+
+def test_ties_go_to_the_lowest_decision_and_a_zero_probability_gives_an_infinite_log_loss():
+    y = np.array([0, 1, 1])
+    p = np.array([[0.5, 0.5], [0.5, 0.5], [1.0, 0.0]])  # a tie under the identity; item 2 is certain and wrong
+    result = evaluate_probabilities(y, {"m": p}, [[1, 0], [0, 1]], recalibration=None)
+    (m,) = result.models
+    assert m.decisions.tolist() == [0, 0, 0]
+    assert m.utility_yield == pytest.approx(1 / 3, abs=1e-15)
+    assert m.log_loss == math.inf  # scikit-learn clips to machine epsilon instead
+    assert result.to_dict()["models"][0]["log_loss"] is None and result.to_dict()["models"][0]["log_loss_infinite"]
+
+
+def test_the_pairs_the_scores_order_otherwise_are_flagged():
+    """A utility that weighs one class's errors heavily: the sharp, biased model scores better but decides worse."""
+    rng = np.random.default_rng(11)
+    items = 400
+    y = (rng.random(items) < 0.3).astype(int)  # class 1 rare
+    log_odds = rng.normal(size=items) + 2.5 * (2 * y - 1)  # log odds of class 1
+    calibrated = 1 / (1 + np.exp(-(0.5 * log_odds)))
+    sharp = 1 / (1 + np.exp(-(log_odds - 2.5)))  # better separated, shifted towards class 0
+    models = {"calibrated": np.column_stack([1 - calibrated, calibrated]), "sharp": np.column_stack([1 - sharp, sharp])}
+    u = [[1, -20], [0, 1]]  # missing class 1 costs 21 times a false alarm
+    result = evaluate_probabilities(y, models, u, recalibration=None)
+    yields = {name: _oracle_yield(y, p, u) for name, p in models.items()}
+    briers = {name: np.mean(np.sum((p - np.eye(2)[y]) ** 2, axis=1)) / 2 for name, p in models.items()}
+    losses = {name: -np.mean(np.log(p[np.arange(items), y])) for name, p in models.items()}
+    (a, b) = sorted(models, key=lambda name: -yields[name])
+    assert [m.name for m in result.models] == [a, b]
+    for key, score in (("brier_score", briers), ("log_loss", losses)):
+        expected = ((a, b),) if score[b] < score[a] else ()
+        assert result.disagreements[key] == expected
+    assert result.disagreements["brier_score"], "the example must show a flagged pair"
+
+
+def test_evaluate_takes_probabilities_by_keyword():
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 3, 60)
+    models = {"a": _random_probabilities(rng, 60, 3), "b": _random_probabilities(rng, 60, 3, 2.0)}
+    u = [[4, 0, -2], [0, 3, 0], [-1, 0, 5]]
+    via_front_door = evaluate(y_true=y, probabilities=models, utility=u, recalibration=None)
+    assert isinstance(via_front_door, ProbabilityEvaluation)
+    direct = evaluate_probabilities(y, models, u, recalibration=None)
+    assert via_front_door.to_dict() == direct.to_dict()
+    with pytest.raises(ValueError, match="y_true"):
+        evaluate(probabilities=models, utility=u)
+
+
+# --- the class order ------------------------------------------------------------------------------
+
+
+def test_a_plain_matrix_for_one_column_of_0_1_labels_is_refused_not_guessed():
+    y, q = [0, 1, 1, 0], [0.2, 0.7, 0.6, 0.1]  # P(1), by scikit-learn's positive label
+    u = [[1, 0], [0, 2]]
+    with pytest.raises(ValueError, match="classes"):
+        evaluate_probabilities(y, {"m": q}, u, recalibration=None)
+    # Said either way, it is read as said.
+    named = evaluate_probabilities(y, {"m": q}, u, classes=[1, 0], recalibration=None)
+    natural = evaluate_probabilities(y, {"m": np.column_stack([1 - np.array(q), q])}, [[2, 0], [0, 1]], recalibration=None)
+    assert named.models[0].utility_yield == natural.models[0].utility_yield
+    # Text labels with no order named are refused too; a column per class in a named order is read in it.
+    with pytest.raises(ValueError, match="classes"):
+        evaluate_probabilities(["a", "b"], {"m": [[0.5, 0.5], [0.2, 0.8]]}, u, recalibration=None)
+
+
+@pytest.mark.parametrize(
+    ("probabilities", "match"),
+    [
+        ({"m": [[0.5, 0.6], [0.2, 0.8]]}, "sum to 1.1"),
+        ({"m": [[1.2, -0.2], [0.2, 0.8]]}, "outside"),
+        ({"m": [[math.nan, 0.5], [0.2, 0.8]]}, "NaN"),
+        ({"m": [[0.5, 0.5, 0.0], [0.2, 0.8, 0.0]]}, "shape"),
+        ({"m": [0.5, 0.2, 0.3]}, "3 items but y_true has 2"),
+        ({}, "non-empty"),
+    ],
+)
+def test_bad_probabilities_name_the_parameter(probabilities, match):
+    with pytest.raises(ValueError, match=match):
+        evaluate_probabilities([0, 1], probabilities, [[1, 0], [0, 1]], recalibration=None)
+
+
+# --- the test-set posterior -------------------------------------------------------------------
+
+
+def test_probability_above_is_the_joint_tables_dirichlet():
+    """P(a above b) against Dirichlet draws of the pair's joint table (true class, a's decision,
+    b's decision) with the prior 1 / n^3 a cell, made here."""
+    rng = np.random.default_rng(5)
+    items, n = 120, 2
+    y = rng.integers(0, n, items)
+    models = {"a": _random_probabilities(rng, items, n, 2.0), "b": _random_probabilities(rng, items, n, 2.0)}
+    u = np.array([[2.0, -1.0], [-3.0, 1.0]])
+    result = evaluate_probabilities(y, models, u, test_uncertainty=True, samples=4000, recalibration=None, rng=7)
+    first, second = (m.name for m in result.models)
+    decisions = {m.name: m.decisions for m in result.models}
+    table = np.zeros((n, n, n))
+    np.add.at(table, (y, decisions[first], decisions[second]), 1)
+    draws = np.random.default_rng(8).dirichlet((table + 1 / n**3).ravel(), size=40_000).reshape(-1, n, n, n)
+    j, a, b = np.indices((n, n, n))
+    difference = np.einsum("sjab,jab->s", draws, u[a, j] - u[b, j])
+    wins = difference > 0
+    p, se = result.probability_above[first, second]
+    assert abs(p - wins.mean()) < 4 * wins.std() / math.sqrt(wins.size) + 1e-9
+    for m in result.models:
+        low, high = m.interval
+        assert low < m.utility_yield < high
+
+
+# --- recalibration ----------------------------------------------------------------------------------
+
+
+def _binormal(rng, items):
+    y = (rng.random(items) < 0.4).astype(int)
+    scores = rng.normal(size=items) + 1.5 * y
+    log_odds = np.log(0.4 / 0.6) + 1.5 * scores - 1.5**2 / 2  # exact log odds of class 1
+    return y, log_odds
+
+
+@pytest.mark.parametrize("method", ["platt", "isotonic"])
+def test_recalibration_recovers_the_yield_lost_to_miscalibration(method):
+    rng = np.random.default_rng(9)
+    y, log_odds = _binormal(rng, 3000)
+    calibrated = 1 / (1 + np.exp(-log_odds))
+    distorted = 1 / (1 + np.exp(-(0.3 * log_odds - 1.5)))  # underconfident and too low: a monotone map of the calibrated
+    models = {"calibrated": np.column_stack([1 - calibrated, calibrated]), "distorted": np.column_stack([1 - distorted, distorted])}
+    u = [[1, -4], [0, 1]]
+    result = evaluate_probabilities(y, models, u, recalibration=method, rng=1)
+    by_name = {m.name: m for m in result.models}
+    loss = by_name["calibrated"].utility_yield - by_name["distorted"].utility_yield
+    assert loss > 0.05  # the distortion costs utility
+    # Recalibrated, the distorted model decides as well as the calibrated one, within the test set's noise,
+    # and the calibrated one gains nothing beyond it.
+    assert abs(by_name["distorted"].recalibrated_yield - by_name["calibrated"].utility_yield) < 0.3 * loss
+    assert by_name["distorted"].recalibration_gain > 0.7 * loss
+    assert abs(by_name["calibrated"].recalibration_gain) < 0.3 * loss
+    assert by_name["distorted"].recalibrated_brier_score < by_name["distorted"].brier_score
+    again = evaluate_probabilities(y, models, u, recalibration=method, rng=1)
+    assert again.to_dict() == result.to_dict()  # one seed, one answer
+
+
+def test_multiclass_recalibration_and_its_refusals():
+    rng = np.random.default_rng(10)
+    y = rng.integers(0, 3, 300)
+    p = _random_probabilities(rng, 300, 3)
+    result = evaluate_probabilities(y, {"m": p}, np.eye(3), recalibration="platt", folds=3, rng=2)
+    assert result.recalibration == "platt" and result.recalibration_folds == 3
+    assert result.models[0].recalibrated_yield is not None
+    with pytest.raises(ValueError, match="isotonic"):
+        evaluate_probabilities(y, {"m": p}, np.eye(3), recalibration="isotonic")
+    with pytest.raises(ValueError, match="recalibration"):
+        evaluate_probabilities(y, {"m": p}, np.eye(3), recalibration="temperature")
+    few = evaluate_probabilities([0, 0, 1, 1, 1, 1], {"m": [[0.5, 0.5]] * 6}, np.eye(2), rng=0)
+    assert few.recalibration is None and "fewer than the 5 folds" in few.recalibration_note
+
+
+def test_a_fit_that_does_not_converge_is_said_in_the_result_not_warned(monkeypatch):
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    import mcrank.evaluate.probabilities as probabilities_module
+
+    fit = probabilities_module._fit_and_map
+
+    def stopping(*args):
+        warnings.warn("lbfgs failed to converge", ConvergenceWarning, stacklevel=1)
+        return fit(*args)
+
+    monkeypatch.setattr(probabilities_module, "_fit_and_map", stopping)
+    rng = np.random.default_rng(13)
+    y = rng.integers(0, 2, 60)
+    result = evaluate_probabilities(y, {"m": _random_probabilities(rng, 60, 2)}, np.eye(2), rng=0)  # warnings are errors here
+    assert result.recalibration_unconverged == ("m",) and "did not converge for m" in str(result)
+    assert result.to_dict()["recalibration"]["unconverged"] == ["m"]
+
+
+def test_without_sklearn_the_report_says_so(monkeypatch):
+    monkeypatch.setitem(sys.modules, "sklearn", None)  # import sklearn raises ImportError
+    rng = np.random.default_rng(12)
+    y = rng.integers(0, 2, 50)
+    result = evaluate_probabilities(y, {"m": _random_probabilities(rng, 50, 2)}, np.eye(2), rng=0)
+    assert result.recalibration is None and "pip install scikit-learn" in result.recalibration_note
+    assert "pip install scikit-learn" in str(result)
+
+
+# --- the command line -------------------------------------------------------------------------------
+
+
+def run(capsys, *argv):
+    code = main(["evaluate", *map(str, argv)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _read_example(path, classes):
+    with open(path, newline="") as file:
+        rows = list(csv.DictReader(file))
+    y = np.array([classes.index(row["true"]) for row in rows])
+    models = {}
+    for key in rows[0]:
+        if key != "true":
+            model, _, label = key.rpartition(":")
+            models.setdefault(model, {})[label] = np.array([float(row[key]) for row in rows])
+    return y, {model: np.column_stack([columns[c] for c in classes]) for model, columns in models.items()}
+
+
+def test_cli_on_the_three_class_example_is_the_oracle(capsys):
+    triage = json.loads(TRIAGE.read_text())
+    y, models = _read_example(EXAMPLE, triage["classes"])
+    code, out, err = run(capsys, "--probabilities", EXAMPLE, "--utility", TRIAGE, "--recalibration", "none", "--format", "json")
+    assert code == 0 and err == ""
+    document = json.loads(out)
+    assert document["classes"] == triage["classes"]
+    for row in document["models"]:
+        p = models[row["model"]]
+        assert abs(row["utility_yield"] - _oracle_yield(y, p, triage["utility"])) < 1e-12
+        assert abs(row["brier_score"] - brier_score_loss(y, p, labels=[0, 1, 2])) < 1e-9
+        assert abs(row["log_loss"] - log_loss(y, p, labels=[0, 1, 2])) < 1e-9
+    code, out, err = run(capsys, "--probabilities", EXAMPLE, "--utility", TRIAGE, "--seed", "1")
+    assert code == 0 and out.startswith("choose calibrated: by point yields alone")
+    assert "Recalibration: multinomial logistic regression on log p" in out
+
+
+def test_cli_on_the_binary_example_flags_the_brier_score(capsys):
+    code, out, err = run(capsys, "--probabilities", BINARY, "--positive", "malignant", "--utility", BINARY_UTILITY, "--test-uncertainty",
+                         "--samples", "2000", "--seed", "1")  # fmt: skip
+    assert code == 0 and err == ""
+    assert out.startswith("choose calibrated: the highest yield; over sharp")
+    assert "* the Brier score ranks otherwise: sharp over calibrated" in out
+
+
+def _write(tmp_path, text, name="p.csv"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+THREE = '{"utility": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "classes": ["a", "b", "c"]}'
+TWO = '{"utility": [[1, 0], [0, 1]], "classes": ["a", "b"]}'
+
+
+@pytest.mark.parametrize(
+    ("text", "utility", "extra", "message"),
+    [
+        ("true,m:a,m:b,m:c\na,0.5,0.3,0.3\n", THREE, (), "line 2, columns m:*: the class probabilities sum to 1.1"),
+        ("true,m:a,m:b,m:c\na,1.5,-0.5,0\n", THREE, (), "line 2, column 'm:a': probability 1.5 is outside [0, 1]"),
+        ("true,m:a,m:b,m:c\na,nan,0.5,0.5\n", THREE, (), "column 'm:a': the probability is NaN"),
+        ("true,m:a,m:b,m:c\na,0.5,x,0.5\n", THREE, (), "column 'm:b': 'x' is not a number"),
+        ("true,m:a,m:b\na,0.5,0.5\n", THREE, (), "no column 'm:c'"),
+        ("true,m:a,m:b,m:c\nd,0.5,0.5,0\n", THREE, (), "label 'd' is not one of the classes"),
+        ("true,m:a,m:b,m:z\na,0.5,0.5,0\n", THREE, (), "label 'z' is not one of the classes"),
+        ("true,m\na,1.5\n", TWO, ("--positive", "a"), "probability 1.5 is outside [0, 1]"),
+        ("true,m\na,0.5\n", THREE, (), "one column per model is the two-class form"),
+        ("true,m\n0,0.5\n1,0.2\n", "[[1, 0], [0, 1]]", ("--positive", "1"), "say it with --classes"),
+        ("true,m\n0,0.5\n1,0.2\n", "[[1, 0], [0, 1]]", (), "--positive: give the label of the positive class"),
+        ("true,m\na,0.5\n", TWO, ("--positive", "q"), "--positive: 'q' is not one of the classes"),
+        ("true,m\na,0.5\n", TWO, ("--positive", "a", "--details"), "--details is not an option of --probabilities"),
+        ("true,m\na,0.5\n", TWO, ("--positive", "a", "--sd", "0.1"), "--sd is not an option of --probabilities"),
+        ("true,m\na,0.5\n", TWO, ("--positive", "a", "--prior-count", "2"), "--prior-count is the prior of --test-uncertainty"),
+        ("true,m\na,0.5\n", TWO, ("--positive", "a", "--recalibration", "isotonic", "--folds", "1"), "--folds"),
+        ("true,m\na,0.5\n", None, ("--positive", "a"), "needs --utility"),
+    ],
+)
+def test_cli_bad_input_one_line_exit_2_nothing_written(tmp_path, capsys, text, utility, extra, message):
+    path = _write(tmp_path, text)
+    out_file = tmp_path / "out.json"
+    argv = ["--probabilities", path, *(() if utility is None else ("--utility", utility)), *extra, "--out", out_file]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("mcrank evaluate: error: ") and message in err, err
+    assert not out_file.exists()
+
+
+def test_cli_file_over_the_size_limit(tmp_path, capsys, monkeypatch):
+    import mcrank.evaluate.input as input_module
+
+    monkeypatch.setattr(input_module, "MAX_INPUT_BYTES", 64)
+    path = _write(tmp_path, "true,m:a,m:b\n" + "a,0.5,0.5\n" * 20)
+    code, out, err = run(capsys, "--probabilities", path, "--utility", TWO)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "64" in err
+
+
+def test_cli_recalibration_alone_is_refused(capsys):
+    code, out, err = run(capsys, TRIAGE, "--recalibration", "platt")
+    assert code == 2 and "--recalibration is an option of --probabilities" in err
+
+
+# --- the docs ---------------------------------------------------------------------------------------
+
+GUIDE = ROOT / "docs" / "probabilities.md"
+
+
+def _blocks(kind: str) -> list[str]:
+    text = GUIDE.read_text()
+    return re.findall(rf"```{kind}\n(.*?)```", text, flags=re.S)
+
+
+def test_the_guides_console_blocks_are_the_real_output(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)  # the commands name their files from the repository's root
+    monkeypatch.setenv("COLUMNS", "80")
+    blocks = _blocks("console")
+    assert len(blocks) == 2
+    for block in blocks:
+        command, shown = block.split("\n", 1)
+        assert main(shlex.split(command.removeprefix("$ mcrank "))) == 0
+        assert capsys.readouterr().out == shown
+
+
+def test_the_guides_python_blocks_run(capsys):
+    blocks = _blocks("python")
+    assert len(blocks) == 2
+    for block in blocks:
+        exec(compile(block, str(GUIDE), "exec"), {"__name__": "__guide__"})  # noqa: S102 - the docs' own code
+    out = capsys.readouterr().out
+    assert out.startswith("choose ")
