@@ -127,6 +127,8 @@ _REPORT_OF = {
     "curves": "curve_report",
     "folds": "fold_report",
     "per_item": "per_item_report",
+    # The renderings every result type shares unless its own report registers them.
+    "protocol": "html_report",
     "result": "report",
     "scoring": "scoring_report",
 }

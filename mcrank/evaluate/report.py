@@ -42,6 +42,7 @@ __all__ = [
     "column_format",
     "csv_text",
     "decision_sentence",
+    "heading",
     "kendall_tau_b",
     "metric_agreement",
     "printable",
@@ -827,4 +828,9 @@ def _render_flips(result, shown, yield_format, width, cap) -> list[str]:
     return lines + _pairs_more(len(listed), len(result.pairs), width)
 
 
-renders(Evaluation, text=render_table, dict=to_dict, records=records, metric_agreement=metric_agreement)
+def heading(result) -> str:
+    """The heading of the evaluation's section of an HTML page (:mod:`mcrank.evaluate.html_report`)."""
+    return "Ranking by utility yield, beside the popular metrics"
+
+
+renders(Evaluation, text=render_table, dict=to_dict, records=records, metric_agreement=metric_agreement, heading=heading)
