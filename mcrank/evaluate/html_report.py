@@ -7,7 +7,8 @@ heading (``"heading"``). A report module that registers ``"repr"`` or ``"html_ta
 replaces these.
 
 :func:`html_table` (``_repr_html_()``) is the decision and one row per model: a metric's score
-and its rank (``X`` and ``X_rank`` in the records) share a cell, ``0.6200 (2)``; the numbers of
+and its rank (``X`` and ``X_rank`` in the records) share a cell, ``0.6200 (2)``, and an interval
+(``X_low``, ``X_high``) one after ``X``; the numbers of
 a column share one format (:func:`mcrank.evaluate.report.column_format`). Every text is escaped
 (:func:`html.escape`: a model's name is the user's input), and a name longer than
 :data:`NAME_WIDTH` characters is cut in the middle, in full in the cell's ``title``.
@@ -42,7 +43,8 @@ body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, 
        margin: 0; background: #fafafa; }
 main { max-width: 70rem; margin: 0 auto; padding: 1.5rem 2rem 3rem; background: #fff; }
 .decision { font-size: 1.3rem; font-weight: 600; margin: 0.2rem 0 0.4rem; }
-.decision + .decision, p.more { font-size: 1rem; font-weight: 400; color: #333; margin: 0.2rem 0; }
+.decision + .decision { font-size: 1rem; font-weight: 400; color: #333; margin: 0.2rem 0; }
+section .decision { font-size: 1rem; }
 h2 { font-size: 1.1rem; margin: 2rem 0 0.5rem; border-bottom: 1px solid #ddd; padding-bottom: 0.2rem; }
 table.mcrank { border-collapse: collapse; margin: 0.6rem 0; font-variant-numeric: tabular-nums; }
 table.mcrank th, table.mcrank td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #e4e4e4; text-align: right;
@@ -115,6 +117,8 @@ def _columns(records: list[dict]) -> list[tuple[str, list[str], bool]]:
     for key in keys:
         if key.endswith("_rank") and key[: -len("_rank")] in keys:
             continue
+        if key.endswith(("_low", "_high")) and key.rpartition("_")[0] in keys:
+            continue
         values = [row.get(key) for row in records]
         if key in _NAME_COLUMNS:
             columns.append((key, [printable(v) for v in values], True))
@@ -124,6 +128,9 @@ def _columns(records: list[dict]) -> list[tuple[str, list[str], bool]]:
             ranks = [row.get(f"{key}_rank") for row in records]
             cells = [cell if rank is None else f"{cell} ({rank})" for cell, rank in zip(cells, ranks)]
         columns.append((key.replace("_", " "), cells, False))
+        if f"{key}_low" in keys and f"{key}_high" in keys:  # an interval, in one cell after its centre
+            ends = _number_cells([row.get(f"{key}_{end}") for row in records for end in ("low", "high")])
+            columns.append(("95% interval", [f"[{ends[2 * k]}, {ends[2 * k + 1]}]" for k in range(len(records))], False))
     return columns
 
 
