@@ -48,6 +48,10 @@ The modules:
 - :mod:`mcrank.evaluate.folds`: model selection across cross-validation folds, by the
   Bayesian correlated t-test on per-fold utility yields (:func:`compare_folds`,
   :func:`fold_yields`).
+- :mod:`mcrank.evaluate.protocol`: the one protocol every result type answers (``str()``, the
+  report opening with the decision; ``repr()``; ``to_dict()``; ``to_records()``; ``to_frame()``;
+  ``_repr_html_()``), each call routed to what the type's report module registers;
+  :mod:`mcrank.evaluate.html_report` the renderings they share, and the page of ``--format html``.
 - :mod:`mcrank.evaluate.curves`: decision curves, net benefit against the threshold
   probability, with posterior bands and the probability that one model's exceeds another's
   (:func:`decision_curves`).
@@ -99,6 +103,7 @@ _SUBMODULE_OF = {
         "input",
     ),
     "EvaluateOptions": "options",
+    "ResultProtocol": "protocol",
     **dict.fromkeys(("evaluate", "evaluate_file", "evaluate_predictions"), "pipeline"),
     **dict.fromkeys(
         ("DEFAULT_SAMPLES", "MAX_SAMPLES", "TIE_TOLERANCE", "ClassifierResult", "Disagreement", "Evaluation", "PairFlip"), "result"
