@@ -55,16 +55,18 @@ def _parsed(text: str) -> _Page:
     return page
 
 
-def _write_page(capsys, path: Path) -> str:
+@pytest.fixture(scope="module")
+def page_path(tmp_path_factory) -> Path:
+    """The page of an evaluation with the test-set uncertainty (and so a figure), written once."""
+    path = tmp_path_factory.mktemp("page") / "factory.html"
     code = main(["evaluate", str(EXAMPLES / "factory.json"), "--test-uncertainty", "--seed", "1", "--samples", "2000",
                  "--format", "html", "--out", str(path), "--quiet"])  # fmt: skip
-    captured = capsys.readouterr()
-    assert code == 0 and captured.out == "" and captured.err == ""
-    return path.read_text(encoding="utf-8")
+    assert code == 0
+    return path
 
 
-def test_the_page_asks_for_nothing_but_itself(tmp_path, capsys):
-    page = _write_page(capsys, tmp_path / "factory.html")
+def test_the_page_asks_for_nothing_but_itself(page_path):
+    page = page_path.read_text(encoding="utf-8")
     parsed = _parsed(page)
     assert parsed.text[0].startswith("choose A: ")  # the page opens with the decision
     assert not {"script", "link", "iframe", "frame", "object", "embed", "base", "audio", "video"} & set(parsed.tags)
@@ -82,13 +84,11 @@ def test_out_html_picks_the_format_and_stdout_takes_the_page(tmp_path, capsys):
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it: apt-get install chromium)")
-def test_chromium_renders_the_decision_and_loads_nothing(tmp_path, capsys):
-    path = tmp_path / "factory.html"
-    page = _write_page(capsys, path)
-    decision = _parsed(page).text[0]
+def test_chromium_renders_the_decision_and_loads_nothing(page_path, tmp_path):
+    decision = _parsed(page_path.read_text(encoding="utf-8")).text[0]
     profile = tmp_path / "profile"
     profile.mkdir()
-    dom = subprocess.run([CHROMIUM, *_QUIET, f"--user-data-dir={profile}", "--dump-dom", path.as_uri()], capture_output=True,
+    dom = subprocess.run([CHROMIUM, *_QUIET, f"--user-data-dir={profile}", "--dump-dom", page_path.as_uri()], capture_output=True,
                          text=True, timeout=120, check=True).stdout  # fmt: skip
     rendered = _parsed(dom)
     assert decision in rendered.text and decision.startswith("choose A: ")
