@@ -183,3 +183,12 @@ def test_the_decision_of_the_curves_names_where_each_strategy_is_highest():
     first, second = decision_text(curves)  # the report's first lines, unwrapped
     assert first.startswith("choose a: the highest mean net benefit over the 4 thresholds; by point estimates alone")
     assert second == "the highest net benefit at each threshold: a at 0.20-0.95"
+
+
+def test_the_curves_records_put_the_best_first():
+    curves = decision_curves([1, 1, 0, 0], {"b": [0.6, 0.6, 0.6, 0.6], "a": [0.9, 0.4, 0.3, 0.1]}, positive=1, thresholds=[0.2, 0.5])
+    # a: 0.4375 and 0.25 (above); b treats everyone below 0.6: treat all's 0.375 and 0 (a tie with treat all, which
+    # comes after the models).
+    rows = curves.to_records()
+    assert [(row["rank"], row["model"], row["highest_at"]) for row in rows] == [(1, "a", 2), (2, "b", 0)]
+    assert rows[0]["mean_net_benefit"] == pytest.approx((0.4375 + 0.25) / 2) and rows[0]["highest_at_thresholds"] == "0.2-0.5"

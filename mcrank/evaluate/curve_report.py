@@ -84,17 +84,20 @@ def render_table(curves, *, width: int = 80) -> str:
 
 
 def records(curves) -> list[dict]:
-    """One dict per model, in the given order: ``model``, ``mean_net_benefit`` (over the
-    thresholds), ``highest_at`` (the thresholds at which it is the highest strategy),
-    ``max_net_benefit`` and ``at_threshold`` (where), and with the posterior
-    ``best_better_at``: the thresholds at which P(the best model's net benefit exceeds this
-    one's) >= :data:`~mcrank.evaluate.result.SEPARATED` (None for the best)."""
+    """One dict per model, best first (the highest mean net benefit; equals in the given order):
+    ``rank``, ``model``, ``mean_net_benefit`` (over the thresholds), ``highest_at`` (how many
+    thresholds at which it is the highest strategy) and ``highest_at_thresholds`` (which, as
+    ranges: ``"0.05-0.30, 0.45"``; empty for none), and with the posterior ``best_better_at``:
+    how many thresholds at which P(the best model's net benefit exceeds this one's) >=
+    :data:`~mcrank.evaluate.result.SEPARATED` (None for the best)."""
     at = strategies_at(curves)
+    means = {name: float(np.mean(values)) for name, values in curves.net_benefit.items()}
+    order = sorted(means, key=lambda name: -means[name])  # stable: equals keep the given order
     rows = []
-    for name, values in curves.net_benefit.items():
-        peak = int(np.argmax(values))
-        row = {"model": name, "mean_net_benefit": float(np.mean(values)), "highest_at": at.count(name),
-               "max_net_benefit": float(values[peak]), "at_threshold": float(curves.thresholds[peak])}  # fmt: skip
+    for name in order:
+        where = [k for k, label in enumerate(at) if label == name]
+        row = {"rank": 1 + sum(means[other] > means[name] for other in means), "model": name, "mean_net_benefit": means[name],
+               "highest_at": len(where), "highest_at_thresholds": _ranges(curves, where)}  # fmt: skip
         if curves.bands is not None:
             better = None if name == curves.best else int(np.count_nonzero(_better_than(curves, curves.best, name) >= SEPARATED))
             row["best_better_at"] = better
