@@ -15,7 +15,8 @@ a column share one format (:func:`mcrank.evaluate.report.column_format`). Every 
 
 :func:`render_page` is one page for one or more results of one command (``--scores`` makes a
 ranking and decision curves): it opens with the first result's decision, then each result's
-table, its full text report (folded) and the figures given, as PNG images embedded in the page
+table, its text report in full (folded; ``"details"`` where the type registers it, as
+``--details`` prints it) and the figures given, as PNG images embedded in the page
 (``data:`` URIs). It loads nothing: no script, no font, no link; its Content-Security-Policy
 forbids any other source. The figures are drawn by :mod:`mcrank.figures.report_figures`, which
 calls this (this layer draws nothing).
@@ -162,7 +163,11 @@ def html_table(result) -> str:
 def _section(result, *, decision: bool) -> str:
     heading = html.escape(rendering(result, "heading")(result))
     table = rendering(result, "html_table")(result) if decision else _table(rendering(result, "records")(result))
-    report = html.escape(rendering(result, "text")(result).rstrip("\n"))
+    try:  # the report in full where the type has a longer one (``--details``)
+        full = rendering(result, "details")
+    except TypeError:  # none registered: its text is all of it
+        full = rendering(result, "text")
+    report = html.escape(full(result).rstrip("\n"))
     return (f"<section><h2>{heading}</h2>{table}<details><summary>The full text report</summary><pre>{report}</pre></details>"
             "</section>")  # fmt: skip
 

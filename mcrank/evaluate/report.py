@@ -42,6 +42,7 @@ __all__ = [
     "column_format",
     "csv_text",
     "decision_sentence",
+    "details",
     "heading",
     "kendall_tau_b",
     "metric_agreement",
@@ -833,4 +834,10 @@ def heading(result) -> str:
     return "Ranking by utility yield, beside the popular metrics"
 
 
-renders(Evaluation, text=render_table, dict=to_dict, records=records, metric_agreement=metric_agreement, heading=heading)
+def details(result) -> str:
+    """The report in full, as ``--details`` prints it (:func:`render_table`)."""
+    return render_table(result, details=True)
+
+
+renders(Evaluation, text=render_table, details=details, dict=to_dict, records=records, metric_agreement=metric_agreement,
+        heading=heading)  # fmt: skip

@@ -39,6 +39,7 @@ from mcrank.evaluate.targets import class_header
 
 __all__ = [
     "decision_line",
+    "details",
     "heading",
     "ranking_text",
     "records",
@@ -378,5 +379,10 @@ def heading(ranking) -> str:
     return "Scoring classifiers ranked by utility yield at their best thresholds, beside AUC"
 
 
-renders(ScoringEvaluation, text=ranking_text, dict=to_dict, records=records, heading=heading)
+def details(ranking) -> str:
+    """The ranking's report in full, as ``--details`` prints it (:func:`ranking_text`)."""
+    return ranking_text(ranking, details=True)
+
+
+renders(ScoringEvaluation, text=ranking_text, details=details, dict=to_dict, records=records, heading=heading)
 renders(ScoringPosterior, dict=posterior_dict)

@@ -13,21 +13,9 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from mcrank.figures._style import OKABE_ITO, PAGE_WIDTH, new_figure, paper_style
+from mcrank.figures._style import OKABE_ITO, PAGE_WIDTH, model_label, new_figure, paper_style
 
 __all__ = ["yield_interval_figure"]
-
-#: Characters of a model's name on the axis; the rest cut in the middle.
-_NAME_WIDTH = 32
-
-
-def _label(name: str) -> str:
-    """``name`` as an axis label: cut in the middle, and its ``$`` literal (not mathtext)."""
-    name = str(name)
-    if len(name) > _NAME_WIDTH:
-        head = (_NAME_WIDTH - 1) // 2
-        name = name[:head] + "…" + name[len(name) - (_NAME_WIDTH - 1 - head) :]
-    return name.replace("$", r"\$")
 
 
 def yield_interval_figure(names: Sequence[str], yields, intervals, *, xlabel: str = "utility yield per item",
@@ -56,7 +44,7 @@ def yield_interval_figure(names: Sequence[str], yields, intervals, *, xlabel: st
         colour = OKABE_ITO["blue"]
         axes.hlines(rows, intervals[:, 0], intervals[:, 1], color=colour, linewidth=2.2, alpha=0.55)
         axes.plot(yields, rows, "o", color=colour, markersize=5)
-        axes.set_yticks(rows, [_label(name) for name in names])
+        axes.set_yticks(rows, [model_label(name) for name in names])
         axes.set_ylim(-0.6, len(yields) - 0.4)
         axes.set_xlabel(xlabel)
         axes.set_title(title or "utility yield with its 95 % interval given the test set")
