@@ -95,3 +95,11 @@ def test_chromium_renders_the_decision_and_loads_nothing(page_path, tmp_path):
     assert rendered.tags.count("img") == 1 and "table" in rendered.tags
     assert not _REMOTE.search(dom) and "script" not in rendered.tags
     assert all(value.startswith("data:") for key, value in rendered.attributes if key == "src")
+
+
+def test_a_figure_cuts_a_long_name_in_the_middle_and_keeps_its_dollars():
+    from mcrank.figures._style import LABEL_WIDTH, model_label
+
+    name = "logistic_" + "x" * 40 + "_C10"
+    assert model_label(name) == name[:15] + "…" + name[-16:] and len(model_label(name)) == LABEL_WIDTH == 32
+    assert model_label("$5 model") == r"\$5 model" and model_label("svm") == "svm"

@@ -29,7 +29,7 @@ _OTHER_INPUTS = (("file", "FILE"), ("labels", "--labels"))
 
 #: The options that only ``--scores`` reads: refused without it (:func:`check_scores_only`).
 _SCORES_OPTIONS = {
-    "--positive": {"metavar": "LABEL", "help": "the class the scores are for (default: the first of the classes)"},
+    "--positive": {"metavar": "LABEL", "help": "the class the scores are for (default: the first one)"},
     "--threshold-choice": {"choices": ("crossfit", "split", "test"), "help": "where the thresholds are chosen (crossfit)"},
     "--folds": {"metavar": "K", "help": "folds of crossfit, and of test's cross-fitted estimate with --test-uncertainty (default 5)"},
     "--thresholds": {"metavar": "SPEC", "help": "START:STOP:STEP or P1,P2,... (default 0.01:0.99:0.01)"},

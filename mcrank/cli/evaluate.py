@@ -56,7 +56,7 @@ def _add_arguments(parser) -> None:
     add("--orientation", metavar="NAME", help="of FILE's matrices: decision-by-class (rows = decision; default) or sklearn")
     # The options of the ranking, generated from their fields (mcrank.evaluate.options).
     _evaluate_options.add_arguments(add)
-    add("--format", choices=FORMATS, help="default: from --out's extension, else table; html: one self-contained page")
+    add("--format", choices=FORMATS, help="default: from --out's extension, else table")
     add("--out", type=path_argument, metavar="PATH", help="write to PATH (atomically); -: stdout")
     add("--details", action="store_true", help="the full table: every metric, pair, probability, curve")
     add("--quiet", action="store_true", help="no progress bar, no 'wrote' line")
