@@ -605,7 +605,7 @@ def _evaluate_options() -> None:
     scenario("evaluate/metrics/file-after-list", "refuse", "evaluate", "--metrics", "tpr", factory)
     scenario("evaluate/metrics/three-class-only-binary", "refuse", "evaluate", "{ex}/triage_3class.json", "--metrics", "tpr")
     # Formats.
-    for fmt in ("table", "json", "csv", "xml"):
+    for fmt in ("table", "json", "csv", "html", "xml"):
         scenario(f"evaluate/format/{fmt}", "refuse" if fmt == "xml" else "ok", "evaluate", factory, "--format", fmt)
         scenario(f"evaluate/format-scores/{fmt}", "refuse" if fmt == "xml" else "ok", *scores, "--format", fmt, files={"s.csv": SCORES})
     scenario("evaluate/format/csv-ranking-and-curves", "refuse", *ranked, "--thresholds", "0.5", "--format", "csv", files=with_utility)

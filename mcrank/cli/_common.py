@@ -15,6 +15,7 @@ from mcrank._signals import say
 
 __all__ = [
     "DEFAULT_WIDTH",
+    "EVALUATE_FORMAT_BY_SUFFIX",
     "FORMAT_BY_SUFFIX",
     "STDOUT",
     "OneLineParser",
@@ -23,6 +24,7 @@ __all__ = [
     "check_outputs",
     "fail",
     "flag_names",
+    "html_text",
     "metric_ids",
     "output_format",
     "path_argument",
@@ -187,9 +189,23 @@ def check_outputs(outputs: dict[str, str | None], *, inputs=()) -> None:
 FORMAT_BY_SUFFIX = {".json": "json", ".csv": "csv"}
 
 
-def output_format(out: str | None) -> str:
-    """The format of ``--out PATH`` without ``--format``: by its extension, else ``table``."""
-    return "table" if out in STDOUT else FORMAT_BY_SUFFIX.get(Path(out).suffix.lower(), "table")
+#: ``mcrank evaluate``'s, which also writes an HTML page.
+EVALUATE_FORMAT_BY_SUFFIX = {**FORMAT_BY_SUFFIX, ".html": "html"}
+
+
+def output_format(out: str | None, by_suffix: dict[str, str] = FORMAT_BY_SUFFIX) -> str:
+    """The format of ``--out PATH`` without ``--format``: by its extension (in ``by_suffix``),
+    else ``table``."""
+    return "table" if out in STDOUT else by_suffix.get(Path(out).suffix.lower(), "table")
+
+
+def html_text(*results) -> str:
+    """``--format html``: one self-contained page of ``results``, their figures embedded
+    (:func:`mcrank.figures.report_figures.html_page`). matplotlib is imported here, and only here
+    on ``evaluate``'s path."""
+    from mcrank.figures.report_figures import html_page
+
+    return html_page(*results)
 
 
 #: Characters a line of a table written to a file, or to what is not a terminal.

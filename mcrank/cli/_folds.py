@@ -9,7 +9,7 @@ models across cross-validation folds").
 from __future__ import annotations
 
 from mcrank._signals import say
-from mcrank.cli._common import UsageError, flagged_by, json_text, terminal_width, write_output
+from mcrank.cli._common import UsageError, flagged_by, html_text, json_text, terminal_width, write_output
 
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
 _FLAGS = {"folds_column": "--folds-column", "repeats": "--repeats", "rope": "--rope", "samples": "--samples", "utility": "--utility",
@@ -77,6 +77,8 @@ def handler(args) -> int:
         from mcrank.results import provenance
 
         text = render_csv(result, comments={**made, **provenance()})
+    elif args.format == "html":
+        text = html_text(result)
     else:
         from mcrank.evaluate.fold_report import render_table
 

@@ -10,7 +10,7 @@ asked, as :mod:`mcrank.evaluate.per_item_report` renders it (``docs/evaluate-per
 from __future__ import annotations
 
 from mcrank._signals import say
-from mcrank.cli._common import UsageError, class_names, flag_names, write_output
+from mcrank.cli._common import UsageError, class_names, flag_names, html_text, write_output
 
 #: The library's parameters that are flags here.
 _FLAGS = {"utility": "--utility", "classes": "--classes", "columns": "--labels", "y_true": "--labels", "predictions": "--labels",
@@ -70,7 +70,7 @@ def handler(args, utility) -> int:
             result = evaluate_per_item_scores(y_true, scores, utility, columns=columns, positive=args.positive, **options)
     except ValueError as error:
         raise UsageError(flag_names(str(error), _FLAGS)) from None
-    text = {"json": render_json, "csv": render_csv}.get(args.format, lambda result: str(result) + "\n")(result)
+    text = {"json": render_json, "csv": render_csv, "html": html_text}.get(args.format, lambda result: str(result) + "\n")(result)
     if write_output(text, args.out) is not None and not args.quiet:
         say(f"mcrank evaluate: wrote {args.out}")
     return 0

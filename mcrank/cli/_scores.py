@@ -14,7 +14,7 @@ import io
 from pathlib import Path
 
 from mcrank._signals import say
-from mcrank.cli._common import UsageError, class_names, flagged_by, path_argument, terminal_width, write_output
+from mcrank.cli._common import UsageError, class_names, flagged_by, html_text, path_argument, terminal_width, write_output
 
 #: Figure formats of ``--plot``, by suffix.
 PLOT_FORMATS = (".png", ".pdf", ".svg")
@@ -29,7 +29,7 @@ _OTHER_INPUTS = (("file", "FILE"), ("labels", "--labels"))
 
 #: The options that only ``--scores`` reads: refused without it (:func:`check_scores_only`).
 _SCORES_OPTIONS = {
-    "--positive": {"metavar": "LABEL", "help": "the class the scores are for (default: the first of the classes)"},
+    "--positive": {"metavar": "LABEL", "help": "the class the scores are for (default: the first one)"},
     "--threshold-choice": {"choices": ("crossfit", "split", "test"), "help": "where the thresholds are chosen (crossfit)"},
     "--folds": {"metavar": "K", "help": "folds of crossfit, and of test's cross-fitted estimate with --test-uncertainty (default 5)"},
     "--thresholds": {"metavar": "SPEC", "help": "START:STOP:STEP or P1,P2,... (default 0.01:0.99:0.01)"},
@@ -118,7 +118,9 @@ def handler(args) -> int:
         say(f"mcrank evaluate: note: {note} (--positive)")
     made = {"input": str(args.scores), **({"utility_input": args.utility} if args.utility is not None else {})}
     render = {"json": render_json, "csv": render_csv}.get(args.format)
-    if render is None:
+    if args.format == "html":  # the ranking's decision first, then the curves'
+        text = html_text(*(result for result in (ranking, curves) if result is not None))
+    elif render is None:
         text = render_table(test_set, ranking, curves, width=terminal_width(args.out), details=args.details)
     else:
         text = render(test_set, ranking, curves, made)

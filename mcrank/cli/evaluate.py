@@ -6,10 +6,12 @@ import sys
 
 from mcrank._signals import say
 from mcrank.cli._common import (
+    EVALUATE_FORMAT_BY_SUFFIX,
     UsageError,
     check_outputs,
     class_names,
     flagged_by,
+    html_text,
     json_text,
     output_format,
     path_argument,
@@ -23,6 +25,10 @@ DESCRIPTION = (
     '{"classifiers": {...}, "utility": [[...]]} or a CSV with the header classifier,output,true,count. Formats, options '
     "and output: docs/evaluate.md."
 )
+
+
+#: The formats of every mode of ``mcrank evaluate`` (``--format``).
+FORMATS = ("table", "json", "csv", "html")
 
 
 def add_parser(subparsers):
@@ -50,7 +56,7 @@ def _add_arguments(parser) -> None:
     add("--orientation", metavar="NAME", help="of FILE's matrices: decision-by-class (rows = decision; default) or sklearn")
     # The options of the ranking, generated from their fields (mcrank.evaluate.options).
     _evaluate_options.add_arguments(add)
-    add("--format", choices=("table", "json", "csv"), help="default: from --out's extension, else table")
+    add("--format", choices=FORMATS, help="default: from --out's extension, else table")
     add("--out", type=path_argument, metavar="PATH", help="write to PATH (atomically); -: stdout")
     add("--details", action="store_true", help="the full table: every metric, pair, probability, curve")
     add("--quiet", action="store_true", help="no progress bar, no 'wrote' line")
@@ -79,7 +85,7 @@ def handler(args) -> int:
         check_scores_only(args)
     # Before the work, so that it does not end on an unwritable path; never over an input.
     check_outputs({"--out": args.out, "--plot": args.plot}, inputs=(args.file, args.labels, args.scores, args.utility))
-    args.format = args.format or output_format(args.out)
+    args.format = args.format or output_format(args.out, EVALUATE_FORMAT_BY_SUFFIX)
     if (per_item := _per_item.utility_of(args)) is not None:  # a utility per item: a report of its own
         return _per_item.handler(args, per_item)
     if _folds.wanted(args):  # labels with a fold column: a report of its own (mcrank.cli._folds)
@@ -124,6 +130,8 @@ def handler(args) -> int:
             text = json_text({**result.to_dict(), **_made(args, result)})
         elif args.format == "csv":
             text = render_csv(result, comments=_made(args, result, csv=True))
+        elif args.format == "html":
+            text = html_text(result)
         else:
             text = render_table(result, width=terminal_width(args.out), details=args.details) + "\n"
     except MemoryError as error:

@@ -51,6 +51,10 @@ The modules:
 - :mod:`mcrank.evaluate.probabilities`: probabilistic classifiers ranked by the yield of their
   expected-utility decisions, beside the Brier score and the log loss, with the gain of
   recalibrating them (:func:`evaluate_probabilities`).
+- :mod:`mcrank.evaluate.protocol`: the one protocol every result type answers (``str()``, the
+  report opening with the decision; ``repr()``; ``to_dict()``; ``to_records()``; ``to_frame()``;
+  ``_repr_html_()``), each call routed to what the type's report module registers;
+  :mod:`mcrank.evaluate.html_report` the renderings they share, and the page of ``--format html``.
 - :mod:`mcrank.evaluate.curves`: decision curves, net benefit against the threshold
   probability, with posterior bands and the probability that one model's exceeds another's
   (:func:`decision_curves`).
@@ -103,6 +107,7 @@ _SUBMODULE_OF = {
     ),
     "EvaluateOptions": "options",
     **dict.fromkeys(("ProbabilityEvaluation", "evaluate_probabilities", "load_probabilities", "rank_probabilities"), "probabilities"),
+    "ResultProtocol": "protocol",
     **dict.fromkeys(("evaluate", "evaluate_file", "evaluate_predictions"), "pipeline"),
     **dict.fromkeys(
         ("DEFAULT_SAMPLES", "MAX_SAMPLES", "TIE_TOLERANCE", "ClassifierResult", "Disagreement", "Evaluation", "PairFlip"), "result"
@@ -132,6 +137,8 @@ _REPORT_OF = {
     "folds": "fold_report",
     "per_item": "per_item_report",
     "probabilities": "probabilities_report",
+    # The renderings every result type shares unless its own report registers them.
+    "protocol": "html_report",
     "result": "report",
     "scoring": "scoring_report",
 }

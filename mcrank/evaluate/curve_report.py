@@ -12,11 +12,102 @@ from __future__ import annotations
 import csv
 import io
 
-from mcrank.evaluate.curves import BAND, DecisionCurves
-from mcrank.evaluate.report import _wrap, column_blocks, column_format, csv_text, probability_text
-from mcrank.evaluate.result import renders
+import numpy as np
 
-__all__ = ["render_csv", "table_lines", "to_dict"]
+from mcrank.evaluate.curves import BAND, DecisionCurves
+from mcrank.evaluate.report import _shown_names, _wrap, column_blocks, column_format, csv_text, printable, probability_text
+from mcrank.evaluate.result import SEPARATED, renders
+
+__all__ = ["decision_lines", "heading", "records", "render_csv", "render_table", "strategies_at", "table_lines", "to_dict"]
+
+#: Threshold ranges named per strategy in the decision's second line, before "and N more".
+_RANGES_SHOWN = 4
+
+
+def strategies_at(curves) -> list[str]:
+    """Per threshold, the strategy of the highest net benefit: a model, ``"treat all"`` or
+    ``"treat none"`` (of equals the first: the models in order, then treat all, then treat none)."""
+    labels = [*curves.net_benefit, "treat all", "treat none"]
+    stack = np.vstack([*curves.net_benefit.values(), curves.treat_all, curves.treat_none])
+    return [labels[k] for k in np.argmax(stack, axis=0)]
+
+
+def _ranges(curves, indices: list[int]) -> str:
+    """The thresholds at ``indices`` as ranges of neighbours, ``0.05-0.30, 0.45``."""
+    form = column_format(curves.thresholds)
+    runs: list[list[int]] = []
+    for k in indices:
+        if runs and k == runs[-1][-1] + 1:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    text = [form(curves.thresholds[r[0]]) + ("" if len(r) == 1 else "-" + form(curves.thresholds[r[-1]])) for r in runs[:_RANGES_SHOWN]]
+    return ", ".join(text) + (f" and {len(runs) - _RANGES_SHOWN} more" if len(runs) > _RANGES_SHOWN else "")
+
+
+def _better_than(curves, a: str, b: str) -> np.ndarray:
+    """Per threshold, the posterior probability that ``a``'s net benefit exceeds ``b``'s."""
+    if (a, b) in curves.probability_better:
+        return curves.probability_better[a, b]
+    return 1.0 - curves.probability_better[b, a]
+
+
+def decision_lines(curves, names: dict[str, str] | None = None) -> list[str]:
+    """The report's first lines, as sentences (unwrapped): the model to choose (:attr:`best`, the
+    highest mean net benefit over the thresholds) and how sure, at how many thresholds the
+    posterior separates it from its closest rival; then which strategy is the highest at
+    each threshold."""
+    names = names or {name: printable(name) for name in curves.net_benefit}
+    best, count = curves.best, len(curves.thresholds)
+    at = strategies_at(curves)
+    lead = f"choose {names[best]}: the highest mean net benefit over the {count} threshold{'' if count == 1 else 's'}"
+    others = sorted((n for n in curves.net_benefit if n != best), key=lambda n: -float(np.mean(curves.net_benefit[n])))
+    if curves.bands is None:
+        lead += "; by point estimates alone; how sure: --test-uncertainty"
+    elif others:
+        rival = others[0]
+        separated = int(np.count_nonzero(_better_than(curves, best, rival) >= SEPARATED))
+        lead += f"; over {names[rival]}: P({names[best]} better) >= {SEPARATED:g} at {separated} of them, given the test set"
+    order = list(dict.fromkeys(at))
+    shown = [f"{names.get(label, label)} at {_ranges(curves, [k for k, x in enumerate(at) if x == label])}" for label in order]
+    return [lead, "the highest net benefit at each threshold: " + "; ".join(shown)]
+
+
+def render_table(curves, *, width: int = 80) -> str:
+    """``str()`` of decision curves: the decision (:func:`decision_lines`), then their table
+    (:func:`table_lines`), within ``width`` characters a line where the names allow."""
+    names = {name: printable(name) for name in curves.net_benefit}
+    lines = []
+    for sentence in decision_lines(curves, names):
+        lines += _wrap(sentence, width, "", "  ")
+    return "\n".join(lines + table_lines(curves, _shown_names(names, max(12, width // 3)), width))
+
+
+def records(curves) -> list[dict]:
+    """One dict per model, best first (the highest mean net benefit; equals in the given order):
+    ``rank``, ``model``, ``mean_net_benefit`` (over the thresholds), ``highest_at`` (how many
+    thresholds at which it is the highest strategy) and ``highest_at_thresholds`` (which, as
+    ranges: ``"0.05-0.30, 0.45"``; empty for none), and with the posterior ``best_better_at``:
+    how many thresholds at which P(the best model's net benefit exceeds this one's) >=
+    :data:`~mcrank.evaluate.result.SEPARATED` (None for the best)."""
+    at = strategies_at(curves)
+    means = {name: float(np.mean(values)) for name, values in curves.net_benefit.items()}
+    order = sorted(means, key=lambda name: -means[name])  # stable: equals keep the given order
+    rows = []
+    for name in order:
+        where = [k for k, label in enumerate(at) if label == name]
+        row = {"rank": 1 + sum(means[other] > means[name] for other in means), "model": name, "mean_net_benefit": means[name],
+               "highest_at": len(where), "highest_at_thresholds": _ranges(curves, where)}  # fmt: skip
+        if curves.bands is not None:
+            better = None if name == curves.best else int(np.count_nonzero(_better_than(curves, curves.best, name) >= SEPARATED))
+            row["best_better_at"] = better
+        rows.append(row)
+    return rows
+
+
+def heading(curves) -> str:
+    """The heading of the curves' section of an HTML page (:mod:`mcrank.evaluate.html_report`)."""
+    return "Decision curves: net benefit against the threshold probability"
 
 
 def table_lines(curves, shown: dict[str, str], width: int) -> list[str]:
@@ -106,4 +197,4 @@ def to_dict(curves) -> dict:
     return document
 
 
-renders(DecisionCurves, dict=to_dict)
+renders(DecisionCurves, text=render_table, dict=to_dict, records=records, heading=heading)

@@ -47,6 +47,7 @@ import numpy as np
 
 from mcrank._rng import DECISION_CURVE_BANDS, DECISION_CURVE_PAIRS, root_of, stream_generator
 from mcrank._validation import MAX_EVALUATE_SAMPLES, check_count
+from mcrank.evaluate.protocol import ResultProtocol
 from mcrank.evaluate.result import DEFAULT_BAND_SAMPLES, rendering
 from mcrank.evaluate.scoring import ScoredTestSet, scored_test_set
 from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, _flip_exact, _IntervalQuantiles, check_prior_count, prior_per_cell
@@ -80,8 +81,8 @@ def net_benefit_utility(threshold: float) -> np.ndarray:
     return np.array([[1.0, -t / (1.0 - t)], [0.0, 0.0]])
 
 
-@dataclass(frozen=True)
-class DecisionCurves:
+@dataclass(frozen=True, repr=False)
+class DecisionCurves(ResultProtocol):
     """Net benefit curves of some models on one test set (:func:`decision_curves`).
 
     Attributes

@@ -34,7 +34,7 @@ from mcrank.evaluate.report import (
 )
 from mcrank.evaluate.result import SEPARATED, renders
 
-__all__ = ["decision_lines", "render_csv", "render_table", "to_dict"]
+__all__ = ["decision_lines", "heading", "records", "render_csv", "render_table", "to_dict"]
 
 
 def _describe_folds(result) -> str:
@@ -213,4 +213,16 @@ def to_dict(result) -> dict:
     }
 
 
-renders(FoldComparison, text=render_table, dict=to_dict)
+def records(result) -> list[dict]:
+    """One dict per model, in rank order: ``rank``, ``model``, ``mean_yield``, ``yield_sd``,
+    ``probability_best`` and its Monte Carlo SE ``probability_best_se`` (the CSV's first columns)."""
+    return [{"rank": m.rank, "model": m.name, "mean_yield": m.mean_yield, "yield_sd": m.yield_sd,
+             "probability_best": m.probability_best, "probability_best_se": m.probability_best_se} for m in result.models]  # fmt: skip
+
+
+def heading(result) -> str:
+    """The heading of the comparison's section of an HTML page (:mod:`mcrank.evaluate.html_report`)."""
+    return f"Models across {_describe_folds(result)}, by the Bayesian correlated t-test"
+
+
+renders(FoldComparison, text=render_table, dict=to_dict, records=records, heading=heading)

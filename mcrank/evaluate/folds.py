@@ -42,6 +42,7 @@ import numpy as np
 from mcrank._rng import FOLD_POSTERIOR, root_of, stream_generator
 from mcrank._validation import MAX_EVALUATE_SAMPLES, as_float, check_count, check_name
 from mcrank.evaluate.input import ItemLabels, _sorted_labels, load_labels, predictions_in_class_order, read_utility
+from mcrank.evaluate.protocol import ResultProtocol
 from mcrank.evaluate.result import DEFAULT_FOLD_SAMPLES, SEPARATED, rendering
 
 __all__ = ["DEFAULT_FOLD_SAMPLES", "SEPARATED", "FoldComparison", "FoldModel", "FoldPair", "check_rope", "compare_folds",
@@ -194,8 +195,8 @@ class FoldPair:
         return "not separated"
 
 
-@dataclass(frozen=True)
-class FoldComparison:
+@dataclass(frozen=True, repr=False)
+class FoldComparison(ResultProtocol):
     """The result of :func:`compare_folds`.
 
     Attributes

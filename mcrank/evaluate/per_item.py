@@ -46,6 +46,7 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank._rng import PER_ITEM_POSTERIOR, root_of, stream_generator
+from mcrank.evaluate.protocol import ResultProtocol
 from mcrank.evaluate.result import DEFAULT_PER_ITEM_SAMPLES, rendering
 
 __all__ = [
@@ -388,8 +389,8 @@ def bayesian_bootstrap(utility: np.ndarray, truth: np.ndarray, decisions: Mappin
 # --- evaluate with per-item utilities ------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PerItemEvaluation:
+@dataclass(frozen=True, repr=False)
+class PerItemEvaluation(ResultProtocol):
     """Models ranked by their per-item yield, beside the average-cost matrix and the popular metrics.
 
     Attributes

@@ -20,7 +20,7 @@ from mcrank.evaluate.report import POINT_YIELDS, _clean, decision_sentence, shor
 from mcrank.evaluate.result import renders
 from mcrank.evaluate.targets import class_header
 
-__all__ = ["records", "render_csv", "render_json", "render_table", "to_dict"]
+__all__ = ["heading", "records", "render_csv", "render_json", "render_table", "to_dict"]
 
 
 def render_table(result: PerItemEvaluation) -> str:
@@ -135,4 +135,9 @@ def render_json(result: PerItemEvaluation) -> str:
     return json.dumps(to_dict(result), indent=2) + "\n"
 
 
-renders(PerItemEvaluation, text=render_table, records=records, dict=to_dict)
+def heading(result: PerItemEvaluation) -> str:
+    """The heading of the evaluation's section of an HTML page (:mod:`mcrank.evaluate.html_report`)."""
+    return "Ranking by per-item utilities, beside the average-cost matrix"
+
+
+renders(PerItemEvaluation, text=render_table, records=records, dict=to_dict, heading=heading)

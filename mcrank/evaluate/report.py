@@ -42,6 +42,8 @@ __all__ = [
     "column_format",
     "csv_text",
     "decision_sentence",
+    "details",
+    "heading",
     "kendall_tau_b",
     "metric_agreement",
     "printable",
@@ -827,4 +829,15 @@ def _render_flips(result, shown, yield_format, width, cap) -> list[str]:
     return lines + _pairs_more(len(listed), len(result.pairs), width)
 
 
-renders(Evaluation, text=render_table, dict=to_dict, records=records, metric_agreement=metric_agreement)
+def heading(result) -> str:
+    """The heading of the evaluation's section of an HTML page (:mod:`mcrank.evaluate.html_report`)."""
+    return "Ranking by utility yield, beside the popular metrics"
+
+
+def details(result) -> str:
+    """The report in full, as ``--details`` prints it (:func:`render_table`)."""
+    return render_table(result, details=True)
+
+
+renders(Evaluation, text=render_table, details=details, dict=to_dict, records=records, metric_agreement=metric_agreement,
+        heading=heading)  # fmt: skip

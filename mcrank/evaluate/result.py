@@ -8,15 +8,14 @@ the rule of a tie (:func:`_compare`, :func:`_competition_ranks`), which the scor
 
 Every rendering of a result (text, JSON, CSV, records, frame) is in its report module
 (:mod:`mcrank.evaluate.report` for an :class:`Evaluation`), which reads these types and words:
-a result's methods ``str()``, ``to_dict()``, ``to_records()`` call the renderings that its
-report module registers (:func:`renders`) when imported: :mod:`mcrank.evaluate` imports it on
-the first rendering of one of its types (:func:`load_renderings_with`), so that this module
-imports no report and the import graph has no cycle.
+an :class:`Evaluation` answers the protocol of every result (:mod:`mcrank.evaluate.protocol`:
+``str()``, ``repr()``, ``to_dict()``, ``to_records()``, ``to_frame()``, ``_repr_html_()``), whose
+methods call the renderings that its report module registers (:func:`renders`) when imported, so
+that this module imports no report and the import graph has no cycle.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,6 +23,7 @@ import numpy as np
 from mcrank._validation import MAX_EVALUATE_SAMPLES
 from mcrank.estimators import ESTIMATORS
 from mcrank.evaluate.input import UtilityAssessment
+from mcrank.evaluate.protocol import ResultProtocol, load_renderings_with, rendering, renders
 
 __all__ = [
     "CLOSED_FORM",
@@ -46,6 +46,8 @@ __all__ = [
     "Disagreement",
     "Evaluation",
     "PairFlip",
+    "load_renderings_with",
+    "rendering",
     "renders",
 ]
 
@@ -122,42 +124,6 @@ def _competition_ranks(values: np.ndarray, scale: float | None = None) -> list[i
         block = values[start : start + step]
         ranks[start : start + step] = 1 + np.count_nonzero(_compare(defined[None, :], block[:, None], scale) > 0, axis=1)
     return [None if np.isnan(v) else int(r) for v, r in zip(values, ranks)]
-
-
-# --- the renderings, registered by the report modules ---------------------------------------
-
-#: Each result type's renderings by name (``"text"``, ``"dict"``, ``"records"``, ...), as its
-#: report module registers them (:func:`renders`).
-_RENDERINGS: dict[type, dict[str, Callable]] = {}
-
-
-def renders(result_type: type, **renderings: Callable) -> None:
-    """Register the renderings of ``result_type``, each a function of a result, by name: what
-    its methods (``str()``, ``to_dict()``, ...) call. Called once by the type's report module."""
-    _RENDERINGS.setdefault(result_type, {}).update(renderings)
-
-
-#: Imports the report module of a module's result types, by the module's name: installed by
-#: :mod:`mcrank.evaluate` (:func:`load_renderings_with`).
-_load_renderings: Callable[[str], None] | None = None
-
-
-def load_renderings_with(load: Callable[[str], None]) -> None:
-    """Install ``load(module)``, which imports the report module that registers the renderings
-    of ``module``'s result types: called on the first rendering of one of them."""
-    global _load_renderings
-    _load_renderings = load
-
-
-def rendering(result, name: str) -> Callable:
-    """The rendering ``name`` registered for the type of ``result`` (or a base of it), its
-    report module imported first if it is not yet."""
-    for kind in type(result).__mro__:
-        if kind not in _RENDERINGS and _load_renderings is not None:
-            _load_renderings(kind.__module__)
-        if name in _RENDERINGS.get(kind, {}):
-            return _RENDERINGS[kind][name]
-    raise TypeError(f"no rendering {name!r} of {type(result).__name__}: none is registered")
 
 
 # --- results --------------------------------------------------------------------------------
@@ -270,8 +236,8 @@ class PairFlip:
     flip_probability_both_se: float | None = None
 
 
-@dataclass(frozen=True)
-class Evaluation:
+@dataclass(frozen=True, repr=False)
+class Evaluation(ResultProtocol):
     """The result of :func:`evaluate`.
 
     Attributes
@@ -350,21 +316,6 @@ class Evaluation:
         and ``<metric>_rank`` and, with the test-set uncertainty, ``utility_yield_low`` and
         ``utility_yield_high``: the CSV output's first columns (:func:`mcrank.evaluate.report.records`)."""
         return rendering(self, "records")(self)
-
-    def to_frame(self):
-        """:meth:`to_records` as a pandas DataFrame: one row per classifier, in rank order.
-
-        Raises
-        ------
-        ImportError
-            If pandas is not installed (:meth:`to_records` needs no pandas).
-        """
-        try:
-            import pandas
-        except ImportError:
-            raise ImportError("Evaluation.to_frame needs pandas (pip install pandas); to_records() gives the same table "
-                              "as a list of dicts, one per classifier") from None  # fmt: skip
-        return pandas.DataFrame.from_records(self.to_records())
 
     def metric_agreement(self) -> list[dict]:
         """Per metric, how its ranking agrees with the utility yield's: pairs it orders the

@@ -46,6 +46,7 @@ from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, 
 from mcrank.evaluate.curve_scores import CURVE_SCORES, _checked_scores, _score_array
 from mcrank.evaluate.folds import SEPARATED
 from mcrank.evaluate.input import label_array, read_csv_columns
+from mcrank.evaluate.protocol import ResultProtocol
 from mcrank.evaluate.result import DEFAULT_SCORING_SAMPLES, _compare, _competition_ranks, rendering
 from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
 
@@ -714,8 +715,8 @@ class ScoringResult:
     curve_scores: dict = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class ScoringEvaluation:
+@dataclass(frozen=True, repr=False)
+class ScoringEvaluation(ResultProtocol):
     """What :func:`rank_scoring` returns.
 
     Attributes

@@ -37,7 +37,19 @@ from mcrank.evaluate.result import renders
 from mcrank.evaluate.scoring import ScoringEvaluation, ScoringPosterior
 from mcrank.evaluate.targets import class_header
 
-__all__ = ["decision_line", "render_csv", "render_json", "render_table", "posterior_dict", "test_set_dict", "to_dict"]
+__all__ = [
+    "decision_line",
+    "details",
+    "heading",
+    "ranking_text",
+    "records",
+    "render_csv",
+    "render_json",
+    "render_table",
+    "posterior_dict",
+    "test_set_dict",
+    "to_dict",
+]
 
 
 def test_set_dict(test_set) -> dict:
@@ -334,5 +346,44 @@ def _posterior_of(ranking) -> dict:
     return out
 
 
-renders(ScoringEvaluation, dict=to_dict)
+def ranking_text(ranking, *, width: int = 80, details: bool = False) -> str:
+    """``str()`` of a :class:`~mcrank.evaluate.ScoringEvaluation`: the decision and how sure it is
+    (:func:`decision_line`), then the ranking, as :func:`render_table` prints them (the test
+    set's line without its class counts, which the ranking does not hold)."""
+    names = {m.name: printable(m.name) for m in ranking.models}
+    shown = _shown_names(names, max(12, width // 3))
+    lines = _wrap(decision_line(ranking, names), width, "", "  ")
+    if ranking.posterior is not None and len(ranking.models) > 1:
+        lines += _wrap(separation_line(ranking.posterior, names), width, "", "  ")
+    lines += [""] + _wrap(f"Test set: {ranking.items} items; positive class {printable(ranking.positive)!r}", width)
+    return "\n".join(lines + _render_ranking(ranking, shown, width, details))
+
+
+def records(ranking) -> list[dict]:
+    """One dict per model, in rank order: the CSV's columns up to ``auc_rank`` and the curve
+    scores, then with the posterior ``utility_yield_low``, ``utility_yield_high`` (the 95 %
+    interval), ``probability_best`` and ``probability_best_se``."""
+    posterior = ranking.posterior
+    rows = []
+    for m in ranking.models:
+        row = {"rank": m.rank, "model": m.name, "utility_yield": m.utility_yield, "threshold": m.threshold,
+               "test_set_yield": m.test_set_yield, "auc": m.auc, "auc_rank": m.auc_rank, **m.curve_scores}  # fmt: skip
+        if posterior is not None:
+            row["utility_yield_low"], row["utility_yield_high"] = posterior.intervals[m.name]
+            row["probability_best"], row["probability_best_se"] = posterior.probability_best[m.name]
+        rows.append(row)
+    return rows
+
+
+def heading(ranking) -> str:
+    """The heading of the ranking's section of an HTML page (:mod:`mcrank.evaluate.html_report`)."""
+    return "Scoring classifiers ranked by utility yield at their best thresholds, beside AUC"
+
+
+def details(ranking) -> str:
+    """The ranking's report in full, as ``--details`` prints it (:func:`ranking_text`)."""
+    return ranking_text(ranking, details=True)
+
+
+renders(ScoringEvaluation, text=ranking_text, details=details, dict=to_dict, records=records, heading=heading)
 renders(ScoringPosterior, dict=posterior_dict)

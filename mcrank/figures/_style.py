@@ -117,6 +117,20 @@ def apply_style() -> None:
     rcParams.update(PAPER_RC)
 
 
+#: Characters of a model's name on a figure (a legend entry, a tick label); the rest cut in the middle.
+LABEL_WIDTH = 32
+
+
+def model_label(name, width: int = LABEL_WIDTH) -> str:
+    """A model's name as a figure shows it: cut in the middle beyond ``width`` characters (names
+    often differ at their end), and its ``$`` literal, not the start of mathtext."""
+    name = str(name)
+    if len(name) > width:
+        head = (width - 1) // 2
+        name = name[:head] + "…" + name[len(name) - (width - 1 - head) :]
+    return name.replace("$", r"\$")
+
+
 def new_figure(width: float, height: float) -> Figure:
     """An empty figure of ``width`` x ``height`` inches, laid out by matplotlib's constrained layout."""
     return Figure(figsize=(width, height), layout="constrained")

@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 from mcrank.figures._style import (
     OKABE_ITO,
     PAGE_WIDTH,
+    model_label,
     new_figure,
     paper_style,
 )
@@ -75,7 +76,7 @@ def decision_curve_figure(curves, *, title: str | None = None) -> Figure:
         top.plot(t, np.zeros_like(t), "-", color=_TREAT_NONE, linewidth=0.8, label="treat none")
         for name in names:
             wide = differences and name == curves.best  # the one every small panel is measured against
-            top.plot(t, curves.net_benefit[name], color=colours[name], linewidth=2.0 if wide else 1.2, label=name)
+            top.plot(t, curves.net_benefit[name], color=colours[name], linewidth=2.0 if wide else 1.2, label=model_label(name))
             if bands:
                 band = curves.bands[name]
                 top.fill_between(t, band[:, 0], band[:, 1], color=colours[name], alpha=0.25, linewidth=0)
@@ -84,7 +85,7 @@ def decision_curve_figure(curves, *, title: str | None = None) -> Figure:
         top.set_xlim(*span)
         top.set_ylabel("net benefit")
         band = "" if curves.bands is None else "; bands: 95 % posterior"
-        band += f"; below: each model minus the best, {curves.best}" if differences else ""
+        band += f"; below: each model minus the best, {model_label(curves.best)}" if differences else ""
         top.set_title(title or f"{curves.items} items, prevalence {curves.prevalence:.3g}{band}")
         if not differences:
             top.set_xlabel("threshold probability")
@@ -95,7 +96,7 @@ def decision_curve_figure(curves, *, title: str | None = None) -> Figure:
             axes.fill_between(t, band[:, 0], band[:, 1], color=colours[name], alpha=0.3, linewidth=0)
             axes.plot(t, curves.net_benefit[name] - curves.net_benefit[curves.best], color=colours[name], linewidth=1.2)
             axes.axhline(0.0, color=_TREAT_NONE, linewidth=0.8)
-            axes.set_title(f"{name} minus {curves.best}", color=colours[name], fontsize="medium")
+            axes.set_title(f"{model_label(name)} minus {model_label(curves.best)}", color=colours[name], fontsize="medium")
             if k % columns:
                 axes.tick_params(labelleft=False)
             else:
