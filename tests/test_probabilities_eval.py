@@ -331,6 +331,14 @@ def test_cli_on_the_binary_example_flags_the_brier_score(capsys):
     assert "* the Brier score ranks otherwise: sharp over calibrated" in out
 
 
+def test_cli_writes_an_html_page_by_the_out_files_extension(capsys, tmp_path):
+    page = tmp_path / "report.html"
+    code, out, err = run(capsys, "--probabilities", BINARY, "--positive", "malignant", "--utility", BINARY_UTILITY, "--out", page)
+    assert code == 0 and out == "" and err == f"mcrank evaluate: wrote {page}\n"
+    text = page.read_text()
+    assert text.startswith("<!DOCTYPE html>") and "choose calibrated" in text and "Brier" in text
+
+
 def _write(tmp_path, text, name="p.csv"):
     path = tmp_path / name
     path.write_text(text)

@@ -67,6 +67,12 @@ def _per_item():
     return evaluate_per_item(y, predictions, utility, classes=[0, 1])
 
 
+def _probabilities():
+    y, scores = _scores()
+    return evaluate(y_true=y, probabilities={EVIL: scores[EVIL], LONG: scores[LONG]}, utility=[[1.0, -1.0], [-2.0, 0.0]],
+                    classes=[1, 0], positive=1, recalibration=None)  # fmt: skip
+
+
 RESULTS = {
     "evaluation": _evaluation,
     "evaluation with test-set uncertainty": _evaluation_uncertain,
@@ -75,6 +81,7 @@ RESULTS = {
     "decision curves without bands": _curves_plain,
     "folds": _folds,
     "per item": _per_item,
+    "probabilities": _probabilities,
 }
 
 

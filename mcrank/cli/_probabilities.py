@@ -10,7 +10,7 @@ at. It only parses, calls :func:`mcrank.evaluate.probabilities.load_probabilitie
 from __future__ import annotations
 
 from mcrank._signals import say
-from mcrank.cli._common import UsageError, check_outputs, class_names, flagged_by, path_argument, terminal_width, write_output
+from mcrank.cli._common import UsageError, check_outputs, class_names, flagged_by, html_text, path_argument, terminal_width, write_output
 
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
 _FLAGS = {"positive": "--positive", "classes": "--classes", "truth": "--truth", "utility": "--utility", "folds": "--folds",
@@ -70,14 +70,14 @@ def refuse_recalibration_alone(args) -> None:
 def handler(args) -> int:
     """``mcrank evaluate --probabilities FILE.csv --utility U ...``."""
     from mcrank._validation import check_count
-    from mcrank.cli._common import output_format
+    from mcrank.cli._common import EVALUATE_FORMAT_BY_SUFFIX, output_format
     from mcrank.evaluate import MAX_SAMPLES, read_utility
     from mcrank.evaluate.probabilities import DEFAULT_RECALIBRATION_FOLDS, load_probabilities, rank_probabilities
     from mcrank.evaluate.probabilities_report import render_csv, render_json, render_table
     from mcrank.evaluate.result import DEFAULT_SAMPLES
     from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT
 
-    args.format = args.format or output_format(args.out)
+    args.format = args.format or output_format(args.out, EVALUATE_FORMAT_BY_SUFFIX)
     _refuse_others(args)
     check_outputs({"--out": args.out}, inputs=(args.probabilities, args.utility))
     if args.utility is None:
@@ -104,6 +104,8 @@ def handler(args) -> int:
         text = render_json(result, {"input": str(args.probabilities), "utility_input": args.utility, **provenance()})
     elif args.format == "csv":
         text = render_csv(result, {"input": str(args.probabilities), "utility_input": args.utility})
+    elif args.format == "html":
+        text = html_text(result)
     else:
         text = render_table(result, width=terminal_width(args.out))
     if write_output(text, args.out) is not None and not args.quiet:

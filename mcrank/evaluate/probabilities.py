@@ -54,7 +54,8 @@ from mcrank._rng import PROBABILITY_RECALIBRATION, root_of, root_seed_sequence, 
 from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_name
 from mcrank.decisions import SUM_TOLERANCE, optimal_decisions
 from mcrank.evaluate.input import ItemLabels, UtilityAssessment, label_array, parse_utility, read_csv_columns
-from mcrank.evaluate.result import DEFAULT_SAMPLES, _compare, _competition_ranks, rendering
+from mcrank.evaluate.protocol import ResultProtocol
+from mcrank.evaluate.result import DEFAULT_SAMPLES, _compare, _competition_ranks
 from mcrank.evaluate.targets import check_matrix_order, class_order, positive_class
 from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, check_prior_count, posterior_uncertainty
 
@@ -414,8 +415,8 @@ class ProbabilityModel:
     decisions: np.ndarray = field(default=None, repr=False, compare=False)
 
 
-@dataclass(frozen=True)
-class ProbabilityEvaluation:
+@dataclass(frozen=True, repr=False)
+class ProbabilityEvaluation(ResultProtocol):
     """What :func:`rank_probabilities` returns.
 
     Attributes
@@ -470,17 +471,6 @@ class ProbabilityEvaluation:
     recalibration_note: str | None = None
     seed: int | None = None
     recalibration_unconverged: tuple = ()
-
-    def __str__(self) -> str:
-        return rendering(self, "text")(self)
-
-    def to_records(self) -> list[dict]:
-        """One dict per model, best first (:func:`mcrank.evaluate.probabilities_report.records`)."""
-        return rendering(self, "records")(self)
-
-    def to_dict(self) -> dict:
-        """JSON-ready (:func:`mcrank.evaluate.probabilities_report.to_dict`)."""
-        return rendering(self, "dict")(self)
 
 
 # --- the ranking --------------------------------------------------------------------------------

@@ -242,4 +242,9 @@ def render_json(result: ProbabilityEvaluation, made: dict | None = None) -> str:
     return json.dumps({**to_dict(result), **(made or {})}, indent=2) + "\n"
 
 
-renders(ProbabilityEvaluation, text=render_table, records=records, dict=to_dict)
+def heading(result: ProbabilityEvaluation) -> str:
+    """The heading of the evaluation's section of an HTML page (:mod:`mcrank.evaluate.html_report`)."""
+    return "Probabilistic classifiers by the yield of their expected-utility decisions, beside the Brier score and the log loss"
+
+
+renders(ProbabilityEvaluation, text=render_table, records=records, dict=to_dict, heading=heading)
