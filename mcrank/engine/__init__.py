@@ -20,6 +20,7 @@ difference of a few pairs, for the figures.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from dataclasses import dataclass, fields, replace
 
@@ -108,7 +109,7 @@ def run_study(
     engine = importlib.import_module(STUDY_KINDS[config.kind].engine)
     kernel = engine.kernel(config)
     totals = run_chunks(
-        kernel.count_chunk,
+        _chunk_function(kernel.count_chunk, config),
         kernel.study_arguments(config),
         root=root,
         samples=config.samples,
@@ -119,6 +120,29 @@ def run_study(
         progress=progress,
     )
     return engine.study_result(config, totals)
+
+
+def _chunk_function(count_chunk, config: StudyConfig):
+    """``count_chunk``, or for a study of a user's metrics, ``count_chunk`` after the metric
+    files loaded here are loaded where the chunk runs: a process worker (loky's, dask's) starts
+    with the built-in metrics only, and the files' metrics must have the same codes there."""
+    from mcrank.metrics import METRICS
+    from mcrank.metrics.user import loaded_metric_files
+
+    if not any(name in METRICS and METRICS[name].origin is not None for name in config.metrics):
+        return count_chunk
+    files = tuple((f.path, f.text) for f in loaded_metric_files())
+    return functools.partial(_with_metric_files, files, count_chunk)
+
+
+def _with_metric_files(files, count_chunk, root, chunk: int, size: int, arguments):
+    """One chunk of ``count_chunk``, the metric ``files`` ((path, text), in order) loaded first
+    (nothing to do where they are: the threading backend, a worker's later chunks)."""
+    from mcrank.metrics.user import load_metric_file
+
+    for path, text in files:
+        load_metric_file(path, text=text)
+    return count_chunk(root, chunk, size, arguments)
 
 
 @dataclass(frozen=True)
