@@ -210,5 +210,54 @@ def score(metric: str | Metric, confusion, *, beta: float = 1.0, zero_division: 
 _registry.SCORING.update(score=score, from_pab=_score_pab)
 
 # A user's metrics, and the test of eq. (16): after the scoring, which they use.
-from mcrank.metrics._compliance import Compliance, compliance  # noqa: E402
+from mcrank.metrics._compliance import Compliance  # noqa: E402
 from mcrank.metrics.user import load_metric_file, metric  # noqa: E402
+
+
+def compliance(metric, *, classes: int = 3) -> Compliance:
+    """Whether ``metric`` is of the form (16): an increasing affine map of the utility yield of
+    one utility matrix on every test set, measured on normalised matrices.
+
+    Parameters
+    ----------
+    metric : str, Metric or callable
+        A metric id or alias, a :class:`~mcrank.metrics.Metric` (a user's too), or a Python
+        function of a metric file (:func:`mcrank.metrics.metric`): ``f(p, tpr, tnr)``, or
+        ``f(c)`` of a normalised matrix if decorated with ``general=True``, called point by
+        point, before the file is loaded.
+    classes : int, default 3
+        The number of classes of the test for a metric without a two-class form; a metric with
+        one is tested on two-class matrices over a grid of ``p``, TPR and TNR.
+
+    Returns
+    -------
+    Compliance
+        ``str()`` of it is ``"compliant: yes, U = [[1, 0], [0, 1]]"`` or ``"compliant: no, ..."``.
+
+    Examples
+    --------
+    >>> print(compliance("accuracy"))
+    compliant: yes, U = [[1, 0], [0, 1]]
+    >>> print(compliance("tpr"))
+    compliant: yes, U = [[1, 0], [0, 0]]
+    >>> compliance("balanced_accuracy").compliant
+    False
+    """
+    from mcrank.metrics._compliance import _GRID, judge, n_class_matrices, two_class_matrices, two_class_points
+
+    metric = get_metric(metric) if isinstance(metric, str) else metric
+    if not isinstance(metric, Metric):
+        if not callable(metric):
+            raise ValueError(f"metric must be a metric id, a Metric or a function, got {metric!r}")
+        definition = getattr(metric, "mcrank_metric", None)
+        if definition is not None and definition.general:
+            matrices = n_class_matrices(classes)
+            return judge(matrices, [metric(c) for c in matrices.reshape(-1, classes, classes)])
+        p, tpr, tnr = two_class_points()
+        values = [metric(*point) for point in zip(p, tpr, tnr)]
+        return judge(two_class_matrices(p, tpr, tnr).reshape(_GRID.size, -1, 2, 2), values)
+    if metric.binary is not None:
+        p, tpr, tnr = two_class_points()
+        return judge(two_class_matrices(p, tpr, tnr).reshape(_GRID.size, -1, 2, 2), metric.from_pab(p, tpr, tnr))
+    matrices = n_class_matrices(classes)
+    return judge(matrices, metric(matrices.reshape(-1, classes, classes)))

@@ -10,7 +10,7 @@ sums; ``f = (p, 1 - p)`` for two classes) but ``U`` may not. For two classes thi
 ``a X C00 + a Y C11 + b``: ``U`` is known up to adding a constant to a column (which ``b``
 absorbs, since the columns' sums are fixed) and up to a positive factor.
 
-:func:`compliance` tests it on normalised matrices: for each of several ``f`` (two classes:
+:func:`mcrank.metrics.compliance` tests it on normalised matrices: for each of several ``f`` (two classes:
 ``p`` in {0.05, 0.1, ..., 0.95}, each with the grid of TPR and TNR in the same values; more:
 random ``f`` and matrices from a fixed seed) it fits ``m`` by least squares on the cells, and
 measures how far ``m`` is from linear there (the largest residual relative to the range of
@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["COMPLIANT_DEVIATION", "Compliance", "compliance"]
+__all__ = ["COMPLIANT_DEVIATION", "Compliance", "judge", "n_class_matrices", "two_class_matrices", "two_class_points"]
 
 #: Largest deviation of a compliant metric, from linear in the cells at one ``f`` (relative to
 #: the metric's range there) and of its utility matrix across ``f``: rounding gives about 1e-15;
@@ -43,7 +43,7 @@ _PROPORTIONS, _MATRICES, _SEED = 12, 200, 16
 
 
 class Compliance(NamedTuple):
-    """What :func:`compliance` found.
+    """What :func:`mcrank.metrics.compliance` found.
 
     Attributes
     ----------
@@ -134,52 +134,3 @@ def judge(matrices: np.ndarray, values) -> Compliance:
     if np.any(margins < -COMPLIANT_DEVIATION) or not np.any(margins > COMPLIANT_DEVIATION):
         return Compliance(False, deviation, nan, "linear in the cells, but lower is better (its utility matrix is not oriented)")
     return Compliance(True, deviation, np.round(utility, 9) + 0.0, "")
-
-
-def compliance(metric, *, classes: int = 3) -> Compliance:
-    """Whether ``metric`` is of the form (16): an increasing affine map of the utility yield of
-    one utility matrix on every test set, measured on normalised matrices.
-
-    Parameters
-    ----------
-    metric : str, Metric or callable
-        A metric id or alias, a :class:`~mcrank.metrics.Metric` (a user's too), or a Python
-        function of a metric file (:func:`mcrank.metrics.metric`): ``f(p, tpr, tnr)``, or
-        ``f(c)`` of a normalised matrix if decorated with ``general=True``, called point by
-        point, before the file is loaded.
-    classes : int, default 3
-        The number of classes of the test for a metric without a two-class form; a metric with
-        one is tested on two-class matrices over a grid of ``p``, TPR and TNR.
-
-    Returns
-    -------
-    Compliance
-        ``str()`` of it is ``"compliant: yes, U = [[1, 0], [0, 1]]"`` or ``"compliant: no, ..."``.
-
-    Examples
-    --------
-    >>> print(compliance("accuracy"))
-    compliant: yes, U = [[1, 0], [0, 1]]
-    >>> print(compliance("tpr"))
-    compliant: yes, U = [[1, 0], [0, 0]]
-    >>> compliance("balanced_accuracy").compliant
-    False
-    """
-    from mcrank.metrics import Metric, get_metric
-
-    metric = get_metric(metric) if isinstance(metric, str) else metric
-    if not isinstance(metric, Metric):
-        if not callable(metric):
-            raise ValueError(f"metric must be a metric id, a Metric or a function, got {metric!r}")
-        definition = getattr(metric, "mcrank_metric", None)
-        if definition is not None and definition.general:
-            matrices = n_class_matrices(classes)
-            return judge(matrices, [metric(c) for c in matrices.reshape(-1, classes, classes)])
-        p, tpr, tnr = two_class_points()
-        values = [metric(*point) for point in zip(p, tpr, tnr)]
-        return judge(two_class_matrices(p, tpr, tnr).reshape(_GRID.size, -1, 2, 2), values)
-    if metric.binary is not None:
-        p, tpr, tnr = two_class_points()
-        return judge(two_class_matrices(p, tpr, tnr).reshape(_GRID.size, -1, 2, 2), metric.from_pab(p, tpr, tnr))
-    matrices = n_class_matrices(classes)
-    return judge(matrices, metric(matrices.reshape(-1, classes, classes)))

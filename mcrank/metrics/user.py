@@ -152,8 +152,6 @@ def load_metric_file(path, *, text: str | None = None) -> MetricFile:
     digest = hashlib.sha256(text.encode()).hexdigest()
     if digest in _LOADED:
         return _LOADED[digest]
-    if REGISTRY.sealed:
-        raise ValueError(f"{path}: cannot add its metrics: metrics were scored already in this process; load metric files first")
     try:
         code = compile(text, str(path.resolve()), "exec")
     except (SyntaxError, ValueError) as error:  # ValueError: a NUL byte
@@ -174,14 +172,15 @@ def load_metric_file(path, *, text: str | None = None) -> MetricFile:
         raise ValueError(f"{path}: no metric in it: decorate a function with @mcrank.metrics.metric(id, name)")
     _check_ids(path, definitions)
     forms = [_compiled(definition) for definition in definitions]
+    if REGISTRY.sealed:
+        raise ValueError(f"{path}: cannot add its metrics: metrics were scored already in this process; load metric files first")
     found = dict(_register(definition, kernel, str(path), text) for definition, kernel in zip(definitions, forms))
     _LOADED[digest] = MetricFile(str(path), text, digest, tuple(found), found)
     return _LOADED[digest]
 
 
 def _check_ids(path: Path, definitions) -> None:
-    from mcrank.metrics import get_metric
-
+    names = {name: record for record in REGISTRY.values() for name in (record.id, *record.aliases)}
     seen = set()
     for definition in definitions:
         id, name = definition.id, definition.name
@@ -191,10 +190,7 @@ def _check_ids(path: Path, definitions) -> None:
             raise ValueError(f"{path}: metric {id!r}: its name must be one line of text, got {name!r}")
         if not callable(definition.function):
             raise ValueError(f"{path}: metric {id!r}: @mcrank.metrics.metric decorates a function")
-        try:
-            known = get_metric(id)
-        except KeyError:
-            known = None
+        known = names.get(id)
         if known is not None:
             owner = f"a metric of {known.origin}" if known.origin else "a built-in metric (or its alias)"
             raise ValueError(f"{path}: metric id {id!r} is taken: it is {owner}; choose another")
