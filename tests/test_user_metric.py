@@ -78,9 +78,11 @@ def test_a_users_copy_of_accuracy_gives_the_built_in_rows_counts_exactly(tmp_pat
     rows = _rows(json.loads(three.stdout))
     assert rows[("my_accuracy_n", None)] == rows[("accuracy", None)] and 5 < rows[("accuracy", None)][0] < 25
     # The table says where the metric came from and whether it complies.
-    table = _mcrank("run", "--metric-file", metric_file, "--metrics", "my_accuracy", "--samples", "1e5", "--seed", 3, "--jobs", 1)
+    table = _mcrank(
+        "run", "--metric-file", "mine.py", "--metrics", "my_accuracy", "--samples", "1e5", "--seed", 3, "--jobs", 1, cwd=tmp_path
+    )
     assert table.returncode == 0, table.stderr
-    assert f"{metric_file} (sha256 {document['metric_files'][0]['sha256'][:16]}):" in table.stdout
+    assert f"\nmine.py (sha256 {document['metric_files'][0]['sha256'][:16]}):" in table.stdout
     assert "my_accuracy: compliant: yes, U = [[1, 0], [0, 1]]" in table.stdout
 
 
@@ -91,12 +93,12 @@ import numpy as np
 
 import mcrank.metrics
 from mcrank import samplers
-from mcrank.metrics import _order_into
+from mcrank.metrics import _score_into
 
 mcrank.metrics.load_metric_file(sys.argv[1])
 c = np.random.default_rng(5).uniform(1, 10, size=(100, 2, 2))  # more than are scored as Python
 print(mcrank.metrics.score("mine", c).tolist())
-print(_order_into.py_func._mcrank_cache[0], samplers._fill_hexagon.dispatcher.py_func._mcrank_cache[0])
+print(_score_into.dispatcher.py_func._mcrank_cache[0], samplers._fill_hexagon.dispatcher.py_func._mcrank_cache[0])
 """
 
 
@@ -243,7 +245,7 @@ def test_compliance_of_a_decorated_function_before_its_file_is_loaded():
 
     assert str(compliance(trace)) == "compliant: yes, U = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]"
     assert "not_registered" not in METRICS  # the decorator registers only while a file loads
-    found = compliance(lambda c: c[0, 0] / c[:, 0].sum(), classes=4)
+    found = compliance(metric("recall_0", "Recall of class 0", general=True)(lambda c: c[0, 0] / c[:, 0].sum()), classes=4)
     assert found.compliant and found.utility.shape == (4, 4)
 
 
