@@ -163,17 +163,24 @@ def _referenced(function):
             continue
 
 
-def _sources_reached(kernel: Kernel, seen: set | None = None) -> frozenset:
+def _sources_reached(kernel: Kernel) -> frozenset:
     """The extra sources (:func:`extend_cache_key`) of ``kernel`` and of every kernel it calls,
-    directly or through others: what its cache is keyed on besides the package's sources."""
+    directly or through others: what its cache is keyed on besides the package's sources. The
+    whole graph of calls is walked (a kernel's result is the union over all it reaches, kept
+    once computed), so that no order of the walk leaves a callee out."""
     if kernel._reached is not None:
         return kernel._reached
-    seen = set() if seen is None else seen
-    seen.add(id(kernel))
-    texts = set(kernel._own_sources)
-    for value in _referenced(kernel.py_func):
-        if isinstance(value, Kernel) and id(value) not in seen:
-            texts |= _sources_reached(value, seen)
+    texts, todo, seen = set(), [kernel], {id(kernel)}
+    while todo:
+        current = todo.pop()
+        if current._reached is not None:  # complete: computed by a walk of its own
+            texts |= current._reached
+            continue
+        texts |= current._own_sources
+        for value in _referenced(current.py_func):
+            if isinstance(value, Kernel) and id(value) not in seen:
+                seen.add(id(value))
+                todo.append(value)
     kernel._reached = frozenset(texts)
     return kernel._reached
 

@@ -257,3 +257,19 @@ def test_the_docs_example_file_runs_as_a_script():
     namespace: dict = {}
     exec(compile(source, "docs/method.md", "exec"), namespace)  # noqa: S102 - the docs' own code
     assert "my_accuracy" not in METRICS
+
+
+def test_every_kernel_that_reaches_a_users_entry_is_keyed_on_it_whatever_the_order_of_the_walk():
+    # d calls c and e, both call b, which calls a, a piece of a registry entry from outside the
+    # package: each of them inlines a's code, so each is keyed on its source, whichever of c and
+    # e the walk meets first (it once left the second one out).
+    from mcrank._jit import _sources_reached, extend_cache_key, jit
+
+    namespace: dict = {}
+    source = "def a(x):\n    return x\ndef b(x):\n    return a(x)\ndef c(x):\n    return b(x)\ndef e(x):\n    return b(x)\n"
+    exec(compile(source + "def d(x):\n    return c(x) + e(x)\n", "<toy kernels>", "exec"), namespace)  # noqa: S102
+    for name in "abcde":
+        namespace[name] = jit(namespace[name])
+    extend_cache_key("the toy entry's source", [namespace["a"]])
+    assert _sources_reached(namespace["d"]) == {"the toy entry's source"}
+    assert all(_sources_reached(namespace[name]) == {"the toy entry's source"} for name in "abce")
