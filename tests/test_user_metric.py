@@ -55,7 +55,7 @@ def test_a_users_copy_of_accuracy_gives_the_built_in_rows_counts_exactly(tmp_pat
     binary = _mcrank("run", "--metric-file", metric_file, "--metrics", "accuracy", "my_accuracy", "tpr", "--samples", "1e5", *common)
     assert binary.returncode == 0, binary.stderr
     document = json.loads(binary.stdout)
-    rows = _rows(document)
+    rows = rows_binary = _rows(document)
     assert rows[("my_accuracy", None)] == rows[("accuracy", None)]
     assert rows[("tpr", None)] != rows[("accuracy", None)]  # the rows differ where the metrics do
     assert 5 < rows[("accuracy", None)][0] < 15
@@ -77,12 +77,23 @@ def test_a_users_copy_of_accuracy_gives_the_built_in_rows_counts_exactly(tmp_pat
     assert three.returncode == 0, three.stderr
     rows = _rows(json.loads(three.stdout))
     assert rows[("my_accuracy_n", None)] == rows[("accuracy", None)] and 5 < rows[("accuracy", None)][0] < 25
+    # An experiment file names the metric file relative to itself (run from elsewhere).
+    (tmp_path / "study").mkdir()
+    (tmp_path / "study" / "mine.py").write_text(ACCURACY_FILE)
+    (tmp_path / "study" / "mine.toml").write_text(
+        'metric_file = "mine.py"\nmetrics = ["accuracy", "my_accuracy"]\nsamples = 100000\nseed = 3\n'
+    )
+    experiment = _mcrank("run", "--config", tmp_path / "study" / "mine.toml", "--format", "json", "--jobs", 1)
+    assert experiment.returncode == 0, experiment.stderr
+    document = json.loads(experiment.stdout)
+    assert _rows(document)[("my_accuracy", None)] == rows_binary[("accuracy", None)]
+    assert document["metric_files"][0]["path"] == str(tmp_path / "study" / "mine.py")
     # The table says where the metric came from and whether it complies.
     table = _mcrank(
         "run", "--metric-file", "mine.py", "--metrics", "my_accuracy", "--samples", "1e5", "--seed", 3, "--jobs", 1, cwd=tmp_path
     )
     assert table.returncode == 0, table.stderr
-    assert f"\nmine.py (sha256 {document['metric_files'][0]['sha256'][:16]}):" in table.stdout
+    assert f"\nmine.py (sha256 {hashlib.sha256(metric_file.read_bytes()).hexdigest()[:16]}):" in table.stdout
     assert "my_accuracy: compliant: yes, U = [[1, 0], [0, 1]]" in table.stdout
 
 
