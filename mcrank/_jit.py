@@ -40,10 +40,6 @@ _OPTIONS = dict(cache=True, error_model="numpy", nogil=True)
 
 _PACKAGE = Path(__file__).parent
 
-#: Sources outside the package that kernels compiled from now on depend on: the entries a
-#: plugin or a test adds to a registry (:func:`extend_cache_key`).
-_EXTRA_SOURCES: list[str] = []
-
 #: Whether kernels called from Python run their Python functions (:func:`interpreted`).
 _INTERPRETED = contextvars.ContextVar("mcrank_interpreted", default=False)
 
@@ -134,7 +130,6 @@ def extend_cache_key(text: str, pieces=()) -> None:
     the entries registered by then. The kernels handed to numba before keep their cache: they
     cannot reach the entry, whose registry is sealed once a switch is generated from it.
     """
-    _EXTRA_SOURCES.append(text)
     for piece in pieces:
         if isinstance(piece, Kernel):
             piece._own_sources = piece._own_sources | {text}
