@@ -7,9 +7,10 @@ name it. Where the kernels switch on a code, the switch is generated from the re
 :func:`generate` (its ``if``/``elif`` chain by :func:`branches`), as numba-stats generates its
 wrappers: no branch is copied by hand, and a new entry touches only its registry.
 
-A switch is generated once, when the module that holds it is imported; from then on its
-registry is sealed, and :meth:`Registry.add` refuses new entries rather than leave them out of
-the kernels. Entries added after the built-in ones (by a plugin or a test) key numba's on-disk
+A switch is generated once, when the module that holds it is imported (or, for the metrics',
+by :func:`generate_when_used`, when numba or the interpreter first needs it, so that a user's
+metric file can be loaded after :mod:`mcrank.metrics` is imported); from then on its registry is
+sealed, and :meth:`Registry.add` refuses new entries rather than leave them out of the kernels. Entries added after the built-in ones (by a plugin or a test) key numba's on-disk
 cache on their sources as well (:func:`mcrank._jit.extend_cache_key`), so that no kernel
 compiled without them is ever loaded with them, nor the other way round.
 """
@@ -17,10 +18,11 @@ compiled without them is ever loaded with them, nor the other way round.
 from __future__ import annotations
 
 import sys
+import threading
 
-from mcrank._jit import extend_cache_key, jit
+from mcrank._jit import _OPTIONS, Kernel, extend_cache_key, jit
 
-__all__ = ["Registry", "branches", "generate", "generate_predicate", "pieces"]
+__all__ = ["Registry", "branches", "generate", "generate_predicate", "generate_when_used", "pieces"]
 
 
 class Registry(dict):
@@ -61,14 +63,14 @@ class Registry(dict):
         if self._sealed_by is not None:
             raise RuntimeError(
                 f"cannot register the {self.what} {name!r}: the kernels' switch over the {self.what}s was generated "
-                f"when {self._sealed_by} was imported; {self._advice}"
+                f"when {self._sealed_by}; {self._advice}"
             )
         if not isinstance(name, str) or not name or name in self:
             raise ValueError(f"the {self.what} name {name!r} is empty, not a string, or registered already")
         if record.code != len(self):
             raise ValueError(f"the {self.what} {name!r} must have code {len(self)} (its position), got {record.code!r}")
         if not self._builtin:
-            extend_cache_key(_source_text(record, name))
+            extend_cache_key(_source_text(record, name), vars(record).values() if hasattr(record, "__dict__") else ())
         super().__setitem__(name, record)
         return record
 
@@ -81,14 +83,20 @@ class Registry(dict):
         """Whether the built-in records are still being registered."""
         return self._builtin
 
-    def seal(self, by: str, advice: str = "") -> None:
+    def seal(self, by: str, advice: str = "", *, when: str = "") -> None:
         """Refuse new records from now on: module ``by`` generated a switch from the registry.
 
         ``advice`` says, in the refusal, where to register instead (by default: before
-        importing ``by``, or mcrank.engine and mcrank.study, which import it)."""
+        importing ``by``, or mcrank.engine and mcrank.study, which import it); ``when`` says
+        when the switch was generated (by default: when ``by`` was imported)."""
         if self._sealed_by is None:
-            self._sealed_by = by
+            self._sealed_by = when or f"{by} was imported"
             self._advice = advice or f"register it before importing {by} (or mcrank.engine, mcrank.study)"
+
+    @property
+    def sealed(self) -> bool:
+        """Whether a switch has been generated from the registry (no record can be added)."""
+        return self._sealed_by is not None
 
     def __setitem__(self, key, value):
         raise TypeError(f"add a {self.what} with its registry's add(), not by assignment")
@@ -110,6 +118,9 @@ def _source_text(record, name: str) -> str:
     import inspect
 
     parts = [name, str(record.code)]
+    source = getattr(record, "source", None)
+    if isinstance(source, str):  # the text its functions were made from (a user's metric file)
+        parts.append(source)
     for value in vars(record).values() if hasattr(record, "__dict__") else ():
         function = getattr(value, "py_func", None)
         if function is None:
@@ -169,3 +180,37 @@ def generate_predicate(name: str, registry: Registry, attribute: str, module: st
     codes = [record.code for record in registry.values() if getattr(record, attribute)]
     test = " or ".join(f"code == {code}" for code in codes) or "False"
     return generate(name, f"def {name}(code):\n    return {test}\n", {}, module, doc, inline="always")
+
+
+class _GeneratedWhenUsed(Kernel):
+    """A :class:`~mcrank._jit.Kernel` whose function is generated from its registry when first
+    needed: called (compiled or interpreted), or compiled into another kernel. The registry is
+    sealed then."""
+
+    def __init__(self, name: str, make, registry: Registry, module: str, doc: str, advice: str, options: dict):
+        self.__name__ = self.__qualname__ = name
+        self.__module__, self.__doc__ = module, doc
+        self._make, self._registry, self._advice_text = make, registry, advice
+        self._options = {**_OPTIONS, **options}
+        self._function = None
+        self._dispatcher = None
+        self._generating = threading.Lock()
+
+    @property
+    def py_func(self):
+        """The Python function, generated from the registry on first use (which seals it)."""
+        if self._function is None:
+            with self._generating:
+                if self._function is None:
+                    self._registry.seal(self.__module__, self._advice_text, when=f"{self.__module__}.{self.__name__} was first used")
+                    source, namespace = self._make()
+                    self._function = generate(self.__name__, source, namespace, self.__module__, self.__doc__).py_func
+        return self._function
+
+
+def generate_when_used(name: str, make, registry: Registry, module: str, doc: str, advice: str = "", **options) -> Kernel:
+    """The jitted function ``name`` of :func:`generate`, its source and namespace ``make()``
+    generated from ``registry`` when the kernel is first needed rather than now; ``registry`` is
+    sealed then, with ``advice`` in its refusals. Records may be added until that moment (a
+    user's metric file, loaded after the module that holds the switch was imported)."""
+    return _GeneratedWhenUsed(name, make, registry, module, doc, advice, options)

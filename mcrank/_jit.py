@@ -40,10 +40,6 @@ _OPTIONS = dict(cache=True, error_model="numpy", nogil=True)
 
 _PACKAGE = Path(__file__).parent
 
-#: Sources outside the package that kernels compiled from now on depend on: the entries a
-#: plugin or a test adds to a registry (:func:`extend_cache_key`).
-_EXTRA_SOURCES: list[str] = []
-
 #: Whether kernels called from Python run their Python functions (:func:`interpreted`).
 _INTERPRETED = contextvars.ContextVar("mcrank_interpreted", default=False)
 
@@ -70,15 +66,15 @@ def _numba_at_work():
 
 
 @functools.cache
-def _source_digest(extra: int = 0) -> str:
+def _source_digest(extra: tuple[str, ...] = ()) -> str:
     """A digest of every source file of the package, with their paths inside it, and of the
-    first ``extra`` extra sources."""
+    extra sources ``extra``."""
     import hashlib
 
     digest = hashlib.sha256()
     for path in sorted(_PACKAGE.rglob("*.py")):
         digest.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
-    for text in _EXTRA_SOURCES[:extra]:
+    for text in extra:
         digest.update(b"\0extra\0" + text.encode())
     return digest.hexdigest()[:16]
 
@@ -90,7 +86,7 @@ def _file_digest(path: str) -> str:
 
 
 @functools.cache
-def _cache_directory(extra: int = 0) -> str | None:
+def _cache_directory(extra: tuple[str, ...] = ()) -> str | None:
     """A writable directory for this version of the sources, or None (then no cache)."""
     import tempfile  # here: a command that draws nothing never reads it, nor random, which it imports
 
@@ -108,8 +104,9 @@ def _cache_directory(extra: int = 0) -> str | None:
 
 def cache_directory() -> str | None:
     """The directory of the kernels compiled from this version of the sources, or None if no
-    directory is writable (then nothing is cached)."""
-    return _cache_directory(len(_EXTRA_SOURCES))
+    directory is writable (then nothing is cached). A kernel that reaches an entry added to a
+    registry from outside the package (:func:`extend_cache_key`) has a directory of its own."""
+    return _cache_directory()
 
 
 def kernels_cached() -> bool:
@@ -120,15 +117,67 @@ def kernels_cached() -> bool:
     return directory is not None and any(Path(directory).rglob("*.nbi"))
 
 
-def extend_cache_key(text: str) -> None:
-    """Key the cache of every function decorated from now on on ``text`` as well.
+def extend_cache_key(text: str, pieces=()) -> None:
+    """Key the cache of the kernels that reach ``pieces`` on ``text`` as well.
 
-    For an entry added to a registry from outside the package (:mod:`mcrank._axes`): the
-    kernels compiled after it inline its code, which the package's digest does not see. The
-    functions decorated before keep their cache: they cannot depend on the entry, whose
-    registry is sealed once a switch is generated from it.
+    For an entry added to a registry from outside the package (:mod:`mcrank._axes`: a plugin's,
+    or a user's metric), ``text`` its sources and ``pieces`` its kernels: the kernels that call
+    them, directly or through a registry's switch, inline its code, which the package's digest
+    does not see. Each kernel is keyed on the extra sources it reaches
+    (:func:`_sources_reached`) when numba is first handed it (:attr:`Kernel.dispatcher`), so a
+    user's metric recompiles the kernels that score metrics, not the samplers, and a
+    module-level kernel that calls a switch generated later (the n-class study's) is keyed on
+    the entries registered by then. The kernels handed to numba before keep their cache: they
+    cannot reach the entry, whose registry is sealed once a switch is generated from it.
     """
-    _EXTRA_SOURCES.append(text)
+    for piece in pieces:
+        if isinstance(piece, Kernel):
+            piece._own_sources = piece._own_sources | {text}
+
+
+def _referenced(function):
+    """What ``function``'s code may call: the globals it names (and the attributes it names of
+    a module among them) and its closure's cells, its nested functions' too."""
+    import types
+
+    names, codes = set(), [function.__code__]
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    namespace = getattr(function, "__globals__", {})
+    for name in names:
+        value = namespace.get(name)
+        yield value
+        if isinstance(value, types.ModuleType):
+            yield from (getattr(value, other, None) for other in names)
+    for cell in function.__closure__ or ():
+        try:
+            yield cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+
+
+def _sources_reached(kernel: Kernel) -> frozenset:
+    """The extra sources (:func:`extend_cache_key`) of ``kernel`` and of every kernel it calls,
+    directly or through others: what its cache is keyed on besides the package's sources. The
+    whole graph of calls is walked (a kernel's result is the union over all it reaches, kept
+    once computed), so that no order of the walk leaves a callee out."""
+    if kernel._reached is not None:
+        return kernel._reached
+    texts, todo, seen = set(), [kernel], {id(kernel)}
+    while todo:
+        current = todo.pop()
+        if current._reached is not None:  # complete: computed by a walk of its own
+            texts |= current._reached
+            continue
+        texts |= current._own_sources
+        for value in _referenced(current.py_func):
+            if isinstance(value, Kernel) and id(value) not in seen:
+                seen.add(id(value))
+                todo.append(value)
+    kernel._reached = frozenset(texts)
+    return kernel._reached
 
 
 @contextlib.contextmanager
@@ -169,20 +218,25 @@ class Kernel:
         Keyword arguments of ``numba.njit``.
     """
 
+    #: The extra sources of the registry entry it is a piece of (:func:`extend_cache_key`), and
+    #: those it reaches, once computed (:func:`_sources_reached`).
+    _own_sources: frozenset = frozenset()
+    _reached: frozenset | None = None
+
     def __init__(self, py_func, options: dict):
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self._options = options
-        self._extra = len(_EXTRA_SOURCES)  # the cache key is fixed when decorated
         self._dispatcher = None
 
     @property
     def dispatcher(self):
-        """numba's dispatcher of the function, created on first use."""
+        """numba's dispatcher of the function, created on first use, its cache keyed on the
+        extra sources registered by then (:func:`extend_cache_key`)."""
         if self._dispatcher is None:
             with _LOCK:
                 if self._dispatcher is None:
-                    self._dispatcher = _njit(self.py_func, self._options, self._extra)
+                    self._dispatcher = _njit(self.py_func, self._options, tuple(sorted(_sources_reached(self))))
         return self._dispatcher
 
     def __call__(self, *args, **kwargs):
@@ -191,7 +245,7 @@ class Kernel:
         return self.dispatcher(*args, **kwargs)
 
     def __getattr__(self, name: str):
-        if name.startswith("__") or name in ("dispatcher", "_dispatcher", "_options", "_extra", "py_func"):
+        if name.startswith("__") or name in ("dispatcher", "_dispatcher", "_options", "py_func", "_function"):
             raise AttributeError(name)  # not numba's: pickle, numpy and copy probe these
         return getattr(self.dispatcher, name)
 
@@ -215,9 +269,9 @@ def jit(func=None, **overrides):
     return Kernel(func, options)
 
 
-def _njit(py_func, options: dict, extra: int):
-    """numba's dispatcher of ``py_func``, cached under the digest of the sources and the first
-    ``extra`` extra sources, or not cached if no directory is writable."""
+def _njit(py_func, options: dict, extra: tuple[str, ...]):
+    """numba's dispatcher of ``py_func``, cached under the digest of the sources and the extra
+    sources ``extra``, or not cached if no directory is writable."""
     numba = _numba()
     directory = _cache_directory(extra) if options.get("cache") else None
     if directory is None:

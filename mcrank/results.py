@@ -321,10 +321,20 @@ def study_document(result, **labels) -> dict:
     -------
     dict
         ``labels``, then ``config`` (every parameter, the seed, the mcrank version), ``rows``,
-        ``batches`` and ``wall_time``, then :func:`provenance`: ``versions``, ``python``,
+        ``batches`` and ``wall_time``, ``metric_files`` if a user's metrics are among the
+        rows (each file's path, SHA-256 and its metrics' compliance), then :func:`provenance`: ``versions``, ``python``,
         ``platform``, ``revision`` (:func:`source_revision`) and ``date``.
     """
-    return {**labels, **result.to_dict(), **provenance()}
+    return {**labels, **result.to_dict(), **_metric_files(result.config.metrics), **provenance()}
+
+
+def _metric_files(metrics) -> dict:
+    """``{"metric_files": [...]}``: the path, SHA-256 and compliance of each user's metric file
+    whose metrics are among ``metrics``, or nothing if none is (:mod:`mcrank.metrics.user`)."""
+    from mcrank.metrics.user import loaded_metric_files
+
+    files = [f.provenance() for f in loaded_metric_files() if set(f.ids) & set(metrics)]
+    return {"metric_files": files} if files else {}
 
 
 #: What a study's CSV gives in its leading ``# key: value`` lines besides the config.
@@ -339,6 +349,8 @@ def study_csv(document: dict) -> str:
     config = document["config"]
     comments = {key: document[key] for key in ("experiment", "description", "source") if key in document}
     comments.update(seed=config["seed"], **{k: v for k, v in config.items() if k != "seed"})
+    if "metric_files" in document:
+        comments["metric_files"] = "; ".join(f"{f['path']} (sha256 {f['sha256']})" for f in document["metric_files"])
     comments.update((key, document[key]) for key in CSV_PROVENANCE)
     return rows_to_csv(document["rows"], comments=comments)
 
@@ -476,6 +488,12 @@ def read_shard(path):
         raise ValueError(f"{path}: not an mcrank shard file (written by mcrank run --shard)")
     try:
         config = StudyConfig.from_dict({k: v for k, v in document["config"].items() if k != "version"}, source=str(path))
+    except (TypeError, AttributeError):
+        raise ValueError(f"{path}: not an mcrank shard file (written by mcrank run --shard): its config is malformed") from None
+    except ValueError as error:  # a study parameter, or a user's metric that no --metric-file loaded
+        message = str(error)
+        raise ValueError(message if message.startswith(f"{path}: ") else f"{path}: {message}") from None
+    try:
         index, count = check_shard(tuple(document["shard"][key] for key in ("index", "count")))
         dtype = {"int64": np.int64, "float64": np.float64}[document["dtype"]]
         chunks = [

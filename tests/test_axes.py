@@ -135,13 +135,16 @@ def test_registering_after_the_switches_are_generated_is_refused():
 
 
 def test_metrics_and_roc_scores_registered_late_are_refused_not_scored_nan():
-    # Their switches are generated when mcrank.metrics and mcrank.roc are imported: a late entry
-    # would be missing from them (and scored NaN), so it is refused, and absent from the registry.
-    from mcrank.metrics import METRICS
+    # Their switches are generated when a metric is first scored and when mcrank.roc is
+    # imported: a late entry would be missing from them (and scored NaN), so it is refused, and
+    # absent from the registry.
+    from mcrank.metrics import METRICS, score
     from mcrank.metrics._registry import register
     from mcrank.roc import ROC_SCORES, _auc
     from mcrank.roc import register as register_roc_score
 
+    assert score("accuracy", [[3, 1], [0, 4]]) == 7 / 8  # the metrics' switches exist from here on
+    assert METRICS.sealed
     with pytest.raises(RuntimeError, match="define it in mcrank/metrics/definitions.py"):
         register("late", "Late", binary=METRICS["accuracy"].binary)
     with pytest.raises(RuntimeError, match="define it in mcrank/roc.py"):

@@ -26,6 +26,12 @@ def add_parser(subparsers):
         "--format", choices=FORMATS, help="output format (default: from the --out file's extension, .json or .csv, else table)"
     )
     parser.add_argument("--out", type=path_argument, metavar="PATH", help="write the output to PATH (atomically); - or none: stdout")
+    parser.add_argument(
+        "--metric-file",
+        type=path_argument,
+        metavar="FILE",
+        help="the file of the user's metrics the shards' study counts (mcrank run --metric-file)",
+    )
     parser.add_argument("--quiet", action="store_true", help="say nothing when the file is written")
     parser.set_defaults(handler=handler)
     return parser
@@ -36,7 +42,11 @@ def handler(args) -> int:
     from mcrank.engine import merge_shards
     from mcrank.results import read_shard
 
-    check_outputs({"--out": args.out}, inputs=tuple(args.shards))
+    check_outputs({"--out": args.out}, inputs=(*args.shards, args.metric_file))
+    if args.metric_file is not None:  # first: the shards' configs name its metrics
+        from mcrank.metrics import load_metric_file
+
+        load_metric_file(args.metric_file)
     shards = [read_shard(path) for path in args.shards]
     result = merge_shards(shards)
     sources = {shard.provenance.get("source") for shard in shards}

@@ -88,6 +88,12 @@ def _add_study_flags(parser) -> None:
     groups["study"].add_argument(
         "--config", type=path_argument, metavar="FILE", help="experiment TOML file (see experiments/); flags override it"
     )
+    groups["study"].add_argument(
+        "--metric-file",
+        type=path_argument,
+        metavar="FILE",
+        help="Python file of your own metrics (@mcrank.metrics.metric), counted beside the built-in ones: name them in --metrics",
+    )
     for parameter in study_parameters():
         meta = parameter.metadata
         if meta["flag"] is None:
@@ -174,6 +180,10 @@ def handler(args) -> int:
     from mcrank.study import StudyConfig, load_experiment, parse_values
     from mcrank.study.kinds import DEFAULT_KIND
 
+    if args.metric_file is not None:  # first: the metrics it defines are then known to every check
+        from mcrank.metrics import load_metric_file
+
+        load_metric_file(args.metric_file)
     overrides = study_overrides(args)
     # The flags are checked against the study's kind before any value is: a flag of another
     # kind is named as such, whatever its value.
@@ -192,7 +202,9 @@ def handler(args) -> int:
         check_execution(args.jobs, args.backend, args.scheduler)
     except ValueError as error:
         raise UsageError(flag_names(str(error), {"jobs": "--jobs"})) from None
-    check_outputs({"--out": args.out}, inputs=(args.config,))  # before the run, so that it does not end on an unwritable path
+    check_outputs(
+        {"--out": args.out}, inputs=(args.config, args.metric_file)
+    )  # before the run, so that it does not end on an unwritable path
     if args.shard is not None:
         if args.format not in (None, "json"):
             raise UsageError(f"--shard writes the shard's counts as JSON, for mcrank merge; --format {args.format} is not that")
@@ -270,4 +282,9 @@ def render_table(document: dict) -> str:
         realised = "" if row["realised_sd"] is None else _fixed(row["realised_sd"], 4)
         tied = f" {row['tied_pct']:>8.2f}" if finite else ""
         lines.append(f"{row['name']:<{name_width}} {sd:>6} {realised:>12} {row['incorrect_pct']:>12.2f} {row['se_pct']:>7.3f}{tied}")
+    for metric_file in document.get("metric_files", ()):  # a user's metrics: eq. (16), measured
+        lines.append("")
+        lines.extend(textwrap.wrap(f"{metric_file['path']} (sha256 {metric_file['sha256'][:16]}):", DEFAULT_WIDTH))
+        for id, found in metric_file["metrics"].items():
+            lines.extend(textwrap.wrap(f"{id}: {found}", DEFAULT_WIDTH, initial_indent="  ", subsequent_indent="    "))
     return "\n".join(lines) + "\n"

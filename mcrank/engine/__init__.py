@@ -21,6 +21,7 @@ difference of a few pairs, for the figures.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import time
 from dataclasses import dataclass, fields, replace
@@ -123,7 +124,7 @@ def run_study(
     engine = importlib.import_module(STUDY_KINDS[config.kind].engine)
     kernel = engine.kernel(config)
     totals = run_chunks(
-        kernel.count_chunk,
+        _chunk_function(kernel.count_chunk, config),
         kernel.study_arguments(config),
         root=root,
         samples=config.samples,
@@ -181,7 +182,7 @@ def run_shard(
     chunks = shard_chunks(config.samples, config.chunk_size, (index, count))
     start = time.perf_counter()
     results = each_chunk(
-        kernel.count_chunk,
+        _chunk_function(kernel.count_chunk, config),
         kernel.study_arguments(config),
         chunks,
         root=root_seed_sequence(config.seed),
@@ -243,6 +244,29 @@ def merge_shards(shards) -> StudyResult:
     totals = totals._replace(wall_time=sum(shard.wall_time for shard in shards))
     engine = importlib.import_module(STUDY_KINDS[config.kind].engine)
     return engine.study_result(config, totals)
+
+
+def _chunk_function(count_chunk, config: StudyConfig):
+    """``count_chunk``, or for a study of a user's metrics, ``count_chunk`` after the metric
+    files loaded here are loaded where the chunk runs: a process worker (loky's, dask's) starts
+    with the built-in metrics only, and the files' metrics must have the same codes there."""
+    from mcrank.metrics import METRICS
+    from mcrank.metrics.user import loaded_metric_files
+
+    if not any(name in METRICS and METRICS[name].origin is not None for name in config.metrics):
+        return count_chunk
+    files = tuple((f.path, f.text) for f in loaded_metric_files())
+    return functools.partial(_with_metric_files, files, count_chunk)
+
+
+def _with_metric_files(files, count_chunk, root, chunk: int, size: int, arguments):
+    """One chunk of ``count_chunk``, the metric ``files`` ((path, text), in order) loaded first
+    (nothing to do where they are: the threading backend, a worker's later chunks)."""
+    from mcrank.metrics.user import load_metric_file
+
+    for path, text in files:
+        load_metric_file(path, text=text)
+    return count_chunk(root, chunk, size, arguments)
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,9 @@ Three doors lead to the scores:
   scikit-learn uses, larger ones by the n-class form;
 - :meth:`Metric.from_pab`: arrays of class-0 fraction ``p``, TPR ``a`` and TNR ``b``;
 - :func:`_score_into` and :func:`_order_into`: what numba kernels call, by metric code, on
-  arrays of cells; both are generated from the registry when this module is imported, which
-  seals it (a metric registered later is refused, not left out of the kernels).
+  arrays of cells; both are generated from the registry when first used, which seals it (a
+  metric registered later is refused, not left out of the kernels). Until then a user's metric
+  file can add to it (:func:`load_metric_file`, ``docs/method.md``, "Test your own metric").
 
 Undefined values (0/0, e.g. precision of a classifier that never outputs class 0) are NaN
 by default; ``zero_division`` replaces them with 0 or 1, as in scikit-learn. Never a crash,
@@ -22,6 +23,8 @@ never a silent 0.
 Compliance with decision theory (eq. 16): a metric complies when it ranks every pair of
 confusion matrices of one test set exactly as the utility yield under some fixed utility
 matrix, its :attr:`Metric.equivalent_um`. Accuracy, TPR and TNR do; the others do not.
+:func:`compliance` measures it for any metric, a user's too (:func:`metric`,
+:func:`load_metric_file`: a researcher's own metric, its rows beside the built-in ones).
 """
 
 from __future__ import annotations
@@ -39,7 +42,20 @@ from mcrank.metrics import definitions as _definitions  # noqa: F401 - registers
 from mcrank.metrics._registry import REGISTRY, Metric, dispatch, dispatch_matrix
 from mcrank.metrics.definitions import Margins, _margins, margins
 
-__all__ = ["METRICS", "ORDER_MIN_CELL", "PAPER_METRICS", "Margins", "Metric", "get_metric", "margins", "score"]
+__all__ = [
+    "METRICS",
+    "ORDER_MIN_CELL",
+    "PAPER_METRICS",
+    "Compliance",
+    "Margins",
+    "Metric",
+    "compliance",
+    "get_metric",
+    "load_metric_file",
+    "margins",
+    "metric",
+    "score",
+]
 
 #: Every metric of the library, by id, in code order (the registry itself).
 METRICS: Registry = REGISTRY
@@ -70,7 +86,7 @@ def get_metric(name: str) -> Metric:
         With the list of known ids, if ``name`` is unknown.
     """
     try:
-        return METRICS[_ALIASES[name]]
+        return METRICS[_ALIASES.get(name, name)]  # a user's metric has no alias
     except (KeyError, TypeError):
         raise KeyError(f"unknown metric {name!r}; known metrics: {', '.join(METRICS)}") from None
 
@@ -115,7 +131,6 @@ _order_into = dispatch(
     and every cell must be in [:data:`ORDER_MIN_CELL`, 1] (normalised matrices without tiny
     cells). 0 means a tie. The value itself means nothing else.""",
 )
-METRICS.seal(__name__, "define it in mcrank/metrics/definitions.py, beside the others")
 
 
 def _interpreted_if_few(matrices: int):
@@ -193,3 +208,56 @@ def score(metric: str | Metric, confusion, *, beta: float = 1.0, zero_division: 
 
 # What a record's methods call (Metric.__call__, Metric.from_pab).
 _registry.SCORING.update(score=score, from_pab=_score_pab)
+
+# A user's metrics, and the test of eq. (16): after the scoring, which they use.
+from mcrank.metrics._compliance import Compliance  # noqa: E402
+from mcrank.metrics.user import load_metric_file, metric  # noqa: E402
+
+
+def compliance(metric, *, classes: int = 3) -> Compliance:
+    """Whether ``metric`` is of the form (16): an increasing affine map of the utility yield of
+    one utility matrix on every test set, measured on normalised matrices.
+
+    Parameters
+    ----------
+    metric : str, Metric or callable
+        A metric id or alias, a :class:`~mcrank.metrics.Metric` (a user's too), or a Python
+        function of a metric file (:func:`mcrank.metrics.metric`): ``f(p, tpr, tnr)``, or
+        ``f(c)`` of a normalised matrix if decorated with ``general=True``, called point by
+        point, before the file is loaded.
+    classes : int, default 3
+        The number of classes of the test for a metric without a two-class form; a metric with
+        one is tested on two-class matrices over a grid of ``p``, TPR and TNR.
+
+    Returns
+    -------
+    Compliance
+        ``str()`` of it is ``"compliant: yes, U = [[1, 0], [0, 1]]"`` or ``"compliant: no, ..."``.
+
+    Examples
+    --------
+    >>> print(compliance("accuracy"))
+    compliant: yes, U = [[1, 0], [0, 1]]
+    >>> print(compliance("tpr"))
+    compliant: yes, U = [[1, 0], [0, 0]]
+    >>> compliance("balanced_accuracy").compliant
+    False
+    """
+    from mcrank.metrics._compliance import _GRID, judge, n_class_matrices, two_class_matrices, two_class_points
+
+    metric = get_metric(metric) if isinstance(metric, str) else metric
+    if not isinstance(metric, Metric):
+        if not callable(metric):
+            raise ValueError(f"metric must be a metric id, a Metric or a function, got {metric!r}")
+        definition = getattr(metric, "mcrank_metric", None)
+        if definition is not None and definition.general:
+            matrices = n_class_matrices(classes)
+            return judge(matrices, [metric(c) for c in matrices.reshape(-1, classes, classes)])
+        p, tpr, tnr = two_class_points()
+        values = [metric(*point) for point in zip(p, tpr, tnr)]
+        return judge(two_class_matrices(p, tpr, tnr).reshape(_GRID.size, -1, 2, 2), values)
+    if metric.binary is not None:
+        p, tpr, tnr = two_class_points()
+        return judge(two_class_matrices(p, tpr, tnr).reshape(_GRID.size, -1, 2, 2), metric.from_pab(p, tpr, tnr))
+    matrices = n_class_matrices(classes)
+    return judge(matrices, metric(matrices.reshape(-1, classes, classes)))

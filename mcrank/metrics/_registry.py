@@ -4,8 +4,9 @@ Each metric is one :class:`Metric`: its two-class form on the four cells (the ke
 scikit-learn's exact arithmetic), its order form, and its form for any number of classes,
 whichever it has, in :data:`REGISTRY` (an :class:`mcrank._axes.Registry`, as every axis).
 :func:`register` adds one; :func:`dispatch` then writes the kernels' switch on the metric code
-from the registry (:func:`mcrank._axes.generate`): no branch is copied by hand, and adding a
-metric touches only its definition.
+from the registry (:func:`mcrank._axes.generate`) when a kernel first needs it, which seals the
+registry: no branch is copied by hand, adding a metric touches only its definition, and a user's
+metric file (:mod:`mcrank.metrics.user`) can add to it until then.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mcrank._axes import Registry, branches, generate, pieces
+from mcrank._axes import Registry, branches, generate_when_used, pieces
 
 __all__ = ["REGISTRY", "Metric", "dispatch", "dispatch_matrix", "register"]
 
@@ -49,6 +50,11 @@ class Metric:
         For a compliant metric, the utility matrix whose yield ranks exactly as it does.
     aliases : tuple of str
         Other names under which it is known.
+    origin : str or None
+        For a user's metric (:mod:`mcrank.metrics.user`), the file it was defined in; None
+        for the library's own.
+    source : str or None
+        For a user's metric, the text of that file, on which the jit cache is keyed.
     """
 
     id: str
@@ -60,6 +66,8 @@ class Metric:
     general: Callable | None = field(default=None, repr=False, compare=False)
     equivalent_um: np.ndarray | None = field(default=None, repr=False, compare=False)
     aliases: tuple[str, ...] = ()
+    origin: str | None = None
+    source: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def binary_only(self) -> bool:
@@ -99,13 +107,23 @@ REGISTRY: Registry = Registry("metric", key="id")
 
 
 def register(
-    id: str, name: str, *, binary=None, order=None, general=None, compliant: bool = False, equivalent_um=None, aliases=()
+    id: str,
+    name: str,
+    *,
+    binary=None,
+    order=None,
+    general=None,
+    compliant: bool = False,
+    equivalent_um=None,
+    aliases=(),
+    origin: str | None = None,
+    source: str | None = None,
 ) -> Metric:
     """Add a metric to the library; its code is its position.
 
-    Its definition goes in :mod:`mcrank.metrics.definitions`: the kernels' switches are
-    generated when :mod:`mcrank.metrics` is imported, which seals the registry, and a
-    RuntimeError says so afterwards.
+    Its definition goes in :mod:`mcrank.metrics.definitions` (a user's, in a metric file:
+    :mod:`mcrank.metrics.user`): the kernels' switches are generated when first used, which
+    seals the registry, and a RuntimeError says so afterwards.
     """
     metric = Metric(
         id,
@@ -117,8 +135,17 @@ def register(
         general,
         None if equivalent_um is None else np.array(equivalent_um, dtype=float),
         tuple(aliases),
+        origin,
+        source,
     )
     return REGISTRY.add(metric)
+
+
+#: Where a metric goes, in the refusal of one registered once the kernels' switches exist.
+_ADVICE = (
+    "define it in mcrank/metrics/definitions.py, beside the others, or load a metric file "
+    "(mcrank.metrics.load_metric_file) before any metric is scored"
+)
 
 
 # The switch on the metric code. One branch per metric, its loop written out, so that each
@@ -155,17 +182,27 @@ def dispatch_matrix(name: str, module: str, doc: str):
     one n x n matrix ``c`` with its margins (:func:`mcrank.metrics.definitions._margins`), by
     its n-class form, or for a two-class metric by its two-class form (then n must be 2);
     generated from the registry as :func:`dispatch`, in ``module``."""
-    metrics = [m for m in REGISTRY.values() if m.general is not None or m.binary is not None]
-    source = f"def {name}(code, c, margins, beta):\n" + branches(metrics, lambda m: _MATRIX_BRANCH[_matrix_form(m)].format(f=f"f{m.code}"))
-    namespace = {"np": np, **{f"f{m.code}": getattr(m, _matrix_form(m)) for m in metrics}}
-    return generate(name, source + "    return np.nan\n", namespace, module, doc, inline="always")
+
+    def make():
+        metrics = [m for m in REGISTRY.values() if m.general is not None or m.binary is not None]
+        source = f"def {name}(code, c, margins, beta):\n" + branches(
+            metrics, lambda m: _MATRIX_BRANCH[_matrix_form(m)].format(f=f"f{m.code}")
+        )
+        namespace = {"np": np, **{f"f{m.code}": getattr(m, _matrix_form(m)) for m in metrics}}
+        return source + "    return np.nan\n", namespace
+
+    return generate_when_used(name, make, REGISTRY, module, doc, _ADVICE, inline="always")
 
 
 def dispatch(name: str, form: str, module: str, doc: str):
     """The jitted switch ``name(code, cells, beta, out)`` over every metric's ``form``
     (``"binary"`` or ``"order"``), generated from the registry (:func:`mcrank._axes.generate`)
-    in ``module``."""
-    metrics = [m for m in REGISTRY.values() if getattr(m, form) is not None]
-    body = _SCORE_BRANCH if form == "binary" else _ORDER_BRANCH
-    source = _HEAD.format(name=name) + branches(metrics, body, default="out[:] = np.nan")
-    return generate(name, source, {"np": np, **pieces(metrics, form)}, module, doc)
+    in ``module``, when first used (:func:`mcrank._axes.generate_when_used`)."""
+
+    def make():
+        metrics = [m for m in REGISTRY.values() if getattr(m, form) is not None]
+        body = _SCORE_BRANCH if form == "binary" else _ORDER_BRANCH
+        source = _HEAD.format(name=name) + branches(metrics, body, default="out[:] = np.nan")
+        return source, {"np": np, **pieces(metrics, form)}
+
+    return generate_when_used(name, make, REGISTRY, module, doc, _ADVICE)

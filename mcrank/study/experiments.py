@@ -1,8 +1,10 @@
 """Experiment files: one TOML file in ``experiments/`` per study.
 
 A file holds the fields of :class:`~mcrank.study.StudyConfig` at top level, in the same text
-forms as the command line (``samples = "1e6"``, ``sds = "0:0.5:0.01"`` or a list), and an
-optional ``description``. It is read, parsed and checked here, once, with errors that name the
+forms as the command line (``samples = "1e6"``, ``sds = "0:0.5:0.01"`` or a list), an
+optional ``description``, and an optional ``metric_file``: a user's metric file
+(:func:`mcrank.metrics.load_metric_file`), its path relative to the experiment file, loaded
+before the metrics are checked. It is read, parsed and checked here, once, with errors that name the
 file and the key.
 """
 
@@ -57,6 +59,7 @@ class Experiment:
     path: Path
     description: str
     config: StudyConfig
+    metric_file: Path | None = None
 
 
 def load_experiment(path, **overrides) -> Experiment:
@@ -74,6 +77,17 @@ def load_experiment(path, **overrides) -> Experiment:
     description = values.pop("description", "")
     if not isinstance(description, str):
         raise ValueError(f"{path}: key 'description' must be a string")
+    metric_file = values.pop("metric_file", None)
+    if metric_file is not None:
+        if not isinstance(metric_file, str) or not metric_file:
+            raise ValueError(f"{path}: key 'metric_file' must be the path of a Python file, relative to the experiment file")
+        from mcrank.metrics import load_metric_file
+
+        metric_file = path.parent / metric_file
+        try:
+            load_metric_file(metric_file)
+        except ValueError as error:
+            raise ValueError(f"{path}: key 'metric_file': {error}") from None
     # TOML has numbers: a string holds a grid, never a number written as text.
     for sd in values["sds"] if isinstance(values.get("sds"), list) else [values.get("sds")]:
         if isinstance(sd, str) and ":" not in sd:
@@ -83,7 +97,7 @@ def load_experiment(path, **overrides) -> Experiment:
     except (ValueError, TypeError) as error:
         message = str(error.args[0] if error.args else error)
         raise ValueError(message if message.startswith(str(path)) else f"{path}: {message}") from None
-    return Experiment(name=path.stem, path=path, description=description, config=config)
+    return Experiment(name=path.stem, path=path, description=description, config=config, metric_file=metric_file)
 
 
 def load_experiments(directory, *, samples: int | None = None) -> list[Experiment]:

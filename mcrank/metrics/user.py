@@ -1,0 +1,272 @@
+"""A researcher's own metric: a metric file, its rows beside the built-in ones
+(``docs/method.md``, "Test your own metric").
+
+A metric file is Python. In it, :func:`metric` decorates a function of the class-0 fraction
+``p``, TPR and TNR (higher is better), or with ``general=True`` a function of the normalised
+n x n confusion matrix (rows = output, columns = true class), any n::
+
+    import mcrank.metrics
+
+    @mcrank.metrics.metric("my_accuracy", "My accuracy")
+    def my_accuracy(p, tpr, tnr):
+        return p * tpr + (1 - p) * tnr
+
+:func:`load_metric_file` reads the file (at most :data:`MAX_METRIC_FILE_BYTES`), runs it,
+compiles each function with numba and registers it in :data:`mcrank.metrics.METRICS` after the
+built-in metrics, before the kernels' switches over the metrics are generated (they are
+generated when a metric is first scored, which seals the registry). The two-class kernels call
+a ``(p, tpr, tnr)`` function on the cells ``C00 .. C11`` of each matrix as
+``p = (C00 + C10) / N``, ``tpr = C00 / (C00 + C10)``, ``tnr = C11 / (C01 + C11)``, with
+``N`` the sum of the cells (1 for a normalised matrix, the test set's size for counts); the
+n-class kernel calls a ``general`` function on ``C / N``. Each record keeps the file's text,
+on which the jit cache is keyed (:func:`mcrank._jit.extend_cache_key`): two different files
+never share a compiled kernel, and an edited file compiles anew.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+import types
+from pathlib import Path
+from typing import NamedTuple
+
+from mcrank._axes import generate
+from mcrank._io import read_bounded
+from mcrank._jit import jit
+from mcrank._validation import MAX_EXPERIMENT_BYTES
+from mcrank.metrics import _compliance
+from mcrank.metrics._registry import REGISTRY, register
+
+__all__ = ["MAX_METRIC_FILE_BYTES", "MetricFile", "load_metric_file", "loaded_metric_files", "metric"]
+
+#: Largest metric file read: a few functions of Python.
+MAX_METRIC_FILE_BYTES = MAX_EXPERIMENT_BYTES
+
+_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+
+
+class MetricFile(NamedTuple):
+    """A metric file as loaded: where it is, its text and its SHA-256, its metrics' ids, and
+    whether each complies with eq. (16) (:func:`mcrank.metrics.compliance`)."""
+
+    path: str
+    text: str
+    sha256: str
+    ids: tuple[str, ...]
+    compliance: dict
+
+    def provenance(self) -> dict:
+        """What a results file records of it: path, SHA-256, and each metric's compliance."""
+        return {"path": self.path, "sha256": self.sha256, "metrics": {id: str(found) for id, found in self.compliance.items()}}
+
+
+class _Definition(NamedTuple):
+    id: str
+    name: str
+    function: object
+    general: bool
+
+
+#: The metric files loaded in this process, by digest, in the order loaded (their metrics'
+#: codes follow that order).
+_LOADED: dict[str, MetricFile] = {}
+
+#: The definitions of the file being loaded (None when none is).
+_PENDING: list[_Definition] | None = None
+
+
+def metric(id: str, name: str, *, general: bool = False):
+    """Decorate a user's metric in a metric file (:func:`load_metric_file`).
+
+    Parameters
+    ----------
+    id : str
+        Its identifier in ``--metrics`` and the results: a letter, then letters, digits and
+        underscores; not a built-in metric's.
+    name : str
+        Its display name.
+    general : bool, default False
+        False: the function is ``f(p, tpr, tnr)`` of two-class matrices. True: it is ``f(c)``
+        of one normalised n x n confusion matrix ``c`` (rows = output, columns = true class,
+        its cells adding up to 1), for any number of classes.
+
+    Returns
+    -------
+    callable
+        The decorator. It returns the function itself, which :func:`mcrank.metrics.compliance`
+        takes too; the metric is registered only while its file is loaded
+        (:func:`load_metric_file`, ``mcrank run --metric-file``), and elsewhere (the file run as a
+        script, a notebook) the decorator registers nothing.
+    """
+
+    def decorate(function):
+        definition = _Definition(id, name, function, bool(general))
+        if _PENDING is not None:
+            _PENDING.append(definition)
+        try:
+            function.mcrank_metric = definition
+        except (AttributeError, TypeError):  # a builtin or a numba dispatcher: nothing to mark
+            pass
+        return function
+
+    return decorate
+
+
+def loaded_metric_files() -> tuple[MetricFile, ...]:
+    """The metric files loaded in this process, in the order loaded."""
+    return tuple(_LOADED.values())
+
+
+def load_metric_file(path, *, text: str | None = None) -> MetricFile:
+    """Read, run and register the metrics of the metric file ``path``.
+
+    Loading a file again (the same text) does nothing. A worker process of the engine loads
+    the parent's files from their ``text``.
+
+    Parameters
+    ----------
+    path : str or path-like
+    text : str, optional
+        The file's text, if already read (then the file is not read again).
+
+    Returns
+    -------
+    MetricFile
+
+    Raises
+    ------
+    ValueError
+        One line naming the file: too large or not UTF-8, a syntax error or another error
+        when it runs, no metric in it, an id that is malformed, a built-in metric's or
+        another file's, a function numba cannot compile, or the metrics already scored in
+        this process (the kernels' switches then exist: load metric files first).
+    OSError
+        If the file cannot be read.
+    """
+    global _PENDING
+    path = Path(path)
+    if text is None:
+        text = read_bounded(path, limit=MAX_METRIC_FILE_BYTES, what="a metric file (a few functions of Python)")
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    if digest in _LOADED:
+        return _LOADED[digest]
+    try:
+        code = compile(text, str(path.resolve()), "exec")
+    except (SyntaxError, ValueError) as error:  # ValueError: a NUL byte
+        line = f"line {error.lineno}: " if getattr(error, "lineno", None) else ""
+        raise ValueError(f"{path}: {line}syntax error: {getattr(error, 'msg', error)}") from None
+    module = types.ModuleType(f"mcrank_metric_file_{digest[:16]}")
+    module.__file__ = str(path.resolve())
+    _PENDING = []
+    try:
+        sys.modules[module.__name__] = module  # as an imported module is, while it runs
+        exec(code, module.__dict__)
+    except Exception as error:  # whatever the user's code raises, as one line
+        sys.modules.pop(module.__name__, None)
+        raise ValueError(f"{path}: running it raised {type(error).__name__}: {_first_line(str(error))}") from None
+    finally:
+        definitions, _PENDING = _PENDING, None
+    if not definitions:
+        raise ValueError(f"{path}: no metric in it: decorate a function with @mcrank.metrics.metric(id, name)")
+    _check_ids(path, definitions)
+    forms = [_compiled(definition) for definition in definitions]
+    if REGISTRY.sealed:
+        raise ValueError(f"{path}: cannot add its metrics: metrics were scored already in this process; load metric files first")
+    found = dict(_register(definition, kernel, str(path), text) for definition, kernel in zip(definitions, forms))
+    _LOADED[digest] = MetricFile(str(path), text, digest, tuple(found), found)
+    return _LOADED[digest]
+
+
+def _check_ids(path: Path, definitions) -> None:
+    names = {name: record for record in REGISTRY.values() for name in (record.id, *record.aliases)}
+    seen = set()
+    for definition in definitions:
+        id, name = definition.id, definition.name
+        if not isinstance(id, str) or not _ID.match(id):
+            raise ValueError(f"{path}: metric id {id!r} must be a letter then letters, digits or underscores")
+        if not isinstance(name, str) or not name.strip() or "\n" in name:
+            raise ValueError(f"{path}: metric {id!r}: its name must be one line of text, got {name!r}")
+        if not callable(definition.function):
+            raise ValueError(f"{path}: metric {id!r}: @mcrank.metrics.metric decorates a function")
+        known = names.get(id)
+        if known is not None:
+            owner = f"a metric of {known.origin}" if known.origin else "a built-in metric (or its alias)"
+            raise ValueError(f"{path}: metric id {id!r} is taken: it is {owner}; choose another")
+        if id in seen:
+            raise ValueError(f"{path}: metric id {id!r} is defined twice")
+        seen.add(id)
+
+
+def _first_line(message: str) -> str:
+    """The first informative line of an error message (numba's start with the pipeline's
+    stage), without terminal colours."""
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in message.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("Failed in ")]
+    return lines[0] if lines else "(no message)"
+
+
+def _compiled(definition: _Definition):
+    """The user's function jitted and compiled for its arguments now, so that an error is
+    one line naming the metric rather than a traceback from inside a study."""
+    from numba import types as nb
+
+    kernel = jit(definition.function)
+    signature = (nb.Array(nb.float64, 2, "C"),) if definition.general else (nb.float64,) * 3
+    try:
+        kernel.compile(signature)
+    except Exception as error:  # numba's TypingError and kin, or what the function raises
+        raise ValueError(f"metric {definition.id!r} cannot be compiled by numba: {_first_line(str(error))}") from None
+    result = kernel.nopython_signatures[-1].return_type
+    if not isinstance(result, (nb.Float, nb.Integer, nb.Boolean)):
+        raise ValueError(f"metric {definition.id!r} must return a number, but returns {result}")
+    return kernel
+
+
+# The forms the kernels call (mcrank.metrics._registry): the user's function on the cells.
+_BINARY = """\
+def _user_binary_{code}(c00, c01, c10, c11, beta):
+    positives = c00 + c10
+    negatives = c01 + c11
+    return float(f(positives / (positives + negatives), c00 / positives, c11 / negatives))
+"""
+_ORDER = """\
+def _user_order_{code}(c00, c01, c10, c11, beta):
+    return _user_binary_{code}(c00, c01, c10, c11, beta), 1.0
+"""
+_GENERAL = """\
+def _user_general_{code}(c, margins):
+    return float(f(c / margins.cells))
+"""
+
+
+def _register(definition: _Definition, kernel, origin: str, source: str):
+    """Register one compiled user metric, with its forms and its compliance (eq. 16):
+    ``(id, Compliance)``."""
+    code = len(REGISTRY)
+    here = {"f": kernel}
+    if definition.general:
+        forms = {"general": generate(f"_user_general_{code}", _GENERAL.format(code=code), here, __name__, definition.name, inline="always")}
+        matrices = _compliance.n_class_matrices(3)
+        values = [kernel(matrix / matrix.sum()) for matrix in matrices.reshape(-1, 3, 3)]
+    else:
+        binary = generate(f"_user_binary_{code}", _BINARY.format(code=code), here, __name__, definition.name)
+        order = generate(
+            f"_user_order_{code}", _ORDER.format(code=code), {f"_user_binary_{code}": binary}, __name__, definition.name, inline="always"
+        )
+        forms = {"binary": binary, "order": order}
+        p, tpr, tnr = _compliance.two_class_points()
+        matrices = _compliance.two_class_matrices(p, tpr, tnr).reshape(_compliance._GRID.size, -1, 2, 2)
+        values = [kernel(*point) for point in zip(p, tpr, tnr)]
+    found = _compliance.judge(matrices, values)
+    register(
+        definition.id,
+        definition.name,
+        **forms,
+        compliant=found.compliant,
+        equivalent_um=found.utility if found.compliant else None,
+        origin=origin,
+        source=source,
+    )
+    return definition.id, found
