@@ -17,7 +17,7 @@ from scipy import stats
 
 from mcrank.cli import main
 from mcrank.evaluate import compare_folds, fold_yields
-from mcrank.evaluate.fold_report import render_csv
+from mcrank.evaluate.folds.report import render_csv
 from mcrank.evaluate.folds import compare_folds_file, student_t_cdf, student_t_sf
 from mcrank.evaluate.report import short_probability as _short
 

@@ -160,7 +160,7 @@ def _cross_fitted(positive, scores, seed, folds=5):
 
 def _headline(result):
     """The chosen model, the rival named and P(chosen above it) as the report's first line says them."""
-    from mcrank.evaluate.scoring_report import decision_line
+    from mcrank.evaluate.scoring.report import decision_line
 
     line = decision_line(result, {m.name: m.name for m in result.models})
     match = re.fullmatch(r"choose (\w+): P\(best\) [0-9.]+ given the test set; over (\w+) ([0-9.]+)", line)

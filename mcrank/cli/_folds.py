@@ -73,12 +73,12 @@ def handler(args) -> int:
 
         text = json_text({**result.to_dict(), **made, **provenance()})
     elif args.format == "csv":
-        from mcrank.evaluate.fold_report import render_csv
+        from mcrank.evaluate.folds.report import render_csv
         from mcrank.results import provenance
 
         text = render_csv(result, comments={**made, **provenance()})
     else:
-        from mcrank.evaluate.fold_report import render_table
+        from mcrank.evaluate.folds.report import render_table
 
         text = render_table(result, width=terminal_width(args.out))
     if write_output(text, args.out) is not None and not args.quiet:

@@ -124,11 +124,11 @@ __all__ = sorted(_SUBMODULE_OF)
 #: The report module that registers the renderings (``str()``, ``to_dict()``, ...) of each
 #: submodule's result types (:func:`mcrank.evaluate.result.renders`).
 _REPORT_OF = {
-    "curves": "curve_report",
-    "folds": "fold_report",
-    "per_item": "per_item_report",
+    "curves": "curves.report",
+    "folds": "folds.report",
+    "per_item": "per_item.report",
     "result": "report",
-    "scoring": "scoring_report",
+    "scoring": "scoring.report",
 }
 
 

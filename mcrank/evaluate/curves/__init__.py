@@ -139,7 +139,7 @@ class DecisionCurves:
 
     def to_dict(self) -> dict:
         """JSON-ready: thresholds, curves, and with the posterior the bands and probabilities
-        (:func:`mcrank.evaluate.curve_report.to_dict`)."""
+        (:func:`mcrank.evaluate.curves.report.to_dict`)."""
         return rendering(self, "dict")(self)
 
 

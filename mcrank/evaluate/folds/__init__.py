@@ -27,7 +27,7 @@ posterior of the vector of mean yields (:func:`compare_folds`, which says why th
 Per-fold yields come from labels with a fold column (:func:`fold_yields`, ``mcrank evaluate
 --labels FILE --folds-column NAME``) or from scikit-learn's ``cross_validate`` with
 :func:`mcrank.sklearn.make_utility_scorer` (see :func:`compare_folds`). The report is
-:mod:`mcrank.evaluate.fold_report`; ``docs/evaluate.md``, "Comparing models across
+:mod:`mcrank.evaluate.folds.report`; ``docs/evaluate.md``, "Comparing models across
 cross-validation folds", explains how to read it.
 """
 
@@ -246,12 +246,12 @@ class FoldComparison:
         raise KeyError(f"no pair of models {a!r} and {b!r}")
 
     def __str__(self) -> str:
-        """The report ``mcrank evaluate --folds-column`` prints (:func:`mcrank.evaluate.fold_report.render_table`)."""
+        """The report ``mcrank evaluate --folds-column`` prints (:func:`mcrank.evaluate.folds.report.render_table`)."""
         return rendering(self, "text")(self)
 
     def to_dict(self) -> dict:
         """A JSON-ready dict: the settings, ``models`` in rank order (with their per-fold
-        yields) and ``pairs``, each pair with its ``verdict`` (:func:`mcrank.evaluate.fold_report.to_dict`)."""
+        yields) and ``pairs``, each pair with its ``verdict`` (:func:`mcrank.evaluate.folds.report.to_dict`)."""
         return rendering(self, "dict")(self)
 
 

@@ -438,11 +438,11 @@ class PerItemEvaluation:
         return rendering(self, "text")(self)
 
     def to_records(self) -> list[dict]:
-        """One dict per model, best first (:func:`mcrank.evaluate.per_item_report.records`)."""
+        """One dict per model, best first (:func:`mcrank.evaluate.per_item.report.records`)."""
         return rendering(self, "records")(self)
 
     def to_dict(self) -> dict:
-        """JSON-ready (:func:`mcrank.evaluate.per_item_report.to_dict`)."""
+        """JSON-ready (:func:`mcrank.evaluate.per_item.report.to_dict`)."""
         return rendering(self, "dict")(self)
 
 

@@ -673,7 +673,7 @@ class ScoringPosterior:
         return ScoringPosterior(samples, seed, intervals, above, best, optimism, SCORING_PRIOR_COUNT, chosen, unseparated)
 
     def to_dict(self) -> dict:
-        """JSON-ready (:func:`mcrank.evaluate.scoring_report.posterior_dict`)."""
+        """JSON-ready (:func:`mcrank.evaluate.scoring.report.posterior_dict`)."""
         return rendering(self, "dict")(self)
 
 
@@ -784,7 +784,7 @@ class ScoringEvaluation:
         return f"cross-fitted: {self.folds} folds (unstratified{seed}), each fold's items decided at the thresholds chosen on the others"
 
     def to_dict(self) -> dict:
-        """JSON-ready (:func:`mcrank.evaluate.scoring_report.to_dict`)."""
+        """JSON-ready (:func:`mcrank.evaluate.scoring.report.to_dict`)."""
         return rendering(self, "dict")(self)
 
 
