@@ -212,7 +212,8 @@ def test_the_prior_is_the_dirichlet_spread_over_the_joint_table():
     # Its part of a draw, normalised, is one model's utility under Dirichlet(c/4, ..., c/4) over
     # its four cells (the even spread over 2^(models + 1) cells, merged): mean the mean of U,
     # variance var(U) / (c + 1); and its mass is Gamma(c).
-    from mcrank.evaluate.scoring import SCORING_PRIOR_COUNT, _prior_draws
+    from mcrank.evaluate.posterior import SCORING_PRIOR_COUNT
+    from mcrank.evaluate.posterior import prior_part as _prior_draws
 
     samples, c = 20000, SCORING_PRIOR_COUNT
     mass, utility = _prior_draws(samples, 3, U, c, np.random.default_rng(5))

@@ -91,7 +91,7 @@ def handler(args) -> int:
     from mcrank.evaluate.curves import DEFAULT_BAND_SAMPLES
     from mcrank.evaluate.scoring import DEFAULT_FOLDS, DEFAULT_SCORING_SAMPLES, inverted_scores_note
     from mcrank.evaluate.scoring.report import render_csv, render_json, render_table
-    from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT
+    from mcrank.evaluate.posterior import DEFAULT_PRIOR_COUNT
 
     utility, utility_classes, classes = _inputs(args)
     plot = None if args.plot is None else Path(args.plot)

@@ -36,12 +36,12 @@ from mcrank.evaluate.input import (
     read_utility,
 )
 from mcrank.evaluate.options import EvaluateOptions
+from mcrank.evaluate.posterior import prior_per_cell
 from mcrank.evaluate.result import (
     FREQUENCY_TOLERANCE,
     SAMPLE,
 )
 from mcrank.evaluate.targets import DEFAULT_ORIENTATION, check_orientation
-from mcrank.evaluate.uncertainty import prior_per_cell
 from mcrank.metrics import METRICS, get_metric
 
 __all__ = ["metrics_for"]

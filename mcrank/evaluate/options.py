@@ -24,8 +24,8 @@ from dataclasses import dataclass, field, fields, replace
 
 from mcrank._validation import check_choice, check_count, check_positive
 from mcrank.evaluate.input import DEFAULT_ERROR_MODEL, ERROR_MODELS
+from mcrank.evaluate.posterior import DEFAULT_PRIOR_COUNT, check_prior_count
 from mcrank.evaluate.result import _DEPRECATED_ESTIMATOR_NAMES, DEFAULT_SAMPLES, ESTIMATORS, MAX_SAMPLES
-from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, check_prior_count
 
 __all__ = ["MODES", "EvaluateOptions", "option_fields"]
 

@@ -46,6 +46,7 @@ from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, 
 from mcrank.evaluate.curve_scores import CURVE_SCORES, _checked_scores, _score_array
 from mcrank.evaluate.folds import SEPARATED
 from mcrank.evaluate.input import label_array, read_csv_columns
+from mcrank.evaluate.posterior import SCORING_PRIOR_COUNT, prior_part
 from mcrank.evaluate.result import _compare, _competition_ranks, rendering
 from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
 
@@ -381,15 +382,6 @@ def _random_folds(items: int, folds: int, rng: np.random.Generator) -> np.ndarra
 
 #: Posterior draws of :func:`rank_scoring` by default (``test_uncertainty=True``).
 DEFAULT_SCORING_SAMPLES = 2000
-#: The prior's total count, spread evenly over the cells of the joint table (true class, every
-#: model's output): each cell of one model's own 2 x 2 table gets 1/2, Jeffreys's prior, whatever
-#: the number of models (merging cells of a Dirichlet sums their counts). Without it a model with
-#: few costly errors on the test set gets an interval that does not see the errors it has not made
-#: (``docs/evaluate.md``, "How sure is the choice of a scoring classifier?").
-SCORING_PRIOR_COUNT = 2.0
-#: Atoms of the truncated stick-breaking draw of the prior's part; the last stick takes what is
-#: left, on average ``(c / (1 + c))^atoms`` of the prior's mass, c its count: 4e-9 at c = 2.
-_PRIOR_ATOMS = 48
 #: Draws whose item weights are made at once: the weights take ``_DRAW_BLOCK * items`` floats.
 _DRAW_BLOCK = 64
 
@@ -496,25 +488,6 @@ def _item_utilities(positive, scores, utility, thresholds, fold) -> np.ndarray:
     return utility[np.where(scores >= threshold, 0, 1), truth]
 
 
-def _prior_draws(samples: int, models: int, utility, prior_count: float, rng) -> tuple[np.ndarray, np.ndarray]:
-    """The prior's part of each draw: its mass and its mass times each model's utility.
-
-    The prior is Dirichlet with ``prior_count`` spread evenly over the cells of the joint table
-    (true class, every model's output), 2^(models + 1) cells: the Dirichlet process of
-    concentration ``prior_count`` whose base measure draws the class and each model's output
-    uniformly and independently. Its mass is Gamma(prior_count); its normalised part is drawn by
-    stick-breaking (Sethuraman 1994), :data:`_PRIOR_ATOMS` atoms, never the 2^(models + 1) cells.
-    """
-    mass = rng.standard_gamma(prior_count, size=samples)
-    sticks = rng.beta(1.0, prior_count, size=(samples, _PRIOR_ATOMS))
-    sticks[:, -1] = 1.0
-    left = np.cumprod(1.0 - sticks[:, :-1], axis=1)
-    share = sticks * np.concatenate((np.ones((samples, 1)), left), axis=1)
-    truth = rng.integers(2, size=(samples, _PRIOR_ATOMS, 1))
-    output = rng.integers(2, size=(samples, _PRIOR_ATOMS, models))
-    return mass, mass[:, None] * np.einsum("sa,sam->sm", share, utility[output, truth])
-
-
 class _Rechoice(NamedTuple):
     """The cross-fitted threshold choice laid out for :func:`_weighted_choice_yields`, re-run in
     each draw."""
@@ -572,7 +545,7 @@ def _posterior_draws(positive, scores, utility, item_utilities, fold, choice, sa
     ``fold`` each item's fold (``"split"``: 0 chooses, 1 evaluates; ``"test"``: the posterior's
     own folds, ``item_utilities`` their cross-fitted decisions). Each draw weighs the items by the
     Bayesian bootstrap (unit exponential weights, the same for every model, so that their draws
-    stay paired) and adds the prior's part (:func:`_prior_draws`), the two mixed by their masses,
+    stay paired) and adds the prior's part (:func:`mcrank.evaluate.posterior.prior_part`), the two mixed by their masses,
     the Dirichlet's:
 
     - ``"split"``: the weighted yield of the evaluated items at the fixed threshold: they took
@@ -599,7 +572,7 @@ def _posterior_draws(positive, scores, utility, item_utilities, fold, choice, sa
     for start in range(0, samples, _DRAW_BLOCK):
         weights = weights_stream.standard_exponential((min(_DRAW_BLOCK, samples - start), items))
         block = slice(start, start + weights.shape[0])
-        prior_masses[block], prior[block] = _prior_draws(weights.shape[0], models, utility, prior_count, prior_stream)
+        prior_masses[block], prior[block] = prior_part(weights.shape[0], models, utility, prior_count, prior_stream)
         masses[block] = weights @ counted
         fixed[block] = weights @ (item_utilities * counted[:, None])
         if held_out is not None:

@@ -17,9 +17,9 @@ import io
 import json
 import math
 
+from mcrank.evaluate.curve_scores import CURVE_SCORES
 from mcrank.evaluate.curves.report import render_csv as render_curves_csv
 from mcrank.evaluate.curves.report import table_lines as curve_lines
-from mcrank.evaluate.curve_scores import CURVE_SCORES
 from mcrank.evaluate.folds import SEPARATED
 from mcrank.evaluate.report import (
     POINT_YIELDS,
