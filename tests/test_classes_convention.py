@@ -61,7 +61,11 @@ def run(capsys, *argv):
 
 def test_labels_and_confusion_matrices_give_the_oracles_yield(walk):
     y, decision, oracle = walk["y"], walk["decision"], walk["oracle"]
-    assert evaluate_predictions(y, {"lr": decision}, UTILITY).classifiers[0].utility_yield == pytest.approx(oracle, abs=1e-12)
+    # Labels 0/1 and a plain matrix: the order is not guessed (it could be class 1 first).
+    with pytest.raises(ValueError, match=r"^classes: the labels of y_true and the predictions are 0 and 1, and a two-class"):
+        evaluate_predictions(y, {"lr": decision}, UTILITY)
+    by_order = evaluate_predictions(y, {"lr": decision}, UTILITY, classes=(0, 1))
+    assert by_order.classifiers[0].utility_yield == pytest.approx(oracle, abs=1e-12)
     named = np.array(CLASSES)
     by_name = evaluate_predictions(named[y], {"lr": named[decision]}, UTILITY, classes=CLASSES)
     keyed = evaluate_predictions(named[y], {"lr": named[decision]}, {"utility": UTILITY.tolist(), "classes": list(CLASSES)})
@@ -81,7 +85,7 @@ def test_scores_and_decision_curves_read_the_matrix_in_the_same_order(walk):
     y, p, oracle = walk["y"], walk["p"], walk["oracle"]
     # The silent wrong answer: labels 0/1, scores of class 1 (positive by default) and a matrix
     # in class order used to be read positive first. Now it is refused unless the order is named.
-    with pytest.raises(ValueError, match=r"classes: the utility matrix is read in class order \(0, 1;.*positive class '1' is not"):
+    with pytest.raises(ValueError, match=r"classes: the labels of y_true are '0' and '1', and a two-class utility matrix is written"):
         rank_scoring(scored_test_set(y, {"lr": p}), UTILITY, threshold_choice="test")
     ranking = rank_scoring(scored_test_set(y, {"lr": p}, classes=(0, 1), positive=1), UTILITY, threshold_choice="test")
     best = ranking.models[0]
@@ -89,7 +93,9 @@ def test_scores_and_decision_curves_read_the_matrix_in_the_same_order(walk):
     # Its yield is that of its own rule (>= its threshold), and no worse than the Bayes rule's, one of its candidates.
     own = (p >= best.threshold).astype(int)
     assert best.test_set_yield == pytest.approx(_oracle(own, y), abs=1e-12) and best.test_set_yield >= oracle - 1e-12
-    assert evaluate_predictions(y, {"lr": own}, UTILITY).classifiers[0].utility_yield == pytest.approx(best.test_set_yield, abs=1e-12)
+    assert evaluate_predictions(y, {"lr": own}, UTILITY, classes=(0, 1)).classifiers[0].utility_yield == pytest.approx(
+        best.test_set_yield, abs=1e-12
+    )
     # The same matrix written positive first, with the order named so, is the same problem.
     swapped = rank_scoring(scored_test_set(y, {"lr": p}, classes=(1, 0)), UTILITY[::-1, ::-1], threshold_choice="test")
     assert (swapped.models[0].threshold, swapped.models[0].test_set_yield) == (best.threshold, best.test_set_yield)
@@ -100,14 +106,18 @@ def test_scores_and_decision_curves_read_the_matrix_in_the_same_order(walk):
 
 def test_scikit_learn_and_decisions_take_the_same_order(walk):
     y, decision, oracle = walk["y"], walk["decision"], walk["oracle"]
-    assert utility_score(y, decision, utility=UTILITY) == pytest.approx(oracle, abs=1e-12)
-    classifier = UtilityClassifier(walk["model"], UTILITY).fit(walk["X_train"], walk["y_train"])
+    with pytest.raises(ValueError, match=r"^labels: the labels of y are 0 and 1, and a two-class"):
+        utility_score(y, decision, utility=UTILITY)
+    with pytest.raises(ValueError, match=r"^labels: the labels of y are 0 and 1, and a two-class"):
+        UtilityClassifier(walk["model"], UTILITY).fit(walk["X_train"], walk["y_train"])
+    assert utility_score(y, decision, utility=UTILITY, labels=(0, 1)) == pytest.approx(oracle, abs=1e-12)
+    classifier = UtilityClassifier(walk["model"], UTILITY, labels=[0, 1]).fit(walk["X_train"], walk["y_train"])
     assert np.array_equal(classifier.predict(walk["X_test"]), decision)
-    assert make_utility_scorer(UTILITY)(classifier, walk["X_test"], y) == pytest.approx(oracle, abs=1e-12)
+    assert make_utility_scorer(UTILITY, labels=[0, 1])(classifier, walk["X_test"], y) == pytest.approx(oracle, abs=1e-12)
     assert classifier.score(walk["X_test"], y) == pytest.approx(oracle, abs=1e-12)
     assert np.array_equal(optimal_decisions(walk["proba"], UTILITY), decision)
     named = np.array(CLASSES)
-    with pytest.raises(ValueError, match="pass labels="):
+    with pytest.raises(ValueError, match="the parameter labels"):
         utility_score(named[y], named[decision], utility=UTILITY)
     assert utility_score(named[y], named[decision], utility=UTILITY, labels=CLASSES) == pytest.approx(oracle, abs=1e-12)
 
@@ -183,12 +193,14 @@ def test_the_rule(capsys):
     assert natural_classes([2, 0], 3) == (0, 1, 2) and natural_classes(["1", "0"], 2) == ("0", "1")
     assert natural_classes([True, False], 2) == (False, True)
     assert natural_classes([1, 2], 2) is None and natural_classes(["01", "1"], 2) is None and natural_classes(["a"], 2) is None
-    assert class_order([0, 1], 2) == ((0, 1), "natural")
+    assert class_order([0, 2], 3) == ((0, 1, 2), "natural") and class_order([0, 1], 2, order_free=True) == ((0, 1), "natural")
     assert class_order(["b", "a"], 2, utility_classes=("b", "a")) == (("b", "a"), "utility")
     assert class_order(["b", "a"], 2, classes=["a", "b"]) == (("a", "b"), "given")
     for labels, options, message in (
-        (["b", "a"], {}, r"classes: the labels of y_true \('a', 'b'\) are not the integers 0..1"),
-        ([-1, 1], {}, "are not the integers 0..1"),
+        (["b", "a"], {}, r"classes: the labels of y_true \('a', 'b'\): two classes have no natural order"),
+        ([-1, 1], {}, "two classes have no natural order"),
+        ([0, 1], {}, r"classes: the labels of y_true are 0 and 1, .* \(0,1 or 1,0\)"),
+        ([True, False], {}, "the labels of y_true are False and True"),
         (["a", "b"], {"classes": ["a", "b"], "utility_classes": ("b", "a")}, "give one order"),
         (["a", "c"], {"classes": ["a", "b"]}, "label 'c' is not one of the classes"),
         (["a", "b"], {"classes": ["a", "b", "c"]}, "3 classes .* but the utility matrix has 2 columns"),
@@ -202,11 +214,15 @@ def test_the_rule(capsys):
     with pytest.raises(ValueError, match="positive: give the label of the positive class"):
         positive_class(["x", "y"])
     assert np.array_equal(oriented([[1, 2], [3, 4]], "sklearn"), [[1, 3], [2, 4]])
-    # Labels 0/1 whose positive class is 0 read a plain matrix alike either way: accepted.
+    # Labels 0/1 whose positive class is 0: the order is still named, whichever class the scores are for.
     y = np.array([0, 0, 1, 1, 0, 1])
     s = np.array([0.9, 0.8, 0.3, 0.1, 0.6, 0.4])
-    ranking = rank_scoring(scored_test_set(y, {"m": s}, positive=0), UTILITY, threshold_choice="test")
-    assert ranking.classes == ("0", "1") and ranking.positive == "0" and ranking.order_source == "natural"
+    with pytest.raises(ValueError, match="two-class utility matrix is written either"):
+        rank_scoring(scored_test_set(y, {"m": s}, positive=0), UTILITY, threshold_choice="test")
+    ranking = rank_scoring(scored_test_set(y, {"m": s}, positive=0, classes=(0, 1)), UTILITY, threshold_choice="test")
+    assert ranking.classes == ("0", "1") and ranking.positive == "0" and ranking.order_source == "given"
+    # A matrix equal to itself with the classes swapped reads alike in both orders: no name needed.
+    assert rank_scoring(scored_test_set(y, {"m": s}, positive=0), np.eye(2), threshold_choice="test").order_source == "natural"
     # Named classes do not make up for a class the test set lacks.
     with pytest.raises(ValueError, match="only one class"):
         scored_test_set(["b", "b"], {"m": [0.1, 0.2]}, classes=("a", "b"))

@@ -89,9 +89,9 @@ def handler(args) -> int:
     from mcrank._validation import check_count
     from mcrank.evaluate import MAX_SAMPLES, decision_curves, load_scores, rank_scoring
     from mcrank.evaluate.curves import DEFAULT_BAND_SAMPLES
+    from mcrank.evaluate.posterior import DEFAULT_PRIOR_COUNT
     from mcrank.evaluate.scoring import DEFAULT_FOLDS, DEFAULT_SCORING_SAMPLES, inverted_scores_note
     from mcrank.evaluate.scoring.report import render_csv, render_json, render_table
-    from mcrank.evaluate.posterior import DEFAULT_PRIOR_COUNT
 
     utility, utility_classes, classes = _inputs(args)
     plot = None if args.plot is None else Path(args.plot)

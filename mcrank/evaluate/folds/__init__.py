@@ -43,6 +43,7 @@ from mcrank._rng import FOLD_POSTERIOR, root_of, stream_generator
 from mcrank._validation import MAX_EVALUATE_SAMPLES, as_float, check_count, check_name
 from mcrank.evaluate.input import ItemLabels, _sorted_labels, load_labels, predictions_in_class_order, read_utility
 from mcrank.evaluate.result import SEPARATED, rendering
+from mcrank.evaluate.targets import reads_alike
 
 __all__ = ["DEFAULT_FOLD_SAMPLES", "SEPARATED", "FoldComparison", "FoldModel", "FoldPair", "check_rope", "compare_folds",
            "compare_folds_file", "fold_yields", "student_t_cdf", "student_t_sf", "yields_from_labels"]  # fmt: skip
@@ -626,7 +627,14 @@ def compare_folds_file(path, *, utility, folds_column: str, truth: str = "true",
     assessment, classes = read_utility(utility)
     if assessment.sd is not None:
         raise ValueError(f"{assessment.source}: an error sd is not used across folds; give the matrix alone")
-    data = load_labels(path, utility_classes=classes, truth=truth, n_classes=len(assessment.matrix), folds=folds_column)
+    data = load_labels(
+        path,
+        utility_classes=classes,
+        truth=truth,
+        n_classes=len(assessment.matrix),
+        folds=folds_column,
+        order_free=reads_alike(assessment.matrix),
+    )
     names = _sorted_labels(set(data.folds.tolist()))
     if len(names) < 2:
         raise ValueError(f"{data.source}: the column {folds_column!r} of folds (the parameter folds_column) names one fold ({names[0]!r}): "

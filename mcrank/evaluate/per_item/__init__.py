@@ -460,7 +460,7 @@ def evaluate_per_item(y_true, predictions, utility, *, columns=None, classes=Non
         Naming the parameter: a bad utility or column, labels that the classes or decisions
         do not name, lengths that differ.
     """
-    from mcrank.evaluate.targets import class_order
+    from mcrank.evaluate.targets import class_order, reads_alike
 
     truth_labels = np.asarray(y_true, dtype=object)
     n_items = truth_labels.shape[0]
@@ -481,7 +481,8 @@ def evaluate_per_item(y_true, predictions, utility, *, columns=None, classes=Non
         if columns:
             raise ValueError("columns: item columns are read by an affine per-item utility only")
         u = check_per_item(utility, n_items)
-        order, source = class_order(set(truth_labels.tolist()), u.shape[2], classes=classes, where="y_true")
+        order_free = decisions is None and reads_alike(u[0]) and bool(np.array_equal(u, u[:, ::-1, ::-1]))
+        order, source = class_order(set(truth_labels.tolist()), u.shape[2], classes=classes, where="y_true", order_free=order_free)
         rows = order if decisions is None else tuple(decisions)
         reads = ()
     if len(rows) != u.shape[1]:

@@ -25,8 +25,8 @@ offers three choices (``threshold_choice``):
 
 All classifiers share the same folds or halves, so their yields stay paired. The utility
 matrix is read as at every door of the package (:mod:`mcrank.evaluate.targets`): rows =
-decision, columns = true class, in the test set's class order (``classes=``, the utility's
-names, or labels 0/1 in their natural order); the positive class, the one the scores are
+decision, columns = true class, in the test set's class order (``classes=`` or the utility's
+names: two classes have no natural order); the positive class, the one the scores are
 for, picks its column, not which row comes first. ``docs/evaluate.md``, "Scoring
 classifiers", has the CLI.
 """
@@ -48,7 +48,7 @@ from mcrank.evaluate.folds import SEPARATED
 from mcrank.evaluate.input import label_array, read_csv_columns
 from mcrank.evaluate.posterior import SCORING_PRIOR_COUNT, prior_part
 from mcrank.evaluate.result import _compare, _competition_ranks, rendering
-from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
+from mcrank.evaluate.targets import class_order, natural_classes, positive_class, reads_alike, unnamed_order
 
 __all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringPosterior", "ScoringResult", "auc_score", "folds_used", "inverted_scores_note",
            "load_scores", "rank_scoring", "scored_test_set"]  # fmt: skip
@@ -80,7 +80,8 @@ class ScoredTestSet:
         The line of each item in the file it came from, for messages.
     order : tuple of (str, str) or None
         The class order of a utility matrix's rows and columns
-        (:func:`mcrank.evaluate.targets.class_order`), None when the labels give none.
+        (:func:`mcrank.evaluate.targets.class_order`), None when the labels give none; only a
+        utility that reads alike in both is read in the labels' natural order (0/1, booleans).
     order_source : {"given", "utility", "natural"} or None
         Which rule gave ``order``.
     """
@@ -116,7 +117,7 @@ def _binary_truth(labels: list, positive, classes, where: str, utility_classes=N
         if classes is not None and len(classes := tuple(classes)) != 2:
             raise ValueError(f"classes: a scoring classifier's problem has 2 classes, got {len(classes)}")
         order, source = class_order(distinct, 2, classes=classes, utility_classes=utility_classes, where=where)
-    else:
+    else:  # the labels' order, in which only a matrix that reads alike in both is read (_checked_utility)
         order, source = natural_classes(distinct, 2), "natural"
     named = None if source == "natural" else order
     positive = positive_class(distinct, positive=positive, classes=named, where=where)
@@ -160,8 +161,8 @@ def scored_test_set(y_true, scores, *, positive=None, classes=None) -> ScoredTes
         (:func:`mcrank.evaluate.targets.positive_class`).
     classes : sequence of 2 labels, optional
         The class order of a utility matrix's rows and columns (rows = decision, columns =
-        true class). Without it, labels 0/1 or booleans have their natural order; other
-        labels have none, and :func:`rank_scoring` then refuses a matrix.
+        true class). Without it (or a utility with its classes), :func:`rank_scoring`
+        refuses a matrix: two classes, even labels 0/1, have no natural order.
 
     Returns
     -------
@@ -771,8 +772,8 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         From :func:`scored_test_set` or :func:`load_scores`.
     utility : array_like of shape (2, 2)
         Rows = decision, columns = true class, in the test set's class order
-        (``test_set.order``); refused when it has none, or when the order was not named and
-        the positive class is not its first (:func:`mcrank.evaluate.targets.check_matrix_order`).
+        (``test_set.order``); refused when it has none: when the order was not named
+        (:func:`mcrank.evaluate.targets.unnamed_order`).
     threshold_choice : {"crossfit", "split", "test"}, default "crossfit"
         Where each classifier's threshold is chosen and its yield evaluated (module
         docstring); ``"test"`` is optimistic.
@@ -888,13 +889,8 @@ def _checked_utility(test_set: ScoredTestSet, utility) -> tuple[np.ndarray, np.n
         raise ValueError(f"utility: a scoring classifier's problem has 2 classes, got a {u.shape[0]}x{u.shape[0]} matrix")
     if not np.all(np.isfinite(u)):
         raise ValueError("utility: every entry must be a finite number")
-    if test_set.order is None:
-        raise ValueError(
-            f"classes: the labels of {test_set.source or 'y_true'} ({', '.join(map(repr, test_set.classes))}) have no "
-            "natural order, so the utility matrix's rows and columns (rows = decision, columns = true class) cannot be "
-            'read: name it with the parameter classes, or give the utility with its classes, {"utility": ..., "classes": [...]}'
-        )
-    check_matrix_order(test_set.order, test_set.order_source, test_set.classes[0])
+    if test_set.order is None or (test_set.order_source == "natural" and not reads_alike(u)):
+        raise ValueError(unnamed_order(test_set.classes, 2, test_set.source or "y_true"))
     first = test_set.order.index(test_set.classes[0])
     return u, u[np.ix_([first, 1 - first], [first, 1 - first])]
 
