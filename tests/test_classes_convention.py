@@ -252,3 +252,113 @@ def test_scores_that_look_inverted_get_a_one_line_note(walk, capsys, tmp_path):
     noise = np.random.default_rng(3).random(y.size)
     assert inverted_scores_note(scored_test_set(y, {"noise": noise})) is None
     assert inverted_scores_note(scored_test_set(y, {"lr": 1 - p})) is not None
+
+
+# --- the mix-up of issue 40: a utility written class 1 first, for labels 0/1 -------------------
+#
+# Flagging (decision 1) a fraud (class 1) earns 95, flagging a legitimate item costs 16, missing
+# a fraud costs 105, passing a legitimate item earns 3: written class 1 first, rows = decision
+# (flag, pass), columns = true class (fraud, legitimate). Read in class order (0 first) it gave
+# +43.6 for these decisions; their true yield is -11.3. Every door refuses it unless the order is
+# named, and reads it right when it is.
+MIXED_UP = [[95, -16], [-105, 3]]
+Y = np.array([1, 0, 1, 1, 0, 0, 0, 0, 0, 0])
+DECISION = np.array([1, 1, 0, 0, 0, 0, 0, 0, 0, 0])
+SCORE = np.where(DECISION == 1, 0.9, 0.01)  # P(fraud): decision 1 exactly where it is 0.9
+
+
+def _mix_up_oracle(order):
+    """Plain NumPy: the mean of U[row of the decision, column of the true class], the rows and
+    columns in ``order``."""
+    position = {label: k for k, label in enumerate(order)}
+    rows, columns = [position[d] for d in DECISION], [position[t] for t in Y]
+    return float(np.mean(np.asarray(MIXED_UP, dtype=float)[rows, columns]))
+
+
+def test_the_mix_up_is_the_issues_numbers():
+    assert _mix_up_oracle((1, 0)) == pytest.approx(-11.3, abs=1e-12)
+    assert _mix_up_oracle((0, 1)) == pytest.approx(43.6, abs=1e-12)  # the silent misreading
+
+
+REFUSED = r"^classes: the labels of .* are 0 and 1, and a two-class utility matrix is written either in class order"
+KEYED = {"utility": MIXED_UP, "classes": ["1", "0"]}
+
+
+def test_the_mix_up_through_evaluate_and_its_modes():
+    truth = _mix_up_oracle((1, 0))
+    with pytest.raises(ValueError, match=REFUSED):
+        evaluate(y_true=Y, predictions={"m": DECISION}, utility=MIXED_UP)
+    assert evaluate(y_true=Y, predictions={"m": DECISION}, utility=MIXED_UP, classes=[1, 0]).classifiers[0].utility_yield == pytest.approx(
+        truth, abs=1e-12
+    )
+    # Per item: the same matrix for every item.
+    per_item = np.broadcast_to(np.asarray(MIXED_UP, dtype=float), (10, 2, 2))
+    with pytest.raises(ValueError, match=REFUSED):
+        evaluate(y_true=Y, predictions={"m": DECISION}, utility=per_item)
+    assert evaluate(y_true=Y, predictions={"m": DECISION}, utility=per_item, classes=[1, 0]).yields["m"] == pytest.approx(truth, abs=1e-12)
+    assert evaluate(y_true=Y, predictions={"m": DECISION}, utility=KEYED).classifiers[0].utility_yield == pytest.approx(truth, abs=1e-12)
+    assert evaluate_predictions(Y, {"m": DECISION}, KEYED).classifiers[0].utility_yield == pytest.approx(truth, abs=1e-12)
+    # Folds: each fold's yield is the oracle's on its items.
+    folds = np.arange(10) % 2
+    with pytest.raises(ValueError, match=REFUSED):
+        evaluate(y_true=Y, predictions={"m": DECISION, "n": 1 - DECISION}, utility=MIXED_UP, folds=folds)
+    from mcrank.evaluate import fold_yields
+
+    yields = fold_yields(Y, {"m": DECISION}, folds, utility=MIXED_UP, classes=[1, 0])["m"]
+    u = np.asarray(MIXED_UP, dtype=float)
+    by_hand = [float(np.mean(u[1 - DECISION[folds == f], 1 - Y[folds == f]])) for f in (0, 1)]
+    np.testing.assert_allclose(yields, by_hand, rtol=1e-12)
+
+
+def test_the_mix_up_through_the_scores():
+    with pytest.raises(ValueError, match=r"^classes: the labels of y_true are '0' and '1', and a two-class"):
+        evaluate(y_true=Y, scores={"m": SCORE}, utility=MIXED_UP, threshold_choice="test")
+    ranking = evaluate(y_true=Y, scores={"m": SCORE}, utility=MIXED_UP, classes=[1, 0], threshold_choice="test")
+    best = ranking.models[0]
+    # The yield of its own rule (flag when the score reaches its threshold) under the matrix read right.
+    own = (SCORE >= best.threshold).astype(int)
+    u = np.asarray(MIXED_UP, dtype=float)
+    assert best.test_set_yield == pytest.approx(float(np.mean(u[1 - own, 1 - Y])), abs=1e-12)
+    assert ranking.positive == "1" and ranking.classes == ("1", "0")
+
+
+def test_the_mix_up_through_scikit_learn():
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    class Fixed(ClassifierMixin, BaseEstimator):
+        """predict_proba: P(class 1) is the one feature."""
+
+        def fit(self, X, y):
+            self.classes_ = np.array([0, 1])
+            return self
+
+        def predict_proba(self, X):
+            p = np.asarray(X, dtype=float)[:, 0]
+            return np.column_stack([1 - p, p])
+
+    X = SCORE[:, None]
+    truth = _mix_up_oracle((1, 0))
+    with pytest.raises(ValueError, match=r"^labels: the labels of y are 0 and 1, and a two-class"):
+        utility_score(Y, DECISION, utility=MIXED_UP)
+    assert utility_score(Y, DECISION, utility=MIXED_UP, labels=[1, 0]) == pytest.approx(truth, abs=1e-12)
+    with pytest.raises(ValueError, match=r"^labels: the labels of y are 0 and 1, and a two-class"):
+        UtilityClassifier(Fixed(), MIXED_UP).fit(X, Y)
+    model = UtilityClassifier(Fixed(), MIXED_UP, labels=[1, 0]).fit(X, Y)
+    assert np.array_equal(model.predict(X), DECISION) and model.score(X, Y) == pytest.approx(truth, abs=1e-12)
+    with pytest.raises(ValueError, match=r"^labels: the labels of y are 0 and 1"):
+        make_utility_scorer(MIXED_UP)(model, X, Y)
+    assert make_utility_scorer(MIXED_UP, labels=[1, 0])(model, X, Y) == pytest.approx(truth, abs=1e-12)
+
+
+def test_the_mix_up_through_the_command_line(capsys, tmp_path):
+    labels = tmp_path / "labels.csv"
+    labels.write_text("true,m\n" + "".join(f"{t},{d}\n" for t, d in zip(Y, DECISION)))
+    code, out, err = run(capsys, "--labels", labels, "--utility", json.dumps(MIXED_UP))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--classes: the labels of" in err and "with --classes (0,1 or 1,0)" in err
+    for named in (["--utility", json.dumps(MIXED_UP), "--classes", "1,0"], ["--utility", json.dumps(KEYED)]):
+        code, out, err = run(capsys, "--labels", labels, *named, "--format", "json")
+        assert code == 0, err
+        assert json.loads(out)["classifiers"][0]["utility_yield"] == pytest.approx(_mix_up_oracle((1, 0)), abs=1e-12)
+    # A utility that reads alike in both orders needs no name.
+    code, out, err = run(capsys, "--labels", labels, "--utility", "[[1, 0], [0, 1]]", "--format", "json")
+    assert code == 0 and json.loads(out)["classifiers"][0]["utility_yield"] == pytest.approx(0.7, abs=1e-12)

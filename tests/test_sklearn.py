@@ -297,6 +297,42 @@ def test_fit_passes_sample_weight_to_the_estimator(cancer):
     np.testing.assert_array_equal(model.predict_proba(X), _model().fit(X, y, sample_weight=weights).predict_proba(X))
 
 
+class _RecordsWeights(LogisticRegression):
+    """A classifier that records the sample_weight its fit received."""
+
+    seen: list = []
+
+    def fit(self, X, y, sample_weight=None):
+        type(self).seen.append(None if sample_weight is None else np.asarray(sample_weight).copy())
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_sample_weight_reaches_the_estimators_fit_as_scikit_learn_routes_it():
+    import sklearn
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
+    weights = rng.uniform(0.5, 2.0, 60)
+    _RecordsWeights.seen = []
+    UtilityClassifier(_RecordsWeights(), BINARY_UTILITY, labels=[0, 1]).fit(X, y, sample_weight=weights)
+    assert len(_RecordsWeights.seen) == 1 and np.array_equal(_RecordsWeights.seen[0], weights)
+    with sklearn.config_context(enable_metadata_routing=True):
+        # Requested: it reaches the estimator's fit, through the meta-estimator and through a search.
+        _RecordsWeights.seen = []
+        estimator = _RecordsWeights().set_fit_request(sample_weight=True)
+        UtilityClassifier(estimator, BINARY_UTILITY, labels=[0, 1]).fit(X, y, sample_weight=weights)
+        assert np.array_equal(_RecordsWeights.seen[0], weights)
+        _RecordsWeights.seen = []
+        model = UtilityClassifier(estimator, BINARY_UTILITY, labels=[0, 1]).set_score_request(sample_weight=True)
+        GridSearchCV(model, {"calibration": [None]}, cv=2).fit(X, y, sample_weight=weights)
+        sizes = sorted(len(w) for w in _RecordsWeights.seen)
+        assert sizes == [30, 30, 60] and np.array_equal(_RecordsWeights.seen[-1], weights)  # two folds, then the refit
+        # Not requested: refused, as scikit-learn refuses it, rather than passed or dropped silently.
+        with pytest.raises(sklearn.exceptions.UnsetMetadataPassedError):
+            UtilityClassifier(_RecordsWeights(), BINARY_UTILITY, labels=[0, 1]).fit(X, y, sample_weight=weights)
+
+
 def test_grid_search_and_pickle_of_the_meta_estimator(cancer):
     X, y = cancer
     decisions = ["treat", "dismiss", "test"]

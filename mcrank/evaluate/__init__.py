@@ -99,7 +99,8 @@ _SUBMODULE_OF = {
         "input",
     ),
     "EvaluateOptions": "options",
-    **dict.fromkeys(("evaluate", "evaluate_file", "evaluate_predictions"), "pipeline"),
+    **dict.fromkeys(("MODES", "evaluate"), "modes"),
+    **dict.fromkeys(("evaluate_file", "evaluate_predictions"), "pipeline"),
     **dict.fromkeys(
         ("DEFAULT_SAMPLES", "MAX_SAMPLES", "TIE_TOLERANCE", "ClassifierResult", "Disagreement", "Evaluation", "PairFlip"), "result"
     ),

@@ -121,7 +121,8 @@ class EvaluateOptions:
         Metric ids to report (:func:`~mcrank.evaluate.front_door.metrics_for`): a list, even
         of one id.
     progress : bool, default False
-        Show a progress bar of the Monte Carlo samples on stderr.
+        Show a progress bar of the Monte Carlo samples on stderr, and of the test-set
+        posterior's draws.
 
     Raises
     ------

@@ -134,7 +134,8 @@ def evaluate(
     metrics : sequence of str, optional
         Metric ids to report (see :func:`metrics_for`): a list, even of one id.
     progress : bool, default False
-        Show a progress bar of the Monte Carlo samples on stderr.
+        Show a progress bar of the Monte Carlo samples on stderr, and of the test-set
+        posterior's draws.
 
     Returns
     -------
@@ -174,7 +175,7 @@ def evaluate(
     normalised = normalise_um(given.utility.matrix)
     posterior = None
     if test_uncertainty:
-        posterior = _flips_under_test_set(given, weighted, ranking, normalised, labels)
+        posterior = _flips_under_test_set(given, weighted, ranking, normalised, labels, options.progress)
         results = tuple(replace(c, utility_yield_interval=posterior.intervals[c.name]) for c in results)
     pairs = None
     if given.utility.sd is not None or test_uncertainty:
@@ -333,7 +334,7 @@ def _flips_under_utility_error(given: _Given, weighted: _Weighted, ranking: _Ran
     return (counts / given.samples).tolist(), counts.tolist()
 
 
-def _flips_under_test_set(given: _Given, weighted: _Weighted, ranking: _Ranking, normalised, labels):
+def _flips_under_test_set(given: _Given, weighted: _Weighted, ranking: _Ranking, normalised, labels, progress: bool = False):
     """Step 6: the test set's posterior (:func:`posterior_uncertainty`): the yields'
     intervals, and per pair the flip probabilities under it, alone and with the utility's errors."""
     u, deployment = given.utility, weighted.deployment
@@ -350,7 +351,7 @@ def _flips_under_test_set(given: _Given, weighted: _Weighted, ranking: _Ranking,
                                                  else {"frequencies": deployment["pi"]})  # fmt: skip
     signs = np.concatenate(ranking.signs) if ranking.rows else np.zeros(0)
     return posterior_uncertainty(u.matrix, given.counts, given.names, ranking.order, signs, labels=labels, samples=given.samples,
-                                 prior_count=given.prior_count, perturbed=perturbed, rng=given.rng, **frequencies)  # fmt: skip
+                                 prior_count=given.prior_count, perturbed=perturbed, rng=given.rng, progress=progress, **frequencies)  # fmt: skip
 
 
 def _pairs(given: _Given, weighted: _Weighted, ranking: _Ranking, under_error, posterior) -> tuple[PairFlip, ...]:

@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -325,6 +326,7 @@ def posterior_uncertainty(
     frequencies=None,
     frequency_counts=None,
     perturbed=None,
+    progress: bool = False,
     rng=None,
 ) -> RankingUncertainty:
     """Posterior intervals of the yields, and flip probabilities of the pairs, from one posterior.
@@ -363,6 +365,9 @@ def posterior_uncertainty(
         it, the flip probabilities under both uncertainties are estimated too.
     rng : int, SeedSequence, Generator or None
         The root of the streams (module docstring; :func:`mcrank._rng.root_of`).
+    progress : bool, default False
+        Show a progress bar of the draws on stderr (tqdm, as the study runner does): their
+        work grows with the number of pairs of classifiers.
 
     Returns
     -------
@@ -385,10 +390,14 @@ def posterior_uncertainty(
     column_alpha = counts.transpose(0, 2, 1) + prior_per_cell(prior_count, n * n)  # (k, n true, n outputs)
     joint = None if labels is None else _JointTables(root, labels, names, pairs, signs, u, prior_count, proportions.deployment, both)
     draws, errors = stream_generator(root, TEST_SET), stream_generator(root, UTILITY_ERRORS)
+    from tqdm import tqdm  # only with the test-set uncertainty: the command line starts without it
+
+    bar = tqdm(total=samples, unit="draw", unit_scale=True, disable=not progress, file=sys.stderr, leave=False)
     done = 0
     while done < samples:
         size = min(_BLOCK, samples - done)
         done += size
+        bar.update(size)
         v = perturbed(size=size, rng=errors) if both else None  # (size, n, n)
         shares = proportions.draw(size, draws)  # (size, n): the class proportions of this block's draws
         frequencies_drawn = []
@@ -407,6 +416,7 @@ def posterior_uncertainty(
             sums.add(p, "test", _flip(np.einsum("sij,ij->s", delta, u), signs[p]))
             if both:
                 sums.add(p, "both", _flip(np.einsum("sij,sij->s", delta, v), signs[p]))
+    bar.close()
     # Back in the units of the matrix (eq. 11 undone), within its range despite rounding.
     ends = np.clip(lowest + scale * yields.result(), lowest, lowest + scale)
     intervals = {name: (float(ends[c, 0]), float(ends[c, 1])) for c, name in enumerate(names)}
