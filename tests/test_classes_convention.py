@@ -359,6 +359,18 @@ def test_the_mix_up_through_the_command_line(capsys, tmp_path):
         code, out, err = run(capsys, "--labels", labels, *named, "--format", "json")
         assert code == 0, err
         assert json.loads(out)["classifiers"][0]["utility_yield"] == pytest.approx(_mix_up_oracle((1, 0)), abs=1e-12)
+    # Across folds: refused, then read as named by --classes, as --labels alone reads it.
+    folds = tmp_path / "folds.csv"
+    folds.write_text("true,fold,m,n\n" + "".join(f"{t},{k % 2},{d},{1 - d}\n" for k, (t, d) in enumerate(zip(Y, DECISION))))
+    code, out, err = run(capsys, "--labels", folds, "--utility", json.dumps(MIXED_UP), "--folds-column", "fold")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "with --classes (0,1 or 1,0)" in err
+    code, out, err = run(capsys, "--labels", folds, "--utility", json.dumps(MIXED_UP), "--folds-column", "fold", "--classes", "1,0",
+                         "--samples", "100", "--seed", "1", "--format", "json")  # fmt: skip
+    assert code == 0, err
+    u = np.asarray(MIXED_UP, dtype=float)
+    by_hand = [float(np.mean(u[1 - DECISION[np.arange(10) % 2 == f], 1 - Y[np.arange(10) % 2 == f]])) for f in (0, 1)]
+    models = {model["name"]: model for model in json.loads(out)["models"]}
+    assert models["m"]["yields"] == pytest.approx(by_hand, abs=1e-12)
     # A utility that reads alike in both orders needs no name.
     code, out, err = run(capsys, "--labels", labels, "--utility", "[[1, 0], [0, 1]]", "--format", "json")
     assert code == 0 and json.loads(out)["classifiers"][0]["utility_yield"] == pytest.approx(0.7, abs=1e-12)

@@ -592,7 +592,7 @@ def fold_yields(y_true, predictions, folds, *, utility, classes=None) -> dict[st
 
 
 def compare_folds_file(path, *, utility, folds_column: str, truth: str = "true", repeats=None, rope=0.0, samples=DEFAULT_FOLD_SAMPLES,
-                       rng=None) -> FoldComparison:  # fmt: skip
+                       rng=None, classes=None) -> FoldComparison:  # fmt: skip
     """:func:`compare_folds` on a CSV file of labels with a fold column (``mcrank evaluate
     --labels FILE --folds-column NAME``).
 
@@ -606,12 +606,16 @@ def compare_folds_file(path, *, utility, folds_column: str, truth: str = "true",
         has one row per item and repeat.
     utility : str or Path
         The utility matrix, JSON text or file (:func:`mcrank.evaluate.read_utility`); its
-        ``classes`` give the class order, else labels ``0..n-1`` are read in their natural
-        order (:func:`mcrank.evaluate.targets.class_order`; text labels need the classes).
+        ``classes`` give the class order, else for three classes or more labels ``0..n-1``
+        are read in their natural order (:func:`mcrank.evaluate.targets.class_order`; two
+        classes and text labels need the classes, here or as ``classes``).
     folds_column : str
         The column of folds.
     truth, repeats, rope, samples, rng
         As for :func:`mcrank.evaluate.load_labels` and :func:`compare_folds`.
+    classes : sequence of str, optional
+        The class order of the utility's rows and columns, as the user names it; equal to the
+        utility's ``classes`` when both are given.
 
     Returns
     -------
@@ -624,12 +628,13 @@ def compare_folds_file(path, *, utility, folds_column: str, truth: str = "true",
         As :func:`compare_folds`, and for a fold column that names one fold, a file with
         one classifier, or a utility with an error sd.
     """
-    assessment, classes = read_utility(utility)
+    assessment, utility_classes = read_utility(utility)
     if assessment.sd is not None:
         raise ValueError(f"{assessment.source}: an error sd is not used across folds; give the matrix alone")
     data = load_labels(
         path,
-        utility_classes=classes,
+        classes=None if classes is None else tuple(map(str, classes)),
+        utility_classes=utility_classes,
         truth=truth,
         n_classes=len(assessment.matrix),
         folds=folds_column,
