@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.metrics._scorer import _Scorer
 from sklearn.utils import assert_all_finite, get_tags
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, _routing_enabled, process_routing
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from mcrank._utility_score import (
@@ -209,7 +210,10 @@ class UtilityClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Class labels.
         **fit_params : dict
-            Passed to the estimator's ``fit`` (for example ``sample_weight``).
+            Passed to the estimator's ``fit`` (for example ``sample_weight``); with
+            scikit-learn's metadata routing enabled, those the estimator requested
+            (``estimator.set_fit_request(sample_weight=True)``), as every meta-estimator
+            of scikit-learn routes them.
 
         Returns
         -------
@@ -230,6 +234,17 @@ class UtilityClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             _check_unique(classes, "labels")
             self._check_parameters(classes)
         y = self._checked_targets(y)
+        if self.labels is None and y is not None and not _is_affine(self.utility) and not isinstance(self.utility, str):
+            # The order of the utility's columns, refused before the fit if it would be a guess
+            # (unhashable labels are refused by the estimator, or after the fit).
+            try:
+                seen = list(dict.fromkeys(np.asarray(y, dtype=object).ravel().tolist()))
+            except TypeError:
+                seen = None
+            if seen:
+                _natural_order(seen, _check_utility(self.utility).shape[1], "y", self._order_free())
+        if _routing_enabled():  # scikit-learn's metadata routing: what the estimator's fit requested
+            fit_params = process_routing(self, "fit", **fit_params).estimator.fit
         estimator = model.fit(X, y, **fit_params)
         learned = getattr(estimator, "classes_", None)
         if learned is None:
@@ -242,7 +257,7 @@ class UtilityClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         elif isinstance(self.utility, str):  # the identity reads every order alike
             classes = learned
         else:
-            classes = _natural_order(learned.tolist(), _check_utility(self.utility).shape[1], "y")
+            classes = _natural_order(learned.tolist(), _check_utility(self.utility).shape[1], "y", self._order_free())
         columns = _indices(learned, classes, "y", "labels")
         self.utility_, self.decisions_ = self._check_parameters(classes)
         self.item_columns_ = self.utility_.columns if _is_affine(self.utility_) else ()
@@ -253,6 +268,12 @@ class UtilityClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             if hasattr(estimator, attribute):
                 setattr(self, attribute, getattr(estimator, attribute))
         return self
+
+    def _order_free(self) -> bool:
+        """Whether the utility reads alike in both orders of two classes, with no labels needed."""
+        from mcrank.evaluate.targets import reads_alike
+
+        return self.decisions is None and reads_alike(_check_utility(self.utility))
 
     @staticmethod
     def _checked_targets(y):
@@ -370,6 +391,13 @@ class UtilityClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             sample_weight=sample_weight,
             **columns,
         )
+
+    def get_metadata_routing(self):
+        """The metadata routing of scikit-learn: ``fit``'s to the estimator's ``fit`` (with
+        ``calibration``, to ``CalibratedClassifierCV``'s, which routes them to the estimator),
+        and this classifier's own requests of ``predict`` and ``score``."""
+        router = MetadataRouter(owner=self.__class__.__name__).add_self_request(self)
+        return router.add(estimator=self.estimator, method_mapping=MethodMapping().add(caller="fit", callee="fit"))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -83,11 +83,13 @@ def _known(value, lookup) -> bool:
         return False
 
 
-def _natural_order(values, n_classes: int, what: str) -> np.ndarray:
-    """The classes of labels that are the integers 0..n-1 or booleans, in their natural order
-    (:func:`mcrank.evaluate.targets.natural_classes`); any other labels are refused, since the
-    order of the utility's columns would be a guess."""
-    from mcrank.evaluate.targets import LAYOUT, natural_classes
+def _natural_order(values, n_classes: int, what: str, order_free: bool = False) -> np.ndarray:
+    """The classes of labels that are the integers 0..n-1, in their natural order, for three
+    classes or more (:func:`mcrank.evaluate.targets.class_order`); any other labels, and two
+    classes, even 0/1 or booleans, are refused (:func:`mcrank.evaluate.targets.unnamed_order`),
+    since the order of the utility's columns would be a guess; but for a utility that reads alike
+    in both orders (``order_free``, :func:`mcrank.evaluate.targets.reads_alike`)."""
+    from mcrank.evaluate.targets import natural_classes, unnamed_order
 
     distinct = list(dict.fromkeys(values))
     try:
@@ -97,11 +99,8 @@ def _natural_order(values, n_classes: int, what: str) -> np.ndarray:
     if len(distinct) > n_classes:  # no order can fit them
         raise ValueError(f"utility has {n_classes} columns (one per true class) but there are {len(distinct)} classes {shown}; "
                          "pass labels= to name the classes in the utility's column order")  # fmt: skip
-    if (classes := natural_classes(distinct, n_classes)) is None:
-        raise ValueError(
-            f"labels: {what} has the labels {shown[:5]} ({len(distinct)} in all), not the integers 0..{n_classes - 1}, so the "
-            f"order of the utility's columns ({LAYOUT}) is not known: pass labels=, the classes in that order"
-        )
+    if (classes := natural_classes(distinct, n_classes)) is None or (n_classes == 2 and not order_free):
+        raise ValueError(unnamed_order(distinct, n_classes, what, parameter="labels"))
     return np.asarray(classes)
 
 
@@ -109,7 +108,10 @@ def _resolve_labels(utility: np.ndarray, labels, decisions, *, observed=()) -> t
     """Class labels (columns) and decision labels (rows) of a checked utility."""
     n_decisions, n_classes = utility.shape
     if labels is None:
-        classes = _natural_order([v for values in observed for v in values.tolist()], n_classes, "y") if observed else None
+        from mcrank.evaluate.targets import reads_alike
+
+        seen = [v for values in observed for v in values.tolist()]
+        classes = _natural_order(seen, n_classes, "y", decisions is None and reads_alike(utility)) if observed else None
     else:
         classes = _as_labels(labels, "labels")
         _check_unique(classes, "labels")

@@ -16,6 +16,7 @@ import sys
 import numpy as np
 
 __all__ = [
+    "MAX_EVALUATE_MODELS",
     "MAX_EVALUATE_SAMPLES",
     "MAX_EXPERIMENT_BYTES",
     "MAX_INPUT_BYTES",
@@ -26,6 +27,7 @@ __all__ = [
     "check_name",
     "check_real",
     "check_count",
+    "check_model_count",
     "check_positive",
     "check_range",
     "check_sd",
@@ -44,6 +46,10 @@ MAX_STUDY_SAMPLES = 10**12
 #: below 2e-5; more is a typo, not a wish. Smaller than the study's, because evaluate keeps its
 #: posterior draws of every classifier's yield for the intervals.
 MAX_EVALUATE_SAMPLES = 10**9
+#: Largest number of models in one evaluation (classifiers of ``mcrank evaluate``): its pairs,
+#: 12.5 million at 5000, are each a record of the result and a row of its JSON, and with the
+#: test-set uncertainty each has its own posterior; past it, compare the models in groups.
+MAX_EVALUATE_MODELS = 5000
 #: Largest input file of ``mcrank evaluate`` (confusion matrices, labels, scores, a utility
 #: matrix), in bytes: 64 MiB, a long-form CSV of three classifiers on 1000 classes.
 MAX_INPUT_BYTES = 64 << 20
@@ -115,6 +121,14 @@ def check_count(value, what: str, *, minimum: int = 1, maximum: int = 10**12) ->
     if not minimum <= count <= maximum:
         raise ValueError(f"{what} must be a whole number from {minimum:,} to {maximum:,}, got {value!r}")
     return count
+
+
+def check_model_count(models, what: str) -> None:
+    """Refuse more than :data:`MAX_EVALUATE_MODELS` models in ``models`` (a mapping of them;
+    anything else is its own check's)."""
+    if hasattr(models, "keys") and len(models) > MAX_EVALUATE_MODELS:
+        raise ValueError(f"{what}: {len(models):,} models, above the {MAX_EVALUATE_MODELS:,} of one evaluation (its pairs grow as their "
+                         "square): compare them in groups, or the best of each group")  # fmt: skip
 
 
 def check_zero_division(value, what: str = "zero_division") -> float:

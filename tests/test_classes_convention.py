@@ -61,7 +61,11 @@ def run(capsys, *argv):
 
 def test_labels_and_confusion_matrices_give_the_oracles_yield(walk):
     y, decision, oracle = walk["y"], walk["decision"], walk["oracle"]
-    assert evaluate_predictions(y, {"lr": decision}, UTILITY).classifiers[0].utility_yield == pytest.approx(oracle, abs=1e-12)
+    # Labels 0/1 and a plain matrix: the order is not guessed (it could be class 1 first).
+    with pytest.raises(ValueError, match=r"^classes: the labels of y_true and the predictions are 0 and 1, and a two-class"):
+        evaluate_predictions(y, {"lr": decision}, UTILITY)
+    by_order = evaluate_predictions(y, {"lr": decision}, UTILITY, classes=(0, 1))
+    assert by_order.classifiers[0].utility_yield == pytest.approx(oracle, abs=1e-12)
     named = np.array(CLASSES)
     by_name = evaluate_predictions(named[y], {"lr": named[decision]}, UTILITY, classes=CLASSES)
     keyed = evaluate_predictions(named[y], {"lr": named[decision]}, {"utility": UTILITY.tolist(), "classes": list(CLASSES)})
@@ -81,7 +85,7 @@ def test_scores_and_decision_curves_read_the_matrix_in_the_same_order(walk):
     y, p, oracle = walk["y"], walk["p"], walk["oracle"]
     # The silent wrong answer: labels 0/1, scores of class 1 (positive by default) and a matrix
     # in class order used to be read positive first. Now it is refused unless the order is named.
-    with pytest.raises(ValueError, match=r"classes: the utility matrix is read in class order \(0, 1;.*positive class '1' is not"):
+    with pytest.raises(ValueError, match=r"classes: the labels of y_true are '0' and '1', and a two-class utility matrix is written"):
         rank_scoring(scored_test_set(y, {"lr": p}), UTILITY, threshold_choice="test")
     ranking = rank_scoring(scored_test_set(y, {"lr": p}, classes=(0, 1), positive=1), UTILITY, threshold_choice="test")
     best = ranking.models[0]
@@ -89,7 +93,9 @@ def test_scores_and_decision_curves_read_the_matrix_in_the_same_order(walk):
     # Its yield is that of its own rule (>= its threshold), and no worse than the Bayes rule's, one of its candidates.
     own = (p >= best.threshold).astype(int)
     assert best.test_set_yield == pytest.approx(_oracle(own, y), abs=1e-12) and best.test_set_yield >= oracle - 1e-12
-    assert evaluate_predictions(y, {"lr": own}, UTILITY).classifiers[0].utility_yield == pytest.approx(best.test_set_yield, abs=1e-12)
+    assert evaluate_predictions(y, {"lr": own}, UTILITY, classes=(0, 1)).classifiers[0].utility_yield == pytest.approx(
+        best.test_set_yield, abs=1e-12
+    )
     # The same matrix written positive first, with the order named so, is the same problem.
     swapped = rank_scoring(scored_test_set(y, {"lr": p}, classes=(1, 0)), UTILITY[::-1, ::-1], threshold_choice="test")
     assert (swapped.models[0].threshold, swapped.models[0].test_set_yield) == (best.threshold, best.test_set_yield)
@@ -100,14 +106,18 @@ def test_scores_and_decision_curves_read_the_matrix_in_the_same_order(walk):
 
 def test_scikit_learn_and_decisions_take_the_same_order(walk):
     y, decision, oracle = walk["y"], walk["decision"], walk["oracle"]
-    assert utility_score(y, decision, utility=UTILITY) == pytest.approx(oracle, abs=1e-12)
-    classifier = UtilityClassifier(walk["model"], UTILITY).fit(walk["X_train"], walk["y_train"])
+    with pytest.raises(ValueError, match=r"^labels: the labels of y are 0 and 1, and a two-class"):
+        utility_score(y, decision, utility=UTILITY)
+    with pytest.raises(ValueError, match=r"^labels: the labels of y are 0 and 1, and a two-class"):
+        UtilityClassifier(walk["model"], UTILITY).fit(walk["X_train"], walk["y_train"])
+    assert utility_score(y, decision, utility=UTILITY, labels=(0, 1)) == pytest.approx(oracle, abs=1e-12)
+    classifier = UtilityClassifier(walk["model"], UTILITY, labels=[0, 1]).fit(walk["X_train"], walk["y_train"])
     assert np.array_equal(classifier.predict(walk["X_test"]), decision)
-    assert make_utility_scorer(UTILITY)(classifier, walk["X_test"], y) == pytest.approx(oracle, abs=1e-12)
+    assert make_utility_scorer(UTILITY, labels=[0, 1])(classifier, walk["X_test"], y) == pytest.approx(oracle, abs=1e-12)
     assert classifier.score(walk["X_test"], y) == pytest.approx(oracle, abs=1e-12)
     assert np.array_equal(optimal_decisions(walk["proba"], UTILITY), decision)
     named = np.array(CLASSES)
-    with pytest.raises(ValueError, match="pass labels="):
+    with pytest.raises(ValueError, match="the parameter labels"):
         utility_score(named[y], named[decision], utility=UTILITY)
     assert utility_score(named[y], named[decision], utility=UTILITY, labels=CLASSES) == pytest.approx(oracle, abs=1e-12)
 
@@ -183,12 +193,14 @@ def test_the_rule(capsys):
     assert natural_classes([2, 0], 3) == (0, 1, 2) and natural_classes(["1", "0"], 2) == ("0", "1")
     assert natural_classes([True, False], 2) == (False, True)
     assert natural_classes([1, 2], 2) is None and natural_classes(["01", "1"], 2) is None and natural_classes(["a"], 2) is None
-    assert class_order([0, 1], 2) == ((0, 1), "natural")
+    assert class_order([0, 2], 3) == ((0, 1, 2), "natural") and class_order([0, 1], 2, order_free=True) == ((0, 1), "natural")
     assert class_order(["b", "a"], 2, utility_classes=("b", "a")) == (("b", "a"), "utility")
     assert class_order(["b", "a"], 2, classes=["a", "b"]) == (("a", "b"), "given")
     for labels, options, message in (
-        (["b", "a"], {}, r"classes: the labels of y_true \('a', 'b'\) are not the integers 0..1"),
-        ([-1, 1], {}, "are not the integers 0..1"),
+        (["b", "a"], {}, r"classes: the labels of y_true \('a', 'b'\): two classes have no natural order"),
+        ([-1, 1], {}, "two classes have no natural order"),
+        ([0, 1], {}, r"classes: the labels of y_true are 0 and 1, .* \(0,1 or 1,0\)"),
+        ([True, False], {}, "the labels of y_true are False and True"),
         (["a", "b"], {"classes": ["a", "b"], "utility_classes": ("b", "a")}, "give one order"),
         (["a", "c"], {"classes": ["a", "b"]}, "label 'c' is not one of the classes"),
         (["a", "b"], {"classes": ["a", "b", "c"]}, "3 classes .* but the utility matrix has 2 columns"),
@@ -202,11 +214,15 @@ def test_the_rule(capsys):
     with pytest.raises(ValueError, match="positive: give the label of the positive class"):
         positive_class(["x", "y"])
     assert np.array_equal(oriented([[1, 2], [3, 4]], "sklearn"), [[1, 3], [2, 4]])
-    # Labels 0/1 whose positive class is 0 read a plain matrix alike either way: accepted.
+    # Labels 0/1 whose positive class is 0: the order is still named, whichever class the scores are for.
     y = np.array([0, 0, 1, 1, 0, 1])
     s = np.array([0.9, 0.8, 0.3, 0.1, 0.6, 0.4])
-    ranking = rank_scoring(scored_test_set(y, {"m": s}, positive=0), UTILITY, threshold_choice="test")
-    assert ranking.classes == ("0", "1") and ranking.positive == "0" and ranking.order_source == "natural"
+    with pytest.raises(ValueError, match="two-class utility matrix is written either"):
+        rank_scoring(scored_test_set(y, {"m": s}, positive=0), UTILITY, threshold_choice="test")
+    ranking = rank_scoring(scored_test_set(y, {"m": s}, positive=0, classes=(0, 1)), UTILITY, threshold_choice="test")
+    assert ranking.classes == ("0", "1") and ranking.positive == "0" and ranking.order_source == "given"
+    # A matrix equal to itself with the classes swapped reads alike in both orders: no name needed.
+    assert rank_scoring(scored_test_set(y, {"m": s}, positive=0), np.eye(2), threshold_choice="test").order_source == "natural"
     # Named classes do not make up for a class the test set lacks.
     with pytest.raises(ValueError, match="only one class"):
         scored_test_set(["b", "b"], {"m": [0.1, 0.2]}, classes=("a", "b"))
@@ -236,3 +252,125 @@ def test_scores_that_look_inverted_get_a_one_line_note(walk, capsys, tmp_path):
     noise = np.random.default_rng(3).random(y.size)
     assert inverted_scores_note(scored_test_set(y, {"noise": noise})) is None
     assert inverted_scores_note(scored_test_set(y, {"lr": 1 - p})) is not None
+
+
+# --- the mix-up of issue 40: a utility written class 1 first, for labels 0/1 -------------------
+#
+# Flagging (decision 1) a fraud (class 1) earns 95, flagging a legitimate item costs 16, missing
+# a fraud costs 105, passing a legitimate item earns 3: written class 1 first, rows = decision
+# (flag, pass), columns = true class (fraud, legitimate). Read in class order (0 first) it gave
+# +43.6 for these decisions; their true yield is -11.3. Every door refuses it unless the order is
+# named, and reads it right when it is.
+MIXED_UP = [[95, -16], [-105, 3]]
+Y = np.array([1, 0, 1, 1, 0, 0, 0, 0, 0, 0])
+DECISION = np.array([1, 1, 0, 0, 0, 0, 0, 0, 0, 0])
+SCORE = np.where(DECISION == 1, 0.9, 0.01)  # P(fraud): decision 1 exactly where it is 0.9
+
+
+def _mix_up_oracle(order):
+    """Plain NumPy: the mean of U[row of the decision, column of the true class], the rows and
+    columns in ``order``."""
+    position = {label: k for k, label in enumerate(order)}
+    rows, columns = [position[d] for d in DECISION], [position[t] for t in Y]
+    return float(np.mean(np.asarray(MIXED_UP, dtype=float)[rows, columns]))
+
+
+def test_the_mix_up_is_the_issues_numbers():
+    assert _mix_up_oracle((1, 0)) == pytest.approx(-11.3, abs=1e-12)
+    assert _mix_up_oracle((0, 1)) == pytest.approx(43.6, abs=1e-12)  # the silent misreading
+
+
+REFUSED = r"^classes: the labels of .* are 0 and 1, and a two-class utility matrix is written either in class order"
+KEYED = {"utility": MIXED_UP, "classes": ["1", "0"]}
+
+
+def test_the_mix_up_through_evaluate_and_its_modes():
+    truth = _mix_up_oracle((1, 0))
+    with pytest.raises(ValueError, match=REFUSED):
+        evaluate(y_true=Y, predictions={"m": DECISION}, utility=MIXED_UP)
+    assert evaluate(y_true=Y, predictions={"m": DECISION}, utility=MIXED_UP, classes=[1, 0]).classifiers[0].utility_yield == pytest.approx(
+        truth, abs=1e-12
+    )
+    # Per item: the same matrix for every item.
+    per_item = np.broadcast_to(np.asarray(MIXED_UP, dtype=float), (10, 2, 2))
+    with pytest.raises(ValueError, match=REFUSED):
+        evaluate(y_true=Y, predictions={"m": DECISION}, utility=per_item)
+    assert evaluate(y_true=Y, predictions={"m": DECISION}, utility=per_item, classes=[1, 0]).yields["m"] == pytest.approx(truth, abs=1e-12)
+    assert evaluate(y_true=Y, predictions={"m": DECISION}, utility=KEYED).classifiers[0].utility_yield == pytest.approx(truth, abs=1e-12)
+    assert evaluate_predictions(Y, {"m": DECISION}, KEYED).classifiers[0].utility_yield == pytest.approx(truth, abs=1e-12)
+    # Folds: each fold's yield is the oracle's on its items.
+    folds = np.arange(10) % 2
+    with pytest.raises(ValueError, match=REFUSED):
+        evaluate(y_true=Y, predictions={"m": DECISION, "n": 1 - DECISION}, utility=MIXED_UP, folds=folds)
+    from mcrank.evaluate import fold_yields
+
+    yields = fold_yields(Y, {"m": DECISION}, folds, utility=MIXED_UP, classes=[1, 0])["m"]
+    u = np.asarray(MIXED_UP, dtype=float)
+    by_hand = [float(np.mean(u[1 - DECISION[folds == f], 1 - Y[folds == f]])) for f in (0, 1)]
+    np.testing.assert_allclose(yields, by_hand, rtol=1e-12)
+
+
+def test_the_mix_up_through_the_scores():
+    with pytest.raises(ValueError, match=r"^classes: the labels of y_true are '0' and '1', and a two-class"):
+        evaluate(y_true=Y, scores={"m": SCORE}, utility=MIXED_UP, threshold_choice="test")
+    ranking = evaluate(y_true=Y, scores={"m": SCORE}, utility=MIXED_UP, classes=[1, 0], threshold_choice="test")
+    best = ranking.models[0]
+    # The yield of its own rule (flag when the score reaches its threshold) under the matrix read right.
+    own = (SCORE >= best.threshold).astype(int)
+    u = np.asarray(MIXED_UP, dtype=float)
+    assert best.test_set_yield == pytest.approx(float(np.mean(u[1 - own, 1 - Y])), abs=1e-12)
+    assert ranking.positive == "1" and ranking.classes == ("1", "0")
+
+
+def test_the_mix_up_through_scikit_learn():
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    class Fixed(ClassifierMixin, BaseEstimator):
+        """predict_proba: P(class 1) is the one feature."""
+
+        def fit(self, X, y):
+            self.classes_ = np.array([0, 1])
+            return self
+
+        def predict_proba(self, X):
+            p = np.asarray(X, dtype=float)[:, 0]
+            return np.column_stack([1 - p, p])
+
+    X = SCORE[:, None]
+    truth = _mix_up_oracle((1, 0))
+    with pytest.raises(ValueError, match=r"^labels: the labels of y are 0 and 1, and a two-class"):
+        utility_score(Y, DECISION, utility=MIXED_UP)
+    assert utility_score(Y, DECISION, utility=MIXED_UP, labels=[1, 0]) == pytest.approx(truth, abs=1e-12)
+    with pytest.raises(ValueError, match=r"^labels: the labels of y are 0 and 1, and a two-class"):
+        UtilityClassifier(Fixed(), MIXED_UP).fit(X, Y)
+    model = UtilityClassifier(Fixed(), MIXED_UP, labels=[1, 0]).fit(X, Y)
+    assert np.array_equal(model.predict(X), DECISION) and model.score(X, Y) == pytest.approx(truth, abs=1e-12)
+    with pytest.raises(ValueError, match=r"^labels: the labels of y are 0 and 1"):
+        make_utility_scorer(MIXED_UP)(model, X, Y)
+    assert make_utility_scorer(MIXED_UP, labels=[1, 0])(model, X, Y) == pytest.approx(truth, abs=1e-12)
+
+
+def test_the_mix_up_through_the_command_line(capsys, tmp_path):
+    labels = tmp_path / "labels.csv"
+    labels.write_text("true,m\n" + "".join(f"{t},{d}\n" for t, d in zip(Y, DECISION)))
+    code, out, err = run(capsys, "--labels", labels, "--utility", json.dumps(MIXED_UP))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--classes: the labels of" in err and "with --classes (0,1 or 1,0)" in err
+    for named in (["--utility", json.dumps(MIXED_UP), "--classes", "1,0"], ["--utility", json.dumps(KEYED)]):
+        code, out, err = run(capsys, "--labels", labels, *named, "--format", "json")
+        assert code == 0, err
+        assert json.loads(out)["classifiers"][0]["utility_yield"] == pytest.approx(_mix_up_oracle((1, 0)), abs=1e-12)
+    # Across folds: refused, then read as named by --classes, as --labels alone reads it.
+    folds = tmp_path / "folds.csv"
+    folds.write_text("true,fold,m,n\n" + "".join(f"{t},{k % 2},{d},{1 - d}\n" for k, (t, d) in enumerate(zip(Y, DECISION))))
+    code, out, err = run(capsys, "--labels", folds, "--utility", json.dumps(MIXED_UP), "--folds-column", "fold")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "with --classes (0,1 or 1,0)" in err
+    code, out, err = run(capsys, "--labels", folds, "--utility", json.dumps(MIXED_UP), "--folds-column", "fold", "--classes", "1,0",
+                         "--samples", "100", "--seed", "1", "--format", "json")  # fmt: skip
+    assert code == 0, err
+    u = np.asarray(MIXED_UP, dtype=float)
+    by_hand = [float(np.mean(u[1 - DECISION[np.arange(10) % 2 == f], 1 - Y[np.arange(10) % 2 == f]])) for f in (0, 1)]
+    models = {model["name"]: model for model in json.loads(out)["models"]}
+    assert models["m"]["yields"] == pytest.approx(by_hand, abs=1e-12)
+    # A utility that reads alike in both orders needs no name.
+    code, out, err = run(capsys, "--labels", labels, "--utility", "[[1, 0], [0, 1]]", "--format", "json")
+    assert code == 0 and json.loads(out)["classifiers"][0]["utility_yield"] == pytest.approx(0.7, abs=1e-12)

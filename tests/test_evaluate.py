@@ -168,7 +168,7 @@ def test_metrics_can_be_chosen_by_id_or_alias():
     with pytest.raises(ValueError, match="^metrics: unknown metric 'f1' for 3 classes"):
         ev.evaluate({"A": np.eye(3) + 1}, np.eye(3), metrics=["f1"])
     with pytest.raises(ValueError, match="^metrics: unknown metric 'bogus' for 2 classes"):  # a KeyError before
-        ev.evaluate_predictions([0, 1, 0, 1], {"A": [0, 1, 1, 1]}, EQ4, metrics=["bogus"])
+        ev.evaluate_predictions([0, 1, 0, 1], {"A": [0, 1, 1, 1]}, EQ4, classes=[0, 1], metrics=["bogus"])
 
 
 @pytest.mark.parametrize(

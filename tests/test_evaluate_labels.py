@@ -79,7 +79,11 @@ def test_text_labels_with_a_plain_matrix_need_the_class_order(capsys, tmp_path):
     path = write(tmp_path, "labels.csv", "true,A,B\nshort,short,long\nlong,long,long\nshort,long,short\n")
     code, out, err = run(capsys, "--labels", path, "--utility", "[[15, -335], [-35, 165]]")
     assert code == 2 and out == "" and err.count("\n") == 1, err
-    assert "--classes: the labels of" in err and "('long', 'short') are not the integers 0..1" in err and "name it with --classes" in err
+    assert (
+        "--classes: the labels of" in err
+        and "('long', 'short'): two classes have no natural order" in err
+        and "name it with --classes" in err
+    )
     for named in (["--classes", "short,long"], ["--utility", '{"utility": [[15, -335], [-35, 165]], "classes": ["short", "long"]}']):
         argv = ["--labels", path, "--utility", "[[15, -335], [-35, 165]]", *named][: 6 if named[0] == "--classes" else 2] + named
         code, out, err = run(capsys, *argv, "--format", "json")
@@ -99,7 +103,7 @@ def test_integer_labels_0_to_n_minus_1_are_in_their_natural_order(tmp_path):
     # A class no label names keeps its row and column: class k is row and column k of the utility.
     data = load_labels(write(tmp_path, "gap.csv", "true,A\n2,0\n0,2\n"), n_classes=3)
     assert data.classes == ("0", "1", "2") and data.confusions["A"].tolist() == [[0, 0, 1], [0, 0, 0], [1, 0, 0]]
-    with pytest.raises(ValueError, match=r"classes: the labels of .* \('1', '10', '2'\) are not the integers 0..2"):
+    with pytest.raises(ValueError, match=r"classes: the labels of .* \('1', '10', '2'\): they are not the integers 0..2"):
         load_labels(write(tmp_path, "other.csv", "true,A\n10,2\n2,1\n1,10\n"))
 
 

@@ -437,7 +437,7 @@ def test_with_the_uncertainty_the_lead_gives_the_closest_rival_and_who_is_not_se
 def test_the_scores_lead_takes_p_best_from_the_posterior_when_there_is_one():
     from types import SimpleNamespace
 
-    from mcrank.evaluate.scoring_report import decision_line
+    from mcrank.evaluate.scoring.report import decision_line
 
     models = [SimpleNamespace(name=name) for name in ("svm", "logistic", "knn")]
     posterior = SimpleNamespace(probability_best={"svm": (0.8149, 0.004), "logistic": (0.15, 0.003), "knn": (0.035, 0.002)},

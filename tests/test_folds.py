@@ -17,8 +17,8 @@ from scipy import stats
 
 from mcrank.cli import main
 from mcrank.evaluate import compare_folds, fold_yields
-from mcrank.evaluate.fold_report import render_csv
 from mcrank.evaluate.folds import compare_folds_file, student_t_cdf, student_t_sf
+from mcrank.evaluate.folds.report import render_csv
 from mcrank.evaluate.report import short_probability as _short
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -241,7 +241,8 @@ def test_the_two_ways_from_scikit_learn_agree():
         folds.append(np.full(test.size, split))
         for name, model in models.items():
             outputs[name].append(clone(model).fit(X[train], y[train]).predict(X[test]))
-    yields = fold_yields(np.concatenate(truth), {n: np.concatenate(o) for n, o in outputs.items()}, np.concatenate(folds), utility=UTILITY)
+    yields = fold_yields(np.concatenate(truth), {n: np.concatenate(o) for n, o in outputs.items()}, np.concatenate(folds), utility=UTILITY,
+                         classes=[0, 1])  # fmt: skip
     for name in models:
         np.testing.assert_allclose(yields[name], scored[name], rtol=1e-12)
 

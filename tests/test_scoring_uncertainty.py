@@ -160,7 +160,7 @@ def _cross_fitted(positive, scores, seed, folds=5):
 
 def _headline(result):
     """The chosen model, the rival named and P(chosen above it) as the report's first line says them."""
-    from mcrank.evaluate.scoring_report import decision_line
+    from mcrank.evaluate.scoring.report import decision_line
 
     line = decision_line(result, {m.name: m.name for m in result.models})
     match = re.fullmatch(r"choose (\w+): P\(best\) [0-9.]+ given the test set; over (\w+) ([0-9.]+)", line)
@@ -212,7 +212,8 @@ def test_the_prior_is_the_dirichlet_spread_over_the_joint_table():
     # Its part of a draw, normalised, is one model's utility under Dirichlet(c/4, ..., c/4) over
     # its four cells (the even spread over 2^(models + 1) cells, merged): mean the mean of U,
     # variance var(U) / (c + 1); and its mass is Gamma(c).
-    from mcrank.evaluate.scoring import SCORING_PRIOR_COUNT, _prior_draws
+    from mcrank.evaluate.posterior import SCORING_PRIOR_COUNT
+    from mcrank.evaluate.posterior import prior_part as _prior_draws
 
     samples, c = 20000, SCORING_PRIOR_COUNT
     mass, utility = _prior_draws(samples, 3, U, c, np.random.default_rng(5))

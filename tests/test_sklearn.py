@@ -85,7 +85,7 @@ def test_check_estimator_with_a_tree_inside_passes_in_one_call():
 _FITS_MORE_CLASSES = (
     "fits on 3 or 4 classes: a 2x2 utility cannot weigh them, and fit says so with a one-line ValueError, the intended behaviour"
 )
-#: The checks a fixed binary utility cannot meet, and why (scikit-learn 1.9).
+#: The checks a fixed binary utility (its classes named 0, 1) cannot meet, and why (scikit-learn 1.9).
 BINARY_UTILITY_EXPECTED_FAILURES = {
     **dict.fromkeys(
         [
@@ -110,9 +110,9 @@ BINARY_UTILITY_EXPECTED_FAILURES = {
         _FITS_MORE_CLASSES,
     ),
     **dict.fromkeys(
-        ["check_classifier_data_not_an_array", "check_estimators_dtypes", "check_estimators_nan_inf", "check_fit2d_1feature"],
-        "fits on the labels 1 and 2 without labels=: a utility matrix's columns are not matched to labels other than "
-        "0..n-1 by a guess (their sorted order), and fit says so with a one-line ValueError, the intended behaviour",
+        ["check_classifier_data_not_an_array", "check_estimators_dtypes", "check_fit2d_1feature"],
+        "fits on the labels 1 and 2, which labels=[0, 1] does not name: a two-class utility's columns are matched to "
+        "named labels only, never by a guess (their sorted order), and fit says so with a one-line ValueError, the intended behaviour",
     ),
     "check_classifiers_classes": _FITS_MORE_CLASSES.replace("on 3 or 4 classes", "on 3 string classes"),
     "check_classifiers_train": (
@@ -124,7 +124,7 @@ BINARY_UTILITY_EXPECTED_FAILURES = {
 
 
 @parametrize_with_checks(
-    [UtilityClassifier(LogisticRegression(), BINARY_UTILITY)],
+    [UtilityClassifier(LogisticRegression(), BINARY_UTILITY, labels=[0, 1])],
     expected_failed_checks=lambda estimator: BINARY_UTILITY_EXPECTED_FAILURES,
     xfail_strict=True,
 )
@@ -159,7 +159,7 @@ def test_utility_score_by_hand_with_string_labels_and_decisions():
     )
     assert value == pytest.approx((0.9 + 0.85 + 1.0 + 0.9) / 4, rel=1e-15)
     # The doctest of utility_score.
-    assert utility_score([0, 0, 1, 1], [0, 1, 1, 1], utility=[[1, 0], [0.2, 1]]) == pytest.approx(0.8)
+    assert utility_score([0, 0, 1, 1], [0, 1, 1, 1], utility=[[1, 0], [0.2, 1]], labels=[0, 1]) == pytest.approx(0.8)
 
 
 def test_labels_fix_the_class_order():
@@ -172,9 +172,11 @@ def test_labels_fix_the_class_order():
         y_true, y_pred, utility=permuted, labels=["c", "a", "b"]
     )
     # Text labels have no order of their own: without labels= it is refused, not the sorted one guessed.
-    with pytest.raises(ValueError, match=r"labels: y has the labels \['a', 'b', 'c'\].*pass labels="):
+    with pytest.raises(
+        ValueError, match=r"labels: the labels of y \('a', 'b', 'c'\): they are not the integers 0..2.*the parameter labels"
+    ):
         utility_score(y_true, y_pred, utility=utility)
-    with pytest.raises(ValueError, match="pass labels="):
+    with pytest.raises(ValueError, match="the parameter labels"):
         UtilityClassifier(LogisticRegression(), utility).fit(np.arange(6.0).reshape(-1, 1), ["a", "b", "c"] * 2)
 
 
@@ -216,7 +218,7 @@ def test_scorer_in_tuned_threshold_and_eq20_as_a_threshold(cancer):
     # 0.3 p0 + 0.8 p1 > 1.0 p0 + 0.0 p1, that is when p1 > 0.7 / 1.5.
     bayes_threshold = 0.7 / 1.5
     fixed = FixedThresholdClassifier(_model(), threshold=bayes_threshold, response_method="predict_proba").fit(X, y)
-    decided = UtilityClassifier(_model(), BINARY_UTILITY).fit(X, y)
+    decided = UtilityClassifier(_model(), BINARY_UTILITY, labels=[0, 1]).fit(X, y)
     np.testing.assert_array_equal(decided.predict(X), fixed.predict(X))
 
 
@@ -226,12 +228,12 @@ def test_scorer_in_tuned_threshold_and_eq20_as_a_threshold(cancer):
 def test_binary_decisions_are_eq20_on_the_estimators_probabilities(cancer):
     X, y = cancer
     # Treat (output class 0) unless p(benign) > 0.9 / 1.3, far from the 0.5 of predict.
-    model = UtilityClassifier(_model(), TREAT_DISMISS_TEST[:2]).fit(X, y)
+    model = UtilityClassifier(_model(), TREAT_DISMISS_TEST[:2], labels=[0, 1]).fit(X, y)
     probabilities = model.estimator_.predict_proba(X)
     np.testing.assert_array_equal(model.predict_proba(X), probabilities)
     np.testing.assert_array_equal(model.predict(X), np.array([0, 1])[optimal_decisions(probabilities, TREAT_DISMISS_TEST[:2])])
     np.testing.assert_array_equal(model.classes_, [0, 1])
-    assert model.score(X, y) == utility_score(y, model.predict(X), utility=TREAT_DISMISS_TEST[:2])
+    assert model.score(X, y) == utility_score(y, model.predict(X), utility=TREAT_DISMISS_TEST[:2], labels=[0, 1])
     assert np.any(model.predict(X) != model.estimator_.predict(X)), "the utility should change some decisions"
     with pytest.raises(NotFittedError):
         model.estimator.predict(X)  # fit cloned it
@@ -295,15 +297,54 @@ def test_fit_passes_sample_weight_to_the_estimator(cancer):
     np.testing.assert_array_equal(model.predict_proba(X), _model().fit(X, y, sample_weight=weights).predict_proba(X))
 
 
+class _RecordsWeights(LogisticRegression):
+    """A classifier that records the sample_weight its fit received."""
+
+    seen: list = []
+
+    def fit(self, X, y, sample_weight=None):
+        type(self).seen.append(None if sample_weight is None else np.asarray(sample_weight).copy())
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_sample_weight_reaches_the_estimators_fit_as_scikit_learn_routes_it():
+    import sklearn
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
+    weights = rng.uniform(0.5, 2.0, 60)
+    _RecordsWeights.seen = []
+    UtilityClassifier(_RecordsWeights(), BINARY_UTILITY, labels=[0, 1]).fit(X, y, sample_weight=weights)
+    assert len(_RecordsWeights.seen) == 1 and np.array_equal(_RecordsWeights.seen[0], weights)
+    with sklearn.config_context(enable_metadata_routing=True):
+        # Requested: it reaches the estimator's fit, through the meta-estimator and through a search.
+        _RecordsWeights.seen = []
+        estimator = _RecordsWeights().set_fit_request(sample_weight=True)
+        UtilityClassifier(estimator, BINARY_UTILITY, labels=[0, 1]).fit(X, y, sample_weight=weights)
+        assert np.array_equal(_RecordsWeights.seen[0], weights)
+        _RecordsWeights.seen = []
+        model = UtilityClassifier(estimator, BINARY_UTILITY, labels=[0, 1]).set_score_request(sample_weight=True)
+        GridSearchCV(model, {"calibration": [None]}, cv=2).fit(X, y, sample_weight=weights)
+        sizes = sorted(len(w) for w in _RecordsWeights.seen)
+        assert sizes == [30, 30, 60] and np.array_equal(_RecordsWeights.seen[-1], weights)  # two folds, then the refit
+        # Not requested: refused, as scikit-learn refuses it, rather than passed or dropped silently.
+        with pytest.raises(sklearn.exceptions.UnsetMetadataPassedError):
+            UtilityClassifier(_RecordsWeights(), BINARY_UTILITY, labels=[0, 1]).fit(X, y, sample_weight=weights)
+
+
 def test_grid_search_and_pickle_of_the_meta_estimator(cancer):
     X, y = cancer
     decisions = ["treat", "dismiss", "test"]
-    search = GridSearchCV(UtilityClassifier(_model(), TREAT_DISMISS_TEST, decisions=decisions), {"estimator__C": [0.01, 1.0]}, cv=3).fit(
-        X, y
-    )
+    search = GridSearchCV(
+        UtilityClassifier(_model(), TREAT_DISMISS_TEST, labels=[0, 1], decisions=decisions), {"estimator__C": [0.01, 1.0]}, cv=3
+    ).fit(X, y)
     scorer = make_utility_scorer(TREAT_DISMISS_TEST, labels=[0, 1], decisions=decisions)
     by_scorer = GridSearchCV(
-        UtilityClassifier(_model(), TREAT_DISMISS_TEST, decisions=decisions), {"estimator__C": [0.01, 1.0]}, cv=3, scoring=scorer
+        UtilityClassifier(_model(), TREAT_DISMISS_TEST, labels=[0, 1], decisions=decisions),
+        {"estimator__C": [0.01, 1.0]},
+        cv=3,
+        scoring=scorer,
     ).fit(X, y)
     np.testing.assert_allclose(search.cv_results_["mean_test_score"], by_scorer.cv_results_["mean_test_score"], rtol=1e-12)
     best = search.best_estimator_
@@ -334,7 +375,7 @@ def test_calibration_decides_on_calibrated_classifier_cv_probabilities(iris):
 def test_calibration_takes_a_decision_function_and_sample_weight(cancer):
     X, y = cancer
     weights = np.where(y == 0, 3.0, 1.0)
-    model = UtilityClassifier(SVC(), TREAT_DISMISS_TEST[:2], calibration="sigmoid", cv=3).fit(X, y, sample_weight=weights)
+    model = UtilityClassifier(SVC(), TREAT_DISMISS_TEST[:2], labels=[0, 1], calibration="sigmoid", cv=3).fit(X, y, sample_weight=weights)
     reference = CalibratedClassifierCV(SVC(), method="sigmoid", cv=3).fit(X, y, sample_weight=weights)
     np.testing.assert_array_equal(model.predict_proba(X), reference.predict_proba(X))
 
@@ -369,8 +410,11 @@ def test_column_vector_y_is_accepted_with_scikit_learns_warning(iris):
             ([0, 1, 2], [0, 1, 1], {"utility": np.eye(2)}),
             "utility has 2 columns (one per true class) but there are 3 classes [0, 1, 2]; pass labels=",
         ),
-        (([0, 1], [0, 1], {"utility": TREAT_DISMISS_TEST}), "a rectangular utility needs decisions= naming its 3 rows"),
-        (([0, 1], [0, 1], {"utility": TREAT_DISMISS_TEST, "decisions": [0, 1]}), "decisions names 2 decisions but utility has 3 rows"),
+        (([0, 1], [0, 1], {"utility": TREAT_DISMISS_TEST, "labels": [0, 1]}), "a rectangular utility needs decisions= naming its 3 rows"),
+        (
+            ([0, 1], [0, 1], {"utility": TREAT_DISMISS_TEST, "labels": [0, 1], "decisions": [0, 1]}),
+            "decisions names 2 decisions but utility has 3 rows",
+        ),
         (([0, 1], [0, 1], {"utility": np.eye(2), "labels": [0, 0]}), "labels must not repeat a label: 0"),
         (([0, 1], [0, 1], {"utility": np.eye(2), "sample_weight": [1.0]}), "sample_weight has shape (1,) but there are 2 items"),
         (([0, 1], [0, 1], {"utility": np.eye(2), "sample_weight": [1.0, -1.0]}), "sample_weight must be finite and non-negative"),
@@ -411,20 +455,20 @@ def test_utility_score_bad_input_raises_one_line(arguments, message):
 def test_sample_weights_and_utilities_near_the_float_limits_give_finite_scores():
     y_true, y_pred = [0, 1, 1, 0], [0, 1, 0, 0]
     utility = np.array([[1.0, 0.25], [0.0, 1.0]])
-    plain = utility_score(y_true, y_pred, utility=utility, sample_weight=[1, 2, 3, 4])
+    plain = utility_score(y_true, y_pred, utility=utility, labels=[0, 1], sample_weight=[1, 2, 3, 4])
     assert plain == pytest.approx((1 + 2 + 3 * 0.25 + 4) / 10, rel=1e-15)
     # Weights whose sum overflows (it was NaN) and subnormal weights: the same weighted mean.
     big = np.finfo(float).max / 4
-    assert utility_score(y_true, y_pred, utility=utility, sample_weight=[big / 4, big / 2, 3 * big / 4, big]) == pytest.approx(
-        plain, rel=1e-15
-    )
-    assert utility_score(y_true, y_pred, utility=utility, sample_weight=[5e-324, 1e-323, 1.5e-323, 2e-323]) == pytest.approx(
+    assert utility_score(
+        y_true, y_pred, utility=utility, labels=[0, 1], sample_weight=[big / 4, big / 2, 3 * big / 4, big]
+    ) == pytest.approx(plain, rel=1e-15)
+    assert utility_score(y_true, y_pred, utility=utility, labels=[0, 1], sample_weight=[5e-324, 1e-323, 1.5e-323, 2e-323]) == pytest.approx(
         plain, rel=1e-15
     )
     # Utilities near the float limit: their mean is finite.
     huge = utility * np.finfo(float).max
-    assert utility_score(y_true, y_pred, utility=huge) == pytest.approx(
-        utility_score(y_true, y_pred, utility=utility) * np.finfo(float).max, rel=1e-15
+    assert utility_score(y_true, y_pred, utility=huge, labels=[0, 1]) == pytest.approx(
+        utility_score(y_true, y_pred, utility=utility, labels=[0, 1]) * np.finfo(float).max, rel=1e-15
     )
 
 

@@ -9,11 +9,11 @@ models across cross-validation folds").
 from __future__ import annotations
 
 from mcrank._signals import say
-from mcrank.cli._common import UsageError, flagged_by, html_text, json_text, terminal_width, write_output
+from mcrank.cli._common import UsageError, class_names, flagged_by, html_text, json_text, terminal_width, write_output
 
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
 _FLAGS = {"folds_column": "--folds-column", "repeats": "--repeats", "rope": "--rope", "samples": "--samples", "utility": "--utility",
-          "truth": "--truth", "folds": "--folds-column", "seed": "--seed"}  # fmt: skip
+          "truth": "--truth", "folds": "--folds-column", "seed": "--seed", "classes": "--classes"}  # fmt: skip
 #: Options of --scores that mean nothing across folds (those of the ranking on one test set are
 #: refused as their fields say: mcrank.cli._evaluate_options).
 _NOT_HERE = (("positive", "--positive"), ("threshold_choice", "--threshold-choice"), ("folds", "--folds"),
@@ -66,21 +66,21 @@ def handler(args) -> int:
     repeats = None if args.repeats is None else check_count(args.repeats, "--repeats")
     result = _flagged(compare_folds_file, args.labels, utility=args.utility, folds_column=args.folds_column,
                       truth="true" if args.truth is None else args.truth, repeats=repeats, rope=rope, samples=samples,
-                      rng=args.seed)  # fmt: skip
+                      rng=args.seed, classes=class_names(args.classes))  # fmt: skip
     made = {"input": str(args.labels), "utility_input": args.utility, "folds_column": args.folds_column}
     if args.format == "json":
         from mcrank.results import provenance
 
         text = json_text({**result.to_dict(), **made, **provenance()})
     elif args.format == "csv":
-        from mcrank.evaluate.fold_report import render_csv
+        from mcrank.evaluate.folds.report import render_csv
         from mcrank.results import provenance
 
         text = render_csv(result, comments={**made, **provenance()})
     elif args.format == "html":
         text = html_text(result)
     else:
-        from mcrank.evaluate.fold_report import render_table
+        from mcrank.evaluate.folds.report import render_table
 
         text = render_table(result, width=terminal_width(args.out))
     if write_output(text, args.out) is not None and not args.quiet:

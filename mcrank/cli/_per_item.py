@@ -3,7 +3,7 @@
 A ``--utility`` in the affine per-item form (``{"classes": [...], "decisions": [...], "cells":
 {...}}``, :mod:`mcrank.evaluate.per_item`) reads named columns of the ``--labels`` table; this
 module parses, calls :func:`mcrank.evaluate.per_item.evaluate_per_item` and prints in the format
-asked, as :mod:`mcrank.evaluate.per_item_report` renders it (``docs/evaluate-per-item.md``,
+asked, as :mod:`mcrank.evaluate.per_item.report` renders it (``docs/evaluate-per-item.md``,
 "Per-item utilities").
 """
 
@@ -38,7 +38,7 @@ def handler(args, utility) -> int:
     from mcrank.cli._evaluate_options import refuse_unread
     from mcrank.evaluate import MAX_SAMPLES
     from mcrank.evaluate.per_item import evaluate_per_item, evaluate_per_item_scores, load_item_table
-    from mcrank.evaluate.per_item_report import render_csv, render_json
+    from mcrank.evaluate.per_item.report import render_csv, render_json
     from mcrank.evaluate.result import DEFAULT_PER_ITEM_SAMPLES
 
     table = args.labels if args.scores is None else args.scores

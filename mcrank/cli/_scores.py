@@ -4,7 +4,7 @@
 argument group; :func:`handler` runs when ``--scores`` is given, before the other inputs are
 looked at. It only parses, calls :mod:`mcrank.evaluate.scoring`,
 :mod:`mcrank.evaluate.curves` and :mod:`mcrank.figures.decision_curves`, and picks the format
-of :mod:`mcrank.evaluate.scoring_report` (``docs/evaluate-scoring.md``, "Scoring classifiers" and
+of :mod:`mcrank.evaluate.scoring.report` (``docs/evaluate-scoring.md``, "Scoring classifiers" and
 "Decision curves").
 """
 
@@ -89,9 +89,9 @@ def handler(args) -> int:
     from mcrank._validation import check_count
     from mcrank.evaluate import MAX_SAMPLES, decision_curves, load_scores, rank_scoring
     from mcrank.evaluate.curves import DEFAULT_BAND_SAMPLES
+    from mcrank.evaluate.posterior import DEFAULT_PRIOR_COUNT
     from mcrank.evaluate.scoring import DEFAULT_FOLDS, DEFAULT_SCORING_SAMPLES, inverted_scores_note
-    from mcrank.evaluate.scoring_report import render_csv, render_json, render_table
-    from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT
+    from mcrank.evaluate.scoring.report import render_csv, render_json, render_table
 
     utility, utility_classes, classes = _inputs(args)
     plot = None if args.plot is None else Path(args.plot)

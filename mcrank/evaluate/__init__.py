@@ -21,6 +21,16 @@ The utility matrix is given in one of three forms:
   [0, 1] and correct classification best in each column, so it pushes elements at 0 or 1
   inwards and is *not* centred on ``U``: flip probabilities above 1/2 can occur.
 
+**One front door.** :func:`evaluate` takes the confusion matrices, or by keyword ``y_true=``
+with exactly one of ``predictions=``, ``scores=`` and ``probabilities=`` (a per-item utility
+with ``columns=``, each item's fold with ``folds=``): :mod:`mcrank.evaluate.modes` picks the
+mode (:data:`MODES`: confusions, per_item, folds, predictions, per_item_scores, curves,
+scores, probabilities) and runs its computation, each also an entry function of its own
+(:func:`evaluate_predictions`, :func:`rank_scoring`, :func:`compare_folds`,
+:func:`~mcrank.evaluate.per_item.evaluate_per_item`, :func:`decision_curves`). Every mode
+reads the utility in one class order (:mod:`mcrank.evaluate.targets`) and draws its test-set
+uncertainty from one posterior (:mod:`mcrank.evaluate.posterior`).
+
 The modules:
 
 - :mod:`mcrank.evaluate.targets` is the front door of every input: the class order by which
@@ -42,6 +52,8 @@ The modules:
   :mod:`mcrank.evaluate.uncertainty`; :mod:`mcrank.evaluate.result` holds the result types
   (:class:`Evaluation`) and their vocabulary, and :mod:`mcrank.evaluate.report` every
   rendering of them (text, JSON, CSV, records).
+- :mod:`mcrank.evaluate.modes`: the front door and its modes; :mod:`mcrank.evaluate.posterior`:
+  the one test-set posterior (its prior, its draws, its guard against underflow).
 - :mod:`mcrank.evaluate.scoring` reads labels and scores (:func:`scored_test_set`,
   :func:`load_scores`) and ranks scoring classifiers by the utility at each one's best
   threshold, beside AUC (:func:`rank_scoring`, :func:`auc_score`).
@@ -108,7 +120,8 @@ _SUBMODULE_OF = {
     "EvaluateOptions": "options",
     **dict.fromkeys(("ProbabilityEvaluation", "evaluate_probabilities", "load_probabilities", "rank_probabilities"), "probabilities"),
     "ResultProtocol": "protocol",
-    **dict.fromkeys(("evaluate", "evaluate_file", "evaluate_predictions"), "pipeline"),
+    **dict.fromkeys(("MODES", "evaluate"), "modes"),
+    **dict.fromkeys(("evaluate_file", "evaluate_predictions"), "pipeline"),
     **dict.fromkeys(
         ("DEFAULT_SAMPLES", "MAX_SAMPLES", "TIE_TOLERANCE", "ClassifierResult", "Disagreement", "Evaluation", "PairFlip"), "result"
     ),
@@ -133,14 +146,14 @@ __all__ = sorted(_SUBMODULE_OF)
 #: The report module that registers the renderings (``str()``, ``to_dict()``, ...) of each
 #: submodule's result types (:func:`mcrank.evaluate.result.renders`).
 _REPORT_OF = {
-    "curves": "curve_report",
-    "folds": "fold_report",
-    "per_item": "per_item_report",
+    "curves": "curves.report",
+    "folds": "folds.report",
+    "per_item": "per_item.report",
     "probabilities": "probabilities_report",
     # The renderings every result type shares unless its own report registers them.
     "protocol": "html_report",
     "result": "report",
-    "scoring": "scoring_report",
+    "scoring": "scoring.report",
 }
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from mcrank._rng import plain_seed, root_of
+from mcrank._validation import check_model_count
 from mcrank.estimators import ESTIMATORS, default_estimator
 from mcrank.evaluate.flips import _has_closed_form
 from mcrank.evaluate.input import (
@@ -36,12 +37,12 @@ from mcrank.evaluate.input import (
     read_utility,
 )
 from mcrank.evaluate.options import EvaluateOptions
+from mcrank.evaluate.posterior import prior_per_cell
 from mcrank.evaluate.result import (
     FREQUENCY_TOLERANCE,
     SAMPLE,
 )
-from mcrank.evaluate.targets import DEFAULT_ORIENTATION, check_orientation
-from mcrank.evaluate.uncertainty import prior_per_cell
+from mcrank.evaluate.targets import DEFAULT_ORIENTATION, check_orientation, reads_alike
 from mcrank.metrics import METRICS, get_metric
 
 __all__ = ["metrics_for"]
@@ -148,6 +149,7 @@ def _read(confusions, utility, options: EvaluateOptions, *, classes=None, orient
     """Step 1: the inputs checked, in the order their faults are reported, and the options (checked
     when built) applied to them: the sd and error model over the utility's own, the estimator
     for that error model, the root of the random streams, the metrics for the number of classes."""
+    check_model_count(confusions, "confusions")
     checked, classes = _check_confusions(confusions, classes, source, check_orientation(orientation))
     if not isinstance(utility, UtilityAssessment):
         utility = parse_utility(utility)
@@ -298,6 +300,7 @@ def _read_file(
             )
         # The utility's size checked before the n^2 cells of each classifier are tabulated.
         data = load_labels(path, classes=classes, utility_classes=utility_classes, classes_source=classes_source, truth=truth,
+                           order_free=reads_alike(assessment.matrix),
                            n_classes=len(assessment.matrix))  # fmt: skip
         return _FileGiven(data.confusions, assessment, data.classes, data.labels, data.source, None, data.class_order)
     utility_classes = classes if classes is not None else utility_classes

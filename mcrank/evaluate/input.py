@@ -34,7 +34,7 @@ from mcrank._validation import check_real as _real
 from mcrank._validation import check_square as _square
 from mcrank.confusion import from_sklearn
 from mcrank.error_models import ERROR_MODELS
-from mcrank.evaluate.targets import DEFAULT_ORIENTATION, check_orientation, class_order, oriented
+from mcrank.evaluate.targets import DEFAULT_ORIENTATION, check_orientation, class_order, oriented, reads_alike
 from mcrank.utility_space import expected_um
 
 __all__ = ["ERROR_MODELS", "MAX_INPUT_BYTES", "EvaluationInput", "ItemLabels", "UtilityAssessment", "confusions_from_labels",
@@ -590,7 +590,7 @@ def predictions_in_class_order(y_true, predictions, utility, classes=None):
         where = f"classifier {name!r}: y_pred"
         seen.update({label: where for label in label_array(y_pred, where).tolist() if label not in seen})
     order, source = class_order(seen, len(assessment.matrix), classes=classes, utility_classes=utility_classes,
-                                where="y_true and the predictions")  # fmt: skip
+                                where="y_true and the predictions", order_free=reads_alike(assessment.matrix))  # fmt: skip
     if utility_classes is not None:  # the utility's names are text; the labels keep their own type
         order = tuple(next(label for label in seen if str(label) == name) if name in map(str, seen) else name for name in order)
     confusions, order, labels = labels_from_predictions(y_true, predictions, classes=order)
@@ -689,6 +689,7 @@ def load_labels(
     n_classes: int | None = None,
     utility_classes: tuple[str, ...] | None = None,
     folds: str | None = None,
+    order_free: bool = False,
 ) -> EvaluationInput:
     """Read a test set's labels, one row per item, and tabulate each classifier's confusion matrix.
 
@@ -706,8 +707,9 @@ def load_labels(
     classes : tuple of str, optional
         The class names in order, as the user names them. Every label must be one of them.
         The order is :func:`mcrank.evaluate.targets.class_order`'s: ``classes``, else
-        ``utility_classes``, else for labels ``0..n-1`` their natural order; text labels
-        need one of the two. ``class_order`` says which.
+        ``utility_classes``, else for three classes or more labels ``0..n-1`` in their
+        natural order; text labels and two classes need one of the two. ``class_order`` says
+        which.
     classes_source : str, default "classes"
         Where the utility's classes came from (a utility file), named in a message about them.
     truth : str, default "true"
@@ -720,6 +722,9 @@ def load_labels(
     folds : str, optional
         A column of cross-validation folds (any text naming each item's fold), which is no
         classifier: returned as ``folds``.
+    order_free : bool, default False
+        The utility reads alike in both orders of two classes
+        (:func:`mcrank.evaluate.targets.reads_alike`): labels 0/1 need no named order.
 
     Returns
     -------
@@ -769,7 +774,7 @@ def load_labels(
             "and a column for every class"
         )
     classes, order_source = class_order(distinct, n, classes=None if classes is None else named,
-                                        utility_classes=utility_classes, where=source)  # fmt: skip
+                                        utility_classes=utility_classes, where=source, order_free=order_free)  # fmt: skip
     for name in classes:
         _check_name(name, "class", source)
     position = {label: k for k, label in enumerate(classes)}

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, fields, replace
 
 from mcrank._validation import check_choice, check_count, check_positive
 from mcrank.evaluate.input import DEFAULT_ERROR_MODEL, ERROR_MODELS
+from mcrank.evaluate.posterior import DEFAULT_PRIOR_COUNT, check_prior_count
 from mcrank.evaluate.result import (
     _DEPRECATED_ESTIMATOR_NAMES,
     DEFAULT_BAND_SAMPLES,
@@ -34,7 +35,6 @@ from mcrank.evaluate.result import (
     ESTIMATORS,
     MAX_SAMPLES,
 )
-from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, check_prior_count
 
 __all__ = ["MODES", "EvaluateOptions", "option_fields"]
 
@@ -137,7 +137,8 @@ class EvaluateOptions:
         Metric ids to report (:func:`~mcrank.evaluate.front_door.metrics_for`): a list, even
         of one id.
     progress : bool, default False
-        Show a progress bar of the Monte Carlo samples on stderr.
+        Show a progress bar of the Monte Carlo samples on stderr, and of the test-set
+        posterior's draws.
 
     Raises
     ------

@@ -47,8 +47,8 @@ __all__ = ["evaluate", "evaluate_file", "evaluate_predictions"]
 
 
 def evaluate(
-    confusions=None,
-    utility=None,
+    confusions,
+    utility,
     options: EvaluateOptions | None = None,
     *,
     classes=None,
@@ -62,10 +62,7 @@ def evaluate(
     Parameters
     ----------
     confusions : dict of str to array_like of shape (n, n)
-        Counts per classifier, all on the same test set, in ``orientation``. Or, in their
-        place, ``y_true=`` and ``probabilities={name: P}`` (keywords): probabilistic
-        classifiers, ranked by :func:`mcrank.evaluate.probabilities.evaluate_probabilities`
-        (which takes its own keywords) and returning its result.
+        Counts per classifier, all on the same test set, in ``orientation``.
     utility : array_like of shape (n, n), dict or UtilityAssessment
         The utility matrix, in any form of :func:`parse_utility`: rows = decision, columns =
         true class, in the class order of the confusion matrices.
@@ -137,7 +134,8 @@ def evaluate(
     metrics : sequence of str, optional
         Metric ids to report (see :func:`metrics_for`): a list, even of one id.
     progress : bool, default False
-        Show a progress bar of the Monte Carlo samples on stderr.
+        Show a progress bar of the Monte Carlo samples on stderr, and of the test-set
+        posterior's draws.
 
     Returns
     -------
@@ -166,8 +164,6 @@ def evaluate(
     Tied classifiers share a rank. A pair that a perturbed matrix (or a posterior draw)
     ties counts as flipped, as in the study's step 6 (``docs/method.md``).
     """
-    if "probabilities" in option_values:  # class probabilities: a mode of its own
-        return _probabilities_mode(confusions, utility, options, classes, option_values)
     options = EvaluateOptions.of(options, **option_values)
     given = _read(confusions, utility, options, classes=classes, orientation=orientation, source=source)
     weighted = _reweight(given, options.class_frequencies, options.class_counts)
@@ -179,7 +175,7 @@ def evaluate(
     normalised = normalise_um(given.utility.matrix)
     posterior = None
     if test_uncertainty:
-        posterior = _flips_under_test_set(given, weighted, ranking, normalised, labels)
+        posterior = _flips_under_test_set(given, weighted, ranking, normalised, labels, options.progress)
         results = tuple(replace(c, utility_yield_interval=posterior.intervals[c.name]) for c in results)
     pairs = None
     if given.utility.sd is not None or test_uncertainty:
@@ -210,19 +206,6 @@ def evaluate(
         else _frequency_report(weighted.deployment, given.class_totals, given.classes),
         estimator=given.estimator if with_sd else None,
     )
-
-
-def _probabilities_mode(confusions, utility, options, classes, keywords):
-    """``evaluate(y_true=..., probabilities={name: P}, utility=U)``:
-    :func:`mcrank.evaluate.probabilities.evaluate_probabilities`, which takes the keywords."""
-    from mcrank.evaluate.probabilities import evaluate_probabilities
-
-    if confusions is not None or options is not None:
-        raise ValueError("probabilities: give y_true, probabilities and utility as keywords, without confusion matrices or options")
-    if "y_true" not in keywords:
-        raise ValueError("y_true: the true classes of the items the probabilities are of")
-    keywords = dict(keywords)
-    return evaluate_probabilities(keywords.pop("y_true"), keywords.pop("probabilities"), utility, classes=classes, **keywords)
 
 
 # --- the steps of evaluate ------------------------------------------------------------------
@@ -351,7 +334,7 @@ def _flips_under_utility_error(given: _Given, weighted: _Weighted, ranking: _Ran
     return (counts / given.samples).tolist(), counts.tolist()
 
 
-def _flips_under_test_set(given: _Given, weighted: _Weighted, ranking: _Ranking, normalised, labels):
+def _flips_under_test_set(given: _Given, weighted: _Weighted, ranking: _Ranking, normalised, labels, progress: bool = False):
     """Step 6: the test set's posterior (:func:`posterior_uncertainty`): the yields'
     intervals, and per pair the flip probabilities under it, alone and with the utility's errors."""
     u, deployment = given.utility, weighted.deployment
@@ -368,7 +351,7 @@ def _flips_under_test_set(given: _Given, weighted: _Weighted, ranking: _Ranking,
                                                  else {"frequencies": deployment["pi"]})  # fmt: skip
     signs = np.concatenate(ranking.signs) if ranking.rows else np.zeros(0)
     return posterior_uncertainty(u.matrix, given.counts, given.names, ranking.order, signs, labels=labels, samples=given.samples,
-                                 prior_count=given.prior_count, perturbed=perturbed, rng=given.rng, **frequencies)  # fmt: skip
+                                 prior_count=given.prior_count, perturbed=perturbed, rng=given.rng, progress=progress, **frequencies)  # fmt: skip
 
 
 def _pairs(given: _Given, weighted: _Weighted, ranking: _Ranking, under_error, posterior) -> tuple[PairFlip, ...]:

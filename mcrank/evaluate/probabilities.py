@@ -36,10 +36,10 @@ imported only here; without scikit-learn the result says so. The gain is the rec
 less the yield as given.
 
 The utility matrix is read as at every door of the package (:mod:`mcrank.evaluate.targets`):
-rows = decision, columns = true class, in the one class order. Probabilities given as one
-column per model for two classes (the positive class's, ``positive``) leave a plain matrix for
-labels such as 0/1 ambiguous when the positive class is not the first: refused, not guessed
-(:func:`mcrank.evaluate.targets.check_matrix_order`). ``docs/probabilities.md`` has the CLI.
+rows = decision, columns = true class, in the one class order, which two classes must name
+(``classes=``, or a utility with its classes), even labels 0/1: a plain matrix whose order is
+not named is refused, not guessed (:func:`mcrank.evaluate.targets.class_order`).
+``docs/probabilities.md`` has the CLI.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ from mcrank.decisions import SUM_TOLERANCE, optimal_decisions
 from mcrank.evaluate.input import ItemLabels, UtilityAssessment, label_array, parse_utility, read_csv_columns
 from mcrank.evaluate.protocol import ResultProtocol
 from mcrank.evaluate.result import DEFAULT_SAMPLES, _compare, _competition_ranks
-from mcrank.evaluate.targets import check_matrix_order, class_order, positive_class
+from mcrank.evaluate.targets import class_order, positive_class
 from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, check_prior_count, posterior_uncertainty
 
 __all__ = ["DEFAULT_RECALIBRATION_FOLDS", "RECALIBRATIONS", "ProbabilityEvaluation", "ProbabilityModel", "ProbabilityTestSet",
@@ -529,8 +529,6 @@ def rank_probabilities(test_set: ProbabilityTestSet, utility, *, test_uncertaint
     """
     n = len(test_set.classes)
     u = _checked_utility(utility, n)
-    if test_set.positive is not None:
-        check_matrix_order(test_set.classes, test_set.order_source, test_set.positive)
     if recalibration is not None:
         check_choice(recalibration, RECALIBRATIONS, "recalibration")
         if recalibration == "isotonic" and n != 2:

@@ -17,8 +17,8 @@ answers the same calls, each routed to a rendering its report module registers:
   -- ``"html_table"``.
 
 Only this module routes; the renderings are in the report modules, one per result type
-(:mod:`mcrank.evaluate.report`, ``scoring_report``, ``curve_report``, ``fold_report``,
-``per_item_report``), and the ones every type shares unless its report registers its own (the
+(:mod:`mcrank.evaluate.report`, ``scoring.report``, ``curves.report``, ``folds.report``,
+``per_item.report``, ``probabilities_report``), and the ones every type shares unless its report registers its own (the
 one-line ``repr``, the HTML table from the records, the HTML page of ``--format html``) in
 :mod:`mcrank.evaluate.html_report`. A report module registers its type's renderings with
 :func:`renders` when imported; :mod:`mcrank.evaluate` imports it on the first rendering of one

@@ -8,18 +8,29 @@ metric in one place (``_check_targets``):
 
 1. the order the user names (``classes=``, ``--classes``, ``labels=`` in :mod:`mcrank.sklearn`);
 2. else the utility's own class names (``{"utility": ..., "classes": [...]}``);
-3. else, when the labels are the integers ``0..n-1`` (or their text, in a file) or booleans,
-   their natural order: class ``k`` is row and column ``k``;
-4. else nothing is guessed: the order is refused, with what to give.
+3. else, for three classes or more, when the labels are the integers ``0..n-1`` (or their
+   text, in a file), their natural order: class ``k`` is row and column ``k``;
+4. else nothing is guessed: the order is refused, with what to give, by one ValueError naming
+   the parameter (:func:`unnamed_order`). Two classes are never read in a natural order, not
+   even labels 0/1 or booleans: a two-class matrix is as often written positive class first
+   (class 1 first, the cell of the true positives top left) as in class order, and the two
+   readings give different yields (a utility written class 1 first for labels 0/1, read in
+   class order, once reported +43.6 where the truth was -11.3).
+
+What names the order, in every door: ``classes=`` (``labels=`` for the scikit-learn classes,
+``--classes`` on the command line); a utility keyed by class, ``{"utility": [[...]], "classes":
+[...]}`` (as JSON too: ``--utility``, a file's ``"utility"`` with ``"classes"``); an affine
+per-item utility, which names its classes. A utility that reads alike in both orders of two
+classes (:func:`reads_alike`: the identity, ``utility="identity"``, any matrix equal to itself
+with the classes swapped) needs no name, and confusion matrices given as arrays are read position by position,
+as the utility is.
 
 A binary scoring door also needs the **positive class**, the one the scores are for
 (:func:`positive_class`): the one named (``positive=``, ``--positive``); else the first of the
 named classes; else 1 (True) for labels 0/1, -1/1 or booleans, as scikit-learn's ``pos_label``;
 where the last two disagree, or neither applies, it is refused. The matrix is still read in
-class order: the positive class picks which column of ``U`` the scores point to, not which
-row comes first. Where the order was not named and the positive class is not its first
-class, a plain matrix could be meant either way (positive first, or class order), so
-:func:`check_matrix_order` refuses it.
+class order, which is named (two classes have no natural one): the positive class picks which
+column of ``U`` the scores point to, not which row comes first.
 
 Confusion matrices given as arrays are in mcrank's orientation (``"decision-by-class"``:
 rows = decision, columns = true class) unless ``orientation="sklearn"`` says they are
@@ -33,8 +44,8 @@ import re
 
 import numpy as np
 
-__all__ = ["CLASS_ORDERS", "DEFAULT_ORIENTATION", "LAYOUT", "ORIENTATIONS", "check_matrix_order", "check_orientation", "class_header",
-           "class_order", "natural_classes", "oriented", "positive_class"]  # fmt: skip
+__all__ = ["CLASS_ORDERS", "DEFAULT_ORIENTATION", "LAYOUT", "ORIENTATIONS", "check_orientation", "class_header", "class_order",
+           "natural_classes", "oriented", "positive_class", "reads_alike", "unnamed_order"]  # fmt: skip
 
 #: The one layout of a utility matrix, said once in every report.
 LAYOUT = "rows = decision, columns = true class"
@@ -86,7 +97,9 @@ def natural_classes(labels, n: int) -> tuple | None:
     Labels that are all integers in ``0..n-1`` (Python or NumPy integers, or their decimal
     text without a sign or leading zeros, as a file holds them) give ``(0, ..., n-1)`` (as
     text for text labels): class ``k`` is row and column ``k``, even for a class no label
-    names. Labels that are all booleans give ``(False, True)`` for ``n = 2``.
+    names. Labels that are all booleans give ``(False, True)`` for ``n = 2``. This is the
+    labels' order, not the utility's: :func:`class_order` reads a matrix in it for three
+    classes or more only.
     """
     labels = list(labels)
     if not labels:
@@ -113,7 +126,16 @@ def _suggested(labels) -> list:
         return list(dict.fromkeys(labels))
 
 
-def class_order(labels, n: int, *, classes=None, utility_classes=None, where: str = "y_true") -> tuple[tuple, str]:
+def reads_alike(utility) -> bool:
+    """Whether a two-class utility matrix gives every decision rule the same yield in both class
+    orders: it equals itself with the two classes swapped (rows and columns), as the identity does.
+    Such a matrix needs no named order."""
+    u = np.asarray(utility)
+    return u.shape == (2, 2) and bool(np.array_equal(u, u[::-1, ::-1]))
+
+
+def class_order(labels, n: int, *, classes=None, utility_classes=None, where: str = "y_true",
+                order_free: bool = False) -> tuple[tuple, str]:  # fmt: skip
     """The class order of an n-class utility matrix for these labels, and where it came from.
 
     Parameters
@@ -129,6 +151,9 @@ def class_order(labels, n: int, *, classes=None, utility_classes=None, where: st
         The utility's own class names; they must agree with ``classes`` when both are given.
     where : str
         What holds the labels, for messages.
+    order_free : bool
+        The utility reads alike in both orders of two classes (:func:`reads_alike`): labels
+        0/1 or booleans may then take their natural order.
 
     Returns
     -------
@@ -155,13 +180,8 @@ def class_order(labels, n: int, *, classes=None, utility_classes=None, where: st
         classes, source = tuple(utility_classes), "utility"
     else:
         classes, source = natural_classes(labels, n), "natural"
-        if classes is None:
-            raise ValueError(
-                f"classes: the labels of {where} ({_listed(_suggested(labels))}) are not the integers 0..{n - 1}, so the "
-                f"order of the utility matrix's rows and columns ({LAYOUT}) is not known: name it with the parameter "
-                f"classes (e.g. {','.join(map(str, _suggested(labels)[:n]))}), or give the utility with its classes, "
-                '{"utility": [[...]], "classes": [...]}'
-            )
+        if classes is None or (n == 2 and not order_free):
+            raise ValueError(unnamed_order(labels, n, where))
     if len(classes) != n:
         raise ValueError(f"classes: {len(classes)} classes ({_listed(classes)}) but the utility matrix has {n} columns, "
                          "one per true class")  # fmt: skip
@@ -172,6 +192,26 @@ def class_order(labels, n: int, *, classes=None, utility_classes=None, where: st
     if unknown := [label for label in dict.fromkeys(labels) if label not in known and str(label) not in known]:
         raise ValueError(f"{holders.get(unknown[0], where)}: label {unknown[0]!r} is not one of the classes {_listed(classes, 10)}")
     return classes, source
+
+
+def unnamed_order(labels, n: int, where: str = "y_true", parameter: str = "classes") -> str:
+    """The one refusal of a utility matrix whose class order is not named (:func:`class_order`):
+    two classes, or labels other than the integers 0..n-1; it names ``parameter``."""
+    shown = _suggested(labels)
+    with_classes = (
+        'or give the utility with its classes, {"utility": [[...]], "classes": [...]}'
+        if parameter == "classes"
+        else "or an AffineUtility, which names its classes"
+    )
+    if n == 2 and natural_classes(labels, 2) is not None:
+        first, second = natural_classes(labels, 2)
+        return (f"{parameter}: the labels of {where} are {first!r} and {second!r}, and a two-class utility matrix is written either "
+                f"in class order ({first} first) or positive class first ({second} first), which give different yields: "
+                f"name its order ({LAYOUT}) with the parameter {parameter} ({first},{second} or {second},{first}), {with_classes}")  # fmt: skip
+    how = f"e.g. {','.join(map(str, shown[:n]))}"
+    why = "two classes have no natural order" if n == 2 else f"they are not the integers 0..{n - 1}"
+    return (f"{parameter}: the labels of {where} ({_listed(shown)}): {why}, so the order of the utility matrix's rows and "
+            f"columns ({LAYOUT}) is not known: name it with the parameter {parameter} ({how}), {with_classes}")  # fmt: skip
 
 
 def _sklearn_positive(labels: list):
@@ -220,18 +260,6 @@ def positive_class(labels, *, positive=None, classes=None, where: str = "y_true"
             "default only for labels 0/1 or -1/1, or the first of the classes when they are named"
         )
     return first if first is not None else default
-
-
-def check_matrix_order(order: tuple, source: str, positive) -> None:
-    """Refuse a plain matrix whose class order was not named where the positive class is not its
-    first: it could mean positive first, or class order (:func:`class_order`)."""
-    if source == "natural" and not _same(order[0], positive):
-        raise ValueError(
-            f"classes: the utility matrix is read in class order ({', '.join(map(str, order))}; {LAYOUT}), but the "
-            f"positive class {positive!r} is not the first, and the order was not named: say it with the parameter "
-            f"classes ({','.join(map(str, order))}, or positive first: {positive},{order[0]}), "
-            'or give the utility with its classes, {"utility": [[...]], "classes": [...]}'
-        )
 
 
 def class_header(classes, source: str | None = None, positive=None) -> str:

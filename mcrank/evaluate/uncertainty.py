@@ -61,40 +61,33 @@ keeps the draws (exact quantiles) while ``samples x classifiers`` is at most
 :data:`EXACT_QUANTILE_DRAWS`, and above it counts them in fine histograms around the
 quantiles: the memory does not grow with ``samples``.
 
-**The prior's range.** ``prior_count`` lies in [:data:`MIN_PRIOR_COUNT`,
-:data:`MAX_PRIOR_COUNT`]. Above it a cell's gamma variate, of relative sd
-``sqrt(cells / prior_count)``, is too narrow for double precision (at 1e50 every draw is its
-mean, ties everywhere); below it the prior on a cell underflows.
+**The prior** and the Dirichlet draws, with their range and their guard against underflow,
+are those of every mode, :mod:`mcrank.evaluate.posterior`'s.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 
 from mcrank._rng import DEPLOYMENT_FREQUENCIES, TEST_SET, UTILITY_ERRORS, root_of, stream_generator
-from mcrank._validation import as_float
+from mcrank.evaluate.posterior import (  # noqa: F401 - the prior is posterior.py's, named here too
+    DEFAULT_PRIOR_COUNT,
+    MAX_PRIOR_COUNT,
+    MIN_PRIOR_COUNT,
+    PRIOR_NOTE_SHARE,
+    check_prior_count,
+    dirichlet,
+    prior_per_cell,
+)
 
 __all__ = ["DEFAULT_PRIOR_COUNT", "EXACT_QUANTILE_DRAWS", "EXACT_TOLERANCE", "MAX_PRIOR_COUNT", "MIN_PRIOR_COUNT",
            "PRIOR_NOTE_SHARE", "RankingUncertainty", "check_prior_count", "posterior_uncertainty", "prior_per_cell"]  # fmt: skip
 
-#: The Dirichlet prior's total count, spread evenly over the cells of the table (see
-#: :func:`prior_per_cell`): the weight of one test item, whatever the number of classes and
-#: classifiers. docs/evaluate-uncertainty.md gives its sensitivity on a real test set.
-DEFAULT_PRIOR_COUNT = 1.0
-#: Above this share of the test set's items, the prior's total count is worth a note: the
-#: intervals and the probabilities then lean on it, not only on the test set.
-PRIOR_NOTE_SHARE = 0.03
-#: The prior's total count is at least this: a cell of a pair's joint table then has a prior
-#: of at least 1e-6 / n^3, whose gamma variates, where they do not underflow, are numbers.
-MIN_PRIOR_COUNT = 1e-6
-#: ... and at most this: the weight of 10^12 test items, when a cell's gamma variate still has
-#: a relative sd above 1e-6, far above double precision (at 1e50 every draw was its mean and
-#: every pair tied; at 1e308 the sums overflowed).
-MAX_PRIOR_COUNT = 1e12
 #: Posterior draws per block: the work space is a few blocks of draws x components.
 _BLOCK = 2048
 #: Up to this many draws (samples x classifiers) the intervals are the exact quantiles of the
@@ -147,47 +140,6 @@ class RankingUncertainty:
     model: str
     samples: int
     prior_count: float
-
-
-def prior_per_cell(prior_count: float, cells: int) -> float:
-    """The Dirichlet prior count of each of ``cells`` cells: the total ``prior_count`` spread evenly.
-
-    The one prior rule of the test-set posterior. Merging cells of a Dirichlet sums their
-    parameters, so a table whose cells merge into those of a smaller one (a pair's n^3 joint
-    cells into A's n^2, A's n^2 into the n class totals) gets, from the even spread of the
-    same total, the even spread of that total again: every table's posterior is a marginal
-    of the one posterior of the full joint table, and the prior weighs as ``prior_count``
-    test items, however many cells there are.
-    """
-    return prior_count / cells
-
-
-def check_prior_count(value, what: str = "prior_count") -> float:
-    """The prior's total count: a finite number in [:data:`MIN_PRIOR_COUNT`, :data:`MAX_PRIOR_COUNT`]."""
-    number = as_float(value, what)
-    if not MIN_PRIOR_COUNT <= number <= MAX_PRIOR_COUNT:
-        raise ValueError(f"{what} must be from {MIN_PRIOR_COUNT:g} to {MAX_PRIOR_COUNT:g} (the prior weighs as that many test "
-                         f"items; outside, its draws are not numbers in double precision), got {number:g}")  # fmt: skip
-    return number
-
-
-def _dirichlet(rng: np.random.Generator, alpha: np.ndarray, size: int) -> np.ndarray:
-    """``size`` draws of Dirichlet(alpha) along the last axis (alpha broadcast), by gammas.
-
-    Where every gamma variate of a draw underflows to 0 (a Dirichlet without counts, whose
-    prior alone is below 1e-3 a cell), the draw is the limit of such a Dirichlet: one vertex,
-    component ``i`` with probability ``alpha_i / sum(alpha)``, rather than 0 / 0.
-    """
-    gamma = rng.standard_gamma(np.broadcast_to(alpha, (size, *np.shape(alpha))))
-    total = gamma.sum(axis=-1, keepdims=True)
-    if np.all(total > 0):
-        return gamma / total
-    empty = total[..., 0] == 0
-    weights = np.broadcast_to(alpha, gamma.shape)[empty]  # (m, components)
-    chosen = (rng.random((len(weights), 1)) * weights.sum(axis=-1, keepdims=True) < np.cumsum(weights, axis=-1)).argmax(axis=-1)
-    gamma[empty] = np.eye(gamma.shape[-1])[chosen]
-    total[empty] = 1.0
-    return gamma / total
 
 
 class _IntervalQuantiles:
@@ -374,6 +326,7 @@ def posterior_uncertainty(
     frequencies=None,
     frequency_counts=None,
     perturbed=None,
+    progress: bool = False,
     rng=None,
 ) -> RankingUncertainty:
     """Posterior intervals of the yields, and flip probabilities of the pairs, from one posterior.
@@ -412,6 +365,9 @@ def posterior_uncertainty(
         it, the flip probabilities under both uncertainties are estimated too.
     rng : int, SeedSequence, Generator or None
         The root of the streams (module docstring; :func:`mcrank._rng.root_of`).
+    progress : bool, default False
+        Show a progress bar of the draws on stderr (tqdm, as the study runner does): their
+        work grows with the number of pairs of classifiers.
 
     Returns
     -------
@@ -434,16 +390,20 @@ def posterior_uncertainty(
     column_alpha = counts.transpose(0, 2, 1) + prior_per_cell(prior_count, n * n)  # (k, n true, n outputs)
     joint = None if labels is None else _JointTables(root, labels, names, pairs, signs, u, prior_count, proportions.deployment, both)
     draws, errors = stream_generator(root, TEST_SET), stream_generator(root, UTILITY_ERRORS)
+    from tqdm import tqdm  # only with the test-set uncertainty: the command line starts without it
+
+    bar = tqdm(total=samples, unit="draw", unit_scale=True, disable=not progress, file=sys.stderr, leave=False)
     done = 0
     while done < samples:
         size = min(_BLOCK, samples - done)
         done += size
+        bar.update(size)
         v = perturbed(size=size, rng=errors) if both else None  # (size, n, n)
         shares = proportions.draw(size, draws)  # (size, n): the class proportions of this block's draws
         frequencies_drawn = []
         block_yields = np.empty((k, size))
         for c in range(k):
-            columns = _dirichlet(draws, column_alpha[c], size)  # (size, n true, n outputs)
+            columns = dirichlet(draws, column_alpha[c], size)  # (size, n true, n outputs)
             cells = columns.transpose(0, 2, 1) * shares[:, None, :]  # (size, output, true)
             frequencies_drawn.append(cells)
             block_yields[c] = np.einsum("sij,ij->s", cells, u)
@@ -456,6 +416,7 @@ def posterior_uncertainty(
             sums.add(p, "test", _flip(np.einsum("sij,ij->s", delta, u), signs[p]))
             if both:
                 sums.add(p, "both", _flip(np.einsum("sij,sij->s", delta, v), signs[p]))
+    bar.close()
     # Back in the units of the matrix (eq. 11 undone), within its range despite rounding.
     ends = np.clip(lowest + scale * yields.result(), lowest, lowest + scale)
     intervals = {name: (float(ends[c, 0]), float(ends[c, 1])) for c, name in enumerate(names)}
@@ -481,7 +442,7 @@ class _Proportions:
     def draw(self, size: int, draws: np.random.Generator) -> np.ndarray:
         if self.frequencies is not None:
             return np.broadcast_to(self.frequencies, (size, self.alpha.size))
-        return _dirichlet(draws if self.deployment_draws is None else self.deployment_draws, self.alpha, size)
+        return dirichlet(draws if self.deployment_draws is None else self.deployment_draws, self.alpha, size)
 
 
 class _FlipSums:
@@ -553,7 +514,7 @@ class _JointTables:
                 share = np.divide(proportions, totals, out=np.zeros((size, self.n)), where=(proportions > 0) & (totals > 0))
                 f = gamma[:, : self.j.size] * share[:, self.j]
             else:
-                f = _dirichlet(pair_rng, alpha, size)[:, :-1]  # the merged component has weight 0
+                f = dirichlet(pair_rng, alpha, size)[:, :-1]  # the merged component has weight 0
             if math.isnan(self.exact[p]):
                 sums.add(p, "test", _flip(f @ self.weights, self.signs[p]))
             if self.both:

@@ -19,7 +19,7 @@ model at the threshold that ``U(p_t)`` makes optimal for a calibrated probabilit
 **How sure** (``test_uncertainty=True``): the posterior of the population's frequencies is
 the one of ``mcrank evaluate --test-uncertainty`` (:mod:`mcrank.evaluate.uncertainty`): a
 Dirichlet with the prior's total count ``prior_count`` spread evenly over the cells
-(:func:`~mcrank.evaluate.uncertainty.prior_per_cell`). At each threshold each model is a
+(:func:`~mcrank.evaluate.posterior.prior_per_cell`). At each threshold each model is a
 binary classifier, so
 
 - its band is the central interval of its net benefit under the posterior of its own table,
@@ -47,10 +47,11 @@ import numpy as np
 
 from mcrank._rng import DECISION_CURVE_BANDS, DECISION_CURVE_PAIRS, root_of, stream_generator
 from mcrank._validation import MAX_EVALUATE_SAMPLES, check_count
+from mcrank.evaluate.posterior import DEFAULT_PRIOR_COUNT, check_prior_count, dirichlet, prior_per_cell
 from mcrank.evaluate.protocol import ResultProtocol
 from mcrank.evaluate.result import DEFAULT_BAND_SAMPLES, rendering
 from mcrank.evaluate.scoring import ScoredTestSet, scored_test_set
-from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, _flip_exact, _IntervalQuantiles, check_prior_count, prior_per_cell
+from mcrank.evaluate.uncertainty import _flip_exact, _IntervalQuantiles
 
 __all__ = ["DEFAULT_BAND_SAMPLES", "DEFAULT_THRESHOLDS", "DecisionCurves", "decision_curves", "net_benefit_utility"]
 
@@ -138,7 +139,7 @@ class DecisionCurves(ResultProtocol):
 
     def to_dict(self) -> dict:
         """JSON-ready: thresholds, curves, and with the posterior the bands and probabilities
-        (:func:`mcrank.evaluate.curve_report.to_dict`)."""
+        (:func:`mcrank.evaluate.curves.report.to_dict`)."""
         return rendering(self, "dict")(self)
 
 
@@ -176,15 +177,14 @@ def _treated_counts(positive: np.ndarray, levels: np.ndarray, thresholds: int) -
 
 def _band(generator: np.random.Generator, alpha: np.ndarray, net, samples: int) -> np.ndarray:
     """The central :data:`BAND` interval, at each threshold, of ``net(f)`` for ``f`` drawn from
-    Dirichlet(``alpha[t]``) (``alpha`` of shape (T, components); ``net`` takes the gamma
-    variates, of shape (draws, T, components), and gives the numerator): ``samples`` draws in
+    Dirichlet(``alpha[t]``) (``alpha`` of shape (T, components); ``net`` takes the
+    draws, of shape (draws, T, components), :func:`~mcrank.evaluate.posterior.dirichlet`'s): ``samples`` draws in
     blocks of bounded size, from ``generator``."""
     thresholds = alpha.shape[0]
     step = max(1, _BAND_BLOCK // thresholds)  # draws per block, at every threshold at once
     quantiles = _IntervalQuantiles(thresholds, samples, ((1 - BAND) / 2, 1 - (1 - BAND) / 2))
     for start in range(0, samples, step):
-        gamma = generator.standard_gamma(np.broadcast_to(alpha, (min(step, samples - start), *alpha.shape)))
-        quantiles.add((net(gamma) / gamma.sum(axis=-1)).T)
+        quantiles.add(net(dirichlet(generator, alpha, min(step, samples - start))).T)
     return quantiles.result()
 
 
@@ -207,8 +207,8 @@ def _probabilities_better(root, names, is_positive, levels, treated, odds, joint
                 if below is None:  # the integral did not converge: drawn instead, in blocks
                     generator, below = stream_generator(root, DECISION_CURVE_PAIRS, pair * size + k), 0
                     for start in range(0, samples, _BAND_BLOCK):
-                        gamma = generator.standard_gamma(np.broadcast_to(alpha, (min(_BAND_BLOCK, samples - start), 4)))
-                        below += int(np.count_nonzero(gamma @ weights < 0))
+                        f = dirichlet(generator, alpha, min(_BAND_BLOCK, samples - start))
+                        below += int(np.count_nonzero(f @ weights < 0))
                     below, is_exact[k] = below / samples, False
                 probability[k] = 1.0 - below
             better[a, b], exact[a, b] = probability, is_exact
@@ -236,8 +236,8 @@ def decision_curves(y_true, scores=None, *, positive=None, thresholds=None, test
         model's net benefit exceeds the other's on the population (module docstring).
     prior_count : float, default 1
         The Dirichlet prior's total count (:mod:`mcrank.evaluate.uncertainty`), in
-        [:data:`~mcrank.evaluate.uncertainty.MIN_PRIOR_COUNT`,
-        :data:`~mcrank.evaluate.uncertainty.MAX_PRIOR_COUNT`].
+        [:data:`~mcrank.evaluate.posterior.MIN_PRIOR_COUNT`,
+        :data:`~mcrank.evaluate.posterior.MAX_PRIOR_COUNT`].
     samples : int, default 10000
         Posterior draws of the bands, at most :data:`mcrank._validation.MAX_EVALUATE_SAMPLES`;
         drawn in blocks, so memory does not grow with them.

@@ -5,7 +5,7 @@ confusion-matrix report (:mod:`mcrank.evaluate.report`): names escaped and cut i
 one number format per column, columns in blocks that fit. With a ranking
 (:func:`mcrank.evaluate.scoring.rank_scoring`) it opens with the choice and how sure it is
 (:func:`decision_line`); the pairs AUC orders otherwise and the decision curves' table
-(:mod:`mcrank.evaluate.curve_report`) follow with ``details``. :func:`render_csv` writes the
+(:mod:`mcrank.evaluate.curves.report`) follow with ``details``. :func:`render_csv` writes the
 ranking (or the curves), :func:`render_json` the test set, the ranking and the curves;
 :func:`to_dict` is :meth:`ScoringEvaluation.to_dict <mcrank.evaluate.scoring.ScoringEvaluation.to_dict>`.
 """
@@ -17,9 +17,9 @@ import io
 import json
 import math
 
-from mcrank.evaluate.curve_report import render_csv as render_curves_csv
-from mcrank.evaluate.curve_report import table_lines as curve_lines
 from mcrank.evaluate.curve_scores import CURVE_SCORES
+from mcrank.evaluate.curves.report import render_csv as render_curves_csv
+from mcrank.evaluate.curves.report import table_lines as curve_lines
 from mcrank.evaluate.folds import SEPARATED
 from mcrank.evaluate.report import (
     POINT_YIELDS,
@@ -218,7 +218,7 @@ def _probability_above(posterior, a: str, b: str) -> tuple:
 def render_csv(test_set, ranking, curves, made: dict) -> str:
     """The ``--scores`` report as CSV, one table: the ranking, one row per model (with its
     posterior's columns), or without a ranking the decision curves
-    (:func:`mcrank.evaluate.curve_report.render_csv`); after ``# key: value`` lines for
+    (:func:`mcrank.evaluate.curves.report.render_csv`); after ``# key: value`` lines for
     ``made``, the test set and the settings, then :func:`mcrank.results.provenance`."""
     from mcrank.results import csv_comments, provenance
 
@@ -253,7 +253,7 @@ def render_csv(test_set, ranking, curves, made: dict) -> str:
 def render_json(test_set, ranking, curves, made: dict) -> str:
     """The ``--scores`` report as JSON: ``test_set`` (:func:`test_set_dict`), ``scoring`` (the
     ranking's :func:`to_dict`) and ``decision_curves``
-    (:func:`mcrank.evaluate.curve_report.to_dict`), whichever were made, then ``made`` and
+    (:func:`mcrank.evaluate.curves.report.to_dict`), whichever were made, then ``made`` and
     :func:`mcrank.results.provenance`."""
     from mcrank.results import provenance
 

@@ -25,8 +25,8 @@ offers three choices (``threshold_choice``):
 
 All classifiers share the same folds or halves, so their yields stay paired. The utility
 matrix is read as at every door of the package (:mod:`mcrank.evaluate.targets`): rows =
-decision, columns = true class, in the test set's class order (``classes=``, the utility's
-names, or labels 0/1 in their natural order); the positive class, the one the scores are
+decision, columns = true class, in the test set's class order (``classes=`` or the utility's
+names: two classes have no natural order); the positive class, the one the scores are
 for, picks its column, not which row comes first. ``docs/evaluate-scoring.md``, "Scoring
 classifiers", has the CLI.
 """
@@ -46,9 +46,10 @@ from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, 
 from mcrank.evaluate.curve_scores import CURVE_SCORES, _checked_scores, _score_array
 from mcrank.evaluate.folds import SEPARATED
 from mcrank.evaluate.input import label_array, read_csv_columns
+from mcrank.evaluate.posterior import SCORING_PRIOR_COUNT, prior_part
 from mcrank.evaluate.protocol import ResultProtocol
 from mcrank.evaluate.result import DEFAULT_SCORING_SAMPLES, _compare, _competition_ranks, rendering
-from mcrank.evaluate.targets import check_matrix_order, class_order, natural_classes, positive_class
+from mcrank.evaluate.targets import class_order, natural_classes, positive_class, reads_alike, unnamed_order
 
 __all__ = ["THRESHOLD_CHOICES", "ScoredTestSet", "ScoringEvaluation", "ScoringPosterior", "ScoringResult", "auc_score", "folds_used", "inverted_scores_note",
            "load_scores", "rank_scoring", "scored_test_set"]  # fmt: skip
@@ -80,7 +81,8 @@ class ScoredTestSet:
         The line of each item in the file it came from, for messages.
     order : tuple of (str, str) or None
         The class order of a utility matrix's rows and columns
-        (:func:`mcrank.evaluate.targets.class_order`), None when the labels give none.
+        (:func:`mcrank.evaluate.targets.class_order`), None when the labels give none; only a
+        utility that reads alike in both is read in the labels' natural order (0/1, booleans).
     order_source : {"given", "utility", "natural"} or None
         Which rule gave ``order``.
     """
@@ -116,7 +118,7 @@ def _binary_truth(labels: list, positive, classes, where: str, utility_classes=N
         if classes is not None and len(classes := tuple(classes)) != 2:
             raise ValueError(f"classes: a scoring classifier's problem has 2 classes, got {len(classes)}")
         order, source = class_order(distinct, 2, classes=classes, utility_classes=utility_classes, where=where)
-    else:
+    else:  # the labels' order, in which only a matrix that reads alike in both is read (_checked_utility)
         order, source = natural_classes(distinct, 2), "natural"
     named = None if source == "natural" else order
     positive = positive_class(distinct, positive=positive, classes=named, where=where)
@@ -160,8 +162,8 @@ def scored_test_set(y_true, scores, *, positive=None, classes=None) -> ScoredTes
         (:func:`mcrank.evaluate.targets.positive_class`).
     classes : sequence of 2 labels, optional
         The class order of a utility matrix's rows and columns (rows = decision, columns =
-        true class). Without it, labels 0/1 or booleans have their natural order; other
-        labels have none, and :func:`rank_scoring` then refuses a matrix.
+        true class). Without it (or a utility with its classes), :func:`rank_scoring`
+        refuses a matrix: two classes, even labels 0/1, have no natural order.
 
     Returns
     -------
@@ -380,15 +382,6 @@ def _random_folds(items: int, folds: int, rng: np.random.Generator) -> np.ndarra
 
 # --- the posterior: the Bayesian bootstrap of the evaluated items, with a prior -------------
 
-#: The prior's total count, spread evenly over the cells of the joint table (true class, every
-#: model's output): each cell of one model's own 2 x 2 table gets 1/2, Jeffreys's prior, whatever
-#: the number of models (merging cells of a Dirichlet sums their counts). Without it a model with
-#: few costly errors on the test set gets an interval that does not see the errors it has not made
-#: (``docs/evaluate-scoring.md``, "How sure is the choice of a scoring classifier?").
-SCORING_PRIOR_COUNT = 2.0
-#: Atoms of the truncated stick-breaking draw of the prior's part; the last stick takes what is
-#: left, on average ``(c / (1 + c))^atoms`` of the prior's mass, c its count: 4e-9 at c = 2.
-_PRIOR_ATOMS = 48
 #: Draws whose item weights are made at once: the weights take ``_DRAW_BLOCK * items`` floats.
 _DRAW_BLOCK = 64
 
@@ -495,25 +488,6 @@ def _item_utilities(positive, scores, utility, thresholds, fold) -> np.ndarray:
     return utility[np.where(scores >= threshold, 0, 1), truth]
 
 
-def _prior_draws(samples: int, models: int, utility, prior_count: float, rng) -> tuple[np.ndarray, np.ndarray]:
-    """The prior's part of each draw: its mass and its mass times each model's utility.
-
-    The prior is Dirichlet with ``prior_count`` spread evenly over the cells of the joint table
-    (true class, every model's output), 2^(models + 1) cells: the Dirichlet process of
-    concentration ``prior_count`` whose base measure draws the class and each model's output
-    uniformly and independently. Its mass is Gamma(prior_count); its normalised part is drawn by
-    stick-breaking (Sethuraman 1994), :data:`_PRIOR_ATOMS` atoms, never the 2^(models + 1) cells.
-    """
-    mass = rng.standard_gamma(prior_count, size=samples)
-    sticks = rng.beta(1.0, prior_count, size=(samples, _PRIOR_ATOMS))
-    sticks[:, -1] = 1.0
-    left = np.cumprod(1.0 - sticks[:, :-1], axis=1)
-    share = sticks * np.concatenate((np.ones((samples, 1)), left), axis=1)
-    truth = rng.integers(2, size=(samples, _PRIOR_ATOMS, 1))
-    output = rng.integers(2, size=(samples, _PRIOR_ATOMS, models))
-    return mass, mass[:, None] * np.einsum("sa,sam->sm", share, utility[output, truth])
-
-
 class _Rechoice(NamedTuple):
     """The cross-fitted threshold choice laid out for :func:`_weighted_choice_yields`, re-run in
     each draw."""
@@ -571,7 +545,7 @@ def _posterior_draws(positive, scores, utility, item_utilities, fold, choice, sa
     ``fold`` each item's fold (``"split"``: 0 chooses, 1 evaluates; ``"test"``: the posterior's
     own folds, ``item_utilities`` their cross-fitted decisions). Each draw weighs the items by the
     Bayesian bootstrap (unit exponential weights, the same for every model, so that their draws
-    stay paired) and adds the prior's part (:func:`_prior_draws`), the two mixed by their masses,
+    stay paired) and adds the prior's part (:func:`mcrank.evaluate.posterior.prior_part`), the two mixed by their masses,
     the Dirichlet's:
 
     - ``"split"``: the weighted yield of the evaluated items at the fixed threshold: they took
@@ -598,7 +572,7 @@ def _posterior_draws(positive, scores, utility, item_utilities, fold, choice, sa
     for start in range(0, samples, _DRAW_BLOCK):
         weights = weights_stream.standard_exponential((min(_DRAW_BLOCK, samples - start), items))
         block = slice(start, start + weights.shape[0])
-        prior_masses[block], prior[block] = _prior_draws(weights.shape[0], models, utility, prior_count, prior_stream)
+        prior_masses[block], prior[block] = prior_part(weights.shape[0], models, utility, prior_count, prior_stream)
         masses[block] = weights @ counted
         fixed[block] = weights @ (item_utilities * counted[:, None])
         if held_out is not None:
@@ -672,7 +646,7 @@ class ScoringPosterior:
         return ScoringPosterior(samples, seed, intervals, above, best, optimism, SCORING_PRIOR_COUNT, chosen, unseparated)
 
     def to_dict(self) -> dict:
-        """JSON-ready (:func:`mcrank.evaluate.scoring_report.posterior_dict`)."""
+        """JSON-ready (:func:`mcrank.evaluate.scoring.report.posterior_dict`)."""
         return rendering(self, "dict")(self)
 
 
@@ -783,7 +757,7 @@ class ScoringEvaluation(ResultProtocol):
         return f"cross-fitted: {self.folds} folds (unstratified{seed}), each fold's items decided at the thresholds chosen on the others"
 
     def to_dict(self) -> dict:
-        """JSON-ready (:func:`mcrank.evaluate.scoring_report.to_dict`)."""
+        """JSON-ready (:func:`mcrank.evaluate.scoring.report.to_dict`)."""
         return rendering(self, "dict")(self)
 
 
@@ -797,8 +771,8 @@ def rank_scoring(test_set: ScoredTestSet, utility, *, threshold_choice: str = "c
         From :func:`scored_test_set` or :func:`load_scores`.
     utility : array_like of shape (2, 2)
         Rows = decision, columns = true class, in the test set's class order
-        (``test_set.order``); refused when it has none, or when the order was not named and
-        the positive class is not its first (:func:`mcrank.evaluate.targets.check_matrix_order`).
+        (``test_set.order``); refused when it has none: when the order was not named
+        (:func:`mcrank.evaluate.targets.unnamed_order`).
     threshold_choice : {"crossfit", "split", "test"}, default "crossfit"
         Where each classifier's threshold is chosen and its yield evaluated (module
         docstring); ``"test"`` is optimistic.
@@ -914,13 +888,8 @@ def _checked_utility(test_set: ScoredTestSet, utility) -> tuple[np.ndarray, np.n
         raise ValueError(f"utility: a scoring classifier's problem has 2 classes, got a {u.shape[0]}x{u.shape[0]} matrix")
     if not np.all(np.isfinite(u)):
         raise ValueError("utility: every entry must be a finite number")
-    if test_set.order is None:
-        raise ValueError(
-            f"classes: the labels of {test_set.source or 'y_true'} ({', '.join(map(repr, test_set.classes))}) have no "
-            "natural order, so the utility matrix's rows and columns (rows = decision, columns = true class) cannot be "
-            'read: name it with the parameter classes, or give the utility with its classes, {"utility": ..., "classes": [...]}'
-        )
-    check_matrix_order(test_set.order, test_set.order_source, test_set.classes[0])
+    if test_set.order is None or (test_set.order_source == "natural" and not reads_alike(u)):
+        raise ValueError(unnamed_order(test_set.classes, 2, test_set.source or "y_true"))
     first = test_set.order.index(test_set.classes[0])
     return u, u[np.ix_([first, 1 - first], [first, 1 - first])]
 

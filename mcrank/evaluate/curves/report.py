@@ -2,7 +2,7 @@
 and JSON.
 
 :func:`table_lines` is the curves' table in the ``--scores`` report
-(:func:`mcrank.evaluate.scoring_report.render_table`), :func:`render_csv` their CSV, and
+(:func:`mcrank.evaluate.scoring.report.render_table`), :func:`render_csv` their CSV, and
 :func:`to_dict` is :meth:`DecisionCurves.to_dict <mcrank.evaluate.curves.DecisionCurves.to_dict>`.
 The numbers follow the rules of :mod:`mcrank.evaluate.report`.
 """

@@ -44,8 +44,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mcrank._jit import jit
 from mcrank._rng import PER_ITEM_POSTERIOR, root_of, stream_generator
+from mcrank.evaluate.posterior import DEFAULT_PRIOR_COUNT, bootstrap_means
 from mcrank.evaluate.protocol import ResultProtocol
 from mcrank.evaluate.result import DEFAULT_PER_ITEM_SAMPLES, rendering
 
@@ -268,53 +268,9 @@ def average_matrix(utility: np.ndarray) -> np.ndarray:
     return utility.mean(axis=0)
 
 
-def dirichlet_weighted_means(values: np.ndarray, samples: int, rng, *, extra_values=None, extra_weights=None) -> np.ndarray:
-    """Draws of ``sum_k w_k values[k]`` with ``w ~ Dirichlet(1, ..., 1, extra_weights)``: the
-    Bayesian bootstrap of the mean of ``values`` over items, with optional pseudo-items.
-
-    The weights are independent gammas divided by their sum. The items' gammas (exponential
-    variates) are drawn and summed one at a time by a compiled kernel (:func:`_weigh_items`):
-    no items x draws array is ever held, and the memory is that of the results.
-
-    Parameters
-    ----------
-    values : ndarray of shape (items, m)
-        Each item's value for each of ``m`` quantities (models); the draws share the weights.
-    samples : int
-    rng : numpy.random.Generator
-    extra_values : ndarray of shape (pseudo, m), optional
-        The pseudo-items' values.
-    extra_weights : ndarray of shape (pseudo,), optional
-        Their Dirichlet parameters (the items' are 1).
-
-    Returns
-    -------
-    ndarray of shape (samples, m)
-    """
-    m = values.shape[1]
-    total = np.zeros(samples)
-    weighted = np.zeros((samples, m))
-    if extra_values is not None:
-        gamma = rng.standard_gamma(np.broadcast_to(extra_weights, (samples, extra_weights.shape[0])))
-        total += gamma.sum(axis=1)
-        weighted += gamma @ extra_values
-    _weigh_items(rng, np.ascontiguousarray(values, dtype=float), weighted, total)
-    return weighted / total[:, None]
-
-
-@jit
-def _weigh_items(rng, values, weighted, total):
-    """Add, for every draw ``d`` and item ``k``, an exponential variate ``g`` times ``values[k]``
-    to ``weighted[d]`` and ``g`` to ``total[d]``. Items outer, draws inner: the draws' sums
-    (draws x models) stay in cache while the items stream past once."""
-    items, m = values.shape
-    samples = total.shape[0]
-    for k in range(items):
-        for d in range(samples):
-            g = rng.standard_exponential()
-            total[d] += g
-            for j in range(m):
-                weighted[d, j] += g * values[k, j]
+#: The Bayesian bootstrap of the mean over items, with pseudo-items: the one posterior's
+#: (:func:`mcrank.evaluate.posterior.bootstrap_means`).
+dirichlet_weighted_means = bootstrap_means
 
 
 @dataclass(frozen=True)
@@ -343,7 +299,7 @@ class PerItemPosterior:
 
 
 def bayesian_bootstrap(utility: np.ndarray, truth: np.ndarray, decisions: Mapping, *, samples: int = DEFAULT_PER_ITEM_SAMPLES,
-                       prior_count: float = 1.0, rng=None) -> PerItemPosterior:  # fmt: skip
+                       prior_count: float = DEFAULT_PRIOR_COUNT, rng=None) -> PerItemPosterior:  # fmt: skip
     """The test-set posterior of models' per-item yields: items plus one pseudo-item per joint cell.
 
     The Bayesian bootstrap over the items, ``Dirichlet(1, ..., 1)``, plus one pseudo-item per
@@ -378,7 +334,7 @@ def bayesian_bootstrap(utility: np.ndarray, truth: np.ndarray, decisions: Mappin
     extra_values = np.column_stack([average[grid[1 + m], grid[0]] for m in range(len(names))])
     extra_weights = np.full(cells, prior_count / cells)
     generator = stream_generator(root_of(rng), PER_ITEM_POSTERIOR)
-    draws = dirichlet_weighted_means(values, samples, generator, extra_values=extra_values, extra_weights=extra_weights)
+    draws = bootstrap_means(values, samples, generator, extra_values=extra_values, extra_weights=extra_weights)
     tail = (1 - INTERVAL) / 2
     intervals = {name: tuple(float(q) for q in np.quantile(draws[:, m], (tail, 1 - tail))) for m, name in enumerate(names)}
     above = (draws[:, :, None] > draws[:, None, :]).mean(axis=0)
@@ -439,11 +395,11 @@ class PerItemEvaluation(ResultProtocol):
         return rendering(self, "text")(self)
 
     def to_records(self) -> list[dict]:
-        """One dict per model, best first (:func:`mcrank.evaluate.per_item_report.records`)."""
+        """One dict per model, best first (:func:`mcrank.evaluate.per_item.report.records`)."""
         return rendering(self, "records")(self)
 
     def to_dict(self) -> dict:
-        """JSON-ready (:func:`mcrank.evaluate.per_item_report.to_dict`)."""
+        """JSON-ready (:func:`mcrank.evaluate.per_item.report.to_dict`)."""
         return rendering(self, "dict")(self)
 
 
@@ -475,7 +431,7 @@ def _indexer(order: tuple, values, what: str) -> np.ndarray:
 
 
 def evaluate_per_item(y_true, predictions, utility, *, columns=None, classes=None, decisions=None, metrics=None,
-                      test_uncertainty: bool = False, samples: int = DEFAULT_PER_ITEM_SAMPLES, prior_count: float = 1.0, rng=None) -> PerItemEvaluation:  # fmt: skip
+                      test_uncertainty: bool = False, samples: int = DEFAULT_PER_ITEM_SAMPLES, prior_count: float = DEFAULT_PRIOR_COUNT, rng=None) -> PerItemEvaluation:  # fmt: skip
     """Rank models by their mean utility per item, with a per-item utility.
 
     Parameters
@@ -505,7 +461,7 @@ def evaluate_per_item(y_true, predictions, utility, *, columns=None, classes=Non
         Naming the parameter: a bad utility or column, labels that the classes or decisions
         do not name, lengths that differ.
     """
-    from mcrank.evaluate.targets import class_order
+    from mcrank.evaluate.targets import class_order, reads_alike
 
     truth_labels = np.asarray(y_true, dtype=object)
     n_items = truth_labels.shape[0]
@@ -526,7 +482,8 @@ def evaluate_per_item(y_true, predictions, utility, *, columns=None, classes=Non
         if columns:
             raise ValueError("columns: item columns are read by an affine per-item utility only")
         u = check_per_item(utility, n_items)
-        order, source = class_order(set(truth_labels.tolist()), u.shape[2], classes=classes, where="y_true")
+        order_free = decisions is None and reads_alike(u[0]) and bool(np.array_equal(u, u[:, ::-1, ::-1]))
+        order, source = class_order(set(truth_labels.tolist()), u.shape[2], classes=classes, where="y_true", order_free=order_free)
         rows = order if decisions is None else tuple(decisions)
         reads = ()
     if len(rows) != u.shape[1]:

@@ -27,7 +27,7 @@ posterior of the vector of mean yields (:func:`compare_folds`, which says why th
 Per-fold yields come from labels with a fold column (:func:`fold_yields`, ``mcrank evaluate
 --labels FILE --folds-column NAME``) or from scikit-learn's ``cross_validate`` with
 :func:`mcrank.sklearn.make_utility_scorer` (see :func:`compare_folds`). The report is
-:mod:`mcrank.evaluate.fold_report`; ``docs/evaluate-folds.md``, "Comparing models across
+:mod:`mcrank.evaluate.folds.report`; ``docs/evaluate-folds.md``, "Comparing models across
 cross-validation folds", explains how to read it.
 """
 
@@ -44,6 +44,7 @@ from mcrank._validation import MAX_EVALUATE_SAMPLES, as_float, check_count, chec
 from mcrank.evaluate.input import ItemLabels, _sorted_labels, load_labels, predictions_in_class_order, read_utility
 from mcrank.evaluate.protocol import ResultProtocol
 from mcrank.evaluate.result import DEFAULT_FOLD_SAMPLES, SEPARATED, rendering
+from mcrank.evaluate.targets import reads_alike
 
 __all__ = ["DEFAULT_FOLD_SAMPLES", "SEPARATED", "FoldComparison", "FoldModel", "FoldPair", "check_rope", "compare_folds",
            "compare_folds_file", "fold_yields", "student_t_cdf", "student_t_sf", "yields_from_labels"]  # fmt: skip
@@ -244,12 +245,12 @@ class FoldComparison(ResultProtocol):
         raise KeyError(f"no pair of models {a!r} and {b!r}")
 
     def __str__(self) -> str:
-        """The report ``mcrank evaluate --folds-column`` prints (:func:`mcrank.evaluate.fold_report.render_table`)."""
+        """The report ``mcrank evaluate --folds-column`` prints (:func:`mcrank.evaluate.folds.report.render_table`)."""
         return rendering(self, "text")(self)
 
     def to_dict(self) -> dict:
         """A JSON-ready dict: the settings, ``models`` in rank order (with their per-fold
-        yields) and ``pairs``, each pair with its ``verdict`` (:func:`mcrank.evaluate.fold_report.to_dict`)."""
+        yields) and ``pairs``, each pair with its ``verdict`` (:func:`mcrank.evaluate.folds.report.to_dict`)."""
         return rendering(self, "dict")(self)
 
 
@@ -589,7 +590,7 @@ def fold_yields(y_true, predictions, folds, *, utility, classes=None) -> dict[st
 
 
 def compare_folds_file(path, *, utility, folds_column: str, truth: str = "true", repeats=None, rope=0.0, samples=DEFAULT_FOLD_SAMPLES,
-                       rng=None) -> FoldComparison:  # fmt: skip
+                       rng=None, classes=None) -> FoldComparison:  # fmt: skip
     """:func:`compare_folds` on a CSV file of labels with a fold column (``mcrank evaluate
     --labels FILE --folds-column NAME``).
 
@@ -603,12 +604,16 @@ def compare_folds_file(path, *, utility, folds_column: str, truth: str = "true",
         has one row per item and repeat.
     utility : str or Path
         The utility matrix, JSON text or file (:func:`mcrank.evaluate.read_utility`); its
-        ``classes`` give the class order, else labels ``0..n-1`` are read in their natural
-        order (:func:`mcrank.evaluate.targets.class_order`; text labels need the classes).
+        ``classes`` give the class order, else for three classes or more labels ``0..n-1``
+        are read in their natural order (:func:`mcrank.evaluate.targets.class_order`; two
+        classes and text labels need the classes, here or as ``classes``).
     folds_column : str
         The column of folds.
     truth, repeats, rope, samples, rng
         As for :func:`mcrank.evaluate.load_labels` and :func:`compare_folds`.
+    classes : sequence of str, optional
+        The class order of the utility's rows and columns, as the user names it; equal to the
+        utility's ``classes`` when both are given.
 
     Returns
     -------
@@ -621,10 +626,18 @@ def compare_folds_file(path, *, utility, folds_column: str, truth: str = "true",
         As :func:`compare_folds`, and for a fold column that names one fold, a file with
         one classifier, or a utility with an error sd.
     """
-    assessment, classes = read_utility(utility)
+    assessment, utility_classes = read_utility(utility)
     if assessment.sd is not None:
         raise ValueError(f"{assessment.source}: an error sd is not used across folds; give the matrix alone")
-    data = load_labels(path, utility_classes=classes, truth=truth, n_classes=len(assessment.matrix), folds=folds_column)
+    data = load_labels(
+        path,
+        classes=None if classes is None else tuple(map(str, classes)),
+        utility_classes=utility_classes,
+        truth=truth,
+        n_classes=len(assessment.matrix),
+        folds=folds_column,
+        order_free=reads_alike(assessment.matrix),
+    )
     names = _sorted_labels(set(data.folds.tolist()))
     if len(names) < 2:
         raise ValueError(f"{data.source}: the column {folds_column!r} of folds (the parameter folds_column) names one fold ({names[0]!r}): "
