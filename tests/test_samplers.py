@@ -511,12 +511,14 @@ def _column_statistics(draws: np.ndarray) -> dict:
     return {"lead": diagonal - others.max(axis=1), "product": draws * diagonal[:, None, :]}
 
 
-@pytest.mark.parametrize("sd", [0.1, 0.5, 1.5])
+@pytest.mark.parametrize("sd", [0.1, 0.5])
 def test_the_truncated_sampler_draws_the_law_of_whole_column_rejection(sd):
     """``truncated`` on n = 5 against an independent NumPy form of plain rejection (every
     element of a column proposed from its normal, the column kept when all are in [0, 1] and
     its diagonal the largest): KS of every element's marginal and of each column's lead, and
-    the mean products with the diagonal within 4 SE."""
+    the mean products with the diagonal within 4 SE. The sds of the studies: above 1 plain
+    rejection keeps too few columns to be a quick reference (the sampler's uniform proposals
+    there are tested element by element against scipy above)."""
     from nclass_oracle import _reject_columns
 
     size = 20_000
