@@ -182,17 +182,21 @@ def _perturb_truncated(rng, utility, sd, out):
             rival = i if (i != j) & (utility[i, j] > utility[rival, j]) else rival
         first, second = min(j, rival), max(j, rival)
         while True:
-            out[first, j] = _draw_truncated_normal_01(rng, utility[first, j], sd)
-            out[second, j] = _draw_truncated_normal_01(rng, utility[second, j], sd)
-            top = out[j, j]
-            ordered = out[rival, j] <= top
-            i = 0
-            while ordered and i < n:
+            a = _draw_truncated_normal_01(rng, utility[first, j], sd)
+            b = _draw_truncated_normal_01(rng, utility[second, j], sd)
+            top, other = (a, b) if first == j else (b, a)
+            if other > top:
+                continue
+            ordered = True
+            for i in range(n):
                 if i != j and i != rival:
-                    out[i, j] = _draw_truncated_normal_01(rng, utility[i, j], sd)
-                    ordered = out[i, j] <= top
-                i += 1
+                    value = _draw_truncated_normal_01(rng, utility[i, j], sd)
+                    if value > top:
+                        ordered = False
+                        break
+                    out[i, j] = value
             if ordered:
+                out[j, j], out[rival, j] = top, other
                 break
 
 
