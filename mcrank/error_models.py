@@ -160,23 +160,44 @@ def _draw_truncated_normal_01(rng, mean, sd):
 def _perturb_truncated(rng, utility, sd, out):
     """The ``truncated`` perturbation of ``utility`` into ``out``.
 
-    Each element from its normal truncated to [0, 1], then a column is redrawn unless its
-    diagonal element is at least every other element of it. The elements are independent and
-    each constraint involves one column only, so the conditional distribution factorises over
-    columns: this is exactly the independent gaussian perturbation conditioned on all
-    constraints, as plain rejection of the whole matrix would give, without discarding draws
-    that fall outside [0, 1] or columns that were fine.
+    The elements are independent and each constraint involves one column only, so the
+    conditional distribution factorises over columns, and a column is drawn by rejection: each
+    element from its normal truncated to [0, 1] (:func:`_draw_truncated_normal_01`), the
+    column redrawn unless its diagonal element is at least every other element of it. That is
+    exactly the independent gaussian perturbation conditioned on all constraints, as plain
+    rejection of the whole matrix would give, without discarding draws that fall outside
+    [0, 1] or columns that were fine.
+
+    A column is given up at its first element above the diagonal one: the elements not yet
+    drawn cannot save it, and each attempt draws afresh, so the accepted columns keep their
+    law. The diagonal element and the likeliest to exceed it (the largest other element of
+    ``utility``'s column) come first, in row order, then the others in row order. At n = 2
+    that is every column's two elements in row order, whatever the means, so the two-class
+    draws are those of drawing every element before checking.
     """
     n = utility.shape[0]
     for j in range(n):
-        ordered = False
-        while not ordered:
-            for i in range(n):
-                out[i, j] = _draw_truncated_normal_01(rng, utility[i, j], sd)
+        rival = 1 if j == 0 else 0
+        for i in range(n):
+            rival = i if (i != j) & (utility[i, j] > utility[rival, j]) else rival
+        first, second = min(j, rival), max(j, rival)
+        while True:
+            a = _draw_truncated_normal_01(rng, utility[first, j], sd)
+            b = _draw_truncated_normal_01(rng, utility[second, j], sd)
+            top, other = (a, b) if first == j else (b, a)
+            if other > top:
+                continue
             ordered = True
             for i in range(n):
-                if i != j and out[i, j] > out[j, j]:
-                    ordered = False
+                if i != j and i != rival:
+                    value = _draw_truncated_normal_01(rng, utility[i, j], sd)
+                    if value > top:
+                        ordered = False
+                        break
+                    out[i, j] = value
+            if ordered:
+                out[j, j], out[rival, j] = top, other
+                break
 
 
 def _check_truncated(utility: np.ndarray) -> None:

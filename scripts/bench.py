@@ -37,7 +37,9 @@ line's start-up: the CPU time (user + system) of a fresh process running ``mcran
 every command's ``--help``, ``mcrank story`` and ``mcrank evaluate examples/factory.json``,
 against ``python -c "import numpy"``, and against the same with OpenBLAS's idle threads asleep as
 the command has them, in interleaved rounds (none of them draws, so none imports numba); (l) the posterior of scoring classifiers' yields (``rank_scoring(..., test_uncertainty=True)``,
-each threshold choice), and its peak RSS.
+each threshold choice), and its peak RSS; (n) the ``truncated`` sampler of the n-class study
+against the former one (``tests/truncated_reference.py``, which drew every element of a column
+before checking it) on the sds of ``experiments/nclass_truncated_*``, with the normals each draws.
 
 How the variates of (d) are counted: a PCG64 Generator is a 128-bit linear congruential
 generator, so the number of 64-bit outputs a kernel consumed is the LCG distance between the
@@ -68,6 +70,7 @@ Usage::
     python scripts/bench.py --quick          # a smoke run with few pairs
     python scripts/bench.py --json bench.json
     python scripts/bench.py --roc-floor-only  # only the ROC kernel against its call floor
+    python scripts/bench.py --truncated-only  # only the n-class truncated sampler against the former one
 """
 
 from __future__ import annotations
@@ -92,6 +95,7 @@ from mcrank.cli import SUBCOMMANDS
 from mcrank.engine import run_study
 from mcrank.engine.binary import _count_chunk, study_arguments
 from mcrank.engine.counts import new_counts
+from mcrank.error_models import _perturb_truncated
 from mcrank.metrics import PAPER_METRICS
 from mcrank.samplers import (
     ERROR_MODELS,
@@ -109,6 +113,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 sys.path.insert(0, str(ROOT / "tests"))
 from numpy_oracle import run_oracle  # noqa: E402  (the oracle lives with the tests)
+from truncated_reference import _perturb_every_element_first  # noqa: E402  (the former sampler, kept with the tests)
 
 #: The paper's sweep of error standard deviations (fig. 7).
 SWEEP_SDS = tuple(np.linspace(0.0, 0.5, 51))
@@ -838,6 +843,81 @@ def print_test_sets(results: dict, samples: int, out=sys.stdout) -> None:
         )
 
 
+# --- (n) the truncated errors of the n-class study -----------------------------------------------
+
+
+@jit
+def _perturb_sweep(rng, utilities, sds, out):
+    """Every matrix of ``utilities`` perturbed at every sd by the ``truncated`` model's sampler,
+    as the n-class kernel calls it (one matrix at a time, the sds in turn)."""
+    for k in range(utilities.shape[0]):
+        for s in range(sds.size):
+            _perturb_truncated(rng, utilities[k], sds[s], out)
+    return out[0, 0]
+
+
+@jit
+def _perturb_sweep_every_element_first(rng, utilities, sds, out):
+    """The same with the former sampler (``tests/truncated_reference.py``), which drew every
+    element of a column before checking it."""
+    for k in range(utilities.shape[0]):
+        for s in range(sds.size):
+            _perturb_every_element_first(rng, utilities[k], sds[s], out)
+    return out[0, 0]
+
+
+#: Matrices per n of (n): at n = 10, 51 sds, about a second with the former sampler.
+TRUNCATED_MATRICES = 2000
+
+#: The sds of the experiments' n-class truncated studies (``experiments/nclass_truncated_*``).
+CLASS_SWEEP_SDS = np.round(np.arange(51) * 0.01, 2)
+
+
+def measure_truncated(matrices: int, repeat: int) -> dict:
+    """The ``truncated`` sampler of the n-class study against the former one, at n = 3, 5 and
+    10, on ``matrices`` uniform-elements true utility matrices each perturbed at the 51 sds of
+    ``experiments/nclass_truncated_*``, one core, timed in alternating rounds; with the normals
+    each draws per element (64-bit outputs counted from the PCG64 state, over the outputs of a
+    ziggurat normal)."""
+    from mcrank.samplers import sample_utility_elements
+
+    per_normal = outputs_per_normal(10**6)
+    sds = np.ascontiguousarray(CLASS_SWEEP_SDS, dtype=float)
+    results = {}
+    for n in CLASSES:
+        utilities = sample_utility_elements(matrices, classes=n, rng=7)
+        out = np.empty((n, n))
+        new = lambda rng: _perturb_sweep(rng, utilities, sds, out)  # noqa: E731
+        old = lambda rng: _perturb_sweep_every_element_first(rng, utilities, sds, out)  # noqa: E731
+        new(np.random.default_rng(1)), old(np.random.default_rng(1))  # compiled before timing
+        elements = matrices * sds.size * n * n
+        normals = {name: outputs_consumed(f, np.random.default_rng(2)) / per_normal / elements for name, f in (("new", new), ("old", old))}
+        times = round_times([lambda: new(np.random.default_rng(3)), lambda: old(np.random.default_rng(3))], repeat)
+        results[n] = {
+            "matrices": matrices,
+            "new": min(times[0]),
+            "old": min(times[1]),
+            "ratio": paired_ratio(times[1], times[0]),
+            "normals_per_element": normals,
+        }
+    return results
+
+
+def print_truncated(results: dict, out=sys.stdout) -> None:
+    print("", file=out)
+    print("(n) truncated errors of the n-class study: the sampler against the former one (every element drawn first), 1 core,", file=out)
+    print("    uniform-elements matrices, each perturbed at the 51 sds 0 to 0.5:", file=out)
+    for n, e in results.items():
+        per = e["matrices"] * len(CLASS_SWEEP_SDS)
+        normals = e["normals_per_element"]
+        print(
+            f"  n = {n:2d}  {e['new']:.3f} s ({e['new'] / per * 1e9:,.0f} ns a matrix and sd) against {e['old']:.3f} s "
+            f"({e['old'] / per * 1e9:,.0f} ns): former / now {e['ratio']:.2f}x (median of rounds); normals per element "
+            f"{normals['new']:.2f} against {normals['old']:.2f}",
+            file=out,
+        )
+
+
 # --- (h) the ROC study ---------------------------------------------------------------------------
 
 
@@ -1446,6 +1526,7 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="a smoke run with few pairs")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the numbers as JSON")
     parser.add_argument("--roc-floor-only", action="store_true", help="only the ROC kernel against its call floor and 6483364's (h)")
+    parser.add_argument("--truncated-only", action="store_true", help="only the n-class truncated sampler against the former one (n)")
     args = parser.parse_args(argv)
     if args.roc_floor_only:
         pairs, repeat = args.samples or (10**4 if args.quick else ROC_FLOOR_PAIRS), args.repeat or (1 if args.quick else 7)
@@ -1456,6 +1537,17 @@ def main(argv=None) -> int:
         print_roc_floor(roc_floor)
         if args.json is not None:
             args.json.write_text(json.dumps({"machine": info, "roc_floor": roc_floor}, indent=2, default=str) + "\n")
+        return 0
+
+    if args.truncated_only:
+        matrices, repeat = args.samples or (200 if args.quick else TRUNCATED_MATRICES), args.repeat or (1 if args.quick else 5)
+        info, load_before = machine(), load_average()
+        truncated = measure_truncated(matrices, repeat)
+        print(f"mcrank truncated sampler benchmark: {info['cpu']} ({info['nproc']} usable cores), numba {info['numba']}", file=sys.stdout)
+        print(f"  load avg  before {load_before}, after {load_average()} (1, 5, 15 min)", file=sys.stdout)
+        print_truncated(truncated)
+        if args.json is not None:
+            args.json.write_text(json.dumps({"machine": info, "truncated": truncated}, indent=2, default=str) + "\n")
         return 0
 
     samples = args.samples or (20_000 if args.quick else 10**6)
@@ -1479,6 +1571,7 @@ def main(argv=None) -> int:
     results["startup"] = measure_startup(repeat if args.quick else max(repeat, 5))
     results["scoring_posterior"] = measure_scoring_posterior(repeat, *((200, (10, 200)) if args.quick else ()))
     results["per_item"] = measure_per_item(repeat, 10**4 if args.quick else 10**6, 200 if args.quick else 2000)
+    results["truncated"] = measure_truncated(200 if args.quick else TRUNCATED_MATRICES, repeat)
     load_after = load_average()
     print_report(info, results, load_before, load_after)
     print_test_sets(results["test_sets"], samples)
@@ -1492,6 +1585,7 @@ def main(argv=None) -> int:
     print_startup(results["startup"])
     print_scoring_posterior(results["scoring_posterior"])
     print_per_item(results["per_item"])
+    print_truncated(results["truncated"])
     if args.json is not None:
         payload = {
             "machine": info,

@@ -4,8 +4,8 @@ Written from ``docs/method.md`` ("The n-class study", "Finite test sets") withou
 from mcrank. Where the engine takes a shortcut, this module does not:
 
 - ``gaussian-elements`` utility matrices and ``truncated`` errors are drawn by plain rejection
-  of whole columns (the engine draws each element from its truncated normal, then rejects a
-  column unless its diagonal is the largest);
+  of whole columns (the engine draws each element from its truncated normal, and gives a
+  column up at its first element above its diagonal);
 - ``gaussian`` errors add an independent normal to each of the n^2 elements (the engine draws
   one normal for the yield difference, or none with the conditional estimator);
 - the metrics are written from their textbook definitions, vectorised over pairs;

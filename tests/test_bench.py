@@ -50,3 +50,8 @@ def test_bench_quick_run_prints_the_table(tmp_path):
         used = entry["outputs_per_pair"]
         assert used["engine"] == used["floor"] > 3 * int(n) ** 2, (n, used)
     assert "the engine's samplers and matrices" in text
+    # (n): the n-class truncated sampler draws fewer normals than the former one, at every n.
+    assert "(n) truncated errors of the n-class study" in text
+    for n, entry in payload["results"]["truncated"].items():
+        normals = entry["normals_per_element"]
+        assert 1 <= normals["new"] < normals["old"], (n, normals)

@@ -85,6 +85,7 @@ def test_engine_agrees_with_numpy_oracle(true_um, error):
         assert engine.realised_sd[-1] < 0.4
 
 
+@pytest.mark.slow
 def test_engine_agrees_with_numpy_oracle_on_non_default_distributions():
     """Every distribution parameter reaches the kernel: class-proportion range, the Beta
     parameters of the rates (the general rng.beta path) and their range, the gaussian sd.
@@ -549,6 +550,7 @@ def test_counting_kernel_fbeta_at_extreme_betas(fbeta_beta):
     assert fbeta != f1
 
 
+@pytest.mark.slow
 def test_truncated_engine_agrees_with_oracle_on_an_unsorted_grid_with_a_large_sd():
     """Each sd of an unsorted grid, one of them above 1, is reported at its own position:
     counts and realised sds within 4 combined standard errors of the oracle's."""

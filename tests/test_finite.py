@@ -25,8 +25,10 @@ def _combined_z(count_a, count_b, n):
     return 0.0 if se == 0 else (fa - fb) / se
 
 
-@pytest.mark.parametrize("error", ["gaussian", "truncated"])
-@pytest.mark.parametrize("test_size", [30, 1000])
+@pytest.mark.parametrize(
+    ("test_size", "error"),
+    [(30, "gaussian"), pytest.param(30, "truncated", marks=pytest.mark.slow), (1000, "gaussian"), (1000, "truncated")],
+)
 def test_the_engine_agrees_with_the_numpy_oracle(test_size, error):
     samples, sds = 200_000, (0.0, 0.1, 0.3)
     result = run_study(StudyConfig(samples=samples, sds=sds, error=error, test_size=test_size, seed=11), jobs=1)
@@ -42,6 +44,7 @@ def test_the_engine_agrees_with_the_numpy_oracle(test_size, error):
         assert min(row["tied_pct"] for row in rows[: len(PAPER)]) > 0.5
 
 
+@pytest.mark.slow
 def test_the_count_scores_of_the_oracle_are_scikit_learns():
     # The oracle's metrics on counts, checked once against scikit-learn on label arrays,
     # undefined cases included (sklearn's zero_division=np.nan is the NaN of docs/method.md).

@@ -157,6 +157,33 @@ def _files(directory: Path) -> dict:
     return {p.relative_to(directory): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
+def test_the_committed_results_are_up_to_date_so_reproduce_in_a_fresh_clone_changes_nothing(tmp_path):
+    """``mcrank reproduce`` over a copy of ``results/`` (new files, new times, as a clone has
+    them) finds every study, sample and figure up to date: it runs and draws nothing and changes
+    no byte. Fails when a source that a figure's digest covers changed without the results being
+    regenerated."""
+    out = tmp_path / "results"
+    shutil.copytree(EXPERIMENTS.parent / "results", out, copy_function=shutil.copyfile)
+    before = _files(out)
+    report = reproduce(EXPERIMENTS, out, quiet=True)
+    assert (report.ran, report.drawn) == ([], [])
+    assert _files(out) == before
+
+
+def test_fig10_is_drawn_from_the_numbers_its_digest_covers():
+    # Its digest covers the closed forms' numbers, computed as Python: the compiled kernels' numbers.
+    from mcrank._jit import interpreted
+    from mcrank.paper.figures import FIGURES as REGISTERED
+    from mcrank.paper.figures import Inputs, roc_example
+
+    documents = {"roc": {"kind": "roc", "config": {"kind": "roc"}}}
+    (figure,) = [f for f in REGISTERED.values() if f.module == "fig10_roc_tangents"]
+    (job,) = figure.jobs(Inputs(documents, {}, Path()))
+    with interpreted():
+        python = roc_example()
+    assert job.data == python == roc_example()
+
+
 def _check_nothing_is_drawn_twice(experiments, out):
     """A second run with nothing changed draws nothing and changes no file."""
     assert sorted(p.name for p in (out / "samples").iterdir()) == sorted(f"{n}.{s}" for n in SAMPLES for s in ("json", "npz"))

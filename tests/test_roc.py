@@ -270,8 +270,12 @@ def _check_against_oracle(engine_samples, oracle_samples, seed, **settings):
 # oracle's, 0.15-0.3 percentage points.
 SETTINGS = [
     pytest.param(dict(true_um="uniform", error="gaussian", sds=(0.1, 0.2)), id="uniform-gaussian-random-B"),
-    pytest.param(dict(true_um="uniform", error="truncated", sds=(0.1, 0.2), prevalence=0.2), id="uniform-truncated-B0.2"),
-    pytest.param(dict(true_um="gaussian", error="gaussian", sds=(0.1,), prevalence=0.2), id="gaussian-gaussian-B0.2"),
+    pytest.param(
+        dict(true_um="uniform", error="truncated", sds=(0.1, 0.2), prevalence=0.2), id="uniform-truncated-B0.2", marks=pytest.mark.slow
+    ),
+    pytest.param(
+        dict(true_um="gaussian", error="gaussian", sds=(0.1,), prevalence=0.2), id="gaussian-gaussian-B0.2", marks=pytest.mark.slow
+    ),
     pytest.param(dict(true_um="gaussian", error="truncated", sds=(0.05, 0.3)), id="gaussian-truncated-random-B", marks=pytest.mark.slow),
 ]
 

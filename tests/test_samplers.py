@@ -485,3 +485,64 @@ def test_multinomial_edge_cases_and_bad_input():
             sample_multinomial(5, bad)
     with pytest.raises(ValueError, match="trials"):
         sample_multinomial(-1, [1.0])
+
+
+# --- the n-class truncated sampler against the whole-column rejection it replaces ----------------
+
+#: A 5 x 5 utility matrix in standard form, each column's diagonal its largest, with 0s and 1s
+#: and each column's largest other element before or after the diagonal, alone or tied.
+COLUMNS_UM = np.array(
+    [
+        [1.0, 0.2, 0.5, 0.0, 0.3],
+        [0.4, 0.7, 0.5, 0.2, 0.3],
+        [0.4, 0.6, 0.8, 0.1, 0.0],
+        [0.0, 0.3, 0.2, 0.5, 0.3],
+        [0.9, 0.0, 0.1, 0.45, 0.6],
+    ]
+)
+
+
+def _column_statistics(draws: np.ndarray) -> dict:
+    """Joint statistics of perturbed matrices (m, n, n): per column, the diagonal's lead over
+    the column's largest other element, and each element's product with its diagonal."""
+    n = draws.shape[1]
+    diagonal = draws[:, np.arange(n), np.arange(n)]
+    others = np.where(np.eye(n, dtype=bool), -np.inf, draws)
+    return {"lead": diagonal - others.max(axis=1), "product": draws * diagonal[:, None, :]}
+
+
+@pytest.mark.parametrize("sd", [0.1, 0.5])
+def test_the_truncated_sampler_draws_the_law_of_whole_column_rejection(sd):
+    """``truncated`` on n = 5 against an independent NumPy form of plain rejection (every
+    element of a column proposed from its normal, the column kept when all are in [0, 1] and
+    its diagonal the largest): KS of every element's marginal and of each column's lead, and
+    the mean products with the diagonal within 4 SE. The sds of the studies: above 1 plain
+    rejection keeps too few columns to be a quick reference (the sampler's uniform proposals
+    there are tested element by element against scipy above)."""
+    from nclass_oracle import _reject_columns
+
+    size = 20_000
+    ours = perturb_um(COLUMNS_UM, sd, error="truncated", size=size, rng=41)
+    reference = _reject_columns(np.broadcast_to(COLUMNS_UM, (size, 5, 5)), sd, np.random.default_rng(42))
+    for i in range(5):
+        for j in range(5):
+            assert stats.ks_2samp(ours[:, i, j], reference[:, i, j]).pvalue > 1e-4, ("element", i, j)
+    ours_joint, reference_joint = _column_statistics(ours), _column_statistics(reference)
+    for j in range(5):
+        assert stats.ks_2samp(ours_joint["lead"][:, j], reference_joint["lead"][:, j]).pvalue > 1e-4, ("lead", j)
+    a, b = ours_joint["product"], reference_joint["product"]
+    se = np.sqrt(a.var(axis=0, ddof=1) / size + b.var(axis=0, ddof=1) / size)
+    assert np.all(np.abs(a.mean(axis=0) - b.mean(axis=0)) <= 4 * se + 1e-15), "products with the diagonal"
+
+
+@pytest.mark.parametrize("sd", [0.0, 0.05, 0.5, 1.5])
+def test_the_truncated_sampler_at_two_classes_draws_what_every_element_first_drew(sd):
+    """At n = 2 a column has one element besides its diagonal, nothing to give up early: the
+    same variates, in the same order, as drawing every element before checking the column
+    (tests/truncated_reference.py), so the two-class studies keep their numbers."""
+    from truncated_reference import perturb_every_element_first
+
+    for utility in (PERTURBED_UMS["fig5"], PERTURBED_UMS["identity"], np.array([[1.0, 0.0], [0.0, 0.3]])):
+        ours = perturb_um(utility, sd, error="truncated", size=2000, rng=43)
+        reference = perturb_every_element_first(utility[None], [sd] * 2000, np.random.default_rng(43))
+        assert np.array_equal(ours, reference[0]), utility
