@@ -555,7 +555,9 @@ def stated_probability(score, prevalence, mu, sigma, slope=1.0, intercept=0.0):
     score = _finite(score, "score")
     prevalence, mu, sigma, slope, intercept = _check_classifiers(prevalence, mu, sigma, slope, intercept)
     log_odds = np.log(prevalence) - np.log1p(-prevalence) - np.log(sigma) - 0.5 * ((score - mu) / sigma) ** 2 + 0.5 * score**2
-    value = 0.5 * (1.0 + np.tanh(0.5 * (slope * log_odds + intercept)))  # the logistic, without overflow
+    u = slope * log_odds + intercept
+    small = np.exp(-np.abs(u))  # the logistic from the side where it cannot overflow
+    value = np.where(u >= 0, 1.0 / (1.0 + small), small / (1.0 + small))
     return float(value) if np.ndim(value) == 0 else value
 
 
