@@ -84,7 +84,11 @@ def decision_rates(utility, classifiers: Classifiers):
     ):
         mass = np.diff(cdf, axis=1) * decision[:, :-1]
         mass[rows, left] = at_low * (at_crossing - cdf[rows, left]) + (~at_low) * (cdf[rows, left + 1] - at_crossing)
-        rates.append(mass.sum(axis=1) + decision[:, 0] * cdf[:, 0] + decision[:, -1] * (1.0 - cdf[:, -1]))
+        rate = mass.sum(axis=1) + decision[:, 0] * cdf[:, 0] + decision[:, -1] * (1.0 - cdf[:, -1])
+        # A decision that never changes is the rate 0 or 1 exactly, not a sum that rounds near it:
+        # two such classifiers are tied in truth.
+        constant = np.all(decision == decision[:, :1], axis=1)
+        rates.append(np.where(constant, decision[:, 0].astype(float), rate))
     return rates[0], rates[1]
 
 

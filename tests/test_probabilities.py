@@ -153,8 +153,9 @@ def test_the_coarse_rule_is_far_within_the_comparisons_margin():
 # --- the study --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_study_agrees_with_the_oracle():
-    pairs = 10_000
+    pairs = 6_000
     result = run_study(kind="probabilities", samples=pairs, sds=(0.1,), error="truncated", seed=20260, jobs=1)
     oracle = run_probabilities_oracle(pairs, sds=(0.1,), error="truncated", rng=np.random.default_rng(20261))
     rows = {row["name"] if row["sd"] is None else row["sd"]: row for row in result.rows()}
