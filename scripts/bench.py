@@ -31,6 +31,9 @@ and on the 26-sd sweep of ``experiments/roc_*``, against 6483364's kernel (froze
 sqrt and exp calls the kernel makes, on the arguments ``scripts/roc_calls.py`` recorded, and
 drawing its variates (also chained, each call waiting for the one before, and in the kernel's
 order, each independent);
+(o) the probabilities study (probabilistic classifiers deciding by maximal expected utility,
+10^6 pairs, its three scores and one sd, 0.1, gaussian errors, one core) against the ROC study
+of (h) on the same pairs and core, timed in turn in each round: their ratio;
 (i) decision curves with their posterior (``mcrank.evaluate.decision_curves``); (j) the
 comparison across cross-validation folds (``mcrank.evaluate.compare_folds``); (k) the command
 line's start-up: the CPU time (user + system) of a fresh process running ``mcrank --help``,
@@ -71,6 +74,7 @@ Usage::
     python scripts/bench.py --json bench.json
     python scripts/bench.py --roc-floor-only  # only the ROC kernel against its call floor
     python scripts/bench.py --truncated-only  # only the n-class truncated sampler against the former one
+    python scripts/bench.py --probabilities-only  # only (o), the probabilities study against the ROC study
 """
 
 from __future__ import annotations
@@ -1082,6 +1086,45 @@ def print_roc(results: dict, samples: int, out=sys.stdout) -> None:
     print("  peak RSS: " + ", ".join(f"{n:.0e} pairs {mib:.0f} MiB" for n, mib in r["rss_mib"].items()), file=out)
 
 
+# --- (o) the probabilities study against the ROC study ---------------------------------------------
+
+
+def probabilities_study_config(samples: int) -> StudyConfig:
+    """(o)'s study: (h)'s setting for probabilistic classifiers, with their default scores."""
+    return StudyConfig(kind="probabilities", samples=samples, seed=12345, sds=(0.1,), error="gaussian")
+
+
+def measure_probabilities(samples: int, repeat: int) -> dict:
+    """(o) The probabilities study and the ROC study of (h), one job each, timed in turn in each
+    of ``repeat`` rounds; the ratio is the median over rounds of the ratio within a round."""
+    roc_config, config = roc_study_config(samples), probabilities_study_config(samples)
+    for warm in (roc_config, config):
+        run_study(replace(warm, samples=1000), jobs=1)  # compiled, or loaded from numba's cache
+    probabilities, roc = round_times([lambda: run_study(config, jobs=1), lambda: run_study(roc_config, jobs=1)], repeat)
+    ratios = [p / r for p, r in zip(probabilities, roc)]
+    return {
+        "probabilities": min(probabilities),
+        "roc": min(roc),
+        "ratio": paired_ratio(probabilities, roc),
+        "ratio_range": [min(ratios), max(ratios)],
+    }
+
+
+def print_probabilities(results: dict, samples: int, out=sys.stdout) -> None:
+    print("", file=out)
+    print(
+        f"(o) the probabilities study, {samples:.0e} pairs, 3 scores, sd 0.1, gaussian errors, 1 job (target: within 3x the ROC study):",
+        file=out,
+    )
+    r = results
+    low, high = r["ratio_range"]
+    print(
+        f"  probabilities {r['probabilities']:.3f} s ({1e9 * r['probabilities'] / samples:,.0f} ns a pair); ROC study (h) {r['roc']:.3f} s; "
+        f"probabilities / ROC {r['ratio']:.2f}x (median of rounds; {low:.2f}-{high:.2f})",
+        file=out,
+    )
+
+
 # --- (h) the ROC kernel against its call floor and against 6483364's -----------------------------
 
 #: The settings of the ROC kernel's floor rows: one sd, and the 26-sd sweep of experiments/roc_*.
@@ -1527,7 +1570,18 @@ def main(argv=None) -> int:
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the numbers as JSON")
     parser.add_argument("--roc-floor-only", action="store_true", help="only the ROC kernel against its call floor and 6483364's (h)")
     parser.add_argument("--truncated-only", action="store_true", help="only the n-class truncated sampler against the former one (n)")
+    parser.add_argument("--probabilities-only", action="store_true", help="only the probabilities study against the ROC study (o)")
     args = parser.parse_args(argv)
+    if args.probabilities_only:
+        samples, repeat = args.samples or (20_000 if args.quick else 10**6), args.repeat or (1 if args.quick else 5)
+        info, load_before = machine(), load_average()
+        probabilities = measure_probabilities(samples, repeat)
+        print(f"mcrank probabilities benchmark: {info['cpu']} ({info['nproc']} usable cores), numba {info['numba']}", file=sys.stdout)
+        print(f"  load avg  before {load_before}, after {load_average()} (1, 5, 15 min)", file=sys.stdout)
+        print_probabilities(probabilities, samples)
+        if args.json is not None:
+            args.json.write_text(json.dumps({"machine": info, "probabilities": probabilities}, indent=2, default=str) + "\n")
+        return 0
     if args.roc_floor_only:
         pairs, repeat = args.samples or (10**4 if args.quick else ROC_FLOOR_PAIRS), args.repeat or (1 if args.quick else 7)
         info, load_before = machine(), load_average()
@@ -1564,6 +1618,7 @@ def main(argv=None) -> int:
     results["test_uncertainty"] = measure_test_uncertainty(repeat, (10**4, 10**6) if args.quick else (10**6, 10**8))
     results["roc"] = measure_roc(samples, args.jobs, repeat)
     # A quick run records the kernel's calls (the kernel run as Python) on fewer pairs.
+    results["probabilities"] = measure_probabilities(samples, repeat)
     results["roc_floor"] = measure_roc_floor(min(samples, ROC_FLOOR_PAIRS), max(repeat, 5), recorded=1000 if args.quick else 20_000)
     results["decision_curves"] = measure_decision_curves(repeat)
     results["folds"] = measure_folds(repeat)
@@ -1580,6 +1635,7 @@ def main(argv=None) -> int:
     print_test_uncertainty(results["test_uncertainty"])
     print_roc(results["roc"], samples)
     print_roc_floor(results["roc_floor"])
+    print_probabilities(results["probabilities"], samples)
     print_decision_curves(results["decision_curves"])
     print_folds(results["folds"])
     print_startup(results["startup"])

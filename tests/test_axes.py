@@ -117,7 +117,7 @@ def test_registries_hold_the_records_the_rest_of_the_package_reads():
     assert (default_true_um(2), default_true_um(3)) == ("uniform", "uniform-elements")
     assert (default_estimator(True).name, default_estimator(False).name) == ("conditional", "sample")
     assert list(ESTIMATORS) == list(mcrank.study.config.ESTIMATORS) == ["sample", "conditional"]
-    assert list(STUDY_KINDS) == ["confusion", "roc"] and [k.code for k in STUDY_KINDS.values()] == [0, 1]
+    assert list(STUDY_KINDS) == ["confusion", "roc", "probabilities"] and [k.code for k in STUDY_KINDS.values()] == [0, 1, 2]
     for registry in (ERROR_MODELS, TRUE_UM_DISTRIBUTIONS, ESTIMATORS):
         assert all(record.help and "\n" not in record.help for record in registry.values())
     assert StudyConfig(true_um="gaussian").binary and StudyConfig(error="truncated").estimator_used == "sample"

@@ -31,6 +31,7 @@ def test_bench_quick_run_prints_the_table(tmp_path):
         "engine / floor",
         "cpu",
         "oracle / floor x 2 cores",
+        "(o) the probabilities study",
     ):
         assert expected in text, expected
     payload = json.loads(out.read_text())

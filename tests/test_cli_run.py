@@ -256,7 +256,8 @@ def test_the_experiment_files_of_the_repository_load():
     classes = [f"nclass_{error}_n{n:02d}" for error in ("gaussian", "truncated") for n in range(2, 11)]
     roc = [f"roc_b{b:03d}_{error}" for b in (1, 5, 10, 20, 50) for error in ("gaussian", "truncated")]
     roc += [f"roc_{true_um}_{error}" for true_um in ("gaussian", "uniform") for error in ("gaussian", "truncated")]
-    assert names == paper + classes + roc + test_sets
+    probabilities = [f"probabilities_uniform_{error}" for error in ("gaussian", "truncated")]
+    assert names == paper + classes + probabilities + roc + test_sets
     for name in names:
         experiment = load_experiment(directory / f"{name}.toml")
         truncated_classes = name.startswith("nclass_truncated")  # 10^5: see the file
@@ -592,7 +593,10 @@ def test_an_error_about_the_kind_of_the_file_names_its_key(capsys, tmp_path, kin
     config.write_text(kind + "prevalence = 0.5\n")
     code, out, err = run(capsys, "--config", str(config), "--quiet")
     assert code == 2 and out == ""
-    assert err == f'mcrank run: error: {config}: prevalence is a parameter of the roc study kind, not of kind = "confusion"; got 0.5\n'
+    assert (
+        err
+        == f'mcrank run: error: {config}: prevalence is a parameter of the roc or probabilities study kind, not of kind = "confusion"; got 0.5\n'
+    )
 
 
 def test_a_config_nested_too_deeply_is_one_line(capsys, tmp_path):

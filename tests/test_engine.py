@@ -384,7 +384,10 @@ def test_run_study_says_what_its_config_must_be():
         run_study("x")
     with pytest.raises(TypeError, match=r"got dict; build one from a dict with StudyConfig\.from_dict"):
         run_study({"samples": 10})
-    with pytest.raises(TypeError, match="unknown study parameter 'sigma'; known parameters: chunk_size, "):
+    with pytest.raises(
+        TypeError,
+        match="unknown study parameter 'sigma'; known parameters: calibration_intercept_range, calibration_slope_range, chunk_size, ",
+    ):
         run_study(samples=10, sigma=0.1)
     # The figures' door says the same.
     with pytest.raises(TypeError, match=r"got dict; build one from a dict with StudyConfig\.from_dict"):

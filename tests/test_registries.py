@@ -25,6 +25,7 @@ assert that they fail.
 from __future__ import annotations
 
 import numpy as np
+import probabilities_oracle
 import pytest
 import roc_oracle
 from nclass_oracle import _reject_columns, nclass_scores, sample_utility
@@ -35,6 +36,7 @@ from mcrank.engine import run_study
 from mcrank.error_models import ERROR_MODELS
 from mcrank.estimators import ESTIMATORS
 from mcrank.metrics import METRICS
+from mcrank.probabilities import PROBABILITY_SCORES, _probability_compare
 from mcrank.roc import ROC_SCORES, _roc_compare
 from mcrank.samplers import perturb_um, sample_true_um_xy, sample_utility_elements
 from mcrank.utility_space import um_from_xy
@@ -172,6 +174,47 @@ def test_every_roc_score(score_id):
     assert score_id in NO_ORACLE or score_id in ROC_ORACLE_SCORES, f"write a brute-force form of {score_id} in roc_oracle"
     entry = ROC_SCORES[score_id]
     check_roc_score(score_id, entry, lambda *arguments: _roc_compare(entry.code, *arguments))
+
+
+# --- probability scores -------------------------------------------------------------------------
+
+#: The probability scores with a NumPy form (tests/probabilities_oracle.py, ``scores``).
+PROBABILITY_ORACLE_SCORES = ("brier", "log_loss", "accuracy")
+#: Calibrations (slope, intercept): none, over-confident with a low base rate, under-confident.
+_CALIBRATIONS = ((1.0, 0.0), (2.0, -1.0), (0.5, 1.0))
+
+
+def check_probability_score(score_id: str, score, compare) -> None:
+    """The generic checks of a probability score: ``score(prevalence, mu, sigma, slope,
+    intercept)`` finite, and ``compare(prevalence, *first, *second)`` positive when the second
+    classifier is better (a larger ``mu``, the same sigma and calibration, calibrated); equal
+    to its NumPy form."""
+    for prevalence in _PREVALENCES:
+        for sigma in _SIGMAS:
+            for slope, intercept in _CALIBRATIONS:
+                for mu_1, mu_2 in _MU_PAIRS:
+                    values = score(prevalence, mu_1, sigma, slope, intercept), score(prevalence, mu_2, sigma, slope, intercept)
+                    where = f"(B {prevalence}, sigma {sigma}, a {slope}, c {intercept})"
+                    assert np.all(np.isfinite(values)), f"{score_id}: not finite at mu {mu_1} or {mu_2} {where}"
+                    if (slope, intercept) != (1.0, 0.0):
+                        continue
+                    # Calibrated, a larger mu at the same sigma is better by every proper score and
+                    # by its accuracy (ties possible when both always output one class).
+                    up = compare(prevalence, mu_1, sigma, slope, intercept, mu_2, sigma, slope, intercept)
+                    down = compare(prevalence, mu_2, sigma, slope, intercept, mu_1, sigma, slope, intercept)
+                    strict = prevalence == 0.5 and sigma == 1.0
+                    assert (up > 0 < -down) if strict else (up >= 0 >= down), f"{score_id}: ranks mu {mu_1} above {mu_2} {where}"
+    cases = ((0.3, 1.0, 1.0, 1.0, 0.0), (0.5, 2.0, 0.5, 2.0, -1.0), (0.8, 0.5, 2.0, 0.5, 1.0))
+    expected = probabilities_oracle.scores(probabilities_oracle.Classifiers(*(np.array(v) for v in zip(*cases))))[score_id]
+    for case, value in zip(cases, expected):
+        assert abs(score(*case) - value) <= 1e-8, f"{score_id}: {score(*case)} != {value} at {case}"
+
+
+@pytest.mark.parametrize("score_id", list(PROBABILITY_SCORES))
+def test_every_probability_score(score_id):
+    assert score_id in PROBABILITY_ORACLE_SCORES, f"write a NumPy form of {score_id} in probabilities_oracle"
+    entry = PROBABILITY_SCORES[score_id]
+    check_probability_score(score_id, entry, lambda *arguments: _probability_compare(entry.code, *arguments))
 
 
 # --- error models -------------------------------------------------------------------------------
@@ -365,6 +408,14 @@ def test_the_checks_catch_a_roc_score_with_its_sign_reversed():
     # Reversed in its comparison alone, the way the study ranks pairs.
     with pytest.raises(AssertionError, match="comparison"):
         check_roc_score("auc", entry, lambda p, m1, s1, m2, s2: -_roc_compare(entry.code, p, m1, s1, m2, s2))
+
+
+def test_the_checks_catch_a_probability_score_with_its_sign_reversed():
+    entry = PROBABILITY_SCORES["brier"]
+    with pytest.raises(AssertionError, match="ranks"):
+        check_probability_score("brier", entry, lambda *a: -_probability_compare(entry.code, *a))
+    with pytest.raises(AssertionError, match="!="):
+        check_probability_score("brier", lambda *a: entry(*a) + 1e-6, lambda *a: _probability_compare(entry.code, *a))
 
 
 def test_the_checks_catch_a_metric_reversed():

@@ -30,6 +30,7 @@ EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 STUDIES = ["fig6_uniform", "fig7_gaussian_gaussian", "fig7_gaussian_truncated", "fig7_uniform_gaussian", "fig7_uniform_truncated"]
 STUDIES += [f"nclass_{error}_n{n:02d}" for error in ("gaussian", "truncated") for n in range(2, 11)]
 STUDIES += [f"roc_b{b:03d}_{e}" for b in (1, 5, 10, 20, 50) for e in ("gaussian", "truncated")]
+STUDIES += [f"probabilities_uniform_{e}" for e in ("gaussian", "truncated")]
 STUDIES += [f"roc_{t}_{e}" for t in ("gaussian", "uniform") for e in ("gaussian", "truncated")]
 STUDIES += [f"testset_{c}class_{n:05d}" for c in (2, 3) for n in (20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)]
 #: The samples of figs 2-6, in results/samples/.
@@ -46,9 +47,12 @@ FIGURES = [
     "fig9_test_size",
     "fig10_roc_tangents",
     "fig11_roc_prevalence",
+    "fig12_probabilities",
 ]
 #: The roc study's results files (its rows are scores of scoring classifiers, not metrics).
 ROC_STUDIES = [name for name in STUDIES if name.startswith("roc_")]
+#: The probabilities study's (its rows are scores of probabilistic classifiers).
+PROBABILITY_STUDIES = [name for name in STUDIES if name.startswith("probabilities_")]
 
 #: The names of the paper's seven metrics in the crossover tables.
 CROSSOVER_METRICS = [
@@ -108,7 +112,7 @@ def test_reproduce_writes_every_result_and_figure(experiments, tmp_path, capsys,
     assert code == 0
     for name in STUDIES:
         made, rows = csv_parts((out / f"{name}.csv").read_text())
-        assert rows and rows[0]["name"] == ("auc" if name in ROC_STUDIES else "accuracy")
+        assert rows and rows[0]["name"] == ("auc" if name in ROC_STUDIES else "brier" if name in PROBABILITY_STUDIES else "accuracy")
         document = json.loads((out / f"{name}.json").read_text())
         assert document["config"]["samples"] == 3000 and document["config"]["seed"] is not None
         assert document["versions"]["numpy"] and document["date"] and document["wall_time"] >= 0
@@ -128,7 +132,10 @@ def test_reproduce_writes_every_result_and_figure(experiments, tmp_path, capsys,
         assert 0 < document["rows"][0]["tied_pct"] < 20 and document["rows"][0]["samples"] < 3000
     crossover = list(csv.DictReader(io.StringIO((out / "crossover.csv").read_text())))
     roc = [r for r in crossover if r["experiment"].startswith("roc_")]
-    crossover = [r for r in crossover if not r["experiment"].startswith("roc_")]
+    probabilities = [r for r in crossover if r["experiment"].startswith("probabilities_")]
+    crossover = [r for r in crossover if not r["experiment"].startswith(("roc_", "probabilities_"))]
+    assert {r["experiment"] for r in probabilities} == set(PROBABILITY_STUDIES)
+    assert {r["metric"] for r in probabilities} == {"brier", "log_loss", "accuracy"}
     paper = {(t, e) for t in ("uniform", "gaussian") for e in ("gaussian", "truncated")}
     assert {(r["true_um"], r["error"]) for r in crossover if r["classes"] == "2"} == paper | {
         ("uniform-elements", e) for e in ("gaussian", "truncated")

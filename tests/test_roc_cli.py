@@ -104,11 +104,11 @@ def test_an_option_of_the_roc_study_given_to_another_kind_is_refused(capsys, tmp
     out = tmp_path / "result.csv"
     code, stdout, err = run(capsys, "--samples", "100", "--seed", "1", "--quiet", *args, "--out", str(out))
     assert code == 2 and stdout == "" and not out.exists()
-    assert err.strip() == f"mcrank run: error: {flag} is an option of --study roc, not of --study confusion"
+    assert err.strip() == f"mcrank run: error: {flag} is an option of --study roc or --study probabilities, not of --study confusion"
 
 
 def test_the_library_names_the_parameter_where_the_cli_names_the_flag():
-    with pytest.raises(ValueError, match="^prevalence is a parameter of the roc study kind, not of kind='confusion'"):
+    with pytest.raises(ValueError, match="^prevalence is a parameter of the roc or probabilities study kind, not of kind='confusion'"):
         StudyConfig(prevalence=0.3)
     with pytest.raises(ValueError, match="^rate_beta is a parameter of the confusion study kind, not of kind='roc'"):
         StudyConfig(kind="roc", rate_beta=(1.0, 1.0))

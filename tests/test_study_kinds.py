@@ -35,7 +35,7 @@ PARAMETERS = {parameter.name: parameter for parameter in study_parameters()}
 
 
 def test_the_built_in_kinds_in_order():
-    assert KINDS == ["confusion", "roc"] and DEFAULT_KIND == "confusion"
+    assert KINDS == ["confusion", "roc", "probabilities"] and DEFAULT_KIND == "confusion"
     assert [kind.code for kind in STUDY_KINDS.values()] == list(range(len(KINDS)))
 
 
@@ -49,9 +49,10 @@ def test_a_kinds_record_is_complete(name):
     # Its rules are on parameters every kind reads; its sweep key on its own parameters.
     assert all(PARAMETERS[p].metadata["kinds"] is None for p in kind.rules), kind.rules
     assert all(reads(PARAMETERS[p], name) and PARAMETERS[p].metadata["kinds"] is not None for p in kind.sweep_key)
-    # A kind with parameters of its own shows them in a flag group of its own.
-    own = [p for p in PARAMETERS.values() if p.metadata["kinds"] == (name,) and p.metadata["flag"] is not None]
-    assert all(p.metadata["group"] in ("study", name) for p in own)
+    # A kind with parameters of its own shows them in a flag group of its own, or of another
+    # kind that reads them too.
+    own = [p for p in PARAMETERS.values() if p.metadata["kinds"] is not None and name in p.metadata["kinds"] and p.metadata["flag"]]
+    assert all(p.metadata["group"] in ("study", *p.metadata["kinds"]) for p in own)
     assert (kind.group is not None) == any(p.metadata["group"] == name for p in own)
 
 
@@ -191,6 +192,7 @@ SMALL_EXPERIMENTS = {
     "testset": "test_size = 20\nsds = [0.1, 0.2]\nseed = 1\n",
     "roc_sweep": 'kind = "roc"\nsds = [0.1, 0.2]\nseed = 5\n',
     "roc_b050": 'kind = "roc"\nprevalence = 0.5\nsds = [0.1]\nseed = 6\n',
+    "probabilities_sweep": 'kind = "probabilities"\nsds = [0.1, 0.2]\nseed = 8\n',
 }
 
 
@@ -213,7 +215,7 @@ def small_results(tmp_path_factory):
 
 def test_the_figures_in_order():
     assert [figure.code for figure in FIGURES.values()] == list(range(len(FIGURES)))
-    assert len(FIGURES) == 11
+    assert len(FIGURES) == 12
 
 
 @pytest.mark.parametrize("name", list(FIGURES))

@@ -27,6 +27,15 @@ def _roc_scores() -> None:
         _roc_compare(entry.code, 0.5, 1.0, 1.0, 2.0, 1.0)
 
 
+def _probability_scores() -> None:
+    """Each probability score's kernel and their comparison's switch, as tests/test_registries.py calls them."""
+    from mcrank.probabilities import PROBABILITY_SCORES, _probability_compare
+
+    for entry in PROBABILITY_SCORES.values():
+        entry(0.5, 1.0, 1.0, 1.0, 0.0)
+        _probability_compare(entry.code, 0.5, 1.0, 1.0, 1.0, 0.0, 2.0, 1.0, 1.0, 0.0)
+
+
 def _recorded_pairs() -> None:
     """The recording kernel of both error models, as tests/test_engine.py calls it."""
     from mcrank.engine import sample_pairs
@@ -50,6 +59,8 @@ GROUPS = {
         RUN,
         (*RUN, "--error", "truncated"),
         (*RUN, "--test-size", "100"),
+        (*RUN, "--study", "probabilities"),
+        _probability_scores,
         _recorded_pairs,
         ("evaluate", FACTORY, "--sd", "0.1", "--samples", "100", "--seed", "1"),
     ),

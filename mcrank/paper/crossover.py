@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mcrank.crossover import crossover_markdown, crossover_table
-from mcrank.paper.sweeps import HEXAGON, all_sweeps, roc_sweeps
+from mcrank.paper.sweeps import HEXAGON, all_sweeps, probabilities_sweeps, roc_sweeps
 from mcrank.results import atomic_write_text
 
 __all__ = ["CROSSOVER_FILES", "crossover_texts", "write_crossovers"]
@@ -42,7 +42,8 @@ def crossover_texts(documents: dict) -> dict[str, str] | None:
     (``{experiment: results document}``), or None if they hold no sweep.
 
     One table per sweep, the paper's first (per true-UM distribution and error model), then
-    the n-class study's (per error model and number of classes), then the roc study's. Both
+    the n-class study's (per error model and number of classes), then the roc study's, then the
+    probabilities study's. Both
     files say where their numbers come from: each row of the CSV names its study, with its
     seed, samples, and the date and mcrank version of its run; the Markdown says the same,
     with the numpy and numba versions, above each table. Nothing here depends on when the
@@ -50,7 +51,8 @@ def crossover_texts(documents: dict) -> dict[str, str] | None:
     """
     sweeps = all_sweeps(documents)
     roc = roc_sweeps(documents)
-    if not sweeps and not roc:
+    probabilities = probabilities_sweeps(documents)
+    if not sweeps and not roc and not probabilities:
         return None
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=_FIELDS, lineterminator="\n")
@@ -64,9 +66,11 @@ def crossover_texts(documents: dict) -> dict[str, str] | None:
         "",
     ]
     order = sorted(sweeps, key=lambda key: (key[1] not in HEXAGON, key[2], key[0], key[1]))
-    # The roc study's sweeps last: one table per true-UM distribution and error model.
     tables = [(key, *sweeps[key], None) for key in order]
-    tables += [((2, true_um, error), name, document, "scoring classifiers (ROC)") for (true_um, error), (name, document) in roc.items()]
+    # The scoring classifiers' sweeps last, each with the registry its rows name.
+    for label, chosen, registry in (("scoring classifiers (ROC)", roc, "mcrank.roc:ROC_SCORES"),
+                                    ("probabilistic classifiers", probabilities, "mcrank.probabilities:PROBABILITY_SCORES")):  # fmt: skip
+        tables += [((2, true_um, error), name, document, (label, registry)) for (true_um, error), (name, document) in chosen.items()]
     for (classes, true_um, error), name, document, kind in tables:
         config = document["config"]
         table = crossover_table(document["rows"], batches=document.get("batches"))
@@ -91,9 +95,11 @@ def crossover_texts(documents: dict) -> dict[str, str] | None:
         title = f"{true_um} true utility matrices, {error} errors"
         names = None
         if kind is not None:
-            from mcrank.roc import ROC_SCORES
+            import importlib  # the scores' registry, only for a sweep of scoring classifiers
 
-            names = {score.id: score.name for score in ROC_SCORES.values()}
+            kind, registry = kind
+            module, attribute = registry.split(":")
+            names = {score.id: score.name for score in getattr(importlib.import_module(module), attribute).values()}
             tied = document["rows"][0]["tied_pct"]
             title = f"{kind}, {title}, B ~ Uniform(0, 1)"
             note += f" {tied:.2f} % of the pairs are tied in truth and left out of every percentage."

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from mcrank._axes import Registry
 from mcrank.paper.samples import read_pairs, read_sample
-from mcrank.paper.sweeps import HEXAGON, all_sweeps, hexagon_sweeps, kind
+from mcrank.paper.sweeps import HEXAGON, all_sweeps, hexagon_sweeps, kind, probabilities_sweeps
 from mcrank.results import atomic_write_text
 
 __all__ = [
@@ -283,6 +283,21 @@ def _fig11(inputs: Inputs) -> list:
     return [("fig11_roc_prevalence", data, lambda module: module.fig11_roc_prevalence(prevalences, names))]
 
 
+def _fig12(inputs: Inputs) -> list:
+    """The probabilities study's sweeps of the first true-UM distribution of the hexagon's
+    (uniform before gaussian), ``{error: rows}``."""
+    sweeps = probabilities_sweeps(inputs.documents)
+    if not sweeps:
+        return []
+    true_um = next(t for t in (*HEXAGON, *sorted(t for t, _ in sweeps)) if any(key[0] == t for key in sweeps))
+    rows = {error: document["rows"] for (t, error), (_, document) in sorted(sweeps.items()) if t == true_um}
+    from mcrank.probabilities import PROBABILITY_SCORES
+
+    names = {score.id: score.name for score in PROBABILITY_SCORES.values()}
+    data = {"sweeps": rows, "names": names}
+    return [("fig12_probabilities", data, lambda module: module.fig12_probabilities(rows, names))]
+
+
 #: Every figure by name, in the order they are drawn (its code). Figures draw no kernels: the
 #: registry is never sealed, and a figure added from outside the package keys no jit cache.
 FIGURES: Registry = Registry("figure")
@@ -305,6 +320,7 @@ register_figure("fig. 8 (n classes)", "fig8_classes", _fig8)
 register_figure("fig. 9 (test sets)", "fig9_test_size", _fig9)
 register_figure("fig. 10 (the published fig. 8)", "fig10_roc_tangents", _fig10)
 register_figure("fig. 11 (ROC, prevalence)", "fig11_roc_prevalence", _fig11)
+register_figure("fig. 12 (probabilistic classifiers)", "fig12_probabilities", _fig12)
 
 
 def figure_jobs(documents: dict, records: dict, samples_directory) -> list[FigureJob]:

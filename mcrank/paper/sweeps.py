@@ -10,7 +10,7 @@ from __future__ import annotations
 from mcrank.samplers import HEXAGON_DISTRIBUTIONS
 from mcrank.study.kinds import DEFAULT_KIND
 
-__all__ = ["HEXAGON", "all_sweeps", "hexagon_sweeps", "kind", "roc_sweeps"]
+__all__ = ["HEXAGON", "all_sweeps", "hexagon_sweeps", "kind", "probabilities_sweeps", "roc_sweeps"]
 
 #: The paper's distributions of two-class utility matrices, on the hexagon (fig. 7's panels).
 HEXAGON = tuple(HEXAGON_DISTRIBUTIONS)
@@ -39,10 +39,16 @@ def hexagon_sweeps(documents: dict) -> dict:
     }
 
 
-def roc_sweeps(documents: dict) -> dict:
-    """The sweeps of the roc study with B ~ Uniform(0, 1), ``{(true_um, error): (name, document)}``."""
+def roc_sweeps(documents: dict, of: str = "roc") -> dict:
+    """The sweeps of the roc study (or of the kind ``of`` that shares its parameters, such as
+    ``probabilities``) with B ~ Uniform(0, 1), ``{(true_um, error): (name, document)}``."""
     return {
         (document["config"]["true_um"], document["config"]["error"]): (name, document)
         for name, document in sorted(documents.items())
-        if kind(document) == "roc" and len(document["config"]["sds"]) >= 2 and document["config"]["prevalence"] is None
+        if kind(document) == of and len(document["config"]["sds"]) >= 2 and document["config"]["prevalence"] is None
     }
+
+
+def probabilities_sweeps(documents: dict) -> dict:
+    """The sweeps of the probabilities study with B ~ Uniform(0, 1), ``{(true_um, error): (name, document)}``."""
+    return roc_sweeps(documents, of="probabilities")

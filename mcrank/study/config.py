@@ -62,6 +62,12 @@ ROC_SIGMA_BOUNDS = (1e-3, 1e3)
 MIN_CONCENTRATION, MAX_CONCENTRATION = 0.01, 1e12
 #: Closest a fixed prevalence of the roc study may come to 0 or 1 (see :func:`_checked_prevalence`).
 MIN_PREVALENCE = 1e-6
+#: Range of a probabilistic classifier's calibration slope (``docs/method.md``, "The
+#: probabilistic-classifier study"): beyond, its stated probabilities are 0 or 1 to double
+#: precision almost everywhere, or constant.
+CALIBRATION_SLOPE_BOUNDS = (1e-2, 1e2)
+#: Largest calibration intercept in absolute value: beyond, the stated probabilities are 0 or 1.
+MAX_CALIBRATION_INTERCEPT = 30.0
 
 #: Maximum number of samples a study accepts (the counts are int64; this keeps runs finite).
 MAX_SAMPLES = MAX_STUDY_SAMPLES  # mcrank._validation says why it differs from evaluate's
@@ -227,11 +233,12 @@ def _true_um_sd_help() -> str:
 
 def _metrics_help() -> str:
     """``--metrics``'s help: the default metrics and scores, as the registries give them."""
+    from mcrank.probabilities import DEFAULT_PROBABILITY_SCORES
     from mcrank.roc import DEFAULT_ROC_SCORES  # the ROC scores' registry: read when the parser is built
 
     return (
         f"metric ids, separated by spaces or commas (default: the paper's seven for 2 classes; {', '.join(NCLASS_METRICS)} for more; "
-        f"with --study roc the scores {', '.join(DEFAULT_ROC_SCORES)})"
+        f"with --study roc the scores {', '.join(DEFAULT_ROC_SCORES)}; with --study probabilities {', '.join(DEFAULT_PROBABILITY_SCORES)})"
     )
 
 
@@ -257,7 +264,13 @@ class StudyConfig:
         ``docs/method.md``, "The ROC/AUC study"). The ``roc`` kind takes two classes, a
         hexagon distribution, the sample estimator and the ROC scores as ``metrics``
         (default :data:`mcrank.roc.DEFAULT_ROC_SCORES`), and reads ``prevalence``,
-        ``roc_mu_range`` and ``roc_sigma_range``, which no other kind takes.
+        ``roc_mu_range`` and ``roc_sigma_range``, which only it and the ``probabilities`` kind
+        take. The ``probabilities`` kind compares probabilistic classifiers, binormal scores
+        stated as probabilities with a calibration slope and intercept, each deciding by
+        maximal expected utility (``docs/method.md``, "The probabilistic-classifier study"):
+        the same rules as ``roc``, the probability scores as ``metrics`` (default
+        :data:`mcrank.probabilities.DEFAULT_PROBABILITY_SCORES`), and it reads
+        ``calibration_slope_range`` and ``calibration_intercept_range`` too.
     samples : int
         Number of pairs of classifiers.
     classes : int
@@ -319,6 +332,13 @@ class StudyConfig:
         ``roc`` kind: each classifier's class-0 score sd, ``log sigma ~ Uniform(log low,
         log high)``; default (1/2, 2); ``(1, 1)`` gives equal variances, whose curves never
         cross.
+    calibration_slope_range : (float, float)
+        ``probabilities`` kind: each classifier's calibration slope ``a``, ``log a ~
+        Uniform(log low, log high)``; default (1/2, 2); ``(1, 1)`` with an intercept range
+        ``(0, 0)`` gives perfectly calibrated classifiers.
+    calibration_intercept_range : (float, float)
+        ``probabilities`` kind: each classifier's calibration intercept ``c ~ Uniform(low,
+        high)``; default (-1, 1).
     """
 
     samples: int = _parameter(1_000_000, parse=parse_count, flag="--samples", metavar="N", help="number of pairs, e.g. 1e6 (default 1e6)")
@@ -451,7 +471,7 @@ class StudyConfig:
     prevalence: float | None = _parameter(
         None,
         parse=lambda text: as_float(text, "prevalence"),
-        kinds=("roc",),
+        kinds=("roc", "probabilities"),
         group="roc",
         flag="--prevalence",
         metavar="B",
@@ -460,7 +480,7 @@ class StudyConfig:
     )
     roc_mu_range: tuple[float, float] = _parameter(
         (0.0, 3.0),
-        kinds=("roc",),
+        kinds=("roc", "probabilities"),
         group="roc",
         flag="--roc-mu-range",
         nargs=2,
@@ -471,7 +491,7 @@ class StudyConfig:
     )
     roc_sigma_range: tuple[float, float] = _parameter(
         (0.5, 2.0),
-        kinds=("roc",),
+        kinds=("roc", "probabilities"),
         group="roc",
         flag="--roc-sigma-range",
         nargs=2,
@@ -479,6 +499,28 @@ class StudyConfig:
         metavar=("LOW", "HIGH"),
         help="class-0 score sd, log-uniform on [LOW, HIGH] (default 0.5 2; 1 1: equal variances)",
         kernel=lambda v, c: {"log_sigma_low": math.log(v[0]), "log_sigma_high": math.log(v[1])},
+    )
+    calibration_slope_range: tuple[float, float] = _parameter(
+        (0.5, 2.0),
+        kinds=("probabilities",),
+        group="probabilities",
+        flag="--calibration-slope-range",
+        nargs=2,
+        cli_type=float,
+        metavar=("LOW", "HIGH"),
+        help="calibration slope a of q = logistic(a l + c), log-uniform on [LOW, HIGH] (default 0.5 2; 1 1: none)",
+        kernel=lambda v, c: {"log_slope_low": math.log(v[0]), "log_slope_high": math.log(v[1])},
+    )
+    calibration_intercept_range: tuple[float, float] = _parameter(
+        (-1.0, 1.0),
+        kinds=("probabilities",),
+        group="probabilities",
+        flag="--calibration-intercept-range",
+        nargs=2,
+        cli_type=float,
+        metavar=("LOW", "HIGH"),
+        help="calibration intercept c ~ Uniform(LOW, HIGH) (default -1 1; 0 0: none)",
+        kernel=lambda v, c: {"intercept_low": float(v[0]), "intercept_high": float(v[1])},
     )
 
     def __post_init__(self):
@@ -632,6 +674,10 @@ def _checked(config: StudyConfig) -> dict:
         prevalence=None if config.prevalence is None else _checked_prevalence(config.prevalence),
         roc_mu_range=_checked_interval(config.roc_mu_range, "roc_mu_range", -MAX_ROC_MU, MAX_ROC_MU),
         roc_sigma_range=_checked_interval(config.roc_sigma_range, "roc_sigma_range", *ROC_SIGMA_BOUNDS),
+        calibration_slope_range=_checked_interval(config.calibration_slope_range, "calibration_slope_range", *CALIBRATION_SLOPE_BOUNDS),
+        calibration_intercept_range=_checked_interval(
+            config.calibration_intercept_range, "calibration_intercept_range", -MAX_CALIBRATION_INTERCEPT, MAX_CALIBRATION_INTERCEPT
+        ),
     )
 
 
@@ -641,7 +687,16 @@ def _check_not_text(config: StudyConfig) -> None:
     for name in ("samples", "chunk_size", "true_um_sd", "fbeta_beta", "test_size", "classes", "class_concentration", "prevalence"):
         if isinstance(getattr(config, name), (str, bytes)):
             raise ValueError(f"{name} must be a number, not a string, got {getattr(config, name)!r}")
-    for name in ("sds", "class_proportion", "rate_beta", "rate_range", "roc_mu_range", "roc_sigma_range"):  # a bare string is refused later
+    for name in (
+        "sds",
+        "class_proportion",
+        "rate_beta",
+        "rate_range",
+        "roc_mu_range",
+        "roc_sigma_range",
+        "calibration_slope_range",
+        "calibration_intercept_range",
+    ):  # fmt: skip  (a bare string is refused later)
         value = getattr(config, name)
         for item in value if isinstance(value, (list, tuple, np.ndarray)) else ():
             if isinstance(item, (str, bytes)):

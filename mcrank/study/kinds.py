@@ -11,7 +11,11 @@ engine sits below the study layer, and a kind's kernels are compiled only when i
   study, finite test sets); its scores are the metrics (:mod:`mcrank.metrics`);
 - ``roc``: scoring classifiers given by their binormal ROC curves, each at its best threshold
   (the paper's §5; ``docs/method.md``, "The ROC/AUC study"); its scores are the ROC scores
-  (:mod:`mcrank.roc`).
+  (:mod:`mcrank.roc`);
+- ``probabilities``: probabilistic classifiers, binormal scores stated as probabilities with a
+  calibration slope and intercept, each deciding by maximal expected utility with its own
+  probabilities (eq. 20; ``docs/method.md``, "The probabilistic-classifier study"); its scores
+  are the probability scores (:mod:`mcrank.probabilities`).
 """
 
 from __future__ import annotations
@@ -168,6 +172,20 @@ def _roc_score_codes(ids: tuple[str, ...]) -> dict:
     return {"score_codes": np.array([get_roc_score(name).code for name in ids], dtype=np.int64)}
 
 
+def _checked_probability_scores(names, classes: int) -> tuple[str, ...]:
+    """The probabilities study's score ids (:data:`mcrank.probabilities.PROBABILITY_SCORES`), each once; None for the default."""
+    from mcrank.probabilities import DEFAULT_PROBABILITY_SCORES, get_probability_score  # only a probabilities study needs them
+
+    chosen = _looked_up(DEFAULT_PROBABILITY_SCORES if names is None else names, get_probability_score, "score")
+    return _once(tuple(score.id for score in chosen))
+
+
+def _probability_score_codes(ids: tuple[str, ...]) -> dict:
+    from mcrank.probabilities import get_probability_score
+
+    return {"score_codes": np.array([get_probability_score(name).code for name in ids], dtype=np.int64)}
+
+
 # --- the tables' headers -----------------------------------------------------------------------
 
 
@@ -189,20 +207,40 @@ def _roc_header(config: Mapping, rows: list) -> str:
     )
 
 
-# --- the roc kind's rules ----------------------------------------------------------------------
+def _probabilities_header(config: Mapping, rows: list) -> str:
+    tied = rows[0]["tied_pct"] if rows else float("nan")
+    prevalence = "B ~ Uniform(0, 1)" if config["prevalence"] is None else f"B = {config['prevalence']:g}"
+    (mu_low, mu_high), (sigma_low, sigma_high) = config["roc_mu_range"], config["roc_sigma_range"]
+    (slope_low, slope_high), (intercept_low, intercept_high) = config["calibration_slope_range"], config["calibration_intercept_range"]
+    return (
+        f"{config['samples']:,} pairs of probabilistic classifiers (binormal scores, mu ~ U({mu_low:g}, {mu_high:g}), "
+        f"log sigma ~ U(log {sigma_low:g}, log {sigma_high:g}); q = logistic(a l + c), log a ~ U(log {slope_low:g}, "
+        f"log {slope_high:g}), c ~ U({intercept_low:g}, {intercept_high:g})); {prevalence}; true U {config['true_um']}; "
+        f"errors {config['error']}; seed {config['seed']}\n"
+        f"{tied:.2f} % of pairs tied in truth (both always output the same class), left out of every %"
+    )
 
 
-def _two_classes(classes: int) -> None:
-    if classes != 2:
-        raise ValueError(f"classes must be 2 in the roc study, which compares scoring classifiers of two classes; got {classes}")
+# --- the rules of the kinds of scoring classifiers ---------------------------------------------
 
 
-def _on_the_hexagon(true_um: str) -> None:
-    if not TRUE_UM_DISTRIBUTIONS[true_um].hexagon:
-        raise ValueError(
-            f"true_um must be {' or '.join(HEXAGON_DISTRIBUTIONS)} in the roc study, which draws its true utility matrices on the "
-            f"paper's hexagon; got {true_um!r}"
-        )
+def _two_classes_in(kind: str) -> Callable[[int], None]:
+    def two_classes(classes: int) -> None:
+        if classes != 2:
+            raise ValueError(f"classes must be 2 in the {kind} study, which compares scoring classifiers of two classes; got {classes}")
+
+    return two_classes
+
+
+def _on_the_hexagon_in(kind: str) -> Callable[[str], None]:
+    def on_the_hexagon(true_um: str) -> None:
+        if not TRUE_UM_DISTRIBUTIONS[true_um].hexagon:
+            raise ValueError(
+                f"true_um must be {' or '.join(HEXAGON_DISTRIBUTIONS)} in the {kind} study, which draws its true utility matrices on the "
+                f"paper's hexagon; got {true_um!r}"
+            )
+
+    return on_the_hexagon
 
 
 register_study_kind(
@@ -222,8 +260,20 @@ register_study_kind(
     score_codes=_roc_score_codes,
     header=_roc_header,
     group='the roc study (--study roc; docs/method.md, "The ROC/AUC study")',
-    rules={"classes": _two_classes, "true_um": _on_the_hexagon},
+    rules={"classes": _two_classes_in("roc"), "true_um": _on_the_hexagon_in("roc")},
     closed_form="the best threshold moves with the errors",
+    sweep_key=("prevalence",),
+)
+register_study_kind(
+    "probabilities",
+    help="probabilistic classifiers (binormal scores, miscalibrated), each deciding by maximal expected utility, eq. 20",
+    engine="mcrank.engine.probabilities",
+    scores=_checked_probability_scores,
+    score_codes=_probability_score_codes,
+    header=_probabilities_header,
+    group='the probabilities study (--study probabilities; docs/method.md, "The probabilistic-classifier study")',
+    rules={"classes": _two_classes_in("probabilities"), "true_um": _on_the_hexagon_in("probabilities")},
+    closed_form="the decisions move with the errors",
     sweep_key=("prevalence",),
 )
 
