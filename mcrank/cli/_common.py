@@ -46,9 +46,28 @@ class OneLineParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         # argparse's own pattern takes -1 and -0.5 only; no option of mcrank starts with -<digit>.
         self._negative_number_matcher = re.compile(r"^-\.?\d")
+        # Numbers as ASCII decimal numerals only: argparse's float and int also take "1_000"
+        # and the digits of other scripts.
+        self.register("type", float, _float_type)
+        self.register("type", int, _int_type)
 
     def error(self, message: str):  # noqa: D102 - argparse API
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _float_type(text: str) -> float:
+    from mcrank._validation import parse_float
+
+    return parse_float(text)
+
+
+def _int_type(text: str) -> int:
+    from mcrank._validation import parse_int
+
+    return parse_int(text)
+
+
+_float_type.__name__, _int_type.__name__ = "float", "int"  # argparse's refusal: "invalid float value: '1_000'"
 
 
 class SubcommandParser(OneLineParser):

@@ -58,25 +58,21 @@ def add_arguments(parser) -> None:
 
 
 def _thresholds(text: str | None):
-    """``START:STOP:STEP`` (STOP included) or ``P1,P2,...`` as an array; None for the default."""
+    """``START:STOP:STEP`` (STOP included when the steps reach it) or ``P1,P2,...`` as an array;
+    None for the default."""
     import numpy as np
+
+    from mcrank._validation import parse_float, parse_grid
 
     if text is None:
         return None
+    if ":" in text:
+        try:
+            return parse_grid(text, "--thresholds", maximum=100_000)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
     try:
-        if ":" in text:
-            parts = [float(p) for p in text.split(":")]
-            if len(parts) != 3:
-                raise UsageError(f"--thresholds {text}: give START:STOP:STEP or a list P1,P2,...")
-            start, stop, step = parts
-            if not step > 0 or not stop >= start:
-                raise UsageError(f"--thresholds {text}: STEP must be positive and STOP at least START")
-            count = round((stop - start) / step) + 1
-            if count > 100_000 or abs(start + (count - 1) * step - stop) > 1e-9 * max(1.0, abs(stop)):
-                raise UsageError(f"--thresholds {text}: STEP must lead from START to STOP in at most 100000 steps")
-            # Rounded to 12 digits, so that 0.1 + 2 * 0.1 is 0.3, a threshold a score can equal.
-            return np.round(start + step * np.arange(count), 12)
-        return np.array([float(p) for p in text.split(",")])
+        return np.array([parse_float(p) for p in text.split(",")])
     except ValueError:
         raise UsageError(f"--thresholds {text}: not numbers; give START:STOP:STEP or a list P1,P2,...") from None
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from mcrank._io import read_bounded
-from mcrank._validation import MAX_INPUT_BYTES, check_choice, check_positive
+from mcrank._validation import MAX_INPUT_BYTES, check_choice, check_positive, numeral
 from mcrank._validation import check_name as _check_name
 from mcrank._validation import check_real as _real
 from mcrank._validation import check_square as _square
@@ -424,7 +424,8 @@ def _load_csv(text: str, source: str, classes: tuple[str, ...] | None, classes_s
                     raise ValueError(f"{where}: empty {key!r} field")
                 _check_name(cells[key], "classifier" if key == "classifier" else "class", where)
             try:  # an integer stays exact, and one past 1.8e308 is named too large, not inf
-                count = int(cells["count"]) if cells["count"].lstrip("+-").isdigit() else float(cells["count"])
+                number = numeral(cells["count"])
+                count = int(number) if number.lstrip("+-").isdigit() else float(number)
             except ValueError:
                 raise ValueError(f"{where}: count {cells['count']!r} is not a number") from None
             records.append((line, cells["classifier"], cells["output"], cells["true"], count))

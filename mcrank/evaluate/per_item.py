@@ -46,6 +46,7 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank._rng import PER_ITEM_POSTERIOR, root_of, stream_generator
+from mcrank._validation import parse_float, parse_floats
 from mcrank.evaluate.result import rendering
 
 __all__ = [
@@ -642,7 +643,7 @@ def load_item_table(path, *, columns, truth: str = "true") -> tuple[np.ndarray, 
     values = {}
     for name in columns:
         try:
-            array = np.array(table[name], dtype=float)
+            array = parse_floats(table[name])
         except ValueError:
             k = next(k for k, cell in enumerate(table[name]) if not _is_number(cell))
             raise ValueError(f"{path}, line {lines[k]}, column {name!r}: {table[name][k]!r} is not a number") from None
@@ -655,7 +656,7 @@ def load_item_table(path, *, columns, truth: str = "true") -> tuple[np.ndarray, 
 
 def _is_number(text: str) -> bool:
     try:
-        float(text)
+        parse_float(text)
     except ValueError:
         return False
     return True

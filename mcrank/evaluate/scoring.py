@@ -42,7 +42,7 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank._rng import SCORING_POSTERIOR, resolve_rng, root_of, root_seed_sequence, stream_generator
-from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_name, check_square
+from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_name, check_square, parse_float, parse_floats
 from mcrank.evaluate.curve_scores import CURVE_SCORES, _checked_scores, _score_array
 from mcrank.evaluate.folds import SEPARATED
 from mcrank.evaluate.input import label_array, read_csv_columns
@@ -235,7 +235,7 @@ def load_scores(path, *, truth: str = "true", positive=None, classes=None, utili
         if name == truth:
             continue
         try:
-            values = np.array(column, dtype=float)
+            values = parse_floats(column)
         except ValueError:
             values = None
         bad = (
@@ -253,7 +253,7 @@ def load_scores(path, *, truth: str = "true", positive=None, classes=None, utili
 
 def _is_number(text: str) -> bool:
     try:
-        return math.isfinite(float(text))
+        return math.isfinite(parse_float(text))
     except ValueError:
         return False
 
