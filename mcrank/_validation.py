@@ -19,6 +19,7 @@ __all__ = [
     "MAX_EVALUATE_SAMPLES",
     "MAX_EXPERIMENT_BYTES",
     "MAX_INPUT_BYTES",
+    "MAX_KEPT_DRAWS",
     "MAX_STUDY_SAMPLES",
     "as_float",
     "check_beta_parameters",
@@ -26,6 +27,7 @@ __all__ = [
     "check_name",
     "check_real",
     "check_count",
+    "check_kept_draws",
     "check_positive",
     "check_range",
     "check_sd",
@@ -50,6 +52,9 @@ MAX_STUDY_SAMPLES = 10**12
 #: below 2e-5; more is a typo, not a wish. Smaller than the study's, because evaluate keeps its
 #: posterior draws of every classifier's yield for the intervals.
 MAX_EVALUATE_SAMPLES = 10**9
+#: Most posterior draws held in memory at once, over every model (8 bytes each: 1 GiB), where
+#: the draws of every model are kept for the intervals (the per-item and the scoring posterior).
+MAX_KEPT_DRAWS = 2**27
 #: Largest input file of ``mcrank evaluate`` (confusion matrices, labels, scores, a utility
 #: matrix), in bytes: 64 MiB, a long-form CSV of three classifiers on 1000 classes.
 MAX_INPUT_BYTES = 64 << 20
@@ -223,6 +228,14 @@ def check_count(value, what: str, *, minimum: int = 1, maximum: int = 10**12) ->
     if not minimum <= count <= maximum:
         raise ValueError(f"{what} must be a whole number from {minimum:,} to {maximum:,}, got {value!r}")
     return count
+
+
+def check_kept_draws(samples: int, values: int, what: str = "samples") -> None:
+    """Refuse ``samples`` draws of ``values`` numbers each (a yield per model, or more) whose
+    arrays would pass :data:`MAX_KEPT_DRAWS`, before they are allocated."""
+    if samples * values > MAX_KEPT_DRAWS:
+        raise ValueError(f"{what}: {samples:,} draws would hold {samples * values * 8 / 2**30:,.1f} GiB in memory "
+                         f"({values} numbers each); give at most {MAX_KEPT_DRAWS // values:,}")  # fmt: skip
 
 
 def check_zero_division(value, what: str = "zero_division") -> float:

@@ -46,7 +46,7 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank._rng import PER_ITEM_POSTERIOR, root_of, stream_generator
-from mcrank._validation import parse_float, parse_floats
+from mcrank._validation import MAX_EVALUATE_SAMPLES, check_count, check_kept_draws, check_real, parse_float, parse_floats
 from mcrank.evaluate.result import rendering
 
 __all__ = [
@@ -136,7 +136,10 @@ def is_affine(value) -> bool:
 
 
 def _number(value, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{where}: {value!r} is not a finite number")
+    check_real(value, where)  # an integer of 400 digits: too large, which isfinite cannot say
+    if not math.isfinite(value):
         raise ValueError(f"{where}: {value!r} is not a finite number")
     return float(value)
 
@@ -251,6 +254,19 @@ def check_per_item(utility, n_items: int, *, n_classes: int | None = None, what:
     if not np.all(np.isfinite(u)):
         raise ValueError(f"{what} contains NaN or infinite values")
     return u
+
+
+def _check_sums(u: np.ndarray) -> None:
+    """Refuse utilities whose sums over the items, weighted by the bootstrap (whose weights
+    exceed 1 by a factor of at most a few dozen), could overflow: naming the items, where NumPy
+    warned of an overflow and the yield was infinite."""
+    limit = np.finfo(float).max / (64 * u.shape[0])
+    largest = np.max(np.abs(u), axis=(1, 2))
+    if np.any(largest > limit):
+        items = np.flatnonzero(largest > limit)
+        named = ", ".join(map(str, items[:5].tolist())) + (f" and {items.size - 5} more" if items.size > 5 else "")
+        raise ValueError(f"utility: the utilities of item{'s' if items.size > 1 else ''} {named} (up to {largest.max():.3g} in "
+                         f"absolute value) overflow in their sum over the {u.shape[0]} items: at most {limit:.3g}; scale the utility down")  # fmt: skip
 
 
 def item_utilities(utility: np.ndarray, truth: np.ndarray, decisions: np.ndarray) -> np.ndarray:
@@ -533,6 +549,8 @@ def evaluate_per_item(y_true, predictions, utility, *, columns=None, classes=Non
         raise ValueError(f"decisions: {len(rows)} decisions but the utility has {u.shape[1]} rows")
     truth = _indexer(order, truth_labels, "y_true")
     chosen = {}
+    if not isinstance(predictions, Mapping):
+        raise ValueError(f"predictions must be a dict of model name to decisions, got a {type(predictions).__name__}")
     for name, values in predictions.items():
         if len(values) != n_items:
             raise ValueError(f"predictions: {name!r} has {len(values)} decisions but y_true has {n_items} items")
@@ -565,6 +583,13 @@ def _evaluate_indices(checked: _CheckedItems, *, metrics, test_uncertainty, samp
 
     u, truth, chosen, order, rows, source, reads = checked
     n_items, n_decisions, n_classes = u.shape
+    _check_sums(u)
+    if test_uncertainty:
+        from mcrank.evaluate.uncertainty import check_prior_count
+
+        samples = check_count(samples, "samples", maximum=MAX_EVALUATE_SAMPLES)
+        check_kept_draws(samples, len(chosen))
+        prior_count = check_prior_count(prior_count)
     yields = {name: per_item_yield(u, truth, d) for name, d in chosen.items()}
     average = average_matrix(u)
     confusions = {name: np.bincount(d * n_classes + truth, minlength=n_decisions * n_classes).reshape(n_decisions, n_classes)

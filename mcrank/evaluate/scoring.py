@@ -42,7 +42,16 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank._rng import SCORING_POSTERIOR, resolve_rng, root_of, root_seed_sequence, stream_generator
-from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_name, check_square, parse_float, parse_floats
+from mcrank._validation import (
+    MAX_EVALUATE_SAMPLES,
+    check_choice,
+    check_count,
+    check_kept_draws,
+    check_name,
+    check_square,
+    parse_float,
+    parse_floats,
+)
 from mcrank.evaluate.curve_scores import CURVE_SCORES, _checked_scores, _score_array
 from mcrank.evaluate.folds import SEPARATED
 from mcrank.evaluate.input import label_array, read_csv_columns
@@ -590,6 +599,7 @@ def _posterior_draws(positive, scores, utility, item_utilities, fold, choice, sa
     draws.
     """
     items, models = item_utilities.shape
+    check_kept_draws(samples, 3 * models)  # fixed, errors and prior below
     counted = (fold == 1 if choice == "split" else np.ones(items, dtype=bool)).astype(float)
     prior_stream = stream_generator(rng, SCORING_POSTERIOR, 1)
     weights_stream = stream_generator(rng, SCORING_POSTERIOR, 0)
