@@ -297,10 +297,8 @@ def auc_score(positive, scores) -> float:
         ``scores`` of another length, NaN or infinite scores (the checks of
         :func:`scored_test_set`).
     """
-    positive, scores = _checked_scores(positive, scores)
+    positive, scores = _checked_scores(positive, scores, "AUC")
     p, n = int(positive.sum()), int((~positive).sum())
-    if p == 0 or n == 0:
-        raise ValueError(f"positive: {'no' if p == 0 else 'every'} item is positive; AUC needs items of both classes")
     _, inverse, counts = np.unique(scores, return_inverse=True, return_counts=True)
     # The average rank of each distinct value: a tie shares the mean of the ranks it spans.
     average = np.cumsum(counts) - (counts - 1) / 2.0
