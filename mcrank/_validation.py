@@ -21,6 +21,7 @@ __all__ = [
     "MAX_INPUT_BYTES",
     "MAX_KEPT_DRAWS",
     "MAX_STUDY_SAMPLES",
+    "array_input",
     "as_float",
     "check_beta_parameters",
     "check_choice",
@@ -33,6 +34,7 @@ __all__ = [
     "check_sd",
     "check_square",
     "check_zero_division",
+    "columns_input",
     "numeral",
     "parse_float",
     "parse_floats",
@@ -320,6 +322,26 @@ def check_beta_parameters(value, what: str) -> tuple[float, float]:
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
+def array_input(value, what: str):
+    """An array argument as it enters the API: a pandas DataFrame or Series as its NumPy array
+    (without importing pandas), and a NumPy masked array refused, naming ``what``: NumPy's
+    conversions drop its mask, and the masked values would count."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise ValueError(f"{what}: a masked array is not accepted (its mask would be ignored): give only the values to use, "
+                         "e.g. its .compressed() or .filled(value)")  # fmt: skip
+    if type(value).__module__.partition(".")[0] == "pandas" and hasattr(value, "to_numpy"):
+        return array_input(value.to_numpy(), what)
+    return value
+
+
+def columns_input(value, what: str):
+    """A mapping of names to arrays (models' predictions or scores, items' columns) as it enters
+    the API: a pandas DataFrame as the dict of its columns, a masked array refused (:func:`array_input`)."""
+    if type(value).__module__.partition(".")[0] == "pandas" and hasattr(value, "columns"):
+        return {name: array_input(value[name], f"{what}[{name!r}]") for name in value.columns}
+    return value
+
+
 def check_real(value, where: str, *cell: int):
     """``value`` if it is a number a float can hold, else a ValueError naming ``where`` (and the cell)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
@@ -334,6 +356,7 @@ def check_real(value, where: str, *cell: int):
 
 def check_square(value, where: str) -> np.ndarray:
     """A square float matrix from an array or nested lists, with the place of the first fault."""
+    value = array_input(value, where)
     numeric = isinstance(value, np.ndarray) and value.dtype.kind in "iuf" and value.ndim == 2
     rows = value.tolist() if isinstance(value, np.ndarray) and not numeric else value
     if not isinstance(rows, (list, tuple, np.ndarray)) or len(rows) == 0:

@@ -21,12 +21,15 @@ from collections.abc import Callable
 
 import numpy as np
 
+from mcrank._validation import array_input
+
 __all__ = ["CURVE_SCORES", "average_precision", "h_measure"]
 
 
 def _score_array(values, items: int, where: str, per: str) -> np.ndarray:
     """``values`` as ``items`` finite scores, one per item of the argument ``per``; a ValueError
     naming ``where`` otherwise."""
+    values = array_input(values, where)
     try:
         array = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
@@ -42,7 +45,7 @@ def _checked_scores(positive, scores, name: str):
     """``positive`` as a 1-d bool array with items of both classes and ``scores`` as finite
     floats of its length, or a ValueError naming the argument (the checks of every
     threshold-free score, ``name`` among them: AUC, the H-measure, average precision)."""
-    given = np.asarray(positive)
+    given = np.asarray(array_input(positive, "positive"))
     if given.ndim != 1 or not (given.dtype == bool or (given.dtype.kind in "iu" and np.isin(given, (0, 1)).all())):
         raise ValueError(f"positive: expected a 1-d array of booleans (True for a positive item), got {given.dtype} of shape {given.shape}")
     positive = given.astype(bool)

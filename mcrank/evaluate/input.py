@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from mcrank._io import read_bounded
-from mcrank._validation import MAX_INPUT_BYTES, check_choice, check_positive, numeral
+from mcrank._validation import MAX_INPUT_BYTES, array_input, check_choice, check_positive, columns_input, numeral
 from mcrank._validation import check_name as _check_name
 from mcrank._validation import check_real as _real
 from mcrank._validation import check_square as _square
@@ -125,6 +125,7 @@ def _check_confusions(
 ) -> tuple[dict[str, np.ndarray], tuple[str, ...]]:
     """Counts as float arrays in mcrank's orientation (:func:`mcrank.evaluate.targets.oriented`),
     and the class names; every fault named with its classifier and cell."""
+    confusions = columns_input(confusions, "confusions") if hasattr(confusions, "columns") else confusions
     if not isinstance(confusions, dict) or not confusions:
         raise ValueError(_at(source, "no classifiers: give a non-empty mapping of names to confusion matrices"))
     checked, first = {}, next(iter(confusions))
@@ -480,6 +481,7 @@ def label_array(y, what: str) -> np.ndarray:
     a label ``"A\\x00"`` would silently become ``"A"``: refused here, naming ``what``, before
     the labels become an array. Labels already in a numpy array are taken as they are.
     """
+    y = array_input(y, what)
     if not isinstance(y, np.ndarray):
         if isinstance(y, (list, tuple)):
             values = y
@@ -577,6 +579,7 @@ def predictions_in_class_order(y_true, predictions, utility, classes=None):
     names it instead. Returns the assessment, the confusion matrices, the classes (each label
     of its own type), the :class:`ItemLabels` and where the order came from.
     """
+    predictions = columns_input(predictions, "predictions")
     if not isinstance(predictions, dict) or not predictions:
         raise ValueError("predictions: give a non-empty mapping of classifier names to their outputs (y_pred)")
     utility_classes = None
@@ -618,6 +621,7 @@ def labels_from_predictions(y_true, predictions, *, classes=None) -> tuple[dict[
     classes : tuple
     labels : ItemLabels
     """
+    predictions = columns_input(predictions, "predictions")
     if not isinstance(predictions, dict) or not predictions:
         raise ValueError("predictions: give a non-empty mapping of classifier names to their outputs (y_pred)")
     truth = label_array(y_true, "y_true")

@@ -46,7 +46,16 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank._rng import PER_ITEM_POSTERIOR, root_of, stream_generator
-from mcrank._validation import MAX_EVALUATE_SAMPLES, check_count, check_kept_draws, check_real, parse_float, parse_floats
+from mcrank._validation import (
+    MAX_EVALUATE_SAMPLES,
+    array_input,
+    check_count,
+    check_kept_draws,
+    check_real,
+    columns_input,
+    parse_float,
+    parse_floats,
+)
 from mcrank.evaluate.result import rendering
 
 __all__ = [
@@ -211,12 +220,14 @@ def check_item_columns(columns: Mapping, names, *, n_items: int | None = None, w
         infinite, or of another length than ``n_items`` (or than the others).
     """
     values = {}
+    columns = columns_input(columns, what)
     for name in names:
         if name not in columns:
             given = ", ".join(map(repr, columns)) or "none"
             raise ValueError(f"{what}: no column {name!r}, which the per-item utility reads (the columns given: {given})")
+        column = array_input(columns[name], f"{what}: column {name!r}")
         try:
-            array = np.asarray(columns[name], dtype=float)
+            array = np.asarray(column, dtype=float)
         except (TypeError, ValueError):
             raise ValueError(f"{what}: column {name!r} is not numeric") from None
         if array.ndim != 1:
@@ -241,6 +252,7 @@ def check_per_item(utility, n_items: int, *, n_classes: int | None = None, what:
         Naming ``what``: not numeric, not of shape (items, decisions, classes), another number
         of items or classes, NaN or infinite values.
     """
+    utility = array_input(utility, what)
     try:
         u = np.asarray(utility, dtype=float)
     except (TypeError, ValueError):
@@ -523,7 +535,8 @@ def evaluate_per_item(y_true, predictions, utility, *, columns=None, classes=Non
     """
     from mcrank.evaluate.targets import class_order
 
-    truth_labels = np.asarray(y_true, dtype=object)
+    truth_labels = np.asarray(array_input(y_true, "y_true"), dtype=object)
+    predictions = columns_input(predictions, "predictions")
     n_items = truth_labels.shape[0]
     if n_items == 0 or not predictions:
         raise ValueError("y_true: a per-item evaluation needs items and at least one model")

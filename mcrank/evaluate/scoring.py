@@ -49,6 +49,7 @@ from mcrank._validation import (
     check_kept_draws,
     check_name,
     check_square,
+    columns_input,
     parse_float,
     parse_floats,
 )
@@ -142,6 +143,7 @@ def _binary_truth(labels: list, positive, classes, where: str, utility_classes=N
 
 
 def _check_scores(scores: dict, items: int, source: str = "") -> dict[str, np.ndarray]:
+    scores = columns_input(scores, "scores")
     if not isinstance(scores, dict) or not scores:
         raise ValueError("scores: give a non-empty mapping of model names to arrays of scores")
     checked = {}
