@@ -15,7 +15,7 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["read_bounded", "read_regular", "resolved"]
+__all__ = ["json_ready", "read_bounded", "read_regular", "resolved"]
 
 #: What a file that is not a regular one is, for the message.
 _FILE_TYPES = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
@@ -102,3 +102,15 @@ def resolved(path) -> Path:
         return Path(path).resolve()
     except RuntimeError:
         raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path)) from None
+
+
+def json_ready(value):
+    """``value`` with every NaN or infinite float as None: strict JSON has no such numbers, and
+    Python's ``json`` writes them as the tokens ``NaN`` and ``Infinity``, which other readers refuse."""
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else None
+    if isinstance(value, dict):
+        return {key: json_ready(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(item) for item in value]
+    return value

@@ -228,7 +228,9 @@ def json_text(document) -> str:
     ``json`` is imported here, as only ``--format json`` reads it."""
     import json
 
-    return json.dumps(document, indent=2) + "\n"
+    from mcrank._io import json_ready
+
+    return json.dumps(json_ready(document), indent=2, allow_nan=False) + "\n"
 
 
 def write_output(text: str, out: str | None) -> Path | None:
