@@ -382,8 +382,8 @@ def check_name(name, what: str, where: str) -> None:
     character, line separator or lone surrogate; ``where`` prefixes the message if not empty."""
     at = f"{where}: " if where else ""
     if not isinstance(name, str):
-        raise ValueError(f"{at}{what} name {name!r} is not a string")
+        raise ValueError(f"{at}{what} name {shown_name(name)!r} is not a string")
     if not name.strip():
         raise ValueError(f"{at}a {what} name is empty ({name!r})")
     if bad := _CONTROL.search(name):
-        raise ValueError(f"{at}{what} name {name!r} contains the control character {bad[0]!r}: names are printed one per line")
+        raise ValueError(f"{at}{what} name {shown_name(name)!r} contains the control character {bad[0]!r}: names are printed one per line")

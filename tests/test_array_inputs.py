@@ -57,3 +57,10 @@ def test_pandas_objects_are_taken_as_their_arrays():
     u = np.tile(np.eye(2), (5, 1, 1))
     assert evaluate_per_item(pd.Series(y), pd.DataFrame(predictions), u).yields == evaluate_per_item(y, predictions, u).yields
     assert optimal_decisions(pd.DataFrame([[0.2, 0.8], [0.9, 0.1]]), U).tolist() == [1, 0]
+
+
+def test_a_long_name_is_cut_in_messages():
+    name = "A" * 100_000
+    with pytest.raises(ValueError) as error:
+        evaluate({name: [[1, 2], [3]]}, U)
+    assert len(str(error.value)) < 300 and "A" * 59 + "\u2026" in str(error.value)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from mcrank.cli import main
@@ -24,3 +26,11 @@ def test_a_roc_study_whose_pairs_all_tie_writes_strict_json_and_says_so(tmp_path
     json.loads(text, parse_constant=lambda token: pytest.fail(f"{token} in the JSON"))
     assert main(argv) == 0
     assert "Every pair is tied in truth" in capsys.readouterr().out
+
+
+def test_a_note_before_a_refusal_is_dropped(tmp_path, capsys):
+    factory = str(Path(__file__).resolve().parents[1] / "examples" / "factory.json")
+    assert main(["evaluate", factory, "--seed", "1", "--out", "/dev/full"]) == 2
+    assert capsys.readouterr().err == "mcrank evaluate: error: /dev/full: No space left on device\n"
+    assert main(["evaluate", factory, "--seed", "1"]) == 0
+    assert "note: --seed not used" in capsys.readouterr().err

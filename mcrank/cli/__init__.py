@@ -22,7 +22,7 @@ import signal
 import sys
 
 from mcrank import _signals
-from mcrank.cli._common import OneLineParser, SubcommandParser, UsageError, fail
+from mcrank.cli._common import OneLineParser, SubcommandParser, UsageError, fail, notes_said
 
 __all__ = ["main"]
 
@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"a command is required: {', '.join(SUBCOMMANDS)}")
         command = args.command
         code = int(args.handler(args) or 0)
+        notes_said(code == 0)
         if sys.stdout is not None:  # None when started with stdout closed (``>&-``)
             sys.stdout.flush()  # here, so that a closed pipe is caught below, not at exit
         _stop_process_workers()
@@ -87,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         # import of its C extension makes it an ImportError): still the signal.
         return _stopped(command, _signals.received() == signal.SIGTERM)
     finally:
+        notes_said(False)  # a refusal, or a signal: its one line alone
         if installed:
             _signals.restore()
 

@@ -223,6 +223,24 @@ def terminal_width(out: str | None = None) -> int:
     return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns or DEFAULT_WIDTH
 
 
+#: The notes of the command that runs: said once it has succeeded, so that a refusal after a
+#: note is still its one line.
+_NOTES: list[str] = []
+
+
+def note(line: str) -> None:
+    """Say ``line`` (a note on stderr) once the command has succeeded; dropped if it refuses."""
+    _NOTES.append(line)
+
+
+def notes_said(succeeded: bool) -> None:
+    """Say the notes kept by :func:`note` if the command ``succeeded``, and forget them."""
+    lines = list(_NOTES) if succeeded else []
+    _NOTES.clear()
+    for line in lines:
+        say(line)
+
+
 def json_text(document) -> str:
     """``document`` as the command line writes JSON: indented by 2, ending in a newline.
     ``json`` is imported here, as only ``--format json`` reads it."""

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from mcrank._signals import say
 from mcrank.cli._common import UsageError, class_names, flagged_by, path_argument, terminal_width, write_output
+from mcrank.cli._common import note as note_later
 
 #: Figure formats of ``--plot``, by suffix.
 PLOT_FORMATS = (".png", ".pdf", ".svg")
@@ -111,7 +112,7 @@ def handler(args) -> int:
                              prior_count=DEFAULT_PRIOR_COUNT if args.prior_count is None else args.prior_count,
                              samples=DEFAULT_BAND_SAMPLES if given_samples is None else given_samples, rng=seed)  # fmt: skip
     if (note := inverted_scores_note(test_set)) is not None:  # after the work, which may still refuse the input
-        say(f"mcrank evaluate: note: {note} (--positive)")
+        note_later(f"mcrank evaluate: note: {note} (--positive)")
     made = {"input": str(args.scores), **({"utility_input": args.utility} if args.utility is not None else {})}
     render = {"json": render_json, "csv": render_csv}.get(args.format)
     if render is None:
@@ -179,7 +180,7 @@ def _refuse_what_changes_nothing(args, utility, curves_wanted: bool) -> None:
         given := [flag for flag, value in (("--samples", args.samples), ("--seed", args.seed)) if value is not None]
     ):
         # A seed a script always passes is no error: it is noted, and nothing is drawn.
-        say(f"mcrank evaluate: note: {' and '.join(given)} not used: nothing is drawn (they set the split or folds of "
+        note_later(f"mcrank evaluate: note: {' and '.join(given)} not used: nothing is drawn (they set the split or folds of "
             "--threshold-choice and the bands of --test-uncertainty)")  # fmt: skip
 
 

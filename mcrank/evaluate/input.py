@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from mcrank._io import read_bounded
-from mcrank._validation import MAX_INPUT_BYTES, array_input, check_choice, check_positive, columns_input, numeral
+from mcrank._validation import MAX_INPUT_BYTES, array_input, check_choice, check_positive, columns_input, numeral, shown_name
 from mcrank._validation import check_name as _check_name
 from mcrank._validation import check_real as _real
 from mcrank._validation import check_square as _square
@@ -131,7 +131,7 @@ def _check_confusions(
     checked, first = {}, next(iter(confusions))
     for name, matrix in confusions.items():
         _check_name(name, "classifier", source)
-        where = _at(source, f"classifier {name!r}")
+        where = _at(source, f"classifier {shown_name(name)!r}")
         c = checked[name] = oriented(_square(matrix, where), orientation)
         n, m = len(checked[first]), len(c)
         if m < 2:
@@ -145,7 +145,7 @@ def _check_confusions(
         _check_name(name, "class", source)
     _check_distinct(classes, source)
     for name, c in checked.items():
-        where = _at(source, f"classifier {name!r}")
+        where = _at(source, f"classifier {shown_name(name)!r}")
         for test, problem in (
             (np.isnan(c), "is NaN"),
             (np.isinf(c), "is infinite"),
