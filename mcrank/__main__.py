@@ -37,6 +37,9 @@ def main() -> int:
     try:
         code = _command_line()
         signalled = _signals.received() is not None and code in (_signals.INTERRUPTED, _signals.TERMINATED)
+        if signalled:
+            with contextlib.suppress(KeyboardInterrupt), _signals.held():  # a further signal waits, then is dropped
+                _end_child_processes()
     finally:
         if installed:
             _signals.restore()
@@ -46,6 +49,23 @@ def main() -> int:
                 stream.flush()
         os._exit(code)
     return code
+
+
+def _end_child_processes() -> None:
+    """Before the exit on a signal, which skips the interpreter's own: the exit functions
+    (``atexit``: joblib's removal of its memory-mapped folder, multiprocessing's finalisers, which
+    unlink the workers' semaphores and tell the resource trackers so), then the resource trackers
+    stopped and waited for. Left to themselves, the trackers outlived the command, held its stderr
+    open, and printed a warning of "leaked" semaphores after its last line."""
+    import atexit
+
+    atexit._run_exitfuncs()
+    for name in ("joblib.externals.loky.backend.resource_tracker", "multiprocessing.resource_tracker"):
+        tracker = getattr(sys.modules.get(name), "_resource_tracker", None)
+        stop = getattr(tracker, "_stop", None)  # private to both, hence looked up with care
+        if stop is not None:
+            with contextlib.suppress(Exception):
+                stop()
 
 
 def _command_line() -> int:

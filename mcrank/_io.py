@@ -15,7 +15,7 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["read_bounded", "read_regular"]
+__all__ = ["json_ready", "read_bounded", "read_regular", "resolved"]
 
 #: What a file that is not a regular one is, for the message.
 _FILE_TYPES = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
@@ -92,3 +92,25 @@ def read_regular(path, size: int) -> bytes:
             return file.read(size)
         except OSError as error:  # EIO (a failing disk, /proc/self/mem) names no file by itself
             raise OSError(error.errno, error.strerror, os.fspath(path)) from None
+
+
+def resolved(path) -> Path:
+    """``path`` made absolute with its links followed, as :meth:`pathlib.Path.resolve`; a loop of
+    links is an OSError (ELOOP), as every other path that cannot be opened, not the RuntimeError
+    that ``resolve`` raises for it before Python 3.13."""
+    try:
+        return Path(path).resolve()
+    except RuntimeError:
+        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path)) from None
+
+
+def json_ready(value):
+    """``value`` with every NaN or infinite float as None: strict JSON has no such numbers, and
+    Python's ``json`` writes them as the tokens ``NaN`` and ``Infinity``, which other readers refuse."""
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else None
+    if isinstance(value, dict):
+        return {key: json_ready(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(item) for item in value]
+    return value

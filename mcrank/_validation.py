@@ -20,7 +20,9 @@ __all__ = [
     "MAX_EVALUATE_SAMPLES",
     "MAX_EXPERIMENT_BYTES",
     "MAX_INPUT_BYTES",
+    "MAX_KEPT_DRAWS",
     "MAX_STUDY_SAMPLES",
+    "array_input",
     "as_float",
     "check_beta_parameters",
     "check_choice",
@@ -28,11 +30,19 @@ __all__ = [
     "check_real",
     "check_count",
     "check_model_count",
+    "check_kept_draws",
     "check_positive",
     "check_range",
     "check_sd",
     "check_square",
     "check_zero_division",
+    "columns_input",
+    "numeral",
+    "parse_float",
+    "parse_floats",
+    "parse_grid",
+    "parse_int",
+    "shown_name",
 ]
 
 # --- limits ---------------------------------------------------------------------------------
@@ -50,6 +60,9 @@ MAX_EVALUATE_SAMPLES = 10**9
 #: 12.5 million at 5000, are each a record of the result and a row of its JSON, and with the
 #: test-set uncertainty each has its own posterior; past it, compare the models in groups.
 MAX_EVALUATE_MODELS = 5000
+#: Most posterior draws held in memory at once, over every model (8 bytes each: 1 GiB), where
+#: the draws of every model are kept for the intervals (the per-item and the scoring posterior).
+MAX_KEPT_DRAWS = 2**27
 #: Largest input file of ``mcrank evaluate`` (confusion matrices, labels, scores, a utility
 #: matrix), in bytes: 64 MiB, a long-form CSV of three classifiers on 1000 classes.
 MAX_INPUT_BYTES = 64 << 20
@@ -57,11 +70,113 @@ MAX_INPUT_BYTES = 64 << 20
 MAX_EXPERIMENT_BYTES = 1 << 20
 
 
+# --- numbers given as text ------------------------------------------------------------------
+
+#: A number as text: an ASCII decimal numeral (digits, an optional fraction and exponent), or
+#: ``inf``/``nan`` (then refused as not finite where they must be). Python's ``float`` and
+#: ``int`` also take ``"1_000"`` and the digits of other scripts (``"１２"``): refused here.
+_NUMERAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+
+
+def numeral(text: str) -> str:
+    """``text`` without surrounding spaces if it is an ASCII decimal numeral (or ``inf``,
+    ``nan``), else a ValueError: the one rule for every number read from text (the command
+    line's options, grids, experiment files' strings, the cells of input files)."""
+    stripped = text.strip() if isinstance(text, str) else text
+    if not isinstance(stripped, str) or not _NUMERAL.fullmatch(stripped):
+        raise ValueError(f"{text!r} is not a decimal number")
+    return stripped
+
+
+def parse_float(text: str) -> float:
+    """The float of an ASCII decimal numeral (:func:`numeral`), NaN and infinities included."""
+    return float(numeral(text))
+
+
+def parse_floats(cells) -> np.ndarray:
+    """The floats of a column of text cells (a CSV file's), each an ASCII decimal numeral
+    (:func:`numeral`); a ValueError otherwise, as NumPy's conversion raises for other text."""
+    joined = "".join(cells)
+    if "_" in joined or not joined.isascii():  # the rare column that NumPy would read wrongly
+        for cell in cells:
+            numeral(cell)
+    return np.array(cells, dtype=float)
+
+
+def parse_int(text: str) -> int:
+    """The int of ASCII decimal digits with an optional sign."""
+    stripped = numeral(text)
+    if not stripped.lstrip("+-").isdigit():
+        raise ValueError(f"{text!r} is not a whole number")
+    return int(stripped)
+
+
+#: Longest name (of a classifier, a class, a column) that messages and reports print whole.
+NAME_LIMIT = 60
+
+
+def shown_name(name, limit: int = NAME_LIMIT) -> str:
+    """``name`` as messages and reports print it: its ``repr`` if it is not a string, cut to
+    ``limit`` characters with an ellipsis, so that a name of 100,000 characters is one short line."""
+    text = name if isinstance(name, str) else repr(name)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def parse_grid(text: str, what: str, *, maximum: int) -> np.ndarray:
+    """The values of a grid ``"start:stop:step"``: ``start + k * step`` for k = 0, 1, ... up to
+    ``stop`` (included when the steps reach it), at most ``maximum`` of them.
+
+    Each value is computed in decimal from the numerals as written, then rounded once to the
+    nearest float: ``start`` (and ``stop``, when reached) are the floats of their numerals bit
+    for bit, no value lies past ``stop``, and ``0.1 + 2 * 0.1`` is the float of ``0.3``. Two
+    values that round to the same float are refused (the step is below the floats' spacing).
+    """
+    import decimal  # here: only a grid reads it, and the import costs every start-up
+
+    parts = text.split(":")
+    if len(parts) != 3:
+        raise ValueError(f"{what} {text!r} must be start:stop:step")
+    numbers = []
+    for part, name in zip(parts, ("start", "stop", "step")):
+        try:
+            number = decimal.Decimal(numeral(part))
+        except ValueError:
+            raise ValueError(f"the {name} of {what} {text!r} must be a number, got {part.strip()!r}") from None
+        if not number.is_finite():
+            raise ValueError(f"the {name} of {what} {text!r} must be finite, got {part.strip()!r}")
+        numbers.append(number)
+    start, stop, step = numbers
+    if step <= 0:
+        raise ValueError(f"the step of {what} {text!r} must be positive, got {parts[2].strip()!r}")
+    if stop < start:
+        raise ValueError(f"the stop of {what} {text!r} must be at least its start, got {parts[1].strip()!r}")
+    # Exact: enough digits for every value start + k * step (those of the numerals' span of
+    # exponents, and of k); a span too wide for that is no grid anyone means.
+    exponents = [n.as_tuple().exponent for n in numbers if n] or [0]
+    digits = max([n.adjusted() for n in numbers if n] or [0]) - min(exponents) + len(str(maximum)) + 2
+    if digits > 10_000:
+        raise ValueError(f"{what} {text!r} spans too many orders of magnitude between its numbers")
+    context = decimal.Context(prec=max(digits, 28), Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN, traps=[decimal.InvalidOperation])
+    ratio = context.divide(context.subtract(stop, start), step)
+    if ratio >= maximum:
+        raise ValueError(f"{what} {text!r} has over {maximum:,} values; at most {maximum:,} are allowed")
+    count = int(ratio.to_integral_value(rounding=decimal.ROUND_FLOOR)) + 1
+    if count > maximum:
+        raise ValueError(f"{what} {text!r} has {count:,} values; at most {maximum:,} are allowed")
+    grid = np.array([float(context.add(start, context.multiply(step, k))) for k in range(count)])
+    if count > 1 and np.any(np.diff(grid) <= 0):
+        raise ValueError(f"the step of {what} {text!r} is below the spacing of floating-point numbers there: equal values")
+    return grid
+
+
 def as_float(value, what: str) -> float:
-    """``value`` as a finite float; booleans and non-numbers are refused."""
+    """``value`` as a finite float; booleans and non-numbers are refused, and text that is not an
+    ASCII decimal numeral (:func:`numeral`)."""
     if isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{what} must be a number, got {value!r}")
     try:
+        if isinstance(value, str):
+            value = numeral(value)
         number = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{what} must be a number, got {value!r}") from None
@@ -102,8 +217,8 @@ def check_count(value, what: str, *, minimum: int = 1, maximum: int = 10**12) ->
         import decimal  # here: only a count given as text reads it, and the import costs every start-up
 
         try:
-            number = decimal.Decimal(value.strip())
-        except decimal.InvalidOperation:
+            number = decimal.Decimal(numeral(value))
+        except (ValueError, decimal.InvalidOperation):
             raise ValueError(f"{what} must be a whole number such as 1e6, got {value!r}") from None
         if not (number.is_finite() and number == number.to_integral_value()):
             raise ValueError(f"{what} must be a whole number, got {value!r}")
@@ -129,6 +244,14 @@ def check_model_count(models, what: str) -> None:
     if hasattr(models, "keys") and len(models) > MAX_EVALUATE_MODELS:
         raise ValueError(f"{what}: {len(models):,} models, above the {MAX_EVALUATE_MODELS:,} of one evaluation (its pairs grow as their "
                          "square): compare them in groups, or the best of each group")  # fmt: skip
+
+
+def check_kept_draws(samples: int, values: int, what: str = "samples") -> None:
+    """Refuse ``samples`` draws of ``values`` numbers each (a yield per model, or more) whose
+    arrays would pass :data:`MAX_KEPT_DRAWS`, before they are allocated."""
+    if samples * values > MAX_KEPT_DRAWS:
+        raise ValueError(f"{what}: {samples:,} draws would hold {samples * values * 8 / 2**30:,.1f} GiB in memory "
+                         f"({values} numbers each); give at most {MAX_KEPT_DRAWS // values:,}")  # fmt: skip
 
 
 def check_zero_division(value, what: str = "zero_division") -> float:
@@ -213,6 +336,26 @@ def check_beta_parameters(value, what: str) -> tuple[float, float]:
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
+def array_input(value, what: str):
+    """An array argument as it enters the API: a pandas DataFrame or Series as its NumPy array
+    (without importing pandas), and a NumPy masked array refused, naming ``what``: NumPy's
+    conversions drop its mask, and the masked values would count."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise ValueError(f"{what}: a masked array is not accepted (its mask would be ignored): give only the values to use, "
+                         "e.g. its .compressed() or .filled(value)")  # fmt: skip
+    if type(value).__module__.partition(".")[0] == "pandas" and hasattr(value, "to_numpy"):
+        return array_input(value.to_numpy(), what)
+    return value
+
+
+def columns_input(value, what: str):
+    """A mapping of names to arrays (models' predictions or scores, items' columns) as it enters
+    the API: a pandas DataFrame as the dict of its columns, a masked array refused (:func:`array_input`)."""
+    if type(value).__module__.partition(".")[0] == "pandas" and hasattr(value, "columns"):
+        return {name: array_input(value[name], f"{what}[{name!r}]") for name in value.columns}
+    return value
+
+
 def check_real(value, where: str, *cell: int):
     """``value`` if it is a number a float can hold, else a ValueError naming ``where`` (and the cell)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
@@ -227,6 +370,7 @@ def check_real(value, where: str, *cell: int):
 
 def check_square(value, where: str) -> np.ndarray:
     """A square float matrix from an array or nested lists, with the place of the first fault."""
+    value = array_input(value, where)
     numeric = isinstance(value, np.ndarray) and value.dtype.kind in "iuf" and value.ndim == 2
     rows = value.tolist() if isinstance(value, np.ndarray) and not numeric else value
     if not isinstance(rows, (list, tuple, np.ndarray)) or len(rows) == 0:
@@ -252,8 +396,8 @@ def check_name(name, what: str, where: str) -> None:
     character, line separator or lone surrogate; ``where`` prefixes the message if not empty."""
     at = f"{where}: " if where else ""
     if not isinstance(name, str):
-        raise ValueError(f"{at}{what} name {name!r} is not a string")
+        raise ValueError(f"{at}{what} name {shown_name(name)!r} is not a string")
     if not name.strip():
         raise ValueError(f"{at}a {what} name is empty ({name!r})")
     if bad := _CONTROL.search(name):
-        raise ValueError(f"{at}{what} name {name!r} contains the control character {bad[0]!r}: names are printed one per line")
+        raise ValueError(f"{at}{what} name {shown_name(name)!r} contains the control character {bad[0]!r}: names are printed one per line")

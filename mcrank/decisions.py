@@ -29,6 +29,8 @@ import numbers
 
 import numpy as np
 
+from mcrank._validation import array_input
+
 __all__ = ["base_rate_corrected", "expected_utilities", "optimal_decisions"]
 
 #: How far a row of probabilities (or a prior vector) may sum from 1.
@@ -49,6 +51,7 @@ def _real_array(values, what: str, expected: str) -> np.ndarray:
     if isinstance(values, (str, bytes)):
         # ValueError, as for every other bad value: the API documents one exception for bad input.
         raise ValueError(f"{what} must be {expected} of numbers, got the string {values!r}")  # noqa: TRY004
+    values = array_input(values, what)
     try:
         array = np.asarray(values)
     except (TypeError, ValueError):  # ragged rows: NumPy cannot make them one array

@@ -1421,6 +1421,107 @@ def _close(value, expected, tolerance) -> str | None:
     return None if abs(value - expected) <= tolerance else f"{value!r} is not {expected} within {tolerance}"
 
 
+# ----------------------------------------------------------------------------- issue 42's areas
+
+
+def _round_four() -> None:
+    """Per-item utilities, masked arrays and pandas objects, full disks, numerals and grids (the
+    fourth hostile round); the two signals and loky are in :func:`_signals`."""
+    import numpy as np
+
+    y, models = np.array([0, 1, 0, 1]), {"m": [0, 1, 1, 1], "n": [0, 0, 0, 1]}
+    diagonal = np.tile(np.eye(2), (4, 1, 1))
+
+    def per_item(utility=diagonal, predictions=models, **options):
+        from mcrank.evaluate.per_item import evaluate_per_item
+
+        return evaluate_per_item(y, predictions, utility, **options)
+
+    big = diagonal.copy()
+    big[2] *= 1e307
+    api("per-item/overflowing-utilities", "raise", lambda: per_item(big), names="utility")
+    api("per-item/prior-count-nan", "raise", lambda: per_item(test_uncertainty=True, prior_count=float("nan")), names="prior_count")
+    api("per-item/samples-zero", "raise", lambda: per_item(test_uncertainty=True, samples=0), names="samples")
+    api("per-item/samples-1e9", "raise", lambda: per_item(test_uncertainty=True, samples=10**9), names="samples")
+    api("per-item/predictions-a-list", "raise", lambda: per_item(predictions=[[0, 1, 1, 1]]), names="predictions")
+    huge = {"classes": ["a", "b"], "cells": {"a": {"a": 10**400, "b": 0}, "b": {"a": 0, "b": 1}}}
+    api("per-item/integer-of-400-digits", "raise", lambda: per_item(huge), names="utility")
+    item_table = b"true,m,gain\na,a,1\nb,b,2\na,b,3\n"
+    affine = json.dumps({"classes": ["a", "b"], "cells": {"a": {"a": {"gain": 1}, "b": 0}, "b": {"a": 0, "b": 1}}})
+    scenario("evaluate/per-item/utility-of-400-digits", "refuse", "evaluate", "--per-item", "{tmp}/items.csv", "--utility",
+             affine.replace('{"gain": 1}', "1" + "0" * 400), files={"items.csv": item_table})  # fmt: skip
+
+    # masked arrays, at every door; pandas objects accepted
+    def masked(values):
+        mask = np.zeros(np.shape(values), dtype=bool)
+        mask.flat[0] = True
+        return np.ma.masked_array(values, mask=mask)
+
+    def evaluate_with(confusions, utility):
+        from mcrank.evaluate import evaluate
+
+        return evaluate(confusions, utility)
+
+    def auc_of(positive, scores):
+        from mcrank.evaluate import auc_score
+
+        return auc_score(positive, scores)
+
+    def decisions_of(probabilities):
+        from mcrank.decisions import optimal_decisions
+
+        return optimal_decisions(probabilities, [[1, -1], [0, 0]])
+
+    matrix = [[30, 5], [5, 60]]
+    api("masked/confusion-matrix", "raise", lambda: evaluate_with({"A": masked(matrix)}, [[1, -1], [0, 0]]), names="classifier 'A'")
+    api("masked/utility", "raise", lambda: evaluate_with({"A": matrix}, masked([[1, -1], [0, 0]])), names="utility")
+    api("masked/scores", "raise", lambda: auc_of([True, False], masked([1.0, 2.0])), names="scores")
+    api("masked/probabilities", "raise", lambda: decisions_of(masked([[0.2, 0.8]])), names="probabilities")
+    api("masked/per-item-utility", "raise", lambda: per_item(masked(diagonal)), names="utility")
+    api("masked/y-true", "raise", lambda: per_item(predictions={"m": masked([0, 1, 1, 1])}), names="predictions")
+    try:
+        import pandas as pd
+    except ImportError:
+        pd = None
+    if pd is not None:
+        api("pandas/confusion-matrices", "ok", lambda: evaluate_with({"A": pd.DataFrame(matrix)}, pd.DataFrame([[1, -1], [0, 0]])))
+        api("pandas/per-item", "ok", lambda: per_item(predictions=pd.DataFrame(models)))
+        api("pandas/scores", "ok", lambda: auc_of(pd.Series([True, False, True]), pd.Series([0.9, 0.1, 0.5])))
+    # one-class input: every threshold-free score as auc_score
+    for name in ("h_measure", "average_precision"):
+
+        def one_class(name=name):
+            from mcrank.evaluate import curve_scores
+
+            return getattr(curve_scores, name)([True, True], [0.1, 0.2])
+
+        api(f"{name}/one-class", "raise", one_class, names="positive")
+
+    # full disks: an output that cannot be written is one line and exit code 2
+    full = "/dev/full"
+    if os.path.exists(full):
+        scenario("run/full-disk/out", "refuse", "run", "--samples", "1e3", "--out", full, says=("No space left",))
+        scenario("evaluate/full-disk/out", "refuse", "evaluate", "{ex}/factory.json", "--out", full, says=("No space left",))
+        scenario("story/full-disk/out", "refuse", "story", "--out", full, says=("No space left",))
+
+    # numerals and grids
+    for label, value in (("underscore", "1_000"), ("fullwidth", "\uff11\uff10\uff10\uff10")):
+        scenario(f"run/numerals/samples-{label}", "refuse", "run", "--samples", value)
+        scenario(f"run/numerals/sd-{label}", "refuse", "run", "--sd", value)
+    for label, value in (("tiny-step", "0:1:5e-324"), ("below-spacing", "1:1.0000000000000001:1e-17")):
+        scenario(f"run/grid/{label}", "refuse", "run", "--sd", value)
+
+    def sds_of(text):
+        from mcrank.study import parse_sds
+
+        return parse_sds(text)
+
+    api("grid/tiny-start-kept", "ok", lambda: sds_of("1e-13:1e-13:1"), check=lambda r: None if r == (1e-13,) else f"{r}")
+    api("grid/none-past-stop", "ok", lambda: sds_of("0:0.1:0.1000000001"), check=lambda r: None if r == (0.0,) else f"{r}")
+    scenario("evaluate/grid/thresholds-stop-off-the-steps", "ok", "evaluate", "--scores", "{tmp}/s.csv", "--positive", "sick",
+             "--thresholds", "0.01:0.5:0.1", files={"s.csv": SCORES})  # fmt: skip
+
+
 # ----------------------------------------------------------------------------- signals
 
 
@@ -1444,6 +1545,12 @@ def _signals() -> None:
         for name, signum in (("sigint", signal.SIGINT), ("sigterm", signal.SIGTERM)):
             for moment, delay in (("while-importing", 0.15), ("after-start-up", 1.5), ("while-drawing", 6.0)):
                 scenario(f"signals/{command}/{name}-{moment}", "signal", *argv, files=files, send=(signum, delay), time_limit=30.0)
+    # Two signals, the second while the first's clean-up runs, with the loky backend's processes.
+    loky = ("run", "--samples", "1e9", "--seed", "1", "--jobs", "2", "--backend", "loky")
+    for name, signum in (("sigint", signal.SIGINT), ("sigterm", signal.SIGTERM)):
+        for moment, delay, gap in (("after-start-up", 2.0, 0.1), ("while-drawing", 6.0, 0.5)):
+            scenario(f"signals/run/two-{name}s-loky-{moment}", "signal", *loky, send=(signum, delay, gap), time_limit=30.0)
+        scenario(f"signals/run/{name}-loky-while-drawing", "signal", *loky, send=(signum, 6.0), time_limit=30.0)
     # A fresh numba cache: the signal arrives while the kernels compile.
     for name, signum, delay in (("sigterm-while-compiling", signal.SIGTERM, 4.0), ("sigterm-while-compiling-later", signal.SIGTERM, 8.0),
                                 ("sigint-while-compiling", signal.SIGINT, 8.0)):  # fmt: skip
@@ -1477,6 +1584,7 @@ def all_scenarios() -> list[Scenario]:
             _reproduce,
             _story,
             _api,
+            _round_four,
             _signals,
         ):
             build()
@@ -1504,6 +1612,8 @@ class Outcome:
     warned: list = field(default_factory=list)
     seconds: float = 0.0
     tmp: str = ""
+    #: Processes of the child's group (its workers, resource trackers) alive after it exited.
+    survivors: int = 0
 
 
 class _Hang(BaseException):
@@ -1736,7 +1846,7 @@ def _run_child(s: Scenario, tmp: Path) -> Outcome:
     outcome = Outcome()
     env = {**os.environ, "COLUMNS": "80", **{key: _fill(value, tmp) for key, value in s.env.items()}}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    signum, when = s.send
+    signum, when = s.send[:2]
     kind, _, argument = str(when).partition(":")
     prelude = SIGNAL_POINTS[kind].format(argument=argument, signum=int(signum)) if isinstance(when, str) else ""
     start = time.perf_counter()
@@ -1746,7 +1856,13 @@ def _run_child(s: Scenario, tmp: Path) -> Outcome:
         if not isinstance(when, str):
             time.sleep(when)
             child.send_signal(signum)
-        out, err = child.communicate(timeout=s.time_limit)
+            for gap in s.send[2:]:  # a second signal (kill sent twice, Ctrl-C pressed twice)
+                time.sleep(gap)
+                child.send_signal(signum)
+        child.wait(timeout=s.time_limit)
+        time.sleep(0.5)  # the command has exited: nothing of it may be left
+        outcome.survivors = _group_size(child.pid)
+        out, err = child.communicate(timeout=5 if outcome.survivors else s.time_limit)
         outcome.code = child.returncode if child.returncode >= 0 else child.returncode  # negative: killed by the signal
     except subprocess.TimeoutExpired:
         outcome.hung = True
@@ -1755,6 +1871,19 @@ def _run_child(s: Scenario, tmp: Path) -> Outcome:
     outcome.seconds = time.perf_counter() - start
     outcome.out, outcome.err = out, err
     return outcome
+
+
+def _group_size(pgid: int) -> int:
+    """How many live processes process group ``pgid`` holds (0 where /proc cannot say)."""
+    count = 0
+    with contextlib.suppress(OSError):
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                with contextlib.suppress(OSError, ValueError):
+                    text = Path(f"/proc/{entry}/stat").read_text()
+                    state, _, group = text[text.rindex(")") + 2 :].split()[:3]
+                    count += int(group) == pgid and state != "Z"
+    return count
 
 
 def run_scenario(s: Scenario, committed: Committed | None = None) -> Outcome:
@@ -1807,6 +1936,8 @@ def problems(s: Scenario, o: Outcome) -> list[str]:
     if "Traceback" in o.err:
         found.append("a traceback on stderr")
     if s.expect == "signal":
+        if o.survivors:
+            found.append(f"{o.survivors} processes of its group outlived it")
         wanted = 130 if s.send[0] == signal.SIGINT else 143
         if o.code != wanted:
             found.append(f"exit {o.code} (wanted {wanted}): {_first_line(o.err) or 'nothing on stderr'}")

@@ -136,7 +136,7 @@ def test_same_seed_same_counts_whatever_the_jobs(capsys):
         (["--sd", "abc"], "must be a number"),
         (["--sd", "0:0.5"], "start:stop:step"),
         (["--sd", "0:1:-0.1"], "the step of the sd grid '0:1:-0.1' must be positive"),
-        (["--sd", "0:1e-12:1e-13"], "the sd grid '0:1e-12:1e-13' has steps below 1e-12, to which sds are rounded"),
+        (["--sd", "1:1.0000000000000001:1e-17"], "is below the spacing of floating-point numbers there: equal values"),
         (["--sd", "0.1", "0.3", "0.1"], "error sd 0.1 is listed twice"),
         (["--samples", "0"], "--samples must be a whole number from 1"),
         (["--samples", "many"], "samples"),

@@ -74,7 +74,9 @@ def test_h_measure_against_hands_definition():
 def test_h_measure_edges():
     assert h_measure([True, False, True], [3, 1, 2]) == pytest.approx(1.0, abs=1e-15)  # separated
     assert h_measure([True, False], [1.0, 1.0]) == pytest.approx(0.0, abs=1e-15)  # one tie: the diagonal
-    assert math.isnan(h_measure([True, True], [1.0, 2.0]))
+    for one_class in ([True, True], [False, False]):  # as auc_score
+        with pytest.raises(ValueError, match="positive: .* item is positive; the H-measure needs items of both classes"):
+            h_measure(one_class, [1.0, 2.0])
     for bad in (0, -1, math.nan, math.inf):
         with pytest.raises(ValueError, match="severity_ratio"):
             h_measure([True, False], [1.0, 0.0], severity_ratio=bad)
@@ -85,12 +87,14 @@ def test_h_measure_edges():
 def test_average_precision_is_scikit_learns_bit_for_bit():
     rng = np.random.default_rng(4)
     for _ in range(200):
-        n = int(rng.integers(1, 300))
+        n = int(rng.integers(2, 300))
         positive = rng.random(n) < rng.random()
-        positive[0] = True
+        positive[0], positive[-1] = True, False
         scores = np.round(rng.normal(size=n) + rng.random() * positive, int(rng.integers(0, 3)))
         assert average_precision(positive, scores) == average_precision_score(positive, scores)
-    assert math.isnan(average_precision([False, False], [1.0, 2.0]))
+    for one_class in ([True, True], [False, False]):
+        with pytest.raises(ValueError, match="positive: .* item is positive; average precision needs items of both classes"):
+            average_precision(one_class, [1.0, 2.0])
 
 
 def test_rank_scoring_reports_them_for_every_model():

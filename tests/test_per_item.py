@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from mcrank.decisions import optimal_decisions
-from mcrank.evaluate.per_item import average_matrix, check_per_item, parse_affine, per_item_yield
+from mcrank.evaluate.per_item import average_matrix, check_per_item, evaluate_per_item, parse_affine, per_item_yield
 
 FRAUD = {
     "classes": ["fraud", "legitimate"],
@@ -227,3 +227,40 @@ def test_too_many_models_for_the_joint_table_and_undefined_metrics_in_json():
     # a model that never refuses has no precision: null in JSON, not NaN
     result = evaluate_per_item(["fraud", "legitimate"], {"a": ["accept", "accept"]}, FRAUD, columns={"amount": [1.0, 2.0]})
     assert json.loads(json.dumps(result.to_dict(), allow_nan=False))["classifiers"][0]["precision"] is None
+
+
+# --- hostile inputs (issue 42): one clear ValueError, no NumPy warning ---------------------------
+
+_Y = np.array([0, 1, 0, 1])
+_MODELS = {"m": [0, 1, 1, 1], "n": [0, 0, 0, 1]}
+
+
+def _diagonal(scale: float = 1.0) -> np.ndarray:
+    u = np.zeros((4, 2, 2))
+    u[:, 0, 0] = u[:, 1, 1] = scale
+    return u
+
+
+def test_utilities_whose_sum_overflows_are_named_without_a_warning():
+    u = _diagonal()
+    u[2] *= 1e307
+    with pytest.raises(ValueError, match=r"utility: the utilities of item 2 \(up to 1e\+307"):
+        evaluate_per_item(_Y, _MODELS, u)  # warnings are errors here: none was given first
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [({"prior_count": float("nan")}, "prior_count must be finite"), ({"samples": 0}, "samples must be a whole number"),
+     ({"samples": 10**9}, "samples: 1,000,000,000 draws would hold 14.9 GiB")],
+)  # fmt: skip
+def test_bad_posterior_options_are_refused(options, message):
+    with pytest.raises(ValueError, match=message):
+        evaluate_per_item(_Y, _MODELS, _diagonal(), test_uncertainty=True, **options)
+
+
+def test_predictions_not_a_dict_and_an_integer_of_400_digits_are_refused():
+    with pytest.raises(ValueError, match="predictions must be a dict of model name to decisions, got a list"):
+        evaluate_per_item(_Y, [[0, 1, 1, 1]], _diagonal())
+    utility = {"classes": ["a", "b"], "cells": {"a": {"a": 10**400, "b": 0}, "b": {"a": 0, "b": 1}}}
+    with pytest.raises(ValueError, match="utility: cells: a: a: a number too large for a floating-point number"):
+        evaluate_per_item(["a", "b"], {"m": ["a", "a"]}, utility)

@@ -15,13 +15,14 @@ when the reader of stdout went away, 143 for SIGTERM.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import signal
 import sys
 
 from mcrank import _signals
-from mcrank.cli._common import OneLineParser, SubcommandParser, UsageError, fail
+from mcrank.cli._common import OneLineParser, SubcommandParser, UsageError, fail, notes_said
 
 __all__ = ["main"]
 
@@ -63,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"a command is required: {', '.join(SUBCOMMANDS)}")
         command = args.command
         code = int(args.handler(args) or 0)
+        notes_said(code == 0)
         if sys.stdout is not None:  # None when started with stdout closed (``>&-``)
             sys.stdout.flush()  # here, so that a closed pipe is caught below, not at exit
         _stop_process_workers()
@@ -86,12 +88,20 @@ def main(argv: list[str] | None = None) -> int:
         # import of its C extension makes it an ImportError): still the signal.
         return _stopped(command, _signals.received() == signal.SIGTERM)
     finally:
+        notes_said(False)  # a refusal, or a signal: its one line alone
         if installed:
             _signals.restore()
 
 
 def _stopped(command: str | None, terminated: bool) -> int:
-    return _signals.stopped(_prefix(command), terminated)
+    """Stop the process workers and say so: a second signal (a second Ctrl-C, ``kill`` sent
+    twice) waits until both are done, and is then dropped, since the command is stopping already.
+    Cut by it, the workers' clean-up (joblib's, or this) left a loky worker and the resource
+    trackers running, and holding stderr open, long after the command had exited."""
+    with contextlib.suppress(KeyboardInterrupt), _signals.held():
+        _stop_process_workers(stopping=True)
+        _signals.stopped(_prefix(command), terminated)
+    return _signals.TERMINATED if terminated else _signals.INTERRUPTED
 
 
 def _prefix(command: str | None) -> str:
@@ -111,16 +121,28 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def _stop_process_workers() -> None:
+def _stop_process_workers(*, stopping: bool = False) -> None:
     """Stop the loky backend's process workers, if a command started them, while Ctrl-C is still
     caught here: left to the interpreter's exit, their manager thread is joined after
     ``main`` has returned, and a Ctrl-C in that join (the 0.4 s after ``run`` says "wrote")
-    printed a 13-line traceback and exited 0."""
+    printed a 13-line traceback and exited 0.
+
+    ``stopping`` (on a signal): every loky process of this one is killed as well. A second
+    signal that cut joblib's own shutdown leaves its join of the manager thread marked done
+    (CPython's bpo-45274), so the shutdown called again returns before the workers are gone."""
     reusable = sys.modules.get("joblib.externals.loky.reusable_executor")
     executor = None if reusable is None else getattr(reusable, "_executor", None)
     if executor is not None:
         executor.shutdown(wait=True, kill_workers=True)  # the work is done: idle workers need no goodbye
         reusable._executor = None
+    multiprocessing = sys.modules.get("multiprocessing")
+    if stopping and multiprocessing is not None:
+        workers = [p for p in multiprocessing.active_children() if type(p).__module__.startswith("joblib.externals.loky")]
+        for worker in workers:
+            with contextlib.suppress(OSError, TypeError):  # gone already, or not started (no pid)
+                os.kill(worker.pid, signal.SIGKILL)  # loky's Popen has no kill()
+        for worker in workers:
+            worker.join(timeout=5)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -48,9 +48,28 @@ class OneLineParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         # argparse's own pattern takes -1 and -0.5 only; no option of mcrank starts with -<digit>.
         self._negative_number_matcher = re.compile(r"^-\.?\d")
+        # Numbers as ASCII decimal numerals only: argparse's float and int also take "1_000"
+        # and the digits of other scripts.
+        self.register("type", float, _float_type)
+        self.register("type", int, _int_type)
 
     def error(self, message: str):  # noqa: D102 - argparse API
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _float_type(text: str) -> float:
+    from mcrank._validation import parse_float
+
+    return parse_float(text)
+
+
+def _int_type(text: str) -> int:
+    from mcrank._validation import parse_int
+
+    return parse_int(text)
+
+
+_float_type.__name__, _int_type.__name__ = "float", "int"  # argparse's refusal: "invalid float value: '1_000'"
 
 
 class SubcommandParser(OneLineParser):
@@ -220,12 +239,32 @@ def terminal_width(out: str | None = None) -> int:
     return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns or DEFAULT_WIDTH
 
 
+#: The notes of the command that runs: said once it has succeeded, so that a refusal after a
+#: note is still its one line.
+_NOTES: list[str] = []
+
+
+def note(line: str) -> None:
+    """Say ``line`` (a note on stderr) once the command has succeeded; dropped if it refuses."""
+    _NOTES.append(line)
+
+
+def notes_said(succeeded: bool) -> None:
+    """Say the notes kept by :func:`note` if the command ``succeeded``, and forget them."""
+    lines = list(_NOTES) if succeeded else []
+    _NOTES.clear()
+    for line in lines:
+        say(line)
+
+
 def json_text(document) -> str:
     """``document`` as the command line writes JSON: indented by 2, ending in a newline.
     ``json`` is imported here, as only ``--format json`` reads it."""
     import json
 
-    return json.dumps(document, indent=2) + "\n"
+    from mcrank._io import json_ready
+
+    return json.dumps(json_ready(document), indent=2, allow_nan=False) + "\n"
 
 
 def write_output(text: str, out: str | None) -> Path | None:

@@ -84,18 +84,20 @@ def _metric_list(arguments):
 
 def _probabilities(path, name: str, values):
     """A model's column of probabilities as numbers, or a one-line refusal naming the column."""
-    import numpy as np
+    from mcrank._validation import parse_floats
 
     try:
-        return np.asarray(values, dtype=float)
+        return parse_floats(values)
     except ValueError:
         bad = next(v for v in values if not _number(v))
         raise ValueError(f"{path}, column {name!r}: {bad!r} is not a probability") from None
 
 
 def _number(text) -> bool:
+    from mcrank._validation import parse_float
+
     try:
-        float(text)
+        parse_float(text)
     except ValueError:
         return False
     return True

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from mcrank._signals import say
 from mcrank.cli._common import UsageError, class_names, flagged_by, html_text, path_argument, terminal_width, write_output
+from mcrank.cli._common import note as note_later
 
 #: Figure formats of ``--plot``, by suffix.
 PLOT_FORMATS = (".png", ".pdf", ".svg")
@@ -58,25 +59,21 @@ def add_arguments(parser) -> None:
 
 
 def _thresholds(text: str | None):
-    """``START:STOP:STEP`` (STOP included) or ``P1,P2,...`` as an array; None for the default."""
+    """``START:STOP:STEP`` (STOP included when the steps reach it) or ``P1,P2,...`` as an array;
+    None for the default."""
     import numpy as np
+
+    from mcrank._validation import parse_float, parse_grid
 
     if text is None:
         return None
+    if ":" in text:
+        try:
+            return parse_grid(text, "--thresholds", maximum=100_000)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
     try:
-        if ":" in text:
-            parts = [float(p) for p in text.split(":")]
-            if len(parts) != 3:
-                raise UsageError(f"--thresholds {text}: give START:STOP:STEP or a list P1,P2,...")
-            start, stop, step = parts
-            if not step > 0 or not stop >= start:
-                raise UsageError(f"--thresholds {text}: STEP must be positive and STOP at least START")
-            count = round((stop - start) / step) + 1
-            if count > 100_000 or abs(start + (count - 1) * step - stop) > 1e-9 * max(1.0, abs(stop)):
-                raise UsageError(f"--thresholds {text}: STEP must lead from START to STOP in at most 100000 steps")
-            # Rounded to 12 digits, so that 0.1 + 2 * 0.1 is 0.3, a threshold a score can equal.
-            return np.round(start + step * np.arange(count), 12)
-        return np.array([float(p) for p in text.split(",")])
+        return np.array([parse_float(p) for p in text.split(",")])
     except ValueError:
         raise UsageError(f"--thresholds {text}: not numbers; give START:STOP:STEP or a list P1,P2,...") from None
 
@@ -115,7 +112,7 @@ def handler(args) -> int:
                              prior_count=DEFAULT_PRIOR_COUNT if args.prior_count is None else args.prior_count,
                              samples=DEFAULT_BAND_SAMPLES if given_samples is None else given_samples, rng=seed)  # fmt: skip
     if (note := inverted_scores_note(test_set)) is not None:  # after the work, which may still refuse the input
-        say(f"mcrank evaluate: note: {note} (--positive)")
+        note_later(f"mcrank evaluate: note: {note} (--positive)")
     made = {"input": str(args.scores), **({"utility_input": args.utility} if args.utility is not None else {})}
     render = {"json": render_json, "csv": render_csv}.get(args.format)
     if args.format == "html":  # the ranking's decision first, then the curves'
@@ -185,7 +182,7 @@ def _refuse_what_changes_nothing(args, utility, curves_wanted: bool) -> None:
         given := [flag for flag, value in (("--samples", args.samples), ("--seed", args.seed)) if value is not None]
     ):
         # A seed a script always passes is no error: it is noted, and nothing is drawn.
-        say(f"mcrank evaluate: note: {' and '.join(given)} not used: nothing is drawn (they set the split or folds of "
+        note_later(f"mcrank evaluate: note: {' and '.join(given)} not used: nothing is drawn (they set the split or folds of "
             "--threshold-choice and the bands of --test-uncertainty)")  # fmt: skip
 
 

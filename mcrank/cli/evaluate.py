@@ -13,6 +13,7 @@ from mcrank.cli._common import (
     flagged_by,
     html_text,
     json_text,
+    note,
     output_format,
     path_argument,
     terminal_width,
@@ -125,7 +126,7 @@ def handler(args) -> int:
         if given and result.samples is None:  # nothing drawn: a seed a script always passes is no error
             why = ("the flip probabilities under gaussian errors are exact" if result.utility.sd is not None
                    else "no error sd and no --test-uncertainty")  # fmt: skip
-            say(f"mcrank evaluate: note: {' and '.join(given)} not used: nothing is drawn ({why})")
+            note(f"mcrank evaluate: note: {' and '.join(given)} not used: nothing is drawn ({why})")
         if args.format == "json":
             text = json_text({**result.to_dict(), **_made(args, result)})
         elif args.format == "csv":

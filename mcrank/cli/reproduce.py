@@ -41,6 +41,7 @@ def add_parser(subparsers):
 
 
 def handler(args) -> int:
+    from mcrank._io import resolved
     from mcrank.paper.committed import CommittedResultsError
     from mcrank.reproduce import reproduce
     from mcrank.study import parse_count
@@ -48,7 +49,7 @@ def handler(args) -> int:
     if args.jobs == 0:
         raise UsageError("--jobs must be a non-zero integer (-1 for all cores)")
     samples = None if args.samples is None else flagged_by({"samples": "--samples"})(parse_count, args.samples)
-    if samples is not None and Path(args.out).resolve() == Path("results").resolve():
+    if samples is not None and resolved(args.out) == resolved("results"):
         raise UsageError("--samples changes the studies: give --out DIR so that results/ keeps the paper's settings")
     if samples is not None and (made := _made_with_other_samples(Path(args.out), samples)):
         # Whatever the directory is called: reached from elsewhere, results/ is just a path.

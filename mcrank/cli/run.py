@@ -282,6 +282,8 @@ def render_table(document: dict) -> str:
         realised = "" if row["realised_sd"] is None else _fixed(row["realised_sd"], 4)
         tied = f" {row['tied_pct']:>8.2f}" if finite else ""
         lines.append(f"{row['name']:<{name_width}} {sd:>6} {realised:>12} {row['incorrect_pct']:>12.2f} {row['se_pct']:>7.3f}{tied}")
+    if document["rows"] and all(row["incorrect_pct"] != row["incorrect_pct"] for row in document["rows"]):  # every one NaN
+        lines += ["", "Every pair is tied in truth: none is left to rank, so no % incorrect (nan); widen the parameters' ranges."]
     for metric_file in document.get("metric_files", ()):  # a user's metrics: eq. (16), measured
         lines.append("")
         lines.extend(textwrap.wrap(f"{metric_file['path']} (sha256 {metric_file['sha256'][:16]}):", DEFAULT_WIDTH))

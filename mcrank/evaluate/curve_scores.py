@@ -21,12 +21,15 @@ from collections.abc import Callable
 
 import numpy as np
 
+from mcrank._validation import array_input
+
 __all__ = ["CURVE_SCORES", "average_precision", "h_measure"]
 
 
 def _score_array(values, items: int, where: str, per: str) -> np.ndarray:
     """``values`` as ``items`` finite scores, one per item of the argument ``per``; a ValueError
     naming ``where`` otherwise."""
+    values = array_input(values, where)
     try:
         array = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
@@ -38,14 +41,18 @@ def _score_array(values, items: int, where: str, per: str) -> np.ndarray:
     return array
 
 
-def _checked_scores(positive, scores):
-    """``positive`` as a 1-d bool array and ``scores`` as finite floats of its length, or a
-    ValueError naming the argument (the scores of the threshold-free scores)."""
-    given = np.asarray(positive)
+def _checked_scores(positive, scores, name: str):
+    """``positive`` as a 1-d bool array with items of both classes and ``scores`` as finite
+    floats of its length, or a ValueError naming the argument (the checks of every
+    threshold-free score, ``name`` among them: AUC, the H-measure, average precision)."""
+    given = np.asarray(array_input(positive, "positive"))
     if given.ndim != 1 or not (given.dtype == bool or (given.dtype.kind in "iu" and np.isin(given, (0, 1)).all())):
         raise ValueError(f"positive: expected a 1-d array of booleans (True for a positive item), got {given.dtype} of shape {given.shape}")
     positive = given.astype(bool)
-    return positive, _score_array(scores, positive.size, "scores", "positive")
+    scores = _score_array(scores, positive.size, "scores", "positive")
+    if positive.all() or not positive.any():
+        raise ValueError(f"positive: {'every' if positive.all() else 'no'} item is positive; {name} needs items of both classes")
+    return positive, scores
 
 
 def _roc_points(positive: np.ndarray, scores: np.ndarray):
@@ -102,7 +109,7 @@ def h_measure(positive, scores, *, severity_ratio: float | None = None) -> float
     Returns
     -------
     float
-        In [0, 1]; NaN if either class is empty.
+        In [0, 1].
 
     Raises
     ------
@@ -114,9 +121,7 @@ def h_measure(positive, scores, *, severity_ratio: float | None = None) -> float
     ratio = None if severity_ratio is None else float(severity_ratio)
     if ratio is not None and not (math.isfinite(ratio) and ratio > 0.0):
         raise ValueError(f"severity_ratio: expected a positive number, got {severity_ratio!r}")
-    positive, scores = _checked_scores(positive, scores)
-    if positive.all() or not positive.any():
-        return math.nan
+    positive, scores = _checked_scores(positive, scores, "the H-measure")
     fp, tp, n, p = _roc_points(positive, scores)
     f, t = _upper_hull(fp / n, tp / p)
     pi_p, pi_n = p / (p + n), n / (p + n)
@@ -162,11 +167,8 @@ def average_precision(positive, scores) -> float:
     Returns
     -------
     float
-        NaN if there is no positive item.
     """
-    positive, scores = _checked_scores(positive, scores)
-    if not positive.any():
-        return math.nan
+    positive, scores = _checked_scores(positive, scores, "average precision")
     fp, tp, _, p = _roc_points(positive, scores)
     precision, recall = tp[:0:-1] / (tp[:0:-1] + fp[:0:-1]), np.r_[tp[:0:-1] / p, 0.0]
     # Summed from the lowest threshold up, as scikit-learn sums it: the same float.

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from mcrank._io import read_bounded
-from mcrank._validation import MAX_INPUT_BYTES, check_choice, check_positive
+from mcrank._validation import MAX_INPUT_BYTES, array_input, check_choice, check_positive, columns_input, numeral, shown_name
 from mcrank._validation import check_name as _check_name
 from mcrank._validation import check_real as _real
 from mcrank._validation import check_square as _square
@@ -125,12 +125,13 @@ def _check_confusions(
 ) -> tuple[dict[str, np.ndarray], tuple[str, ...]]:
     """Counts as float arrays in mcrank's orientation (:func:`mcrank.evaluate.targets.oriented`),
     and the class names; every fault named with its classifier and cell."""
+    confusions = columns_input(confusions, "confusions") if hasattr(confusions, "columns") else confusions
     if not isinstance(confusions, dict) or not confusions:
         raise ValueError(_at(source, "no classifiers: give a non-empty mapping of names to confusion matrices"))
     checked, first = {}, next(iter(confusions))
     for name, matrix in confusions.items():
         _check_name(name, "classifier", source)
-        where = _at(source, f"classifier {name!r}")
+        where = _at(source, f"classifier {shown_name(name)!r}")
         c = checked[name] = oriented(_square(matrix, where), orientation)
         n, m = len(checked[first]), len(c)
         if m < 2:
@@ -144,7 +145,7 @@ def _check_confusions(
         _check_name(name, "class", source)
     _check_distinct(classes, source)
     for name, c in checked.items():
-        where = _at(source, f"classifier {name!r}")
+        where = _at(source, f"classifier {shown_name(name)!r}")
         for test, problem in (
             (np.isnan(c), "is NaN"),
             (np.isinf(c), "is infinite"),
@@ -424,7 +425,8 @@ def _load_csv(text: str, source: str, classes: tuple[str, ...] | None, classes_s
                     raise ValueError(f"{where}: empty {key!r} field")
                 _check_name(cells[key], "classifier" if key == "classifier" else "class", where)
             try:  # an integer stays exact, and one past 1.8e308 is named too large, not inf
-                count = int(cells["count"]) if cells["count"].lstrip("+-").isdigit() else float(cells["count"])
+                number = numeral(cells["count"])
+                count = int(number) if number.lstrip("+-").isdigit() else float(number)
             except ValueError:
                 raise ValueError(f"{where}: count {cells['count']!r} is not a number") from None
             records.append((line, cells["classifier"], cells["output"], cells["true"], count))
@@ -479,6 +481,7 @@ def label_array(y, what: str) -> np.ndarray:
     a label ``"A\\x00"`` would silently become ``"A"``: refused here, naming ``what``, before
     the labels become an array. Labels already in a numpy array are taken as they are.
     """
+    y = array_input(y, what)
     if not isinstance(y, np.ndarray):
         if isinstance(y, (list, tuple)):
             values = y
@@ -576,6 +579,7 @@ def predictions_in_class_order(y_true, predictions, utility, classes=None):
     names it instead. Returns the assessment, the confusion matrices, the classes (each label
     of its own type), the :class:`ItemLabels` and where the order came from.
     """
+    predictions = columns_input(predictions, "predictions")
     if not isinstance(predictions, dict) or not predictions:
         raise ValueError("predictions: give a non-empty mapping of classifier names to their outputs (y_pred)")
     utility_classes = None
@@ -617,6 +621,7 @@ def labels_from_predictions(y_true, predictions, *, classes=None) -> tuple[dict[
     classes : tuple
     labels : ItemLabels
     """
+    predictions = columns_input(predictions, "predictions")
     if not isinstance(predictions, dict) or not predictions:
         raise ValueError("predictions: give a non-empty mapping of classifier names to their outputs (y_pred)")
     truth = label_array(y_true, "y_true")

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields, replace
 
-from mcrank._validation import check_choice, check_count, check_positive
+from mcrank._validation import check_choice, check_count, check_positive, parse_float
 from mcrank.evaluate.input import DEFAULT_ERROR_MODEL, ERROR_MODELS
 from mcrank.evaluate.posterior import DEFAULT_PRIOR_COUNT, check_prior_count
 from mcrank.evaluate.result import (
@@ -63,7 +63,7 @@ def _numbers(text: str, flag: str) -> list[float]:
     numbers = []
     for item in text.split(","):
         try:
-            numbers.append(float(item))
+            numbers.append(parse_float(item))
         except ValueError:
             raise ValueError(f"{flag}: {item.strip()!r} is not a number; give one number per class, separated by commas") from None
     return numbers

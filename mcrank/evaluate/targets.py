@@ -44,6 +44,8 @@ import re
 
 import numpy as np
 
+from mcrank._validation import array_input
+
 __all__ = ["CLASS_ORDERS", "DEFAULT_ORIENTATION", "LAYOUT", "ORIENTATIONS", "check_orientation", "class_header", "class_order",
            "natural_classes", "oriented", "positive_class", "reads_alike", "unnamed_order"]  # fmt: skip
 
@@ -83,7 +85,7 @@ def oriented(matrix, orientation: str, what: str = "orientation") -> np.ndarray:
         The parameter's name, for the message.
     """
     check_orientation(orientation, what)
-    array = np.asarray(matrix)
+    array = np.asarray(array_input(matrix, "confusion matrix"))
     return np.swapaxes(array, -1, -2) if orientation == "sklearn" else array
 
 

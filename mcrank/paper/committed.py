@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mcrank._io import resolved
 from mcrank._signals import say
 from mcrank.results import repository_root, uncommitted_changes
 
@@ -61,7 +62,7 @@ def check_destination(experiments, out, *, samples: int | None) -> bool:
     if directories is None:
         return False
     results, committed = directories
-    target = Path(out).resolve()
+    target = resolved(out)
     into = "another directory, outside the repository's results/ and experiments/"
     if not _within(target, results) and not _within(target, committed):
         return False
@@ -72,7 +73,7 @@ def check_destination(experiments, out, *, samples: int | None) -> bool:
             remedy=f"pass as out {into}",
             cli_remedy=f"give --out {into}",
         )
-    if Path(experiments).resolve() != committed:
+    if resolved(experiments) != committed:
         raise CommittedResultsError(
             f"{experiments} is not the repository's experiments/, and results/ holds tables and figures made from all of them",
             remedy="pass another out for other experiment files",

@@ -25,6 +25,7 @@ from mcrank._validation import (
     check_positive,
     check_range,
     check_sd,
+    parse_grid,
 )
 from mcrank.distributions import default_true_um
 from mcrank.estimators import ESTIMATORS, default_estimator
@@ -142,28 +143,13 @@ def parse_sds(values) -> tuple[float, ...]:
 
 
 def _sd_grid(value: str) -> np.ndarray:
-    parts = value.split(":")
-    if len(parts) != 3:
-        raise ValueError(f"an sd grid is start:stop:step, got {value!r}")
-    start, stop, step = (as_float(part, f"the {name} of the sd grid {value!r}") for part, name in zip(parts, ("start", "stop", "step")))
-    if start < 0:
-        raise ValueError(f"the start of the sd grid {value!r} must be non-negative, got {parts[0]!r}")
-    if step <= 0:
-        raise ValueError(f"the step of the sd grid {value!r} must be positive, got {parts[2]!r}")
-    if stop < start:
-        raise ValueError(f"the stop of the sd grid {value!r} must be at least its start, got {parts[1]!r}")
-    if stop > MAX_SD:  # checked before the grid is computed, whose steps would overflow
-        raise ValueError(f"the stop of the sd grid {value!r} must be at most {MAX_SD:g} (the largest error sd), got {parts[1]!r}")
-    count = math.floor((stop - start) / step + 1e-9) + 1
-    if count > MAX_SDS:
-        raise ValueError(f"the sd grid {value!r} has {count:,} values; at most {MAX_SDS:,} are allowed")
-    grid = start + step * np.arange(count)
-    # Rounded to 12 decimals, so that 0.1 + 2 * 0.1 is 0.3; from 1e15 on a float has no such
-    # decimals (and grid * 1e12, inside np.round, could overflow).
-    small = grid < 1e15
-    grid[small] = np.round(grid[small], 12)
-    if count > 1 and np.any(np.diff(grid) == 0):
-        raise ValueError(f"the sd grid {value!r} has steps below 1e-12, to which sds are rounded: equal sds")
+    grid = parse_grid(value, "the sd grid", maximum=MAX_SDS)
+    if grid[-1] > MAX_SD:
+        raise ValueError(
+            f"the stop of the sd grid {value!r} must be at most {MAX_SD:g} (the largest error sd), got {value.split(':')[1]!r}"
+        )
+    if grid[0] < 0:
+        raise ValueError(f"the start of the sd grid {value!r} must be non-negative, got {value.split(':')[0]!r}")
     return grid
 
 

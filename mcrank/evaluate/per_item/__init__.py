@@ -45,6 +45,16 @@ from typing import NamedTuple
 import numpy as np
 
 from mcrank._rng import PER_ITEM_POSTERIOR, root_of, stream_generator
+from mcrank._validation import (
+    MAX_EVALUATE_SAMPLES,
+    array_input,
+    check_count,
+    check_kept_draws,
+    check_real,
+    columns_input,
+    parse_float,
+    parse_floats,
+)
 from mcrank.evaluate.posterior import DEFAULT_PRIOR_COUNT, bootstrap_means
 from mcrank.evaluate.protocol import ResultProtocol
 from mcrank.evaluate.result import DEFAULT_PER_ITEM_SAMPLES, rendering
@@ -136,7 +146,10 @@ def is_affine(value) -> bool:
 
 
 def _number(value, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{where}: {value!r} is not a finite number")
+    check_real(value, where)  # an integer of 400 digits: too large, which isfinite cannot say
+    if not math.isfinite(value):
         raise ValueError(f"{where}: {value!r} is not a finite number")
     return float(value)
 
@@ -208,12 +221,14 @@ def check_item_columns(columns: Mapping, names, *, n_items: int | None = None, w
         infinite, or of another length than ``n_items`` (or than the others).
     """
     values = {}
+    columns = columns_input(columns, what)
     for name in names:
         if name not in columns:
             given = ", ".join(map(repr, columns)) or "none"
             raise ValueError(f"{what}: no column {name!r}, which the per-item utility reads (the columns given: {given})")
+        column = array_input(columns[name], f"{what}: column {name!r}")
         try:
-            array = np.asarray(columns[name], dtype=float)
+            array = np.asarray(column, dtype=float)
         except (TypeError, ValueError):
             raise ValueError(f"{what}: column {name!r} is not numeric") from None
         if array.ndim != 1:
@@ -238,6 +253,7 @@ def check_per_item(utility, n_items: int, *, n_classes: int | None = None, what:
         Naming ``what``: not numeric, not of shape (items, decisions, classes), another number
         of items or classes, NaN or infinite values.
     """
+    utility = array_input(utility, what)
     try:
         u = np.asarray(utility, dtype=float)
     except (TypeError, ValueError):
@@ -251,6 +267,19 @@ def check_per_item(utility, n_items: int, *, n_classes: int | None = None, what:
     if not np.all(np.isfinite(u)):
         raise ValueError(f"{what} contains NaN or infinite values")
     return u
+
+
+def _check_sums(u: np.ndarray) -> None:
+    """Refuse utilities whose sums over the items, weighted by the bootstrap (whose weights
+    exceed 1 by a factor of at most a few dozen), could overflow: naming the items, where NumPy
+    warned of an overflow and the yield was infinite."""
+    limit = np.finfo(float).max / (64 * u.shape[0])
+    largest = np.max(np.abs(u), axis=(1, 2))
+    if np.any(largest > limit):
+        items = np.flatnonzero(largest > limit)
+        named = ", ".join(map(str, items[:5].tolist())) + (f" and {items.size - 5} more" if items.size > 5 else "")
+        raise ValueError(f"utility: the utilities of item{'s' if items.size > 1 else ''} {named} (up to {largest.max():.3g} in "
+                         f"absolute value) overflow in their sum over the {u.shape[0]} items: at most {limit:.3g}; scale the utility down")  # fmt: skip
 
 
 def item_utilities(utility: np.ndarray, truth: np.ndarray, decisions: np.ndarray) -> np.ndarray:
@@ -463,7 +492,8 @@ def evaluate_per_item(y_true, predictions, utility, *, columns=None, classes=Non
     """
     from mcrank.evaluate.targets import class_order, reads_alike
 
-    truth_labels = np.asarray(y_true, dtype=object)
+    truth_labels = np.asarray(array_input(y_true, "y_true"), dtype=object)
+    predictions = columns_input(predictions, "predictions")
     n_items = truth_labels.shape[0]
     if n_items == 0 or not predictions:
         raise ValueError("y_true: a per-item evaluation needs items and at least one model")
@@ -490,6 +520,8 @@ def evaluate_per_item(y_true, predictions, utility, *, columns=None, classes=Non
         raise ValueError(f"decisions: {len(rows)} decisions but the utility has {u.shape[1]} rows")
     truth = _indexer(order, truth_labels, "y_true")
     chosen = {}
+    if not isinstance(predictions, Mapping):
+        raise ValueError(f"predictions must be a dict of model name to decisions, got a {type(predictions).__name__}")
     for name, values in predictions.items():
         if len(values) != n_items:
             raise ValueError(f"predictions: {name!r} has {len(values)} decisions but y_true has {n_items} items")
@@ -522,6 +554,13 @@ def _evaluate_indices(checked: _CheckedItems, *, metrics, test_uncertainty, samp
 
     u, truth, chosen, order, rows, source, reads = checked
     n_items, n_decisions, n_classes = u.shape
+    _check_sums(u)
+    if test_uncertainty:
+        from mcrank.evaluate.uncertainty import check_prior_count
+
+        samples = check_count(samples, "samples", maximum=MAX_EVALUATE_SAMPLES)
+        check_kept_draws(samples, len(chosen))
+        prior_count = check_prior_count(prior_count)
     yields = {name: per_item_yield(u, truth, d) for name, d in chosen.items()}
     average = average_matrix(u)
     confusions = {name: np.bincount(d * n_classes + truth, minlength=n_decisions * n_classes).reshape(n_decisions, n_classes)
@@ -600,7 +639,7 @@ def load_item_table(path, *, columns, truth: str = "true") -> tuple[np.ndarray, 
     values = {}
     for name in columns:
         try:
-            array = np.array(table[name], dtype=float)
+            array = parse_floats(table[name])
         except ValueError:
             k = next(k for k, cell in enumerate(table[name]) if not _is_number(cell))
             raise ValueError(f"{path}, line {lines[k]}, column {name!r}: {table[name][k]!r} is not a number") from None
@@ -613,7 +652,7 @@ def load_item_table(path, *, columns, truth: str = "true") -> tuple[np.ndarray, 
 
 def _is_number(text: str) -> bool:
     try:
-        float(text)
+        parse_float(text)
     except ValueError:
         return False
     return True

@@ -42,7 +42,17 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank._rng import SCORING_POSTERIOR, resolve_rng, root_of, root_seed_sequence, stream_generator
-from mcrank._validation import MAX_EVALUATE_SAMPLES, check_choice, check_count, check_name, check_square
+from mcrank._validation import (
+    MAX_EVALUATE_SAMPLES,
+    check_choice,
+    check_count,
+    check_kept_draws,
+    check_name,
+    check_square,
+    columns_input,
+    parse_float,
+    parse_floats,
+)
 from mcrank.evaluate.curve_scores import CURVE_SCORES, _checked_scores, _score_array
 from mcrank.evaluate.folds import SEPARATED
 from mcrank.evaluate.input import label_array, read_csv_columns
@@ -136,6 +146,7 @@ def _binary_truth(labels: list, positive, classes, where: str, utility_classes=N
 
 
 def _check_scores(scores: dict, items: int, source: str = "") -> dict[str, np.ndarray]:
+    scores = columns_input(scores, "scores")
     if not isinstance(scores, dict) or not scores:
         raise ValueError("scores: give a non-empty mapping of model names to arrays of scores")
     checked = {}
@@ -238,7 +249,7 @@ def load_scores(path, *, truth: str = "true", positive=None, classes=None, utili
         if name == truth:
             continue
         try:
-            values = np.array(column, dtype=float)
+            values = parse_floats(column)
         except ValueError:
             values = None
         bad = (
@@ -256,7 +267,7 @@ def load_scores(path, *, truth: str = "true", positive=None, classes=None, utili
 
 def _is_number(text: str) -> bool:
     try:
-        return math.isfinite(float(text))
+        return math.isfinite(parse_float(text))
     except ValueError:
         return False
 
@@ -291,10 +302,8 @@ def auc_score(positive, scores) -> float:
         ``scores`` of another length, NaN or infinite scores (the checks of
         :func:`scored_test_set`).
     """
-    positive, scores = _checked_scores(positive, scores)
+    positive, scores = _checked_scores(positive, scores, "AUC")
     p, n = int(positive.sum()), int((~positive).sum())
-    if p == 0 or n == 0:
-        raise ValueError(f"positive: {'no' if p == 0 else 'every'} item is positive; AUC needs items of both classes")
     _, inverse, counts = np.unique(scores, return_inverse=True, return_counts=True)
     # The average rank of each distinct value: a tie shares the mean of the ranks it spans.
     average = np.cumsum(counts) - (counts - 1) / 2.0
@@ -563,6 +572,7 @@ def _posterior_draws(positive, scores, utility, item_utilities, fold, choice, sa
     draws.
     """
     items, models = item_utilities.shape
+    check_kept_draws(samples, 3 * models)  # fixed, errors and prior below
     counted = (fold == 1 if choice == "split" else np.ones(items, dtype=bool)).astype(float)
     prior_stream = stream_generator(rng, SCORING_POSTERIOR, 1)
     weights_stream = stream_generator(rng, SCORING_POSTERIOR, 0)
