@@ -396,7 +396,7 @@ def check_name(name, what: str, where: str) -> None:
     character, line separator or lone surrogate; ``where`` prefixes the message if not empty."""
     at = f"{where}: " if where else ""
     if not isinstance(name, str):
-        raise ValueError(f"{at}{what} name {shown_name(name)!r} is not a string")
+        raise ValueError(f"{at}{what} name {shown_name(name)} is not a string")
     if not name.strip():
         raise ValueError(f"{at}a {what} name is empty ({name!r})")
     if bad := _CONTROL.search(name):

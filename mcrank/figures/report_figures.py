@@ -16,8 +16,6 @@ import io
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from mcrank.evaluate.curves import DecisionCurves
-from mcrank.evaluate.html_report import render_page
 from mcrank.figures._style import paper_style
 from mcrank.figures.decision_curves import decision_curve_figure
 from mcrank.figures.yield_intervals import yield_interval_figure
@@ -50,6 +48,8 @@ def _interval_figure(result):
 
 def page_figures(*results) -> list[tuple[str, bytes]]:
     """Each figure of ``results`` as (caption, PNG), in the results' order."""
+    from mcrank.evaluate.curves import DecisionCurves  # here: drawing the paper's figures loads no evaluation
+
     figures = []
     for result in results:
         if isinstance(result, DecisionCurves):  # the one figure that reads the curves themselves
@@ -63,4 +63,6 @@ def page_figures(*results) -> list[tuple[str, bytes]]:
 def html_page(*results, title: str = "mcrank evaluate") -> str:
     """One self-contained HTML page of ``results``, their figures embedded
     (:func:`mcrank.evaluate.html_report.render_page`)."""
+    from mcrank.evaluate.html_report import render_page
+
     return render_page(results, page_figures(*results), title=title)

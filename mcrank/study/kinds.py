@@ -271,7 +271,7 @@ register_study_kind(
     scores=_checked_probability_scores,
     score_codes=_probability_score_codes,
     header=_probabilities_header,
-    group='the probabilities study (--study probabilities; docs/method.md, "The probabilistic-classifier study")',
+    group="the probabilities study (--study probabilities; docs/method.md)",
     rules={"classes": _two_classes_in("probabilities"), "true_um": _on_the_hexagon_in("probabilities")},
     closed_form="the decisions move with the errors",
     sweep_key=("prevalence",),
