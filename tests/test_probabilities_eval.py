@@ -57,8 +57,8 @@ def test_binary_brier_and_log_loss_are_sklearns(seed):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, 200)
     models = {"a": _random_probabilities(rng, 200, 2), "b": _random_probabilities(rng, 200, 2, 3.0)}
-    u = [[3, -1], [-2, 1]]
-    result = evaluate_probabilities(y, models, u, recalibration=None)
+    u = [[3, -1], [-2, 1]]  # columns: 0, 1, the order of predict_proba's columns
+    result = evaluate_probabilities(y, models, u, classes=[0, 1], recalibration=None)
     for m in result.models:
         p = models[m.name]
         assert abs(m.brier_score - brier_score_loss(y, p[:, 1], pos_label=1)) < 1e-9
@@ -105,8 +105,9 @@ def test_multiclass_brier_is_the_sum_over_classes_and_log_loss_is_sklearns(seed)
 def test_ties_go_to_the_lowest_decision_and_a_zero_probability_gives_an_infinite_log_loss():
     y = np.array([0, 1, 1])
     p = np.array([[0.5, 0.5], [0.5, 0.5], [1.0, 0.0]])  # a tie under the identity; item 2 is certain and wrong
-    result = evaluate_probabilities(y, {"m": p}, [[1, 0], [0, 1]], recalibration=None)
+    result = evaluate_probabilities(y, {"m": p}, [[1, 0], [0, 1]], recalibration=None)  # the identity needs no class order
     (m,) = result.models
+    assert result.order_source == "natural"
     assert m.decisions.tolist() == [0, 0, 0]
     assert m.utility_yield == pytest.approx(1 / 3, abs=1e-15)
     assert m.log_loss == math.inf  # scikit-learn clips to machine epsilon instead
@@ -122,8 +123,8 @@ def test_the_pairs_the_scores_order_otherwise_are_flagged():
     calibrated = 1 / (1 + np.exp(-(0.5 * log_odds)))
     sharp = 1 / (1 + np.exp(-(log_odds - 2.5)))  # better separated, shifted towards class 0
     models = {"calibrated": np.column_stack([1 - calibrated, calibrated]), "sharp": np.column_stack([1 - sharp, sharp])}
-    u = [[1, -20], [0, 1]]  # missing class 1 costs 21 times a false alarm
-    result = evaluate_probabilities(y, models, u, recalibration=None)
+    u = [[1, -20], [0, 1]]  # columns: 0, 1; missing class 1 costs 21 times a false alarm
+    result = evaluate_probabilities(y, models, u, classes=[0, 1], recalibration=None)
     yields = {name: _oracle_yield(y, p, u) for name, p in models.items()}
     briers = {name: np.mean(np.sum((p - np.eye(2)[y]) ** 2, axis=1)) / 2 for name, p in models.items()}
     losses = {name: -np.mean(np.log(p[np.arange(items), y])) for name, p in models.items()}
@@ -154,12 +155,20 @@ def test_evaluate_takes_probabilities_by_keyword():
 def test_a_plain_matrix_for_one_column_of_0_1_labels_is_refused_not_guessed():
     y, q = [0, 1, 1, 0], [0.2, 0.7, 0.6, 0.1]  # P(1), by scikit-learn's positive label
     u = [[1, 0], [0, 2]]
-    with pytest.raises(ValueError, match="classes"):
+    with pytest.raises(ValueError, match=r"^classes: the labels of y_true are 0 and 1, .* name its order"):
         evaluate_probabilities(y, {"m": q}, u, recalibration=None)
-    # Said either way, it is read as said.
+    # A column per class, in a plain matrix, is refused the same way: two classes are always named.
+    with pytest.raises(ValueError, match=r"^classes: the labels of y_true are 0 and 1"):
+        evaluate_probabilities(y, {"m": np.column_stack([1 - np.array(q), q])}, [[2, 0], [0, 1]], recalibration=None)
+    # Said either way, it is read as said: by classes=, or by the utility's own classes.
     named = evaluate_probabilities(y, {"m": q}, u, classes=[1, 0], recalibration=None)
-    natural = evaluate_probabilities(y, {"m": np.column_stack([1 - np.array(q), q])}, [[2, 0], [0, 1]], recalibration=None)
-    assert named.models[0].utility_yield == natural.models[0].utility_yield
+    in_class_order = evaluate_probabilities(y, {"m": np.column_stack([1 - np.array(q), q])}, [[2, 0], [0, 1]], classes=[0, 1],
+                                            recalibration=None)  # fmt: skip
+    with_classes = evaluate_probabilities(y, {"m": q}, {"utility": u, "classes": [1, 0]}, recalibration=None)
+    assert named.models[0].utility_yield == in_class_order.models[0].utility_yield == with_classes.models[0].utility_yield
+    assert named.models[0].utility_yield == pytest.approx(5 / 4, abs=1e-15)  # decisions 0, 1, 0, 0: (2 + 1 + 0 + 2) / 4
+    # The identity reads alike in both orders: it needs no name.
+    assert evaluate_probabilities(y, {"m": q}, np.eye(2), recalibration=None).models[0].utility_yield == 1.0
     # Text labels with no order named are refused too; a column per class in a named order is read in it.
     with pytest.raises(ValueError, match="classes"):
         evaluate_probabilities(["a", "b"], {"m": [[0.5, 0.5], [0.2, 0.8]]}, u, recalibration=None)
@@ -192,7 +201,7 @@ def test_probability_above_is_the_joint_tables_dirichlet():
     y = rng.integers(0, n, items)
     models = {"a": _random_probabilities(rng, items, n, 2.0), "b": _random_probabilities(rng, items, n, 2.0)}
     u = np.array([[2.0, -1.0], [-3.0, 1.0]])
-    result = evaluate_probabilities(y, models, u, test_uncertainty=True, samples=4000, recalibration=None, rng=7)
+    result = evaluate_probabilities(y, models, u, classes=[0, 1], test_uncertainty=True, samples=4000, recalibration=None, rng=7)
     first, second = (m.name for m in result.models)
     decisions = {m.name: m.decisions for m in result.models}
     table = np.zeros((n, n, n))
@@ -225,8 +234,8 @@ def test_recalibration_recovers_the_yield_lost_to_miscalibration(method):
     calibrated = 1 / (1 + np.exp(-log_odds))
     distorted = 1 / (1 + np.exp(-(0.3 * log_odds - 1.5)))  # underconfident and too low: a monotone map of the calibrated
     models = {"calibrated": np.column_stack([1 - calibrated, calibrated]), "distorted": np.column_stack([1 - distorted, distorted])}
-    u = [[1, -4], [0, 1]]
-    result = evaluate_probabilities(y, models, u, recalibration=method, rng=1)
+    u = [[1, -4], [0, 1]]  # columns: 0, 1
+    result = evaluate_probabilities(y, models, u, classes=[0, 1], recalibration=method, rng=1)
     by_name = {m.name: m for m in result.models}
     loss = by_name["calibrated"].utility_yield - by_name["distorted"].utility_yield
     assert loss > 0.05  # the distortion costs utility
@@ -236,7 +245,7 @@ def test_recalibration_recovers_the_yield_lost_to_miscalibration(method):
     assert by_name["distorted"].recalibration_gain > 0.7 * loss
     assert abs(by_name["calibrated"].recalibration_gain) < 0.3 * loss
     assert by_name["distorted"].recalibrated_brier_score < by_name["distorted"].brier_score
-    again = evaluate_probabilities(y, models, u, recalibration=method, rng=1)
+    again = evaluate_probabilities(y, models, u, classes=[0, 1], recalibration=method, rng=1)
     assert again.to_dict() == result.to_dict()  # one seed, one answer
 
 
@@ -361,8 +370,8 @@ TWO = '{"utility": [[1, 0], [0, 1]], "classes": ["a", "b"]}'
         ("true,m:a,m:b,m:z\na,0.5,0.5,0\n", THREE, (), "label 'z' is not one of the classes"),
         ("true,m\na,1.5\n", TWO, ("--positive", "a"), "probability 1.5 is outside [0, 1]"),
         ("true,m\na,0.5\n", THREE, (), "one column per model is the two-class form"),
-        ("true,m\n0,0.5\n1,0.2\n", "[[1, 0], [0, 1]]", ("--positive", "1"), "say it with --classes"),
-        ("true,m\n0,0.5\n1,0.2\n", "[[1, 0], [0, 1]]", (), "--positive: give the label of the positive class"),
+        ("true,m\n0,0.5\n1,0.2\n", "[[1, 0], [0, 2]]", ("--positive", "1"), "are '0' and '1', and a two-class utility matrix"),
+        ("true,m\n0,0.5\n1,0.2\n", "[[1, 0], [0, 2]]", (), "with --classes (0,1 or 1,0)"),
         ("true,m\na,0.5\n", TWO, ("--positive", "q"), "--positive: 'q' is not one of the classes"),
         ("true,m\na,0.5\n", TWO, ("--positive", "a", "--details"), "--details is not an option of --probabilities"),
         ("true,m\na,0.5\n", TWO, ("--positive", "a", "--sd", "0.1"), "--sd is not an option of --probabilities"),

@@ -75,6 +75,7 @@ def handler(args) -> int:
     from mcrank.evaluate.probabilities import DEFAULT_RECALIBRATION_FOLDS, load_probabilities, rank_probabilities
     from mcrank.evaluate.probabilities_report import render_csv, render_json, render_table
     from mcrank.evaluate.result import DEFAULT_SAMPLES
+    from mcrank.evaluate.targets import reads_alike
     from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT
 
     args.format = args.format or output_format(args.out, EVALUATE_FORMAT_BY_SUFFIX)
@@ -94,7 +95,8 @@ def handler(args) -> int:
         say("mcrank evaluate: note: --samples not used: it sets the draws of --test-uncertainty")
     samples = DEFAULT_SAMPLES if args.samples is None else check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
     test_set = _with_flags(load_probabilities, args.probabilities, n_classes=len(assessment.matrix), truth=args.truth or "true",
-                           positive=args.positive, classes=class_names(args.classes), utility_classes=utility_classes)  # fmt: skip
+                           positive=args.positive, classes=class_names(args.classes), utility_classes=utility_classes,
+                           order_free=reads_alike(assessment.matrix))  # fmt: skip
     result = _with_flags(rank_probabilities, test_set, assessment, test_uncertainty=args.test_uncertainty, samples=samples,
                          prior_count=DEFAULT_PRIOR_COUNT if args.prior_count is None else args.prior_count,
                          recalibration=recalibration, folds=folds, rng=_seed(args, recalibration))  # fmt: skip

@@ -38,7 +38,8 @@ less the yield as given.
 The utility matrix is read as at every door of the package (:mod:`mcrank.evaluate.targets`):
 rows = decision, columns = true class, in the one class order, which two classes must name
 (``classes=``, or a utility with its classes), even labels 0/1: a plain matrix whose order is
-not named is refused, not guessed (:func:`mcrank.evaluate.targets.class_order`).
+not named is refused, not guessed (:func:`mcrank.evaluate.targets.class_order`), unless it
+reads alike in both orders, as the identity does (:func:`mcrank.evaluate.targets.reads_alike`).
 ``docs/probabilities.md`` has the CLI.
 """
 
@@ -56,7 +57,7 @@ from mcrank.decisions import SUM_TOLERANCE, optimal_decisions
 from mcrank.evaluate.input import ItemLabels, UtilityAssessment, label_array, parse_utility, read_csv_columns
 from mcrank.evaluate.protocol import ResultProtocol
 from mcrank.evaluate.result import DEFAULT_SAMPLES, _compare, _competition_ranks
-from mcrank.evaluate.targets import class_order, positive_class
+from mcrank.evaluate.targets import class_order, positive_class, reads_alike
 from mcrank.evaluate.uncertainty import DEFAULT_PRIOR_COUNT, check_prior_count, posterior_uncertainty
 
 __all__ = ["DEFAULT_RECALIBRATION_FOLDS", "RECALIBRATIONS", "ProbabilityEvaluation", "ProbabilityModel", "ProbabilityTestSet",
@@ -170,7 +171,8 @@ def _completed(columns: dict, order: tuple, positive):
     return out, None if index is None else str(order[index])
 
 
-def probability_test_set(y_true, probabilities, *, n_classes: int, classes=None, utility_classes=None, positive=None) -> ProbabilityTestSet:
+def probability_test_set(y_true, probabilities, *, n_classes: int, classes=None, utility_classes=None, positive=None,
+                         order_free: bool = False) -> ProbabilityTestSet:  # fmt: skip
     """A checked test set from label and probability arrays.
 
     Parameters
@@ -189,6 +191,9 @@ def probability_test_set(y_true, probabilities, *, n_classes: int, classes=None,
         The utility's own class names.
     positive : label, optional
         The class of one-column probabilities (:func:`mcrank.evaluate.targets.positive_class`).
+    order_free : bool, default False
+        The utility reads alike in both orders of two classes
+        (:func:`mcrank.evaluate.targets.reads_alike`): labels 0/1 need no named order.
 
     Raises
     ------
@@ -209,7 +214,8 @@ def probability_test_set(y_true, probabilities, *, n_classes: int, classes=None,
             one_column.add(name)
     if one_column and len(one_column) != len(columns):
         raise ValueError("probabilities: give every model in one form: all (items,) or all (items, 2)")
-    order, source = class_order(dict.fromkeys(labels, "y_true"), n_classes, classes=classes, utility_classes=utility_classes)
+    order, source = class_order(dict.fromkeys(labels, "y_true"), n_classes, classes=classes, utility_classes=utility_classes,
+                                order_free=order_free)  # fmt: skip
     if one_column:
         named = None if source == "natural" else order
         positive = positive_class(list(dict.fromkeys(labels)), positive=positive, classes=named)
@@ -227,7 +233,7 @@ def _indices(order, labels) -> np.ndarray:
 
 
 def load_probabilities(path, *, n_classes: int, truth: str = "true", positive=None, classes=None,
-                       utility_classes=None) -> ProbabilityTestSet:  # fmt: skip
+                       utility_classes=None, order_free: bool = False) -> ProbabilityTestSet:  # fmt: skip
     """Read a test set of class probabilities: a CSV file, one row per item.
 
     The header names the columns: ``truth`` (the true class), then either, for two classes, one
@@ -254,6 +260,8 @@ def load_probabilities(path, *, n_classes: int, truth: str = "true", positive=No
         for labels 0/1 (:func:`mcrank.evaluate.targets.positive_class`).
     classes, utility_classes : sequence of str, optional
         The class order as named by the user, and the utility's own names.
+    order_free : bool, default False
+        As :func:`probability_test_set`.
 
     Raises
     ------
@@ -293,7 +301,8 @@ def load_probabilities(path, *, n_classes: int, truth: str = "true", positive=No
                 raise ValueError(f"{source}, line 1: column {name!r}: give MODEL:CLASS")
             models.setdefault(model, {})[label] = name
             holders.setdefault(label, f"{source}, line 1, column {name!r}")
-    order, order_source = class_order(holders, n_classes, classes=classes, utility_classes=utility_classes, where=source)
+    order, order_source = class_order(holders, n_classes, classes=classes, utility_classes=utility_classes, where=source,
+                                      order_free=order_free)  # fmt: skip
     order = tuple(map(str, order))
 
     def number_column(name):
@@ -720,6 +729,7 @@ def evaluate_probabilities(y_true, probabilities, utility, *, classes=None, posi
         utility = utility["utility"]
     assessment = parse_utility(utility)
     test_set = probability_test_set(y_true, probabilities, n_classes=len(assessment.matrix), classes=classes,
-                                    utility_classes=utility_classes, positive=positive)  # fmt: skip
+                                    utility_classes=utility_classes, positive=positive,
+                                    order_free=reads_alike(assessment.matrix))  # fmt: skip
     return rank_probabilities(test_set, assessment, test_uncertainty=test_uncertainty, samples=samples, prior_count=prior_count,
                               recalibration=recalibration, folds=folds, rng=rng)  # fmt: skip
