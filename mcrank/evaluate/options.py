@@ -97,8 +97,8 @@ def _check_metrics(value, name: str):
 
 #: Each mode draws its own number of samples by default.
 _SAMPLES_HELP = (
-    f"Monte Carlo samples (default {DEFAULT_SAMPLES}; --scores: {DEFAULT_SCORING_SAMPLES}, curves {DEFAULT_BAND_SAMPLES}; "
-    f"--folds-column: {DEFAULT_FOLD_SAMPLES}; per item: {DEFAULT_PER_ITEM_SAMPLES})"
+    f"Monte Carlo samples (default {DEFAULT_SAMPLES}; scores: {DEFAULT_SCORING_SAMPLES}, curves {DEFAULT_BAND_SAMPLES}; "
+    f"folds: {DEFAULT_FOLD_SAMPLES}; per item: {DEFAULT_PER_ITEM_SAMPLES})"
 )
 
 
@@ -149,7 +149,7 @@ class EvaluateOptions:
     """
 
     sd: float | None = _option(None, check=check_positive, flag="--sd", metavar="SD",
-                               help="error sd of U in eq. (11)'s units: flip probabilities")  # fmt: skip
+                               help="error sd of U normalised by eq. (11): flip probabilities")  # fmt: skip
     error: str | None = _option(None, check=lambda value, name: check_choice(value, ERROR_MODELS, "error model").name, flag="--error",
                                 choices=ERROR_MODELS, help=f"error model of --sd (default: {DEFAULT_ERROR_MODEL})")  # fmt: skip
     estimator: str | None = _option(None, check=lambda value, name: _check_estimator_name(value, name), flag="--estimator",
