@@ -73,7 +73,7 @@ _FINE_LEVELS, _FINE_NODES, _FINE_WEIGHTS, _FINE_LONGEST, _FINE_REACH = _rule((1.
 #: its sign when the coarse difference exceeds :data:`_COARSE_MARGIN`, 40 times the coarse
 #: rule's largest error measured (``tests/test_probabilities.py``), and computes both values by
 #: the fine rule otherwise.
-_COARSE_LEVELS, _COARSE_NODES, _COARSE_WEIGHTS, _COARSE_LONGEST, _COARSE_REACH = _rule((2.0, 8.0, 36.0), 4, 2.0, 7.5)
+_COARSE_LEVELS, _COARSE_NODES, _COARSE_WEIGHTS, _COARSE_LONGEST, _COARSE_REACH = _rule((2.0, 8.0, 18.0), 4, 2.0, 6.5)
 _COARSE_MARGIN = 1e-3
 
 
