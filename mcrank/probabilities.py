@@ -73,7 +73,7 @@ _FINE_LEVELS, _FINE_NODES, _FINE_WEIGHTS, _FINE_LONGEST, _FINE_REACH = _rule((1.
 #: its sign when the coarse difference exceeds :data:`_COARSE_MARGIN`, 40 times the coarse
 #: rule's largest error measured (``tests/test_probabilities.py``), and computes both values by
 #: the fine rule otherwise.
-_COARSE_LEVELS, _COARSE_NODES, _COARSE_WEIGHTS, _COARSE_LONGEST, _COARSE_REACH = _rule((2.0, 8.0, 36.0), 4, 2.0, 7.5)
+_COARSE_LEVELS, _COARSE_NODES, _COARSE_WEIGHTS, _COARSE_LONGEST, _COARSE_REACH = _rule((2.0, 8.0, 18.0), 4, 2.0, 6.5)
 _COARSE_MARGIN = 1e-3
 
 
@@ -224,21 +224,34 @@ def _exact_parts(prevalence, mu, sigma, slope, intercept):
 
 
 @jit
-def _remainders(prevalence, mu, sigma, slope, intercept):
+def _remainders(prevalence, mu, sigma, slope, intercept, brier=True, log_loss=True):
     """:func:`_remainders_by` with the fine rule."""
-    return _remainders_by(prevalence, mu, sigma, slope, intercept, _FINE_LEVELS, _FINE_NODES, _FINE_WEIGHTS, _FINE_LONGEST, _FINE_REACH)
-
-
-@jit
-def _coarse_remainders(prevalence, mu, sigma, slope, intercept):
-    """:func:`_remainders_by` with the coarse rule."""
     return _remainders_by(
-        prevalence, mu, sigma, slope, intercept, _COARSE_LEVELS, _COARSE_NODES, _COARSE_WEIGHTS, _COARSE_LONGEST, _COARSE_REACH
+        prevalence, mu, sigma, slope, intercept, _FINE_LEVELS, _FINE_NODES, _FINE_WEIGHTS, _FINE_LONGEST, _FINE_REACH, brier, log_loss
     )
 
 
 @jit
-def _remainders_by(prevalence, mu, sigma, slope, intercept, levels, nodes, weights, longest_panel, reach):
+def _coarse_remainders(prevalence, mu, sigma, slope, intercept, brier=True, log_loss=True):
+    """:func:`_remainders_by` with the coarse rule."""
+    return _remainders_by(
+        prevalence,
+        mu,
+        sigma,
+        slope,
+        intercept,
+        _COARSE_LEVELS,
+        _COARSE_NODES,
+        _COARSE_WEIGHTS,
+        _COARSE_LONGEST,
+        _COARSE_REACH,
+        brier,
+        log_loss,
+    )
+
+
+@jit
+def _remainders_by(prevalence, mu, sigma, slope, intercept, levels, nodes, weights, longest_panel, reach, want_brier, want_log_loss):
     """What the Brier score and the log loss add to :func:`_exact_parts`, by quadrature over
     the score ``s``: with ``u = a l(s) + c``, ``e = exp(-|u|)`` and ``p0``, ``p1`` the class
     densities weighted by ``B`` and ``1 - B``,
@@ -251,7 +264,8 @@ def _remainders_by(prevalence, mu, sigma, slope, intercept, levels, nodes, weigh
      ``levels`` (0 included), at the vertex of the quadratic and at most ``longest_panel``
     of the narrower sd apart, each with the Gauss-Legendre ``nodes`` and ``weights``, within
     ``reach`` sds of each density's mean; a panel where ``|u|`` exceeds the last level is left
-    out (:func:`_rule`).
+    out (:func:`_rule`). One pass gives both, the score's logistic taken once a node; a loss
+    not wanted (``want_brier``, ``want_log_loss`` false) is left at 0.0, the other unchanged.
     """
     a2, a1, a0 = _log_odds(prevalence, mu, sigma)
     p2, p1, p0 = slope * a2, slope * a1, slope * a0 + intercept
@@ -303,12 +317,14 @@ def _remainders_by(prevalence, mu, sigma, slope, intercept, levels, nodes, weigh
                 density_0 = weight_0 * math.exp(-0.5 * z * z)
                 density_1 = weight_1 * math.exp(-0.5 * s * s)
                 e = math.exp(-abs(u))
-                small, large = e / (1.0 + e), 1.0 / (1.0 + e)  # logistic(-|u|), logistic(|u|)
-                if u >= 0.0:
-                    brier += w * (density_0 * small * small - density_1 * small * (1.0 + large))
-                else:
-                    brier += w * (density_1 * small * small - density_0 * small * (1.0 + large))
-                log_loss += w * (density_0 + density_1) * math.log1p(e)
+                if want_brier:
+                    small, large = e / (1.0 + e), 1.0 / (1.0 + e)  # logistic(-|u|), logistic(|u|)
+                    if u >= 0.0:
+                        brier += w * (density_0 * small * small - density_1 * small * (1.0 + large))
+                    else:
+                        brier += w * (density_1 * small * small - density_0 * small * (1.0 + large))
+                if want_log_loss:
+                    log_loss += w * (density_0 + density_1) * math.log1p(e)
     return brier, log_loss
 
 
@@ -325,19 +341,37 @@ def _log_loss(prevalence, mu, sigma, slope, intercept):
 
 
 @jit
-def _loss_compare(which, prevalence, mu_1, sigma_1, slope_1, intercept_1, mu_2, sigma_2, slope_2, intercept_2):
-    """A number with the sign of loss ``which`` (0 Brier, 1 log loss) of the first classifier
-    minus that of the second (positive: the second is better), as :func:`_brier` and
+def _loss_differences(want_brier, want_log_loss, prevalence, mu_1, sigma_1, slope_1, intercept_1, mu_2, sigma_2, slope_2, intercept_2):
+    """Numbers with the signs of the Brier score and of the log loss of the first classifier
+    minus those of the second (positive: the second is better), as :func:`_brier` and
     :func:`_log_loss` compute them: the coarse rule's difference when it exceeds
-    :data:`_COARSE_MARGIN`, else the difference of the two values."""
-    exact_1 = _exact_parts(prevalence, mu_1, sigma_1, slope_1, intercept_1)[which]
-    exact_2 = _exact_parts(prevalence, mu_2, sigma_2, slope_2, intercept_2)[which]
-    coarse = exact_1 + _coarse_remainders(prevalence, mu_1, sigma_1, slope_1, intercept_1)[which]
-    coarse -= exact_2 + _coarse_remainders(prevalence, mu_2, sigma_2, slope_2, intercept_2)[which]
-    if abs(coarse) > _COARSE_MARGIN:
-        return coarse
-    fine_1 = exact_1 + _remainders(prevalence, mu_1, sigma_1, slope_1, intercept_1)[which]
-    return fine_1 - (exact_2 + _remainders(prevalence, mu_2, sigma_2, slope_2, intercept_2)[which])
+    :data:`_COARSE_MARGIN`, else the difference of the two values by the fine rule. One coarse
+    pass per classifier gives both losses, and one fine pass the undecided ones; a loss not
+    wanted is not integrated and its number is NaN."""
+    exact_1 = _exact_parts(prevalence, mu_1, sigma_1, slope_1, intercept_1)
+    exact_2 = _exact_parts(prevalence, mu_2, sigma_2, slope_2, intercept_2)
+    coarse_1 = _coarse_remainders(prevalence, mu_1, sigma_1, slope_1, intercept_1, want_brier, want_log_loss)
+    coarse_2 = _coarse_remainders(prevalence, mu_2, sigma_2, slope_2, intercept_2, want_brier, want_log_loss)
+    brier = (exact_1[0] + coarse_1[0]) - (exact_2[0] + coarse_2[0]) if want_brier else math.nan
+    log_loss = (exact_1[1] + coarse_1[1]) - (exact_2[1] + coarse_2[1]) if want_log_loss else math.nan
+    fine_brier, fine_log_loss = want_brier and not (abs(brier) > _COARSE_MARGIN), want_log_loss and not (abs(log_loss) > _COARSE_MARGIN)
+    if fine_brier or fine_log_loss:
+        fine_1 = _remainders(prevalence, mu_1, sigma_1, slope_1, intercept_1, fine_brier, fine_log_loss)
+        fine_2 = _remainders(prevalence, mu_2, sigma_2, slope_2, intercept_2, fine_brier, fine_log_loss)
+        if fine_brier:
+            brier = (exact_1[0] + fine_1[0]) - (exact_2[0] + fine_2[0])
+        if fine_log_loss:
+            log_loss = (exact_1[1] + fine_1[1]) - (exact_2[1] + fine_2[1])
+    return brier, log_loss
+
+
+@jit
+def _loss_compare(which, prevalence, mu_1, sigma_1, slope_1, intercept_1, mu_2, sigma_2, slope_2, intercept_2):
+    """:func:`_loss_differences` of loss ``which`` alone (0 Brier, 1 log loss)."""
+    differences = _loss_differences(
+        which == 0, which == 1, prevalence, mu_1, sigma_1, slope_1, intercept_1, mu_2, sigma_2, slope_2, intercept_2
+    )
+    return differences[which]
 
 
 @jit
@@ -477,6 +511,31 @@ _probability_compare = _dispatch(
     first (:attr:`ProbabilityScore.lower_is_better` negates the difference); NaN for an unknown code.""",
 )
 PROBABILITY_SCORES.seal(__name__, "define it in mcrank/probabilities.py, beside the others")
+
+_BRIER, _LOG_LOSS = PROBABILITY_SCORES["brier"].code, PROBABILITY_SCORES["log_loss"].code
+
+
+@jit
+def _probability_compares(codes, prevalence, mu_1, sigma_1, slope_1, intercept_1, mu_2, sigma_2, slope_2, intercept_2, out):
+    """``out[k] = _probability_compare(codes[k], ...)`` for every ``k``, the Brier score's and the
+    log loss's from one :func:`_loss_differences` (their quadratures shared, and skipped for a
+    loss not in ``codes``)."""
+    want_brier, want_log_loss = False, False
+    for code in codes:
+        want_brier |= code == _BRIER
+        want_log_loss |= code == _LOG_LOSS
+    brier, log_loss = math.nan, math.nan
+    if want_brier or want_log_loss:
+        brier, log_loss = _loss_differences(
+            want_brier, want_log_loss, prevalence, mu_1, sigma_1, slope_1, intercept_1, mu_2, sigma_2, slope_2, intercept_2
+        )
+    for k in range(codes.size):
+        if codes[k] == _BRIER:
+            out[k] = brier
+        elif codes[k] == _LOG_LOSS:
+            out[k] = log_loss
+        else:
+            out[k] = _probability_compare(codes[k], prevalence, mu_1, sigma_1, slope_1, intercept_1, mu_2, sigma_2, slope_2, intercept_2)
 
 
 # --- loops over arrays, for the public functions -----------------------------------------------

@@ -35,7 +35,7 @@ import numpy as np
 from mcrank._jit import jit
 from mcrank.engine.roc import study_result  # the same totals: the pairs tied in truth last, left out
 from mcrank.engine.runner import ChunkCounts, chunk_generators
-from mcrank.probabilities import _decision_rates_of, _log_odds, _probability_compare, _yield
+from mcrank.probabilities import _decision_rates_of, _log_odds, _probability_compares, _yield
 from mcrank.ranking import _ranked_correctly
 from mcrank.samplers import _closed_form, _draw_utility, _perturb_into
 from mcrank.study.config import StudyConfig, kernel_arguments
@@ -88,7 +88,7 @@ def _count_chunk(rng, rng_error, size, study, incorrect, deviation_sum, deviatio
     scores = codes.size
     tied = scores + sds.size
     identity, xy, u, v = np.eye(2), np.empty((2, 1)), np.empty((2, 2)), np.empty((2, 2))
-    classifiers, coefficients = np.empty((2, 4)), np.empty((2, 3))
+    classifiers, coefficients, differences = np.empty((2, 4)), np.empty((2, 3)), np.empty(scores)
     mu_width = study.mu_high - study.mu_low
     log_sigma_width = study.log_sigma_high - study.log_sigma_low
     log_slope_width = study.log_slope_high - study.log_slope_low
@@ -107,12 +107,12 @@ def _count_chunk(rng, rng_error, size, study, incorrect, deviation_sum, deviatio
             incorrect[tied] += 1
             continue
         direction = 1.0 if d_true > 0.0 else (-1.0 if d_true < 0.0 else math.nan)
+        _probability_compares(
+            codes, prevalence, classifiers[0, 0], classifiers[0, 1], classifiers[0, 2], classifiers[0, 3],
+            classifiers[1, 0], classifiers[1, 1], classifiers[1, 2], classifiers[1, 3], differences,
+        )  # fmt: skip
         for k in range(scores):
-            d = _probability_compare(
-                codes[k], prevalence, classifiers[0, 0], classifiers[0, 1], classifiers[0, 2], classifiers[0, 3],
-                classifiers[1, 0], classifiers[1, 1], classifiers[1, 2], classifiers[1, 3],
-            )  # fmt: skip
-            incorrect[k] += not _ranked_correctly(direction, d)
+            incorrect[k] += not _ranked_correctly(direction, differences[k])
         for k in range(sds.size):
             _perturb_into(rng_error, u, sds[k], study.error, v)
             d = _yield_difference(v, prevalence, classifiers, coefficients)
