@@ -455,7 +455,9 @@ def _evaluate_probabilities() -> None:
     scenario("evaluate/probabilities-binary/plain-matrix-unnamed-order", "refuse", *plain, files={"p.csv": zero_one}, says=("--classes",))
     scenario("evaluate/probabilities-binary/plain-matrix-named-order", "ok", *plain, "--classes", "1,0", "--seed", "1",
              files={"p.csv": zero_one})  # fmt: skip
-    scenario("evaluate/probabilities-binary/positive-first", "ok", *plain[:-1], "0", "--seed", "1", files={"p.csv": zero_one})
+    # Two classes are never read in an order not named, whichever class is positive.
+    scenario("evaluate/probabilities-binary/positive-first", "refuse", *plain[:-1], "0", "--seed", "1", files={"p.csv": zero_one},
+             says=("--classes",))  # fmt: skip
     scenario("evaluate/probabilities-binary/above-one", "refuse", *two, files={"p.csv": PROBABILITIES_2.replace(b"0.37", b"1.5", 1),
              **files_2})  # fmt: skip
     # Options: at and beyond their limits, and those that change nothing here.
@@ -498,7 +500,7 @@ def _evaluate_probabilities() -> None:
         "short": ({"probabilities": {"m": [[0.8, 0.2]]}}, "y_true"), "ragged": ({"probabilities": {"m": [[0.8, 0.2], [1.0]]}}, "probabilities"),
         "text": ({"probabilities": {"m": "high"}}, "probabilities"), "empty": ({"probabilities": {}}, "probabilities"),
         "bogus-name": ({"probabilities": {"": [0.2, 0.7, 0.4, 0.1]}}, "model"), "3-columns": ({"probabilities": {"m": [[1, 0, 0]] * 4}}, "probabilities"),
-        "one-column-unnamed-order": ({"probabilities": {"m": [0.2, 0.7, 0.4, 0.1]}}, "classes"),
+        "one-column-unnamed-order": ({"probabilities": {"m": [0.2, 0.7, 0.4, 0.1]}, "utility": [[1, 0], [0, 2]]}, "classes"),
         "unknown-label": ({"y_true": [0, 1, 2, 0]}, "y_true"), "empty-y": ({"y_true": []}, "y_true"),
         "utility-3x3": ({"utility": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}, "probabilities"), "utility-nan": ({"utility": [[nan, 0], [0, 1]]}, "utility"),
         "recalibration": ({"recalibration": "bogus"}, "recalibration"), "folds": ({"recalibration": "platt", "folds": 1}, "folds"),
