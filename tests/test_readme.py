@@ -415,3 +415,17 @@ def test_the_readme_shows_the_real_evaluate_output(capsys):
             continue
         assert line in out[position:], line
         position = out.index(line, position) + 1
+
+
+def test_the_readme_probabilities_numbers_are_the_committed_ones():
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    shown = lambda row: f"{row['incorrect_pct']:.2f} ± {row['se_pct']:.2f} %"  # noqa: E731
+
+    def rows(name):
+        return {(r["name"], r["sd"]): r for r in json.loads((ROOT / "results" / f"{name}.json").read_text())["rows"]}
+
+    truncated, gaussian = rows("probabilities_uniform_truncated"), rows("probabilities_uniform_gaussian")
+    for key in (("brier", None), ("log_loss", None), ("accuracy", None), ("utility", 0.1)):
+        assert shown(truncated[key]) in readme, key
+    assert shown(gaussian["utility", 0.1]) in readme
+    assert f"({truncated['brier', None]['tied_pct']:.2f} % are)" in readme
