@@ -432,3 +432,11 @@ def test_the_guides_python_blocks_run(capsys):
         exec(compile(block, str(GUIDE), "exec"), {"__name__": "__guide__"})  # noqa: S102 - the docs' own code
     out = capsys.readouterr().out
     assert out.startswith("choose ")
+
+
+def test_cli_a_note_is_not_said_when_the_command_refuses(capsys):
+    code, out, err = run(capsys, "--probabilities", "/nonexistent/p.csv", "--utility", BINARY_UTILITY, "--samples", "100")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and "note" not in err
+    code, out, err = run(capsys, "--probabilities", BINARY, "--positive", "malignant", "--utility", BINARY_UTILITY, "--samples", "100",
+                         "--recalibration", "none")  # fmt: skip
+    assert code == 0 and "--samples not used" in err

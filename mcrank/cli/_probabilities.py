@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from mcrank._signals import say
 from mcrank.cli._common import UsageError, check_outputs, class_names, flagged_by, html_text, path_argument, terminal_width, write_output
+from mcrank.cli._common import note as note_later
 
 #: The library's parameters that are flags here: its errors name the parameter, ours the flag.
 _FLAGS = {"positive": "--positive", "classes": "--classes", "truth": "--truth", "utility": "--utility", "folds": "--folds",
@@ -92,7 +93,7 @@ def handler(args) -> int:
         raise UsageError("--folds is the folds of the recalibration, which --recalibration none turns off")
     folds = DEFAULT_RECALIBRATION_FOLDS if args.folds is None else check_count(args.folds, "--folds", minimum=2)
     if args.samples is not None and not args.test_uncertainty:
-        say("mcrank evaluate: note: --samples not used: it sets the draws of --test-uncertainty")
+        note_later("mcrank evaluate: note: --samples not used: it sets the draws of --test-uncertainty")
     samples = DEFAULT_SAMPLES if args.samples is None else check_count(args.samples, "--samples", maximum=MAX_SAMPLES)
     test_set = _with_flags(load_probabilities, args.probabilities, n_classes=len(assessment.matrix), truth=args.truth or "true",
                            positive=args.positive, classes=class_names(args.classes), utility_classes=utility_classes,
@@ -123,7 +124,7 @@ def _seed(args, recalibration):
     drawn = args.test_uncertainty or recalibration is not None
     if not drawn:
         if args.seed is not None:
-            say("mcrank evaluate: note: --seed not used: nothing is drawn (it sets the recalibration's folds and the draws of "
+            note_later("mcrank evaluate: note: --seed not used: nothing is drawn (it sets the recalibration's folds and the draws of "
                 "--test-uncertainty)")  # fmt: skip
         return None
     return int(np.random.SeedSequence().entropy) if args.seed is None else args.seed
