@@ -263,6 +263,8 @@ def test_the_experiment_files_of_the_repository_load():
         truncated_classes = name.startswith("nclass_truncated")  # 10^5: see the file
         assert experiment.config.seed is not None and experiment.config.samples == (10**5 if truncated_classes else 10**6)
         assert experiment.description
+        if truncated_classes:  # steps of 0.05: the budget of reproduce
+            assert experiment.config.sds == tuple(round(0.05 * k, 2) for k in range(11))
         if name.startswith("roc_"):  # the scoring classifiers of the published §5
             assert experiment.config.kind == "roc"
             b = name.split("_")[1]
