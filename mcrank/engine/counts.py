@@ -11,10 +11,26 @@ from typing import NamedTuple
 
 import numpy as np
 
+from mcrank._jit import jit
 from mcrank.engine.runner import ChunkCounts
 from mcrank.error_models import ERROR_MODELS
 
 __all__ = ["ChunkSums", "StudyCounts", "chunk_counts", "new_counts", "realised_sd", "split_sums"]
+
+
+@jit(inline="always")
+def _add_deviations(u, v, k, deviation_sum, deviation_squares):
+    """Add the sum of the elements of ``v - u`` and of their squares to ``deviation_sum[k]`` and
+    ``deviation_squares[k]``: what :func:`realised_sd` makes the realised sd of an error model
+    without a closed form (truncated, say) from, in every kind's kernel."""
+    n = u.shape[0]
+    total, squares = 0.0, 0.0
+    for i in range(n):
+        for j in range(n):
+            total += v[i, j] - u[i, j]
+            squares += (v[i, j] - u[i, j]) ** 2
+    deviation_sum[k] += total
+    deviation_squares[k] += squares
 
 
 class StudyCounts(NamedTuple):

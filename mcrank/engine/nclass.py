@@ -35,7 +35,7 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank.engine.conditional import _incorrect_probabilities, _sum_and_squares
-from mcrank.engine.counts import chunk_counts, new_counts
+from mcrank.engine.counts import _add_deviations, chunk_counts, new_counts
 from mcrank.engine.runner import ChunkCounts, chunk_generators
 from mcrank.metrics import _margins, _score_matrix
 from mcrank.ranking import _ranked_correctly, _tied
@@ -157,13 +157,7 @@ def _count_chunk(rng, rng_error, rng_counts, size, study, counts):
                     d, _ = _difference(v, scored[0], scored[1], scale)
                     counts.utility_incorrect[k] += not _ranked_correctly(direction[q], d)
                     counts.utility_tied[k] += finite and _tied(d)
-                    total, squares = 0.0, 0.0
-                    for i in range(n):
-                        for j in range(n):
-                            total += v[i, j] - u[i, j]
-                            squares += (v[i, j] - u[i, j]) ** 2
-                    counts.deviation_sum[k] += total
-                    counts.deviation_squares[k] += squares
+                    _add_deviations(u, v, k, counts.deviation_sum, counts.deviation_squares)
         for k in range(metric_codes.size):
             incorrect = tied = 0
             for q in range(m):

@@ -33,6 +33,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mcrank._jit import jit
+from mcrank.engine.counts import _add_deviations
 from mcrank.engine.roc import study_result  # the same totals: the pairs tied in truth last, left out
 from mcrank.engine.runner import ChunkCounts, chunk_generators
 from mcrank.probabilities import _decision_rates_of, _log_odds, _probability_compares, _yield
@@ -118,13 +119,7 @@ def _count_chunk(rng, rng_error, size, study, incorrect, deviation_sum, deviatio
             d = _yield_difference(v, prevalence, classifiers, coefficients)
             incorrect[scores + k] += not _ranked_correctly(direction, d)
             if not _closed_form(study.error):  # the realised sd of the model (truncated, say)
-                total, squares = 0.0, 0.0
-                for i in range(2):
-                    for j in range(2):
-                        total += v[i, j] - u[i, j]
-                        squares += (v[i, j] - u[i, j]) ** 2
-                deviation_sum[k] += total
-                deviation_squares[k] += squares
+                _add_deviations(u, v, k, deviation_sum, deviation_squares)
 
 
 def study_arguments(config: StudyConfig) -> ProbabilityStudy:

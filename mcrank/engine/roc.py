@@ -38,6 +38,7 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank.engine import counts
+from mcrank.engine.counts import _add_deviations
 from mcrank.engine.runner import ChunkCounts, chunk_generators
 from mcrank.ranking import _ranked_correctly
 from mcrank.roc import _DOMINANCE_MARGIN, _corners, _linear_compare, _linear_point, _roc_compare
@@ -161,13 +162,7 @@ def _count_chunk(rng, rng_error, size, study, incorrect, deviation_sum, deviatio
                 d = _yield_compare(v, prevalence, worse_mu, worse_sigma, better_mu, better_sigma)
                 incorrect[scores + k] += not _ranked_correctly(ordered, d)
             if not _closed_form(study.error):  # the realised sd of the model (truncated, say)
-                total, squares = 0.0, 0.0
-                for i in range(2):
-                    for j in range(2):
-                        total += v[i, j] - u[i, j]
-                        squares += (v[i, j] - u[i, j]) ** 2
-                deviation_sum[k] += total
-                deviation_squares[k] += squares
+                _add_deviations(u, v, k, deviation_sum, deviation_squares)
 
 
 def study_arguments(config: StudyConfig) -> RocStudy:
