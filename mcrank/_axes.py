@@ -17,12 +17,13 @@ compiled without them is ever loaded with them, nor the other way round.
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 
 from mcrank._jit import _OPTIONS, Kernel, extend_cache_key, jit
 
-__all__ = ["Registry", "branches", "generate", "generate_predicate", "generate_when_used", "pieces"]
+__all__ = ["Registry", "branches", "generate", "generate_predicate", "generate_switch", "generate_when_used", "pieces"]
 
 
 class Registry(dict):
@@ -101,6 +102,13 @@ class Registry(dict):
     def __setitem__(self, key, value):
         raise TypeError(f"add a {self.what} with its registry's add(), not by assignment")
 
+    def lookup(self, name, known: str):
+        """The record named ``name``; a KeyError listing the ``known`` names (``"scores"``) if none is."""
+        try:
+            return self[name]
+        except (KeyError, TypeError):
+            raise KeyError(f"unknown {self.what} {name!r}; known {known}: {', '.join(self)}") from None
+
     def help(self) -> str:
         """Every record's name and one-line help, for the command line."""
         return "; ".join(f"{name}: {record.help}" for name, record in self.items())
@@ -173,6 +181,17 @@ def generate(name: str, source: str, namespace: dict, module: str, doc: str, **o
     function = namespace[name]
     function.__doc__ = doc
     return jit(function, **options)
+
+
+def generate_switch(registry: Registry, name: str, arguments: str, call, module: str, doc: str):
+    """The jitted inline switch ``name(code, <arguments>) -> float`` over every record of
+    ``registry``: the branch of each the expression ``call(record)``, in which the record's
+    ``score`` is ``f<code>`` and its ``compare`` ``c<code>`` (:func:`pieces`); NaN for a code no
+    record has."""
+    records = list(registry.values())
+    source = f"def {name}(code, {arguments}):\n" + branches(records, lambda record: f"return {call(record)}") + "    return math.nan\n"
+    namespace = {"math": math, **pieces(records, "score"), **pieces(records, "compare", prefix="c")}
+    return generate(name, source, namespace, module, doc, inline="always")
 
 
 def generate_predicate(name: str, registry: Registry, attribute: str, module: str, doc: str):

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mcrank._axes import Registry, branches, generate, pieces
+from mcrank._axes import Registry, generate_switch
 from mcrank._jit import jit
 from mcrank.roc import _normal_cdf
 
@@ -473,19 +473,12 @@ def get_probability_score(id: str) -> ProbabilityScore:
     KeyError
         With the list of known ids, if ``id`` is unknown.
     """
-    try:
-        return PROBABILITY_SCORES[id]
-    except (KeyError, TypeError):
-        raise KeyError(f"unknown probability score {id!r}; known scores: {', '.join(PROBABILITY_SCORES)}") from None
+    return PROBABILITY_SCORES.lookup(id, "scores")
 
 
 def _dispatch(name: str, arguments: str, call, doc: str):
-    """The jitted switch ``name(code, <arguments>) -> float`` over every score, generated from
-    the registry (:func:`mcrank._axes.generate`), the branch of each ``call(entry)``."""
-    entries = list(PROBABILITY_SCORES.values())
-    source = f"def {name}(code, {arguments}):\n" + branches(entries, lambda entry: f"return {call(entry)}") + "    return math.nan\n"
-    namespace = {"math": math, **pieces(entries, "score"), **pieces(entries, "compare", prefix="c")}
-    return generate(name, source, namespace, __name__, doc, inline="always")
+    """:func:`mcrank._axes.generate_switch` over :data:`PROBABILITY_SCORES`, as if written here."""
+    return generate_switch(PROBABILITY_SCORES, name, arguments, call, __name__, doc)
 
 
 _FIRST, _SECOND = "prevalence, mu_1, sigma_1, slope_1, intercept_1", "prevalence, mu_2, sigma_2, slope_2, intercept_2"

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mcrank._axes import Registry, branches, generate, pieces
+from mcrank._axes import Registry, generate_switch
 from mcrank._jit import jit
 
 __all__ = [
@@ -743,20 +743,12 @@ def get_roc_score(id: str) -> RocScore:
     KeyError
         With the list of known ids, if ``id`` is unknown.
     """
-    try:
-        return ROC_SCORES[id]
-    except (KeyError, TypeError):
-        raise KeyError(f"unknown ROC score {id!r}; known scores: {', '.join(ROC_SCORES)}") from None
+    return ROC_SCORES.lookup(id, "scores")
 
 
 def _dispatch(name: str, arguments: str, call, doc: str):
-    """The jitted switch ``name(code, <arguments>) -> float`` over every score, the branch of
-    each the expression ``call(entry)`` (its functions named ``f<code>`` and ``c<code>``),
-    generated from the registry (:func:`mcrank._axes.generate`)."""
-    entries = list(ROC_SCORES.values())
-    source = f"def {name}(code, {arguments}):\n" + branches(entries, lambda entry: f"return {call(entry)}") + "    return math.nan\n"
-    namespace = {"math": math, **pieces(entries, "score"), **pieces(entries, "compare", prefix="c")}
-    return generate(name, source, namespace, __name__, doc, inline="always")
+    """:func:`mcrank._axes.generate_switch` over :data:`ROC_SCORES`, as if written here."""
+    return generate_switch(ROC_SCORES, name, arguments, call, __name__, doc)
 
 
 _roc_score = _dispatch(

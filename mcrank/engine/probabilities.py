@@ -34,8 +34,8 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank.engine.counts import _add_deviations
-from mcrank.engine.roc import study_result  # the same totals: the pairs tied in truth last, left out
-from mcrank.engine.runner import ChunkCounts, chunk_generators
+from mcrank.engine.roc import _pair_chunk, study_result  # the same chunks and totals: the pairs tied in truth last, left out
+from mcrank.engine.runner import ChunkCounts
 from mcrank.probabilities import _decision_rates_of, _log_odds, _probability_compares, _yield
 from mcrank.ranking import _ranked_correctly
 from mcrank.samplers import _closed_form, _draw_utility, _perturb_into
@@ -131,11 +131,7 @@ def count_chunk(root: np.random.SeedSequence, chunk: int, size: int, study: Prob
     """Counts of chunk number ``chunk``: steps 1-2 from child (chunk, 0), the errors from
     (chunk, 1). ``incorrect`` holds the scores' counts, then the sds', then the pairs tied in
     truth (last); ``sums`` the deviation sums per sd, then their squares."""
-    rng, rng_error = chunk_generators(root, chunk, 2)
-    incorrect = np.zeros(study.score_codes.size + study.sds.size + 1, dtype=np.int64)
-    deviation_sum, deviation_squares = np.zeros(study.sds.size), np.zeros(study.sds.size)
-    _count_chunk(rng, rng_error, size, study, incorrect, deviation_sum, deviation_squares)
-    return ChunkCounts(incorrect, np.concatenate((deviation_sum, deviation_squares)))
+    return _pair_chunk(_count_chunk, root, chunk, size, study)
 
 
 def kernel(config: StudyConfig) -> ModuleType:

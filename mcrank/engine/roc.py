@@ -174,10 +174,17 @@ def count_chunk(root: np.random.SeedSequence, chunk: int, size: int, study: RocS
     """Counts of chunk number ``chunk``: steps 1-2 from child (chunk, 0), the errors from
     (chunk, 1). ``incorrect`` holds the scores' counts, then the sds', then the pairs tied in
     truth (last); ``sums`` the deviation sums per sd, then their squares."""
+    return _pair_chunk(_count_chunk, root, chunk, size, study)
+
+
+def _pair_chunk(count, root: np.random.SeedSequence, chunk: int, size: int, study) -> ChunkCounts:
+    """The :func:`count_chunk` of a kernel ``count(rng, rng_error, size, study, incorrect,
+    deviation_sum, deviation_squares)`` that counts pairs as this one does (the ROC and the
+    probabilities kinds)."""
     rng, rng_error = chunk_generators(root, chunk, 2)
     incorrect = np.zeros(study.score_codes.size + study.sds.size + 1, dtype=np.int64)
     deviation_sum, deviation_squares = np.zeros(study.sds.size), np.zeros(study.sds.size)
-    _count_chunk(rng, rng_error, size, study, incorrect, deviation_sum, deviation_squares)
+    count(rng, rng_error, size, study, incorrect, deviation_sum, deviation_squares)
     return ChunkCounts(incorrect, np.concatenate((deviation_sum, deviation_squares)))
 
 
