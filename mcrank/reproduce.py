@@ -155,12 +155,13 @@ def reproduce(
         if sys.stderr.isatty() and not kernels_cached():  # a terminal's first run
             _log("compiling the kernels (first run after an install or a change, tens of seconds)...", quiet)
 
-    def finish(number, experiment, result):
+    def finish(number, experiment, result, sibling=None):
         report.files.extend(
             write_study(result, out, experiment.name, description=experiment.description, source=str(experiment.path), keep_same=True)
         )
         report.ran.append(experiment.name)
-        _log(f"[{number}/{len(studies)}] {experiment.name}: done in {result.wall_time:.1f} s", quiet)
+        shared = f" (score rows of {sibling.name})" if sibling is not None else ""
+        _log(f"[{number}/{len(studies)}] {experiment.name}: done in {result.wall_time:.1f} s{shared}", quiet)
 
     _run_studies(to_run, len(studies), jobs=jobs, quiet=quiet, progress=progress, finish=finish)
     order = {experiment.name: k for k, experiment in enumerate(studies)}
@@ -175,18 +176,25 @@ def reproduce(
     return report
 
 
-def _cost(config) -> float:
+def _cost(config, scores: bool = True) -> float:
     """A study's rough cost, to start the costliest first: its pairs times their work, each
-    metric's and, where the errors are drawn, each sd's perturbation of an n x n matrix."""
+    metric's (unless its score rows are a sibling's) and, where the errors are drawn, each
+    sd's perturbation of an n x n matrix."""
     from mcrank.estimators import ESTIMATORS
 
     drawn = not ESTIMATORS[config.estimator_used].needs_closed_form
-    return config.samples * (len(config.metrics) + drawn * len(config.sds) * config.classes**2)
+    return config.samples * (scores * len(config.metrics) + drawn * len(config.sds) * config.classes**2)
 
 
 def _run_studies(to_run: list, total: int, *, jobs: int, quiet: bool, progress: bool, finish) -> None:
     """Run the studies ``to_run`` (``(number, experiment)``) and hand each result to
-    ``finish(number, experiment, result)`` in this thread as soon as it is done.
+    ``finish(number, experiment, result, sibling)`` in this thread as soon as it is done.
+
+    Sibling studies among them (:func:`mcrank.engine.score_siblings`: equal but for their
+    errors) share their score rows: the first is run in full, the others without their scores
+    (``sibling``: the experiment whose score rows they take), each result then equal to its
+    study's run alone. The siblings run at the same time; one without its scores is handed to
+    ``finish`` when its sibling in full is done too.
 
     On more than one core the studies run side by side, one per core, the costliest first
     (:func:`_cost`), so that no core idles while another finishes a long study (a study cut
@@ -194,33 +202,64 @@ def _run_studies(to_run: list, total: int, *, jobs: int, quiet: bool, progress: 
     number of cores. Threads suffice: the kernels release the GIL. The progress bars of studies
     side by side would overwrite each other, so there each study says when it starts and ends.
     If one study fails or the run is interrupted, every study that had finished is handed to
-    ``finish`` first, and the ones not started never start.
+    ``finish`` first (one without its scores only if its sibling had finished), and the ones
+    not started never start.
     """
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
     import joblib
 
-    from mcrank.engine import run_study  # here: a run with every study up to date needs no engine
+    import mcrank.engine  # here: a run with every study up to date needs no engine
+    from mcrank.engine import score_siblings, with_scores
 
-    def run(number, experiment, study_jobs, study_progress):
-        _log(f"[{number}/{total}] {experiment.name}: {experiment.config.samples:,} pairs, {len(experiment.config.sds)} sd(s)...", quiet)
-        return run_study(experiment.config, jobs=study_jobs, progress=study_progress)
+    shared = score_siblings([experiment.config for _, experiment in to_run])
+    scored: dict[int, object] = {}  # the results of the studies run in full whose siblings wait for them
+    unscored: dict[int, object] = {}  # the results of the studies run without their scores, waiting
+
+    def run(index, study_jobs, study_progress):
+        number, experiment = to_run[index]
+        without = "" if shared[index] is None else ", score rows shared"
+        _log(
+            f"[{number}/{total}] {experiment.name}: {experiment.config.samples:,} pairs, {len(experiment.config.sds)} sd(s){without}...",
+            quiet,
+        )
+        return mcrank.engine.run_study(experiment.config, jobs=study_jobs, progress=study_progress, scores=shared[index] is None)
+
+    def done(index, result):
+        number, experiment = to_run[index]
+        first = shared[index]
+        if first is None:
+            finish(number, experiment, result)
+            if index in shared:
+                scored[index] = result
+        elif first in scored:
+            finish(number, experiment, with_scores(experiment.config, result, scored[first]), to_run[first][1])
+            return
+        else:
+            unscored[index] = result
+            return
+        for sibling in sorted(k for k in unscored if shared[k] == index):
+            _, sibling_experiment = to_run[sibling]
+            finish(
+                to_run[sibling][0], sibling_experiment, with_scores(sibling_experiment.config, unscored.pop(sibling), result), experiment
+            )
 
     workers = min(joblib.effective_n_jobs(jobs), len(to_run))
     if workers <= 1:
-        for number, experiment in to_run:
-            finish(number, experiment, run(number, experiment, jobs, progress))
+        for index in range(len(to_run)):  # a study in full before its siblings (score_siblings)
+            done(index, run(index, jobs, progress))
         return
     pool = ThreadPoolExecutor(workers, thread_name_prefix="mcrank-study")
+    order = sorted(range(len(to_run)), key=lambda k: -_cost(to_run[k][1].config, shared[k] is None))
     try:
-        running = {pool.submit(run, n, e, 1, False): (n, e) for n, e in sorted(to_run, key=lambda item: -_cost(item[1].config))}
+        running = {pool.submit(run, index, 1, False): index for index in order}
         while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
             failure = None
-            for future in done:
-                number, experiment = running.pop(future)
+            for future in finished:
+                index = running.pop(future)
                 if future.exception() is None:
-                    finish(number, experiment, future.result())
+                    done(index, future.result())
                 else:
                     failure = failure or future.exception()
             if failure is not None:

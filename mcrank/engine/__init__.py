@@ -16,6 +16,13 @@
 built, and returns a :class:`~mcrank.study.StudyResult`, run by the engine module its study
 kind names (:attr:`mcrank.study.kinds.StudyKind.engine`); :func:`sample_pairs` keeps every
 difference of a few pairs, for the figures.
+
+Sibling studies, equal in every parameter but the error model and the sd grid, share their
+score rows: every kernel draws a chunk's pairs from child ``(k, 0)`` of the root seed and the
+errors from ``(k, 1)``, and no score draws anything, so the scores' counts (and the pairs tied
+in truth, and the finite test sets' counts) are the same in each. :func:`score_siblings` finds
+them, :func:`run_study` with ``scores=False`` runs a study without its score rows, and
+:func:`with_scores` completes it from a sibling run in full; :func:`run_studies` does all three.
 """
 
 from __future__ import annotations
@@ -44,8 +51,11 @@ __all__ = [
     "merge_shards",
     "ranked_correctly",
     "run_shard",
+    "run_studies",
     "run_study",
     "sample_pairs",
+    "score_siblings",
+    "with_scores",
 ]
 
 #: The most shards a study is cut into (a job array of a million tasks is a typo).
@@ -74,6 +84,7 @@ def run_study(
     backend: str = "threading",
     scheduler: str | None = None,
     progress: bool = False,
+    scores: bool = True,
     **overrides,
 ) -> StudyResult:
     """Estimate how often each metric and each perturbed utility matrix misranks a pair.
@@ -94,6 +105,10 @@ def run_study(
         ``backend="dask"``.
     progress : bool, default False
         Show a progress bar on stderr.
+    scores : bool, default True
+        False: leave the score rows out, and draw the same numbers on the same kernel as the
+        whole study does; the result is that of ``config`` with no metrics (its rows the sds'),
+        for :func:`with_scores` to complete from a sibling's.
 
     Returns
     -------
@@ -120,12 +135,19 @@ def run_study(
     root = root_seed_sequence(config.seed)
     if config.seed is None:
         config = replace(config, seed=int(root.entropy))
+    kind = STUDY_KINDS[config.kind]
     # The kind's engine module, imported (and its kernels compiled) only when a study of it runs.
-    engine = importlib.import_module(STUDY_KINDS[config.kind].engine)
+    engine = importlib.import_module(kind.engine)
     kernel = engine.kernel(config)
+    arguments = kernel.study_arguments(config)
+    if not scores:
+        # The whole study's kernel, told to score nothing: the two-class kernels or the n-class
+        # one, as the metrics chose, draw the same numbers with or without them.
+        config = _without_scores(config)
+        arguments = arguments._replace(**kind.score_codes(()))
     totals = run_chunks(
         _chunk_function(kernel.count_chunk, config),
-        kernel.study_arguments(config),
+        arguments,
         root=root,
         samples=config.samples,
         chunk_size=config.chunk_size,
@@ -244,6 +266,106 @@ def merge_shards(shards) -> StudyResult:
     totals = totals._replace(wall_time=sum(shard.wall_time for shard in shards))
     engine = importlib.import_module(STUDY_KINDS[config.kind].engine)
     return engine.study_result(config, totals)
+
+
+#: The parameters sibling studies may differ in: those of the errors, which every kernel draws
+#: from a stream of their own (child ``(k, 1)`` of chunk ``k``), after the pair's scores.
+_ERROR_PARAMETERS = ("error", "sds", "estimator")
+
+
+def _without_scores(config: StudyConfig) -> StudyConfig:
+    """``config`` with no metrics, and ``fbeta_beta`` at its default (only the fbeta metric reads it)."""
+    fbeta_beta = next(f for f in fields(StudyConfig) if f.name == "fbeta_beta").default
+    return replace(config, metrics=(), fbeta_beta=fbeta_beta)
+
+
+def _sibling_key(config: StudyConfig) -> tuple | None:
+    """What sibling studies have in common: every parameter but those of the errors, and the
+    kernel that runs them (the error model may choose it: the two-class kernels draw only
+    some); None for a study with no seed (each draws a root of its own) or no scores."""
+    if config.seed is None or not config.metrics:
+        return None
+    engine = importlib.import_module(STUDY_KINDS[config.kind].engine)
+    common = tuple((f.name, getattr(config, f.name)) for f in fields(StudyConfig) if f.name not in _ERROR_PARAMETERS)
+    return (engine.kernel(config).__name__, *common)
+
+
+def score_siblings(configs) -> list[int | None]:
+    """For each of ``configs``, the index of the earlier one whose score rows it shares, or None.
+
+    Two studies equal in every parameter but the error model, the sd grid and the estimator
+    (seed, samples, chunk size, metrics, every parameter of the pairs) have the same score
+    rows: every kernel draws chunk ``k``'s pairs from child ``(k, 0)`` of the root seed (a
+    finite test set's counts from ``(k, 2)``) and the errors from ``(k, 1)``, and scoring a
+    pair draws nothing. The first of each group is run in full; the others, if they have sds,
+    take its score rows (:func:`with_scores`).
+
+    Parameters
+    ----------
+    configs : iterable of StudyConfig
+
+    Returns
+    -------
+    list of int or None
+    """
+    firsts: dict = {}
+    shared: list[int | None] = []
+    for index, config in enumerate(configs):
+        if not isinstance(config, StudyConfig):
+            raise TypeError(f"configs must be StudyConfigs, got {type(config).__name__}")
+        key = _sibling_key(config)
+        first = None if key is None else firsts.setdefault(key, index)
+        shared.append(first if first != index and config.sds else None)
+    return shared
+
+
+def with_scores(config: StudyConfig, unscored: StudyResult, scored: StudyResult) -> StudyResult:
+    """The result of ``config``: its sd rows from ``unscored`` (its :func:`run_study` with
+    ``scores=False``), its score rows from ``scored``, the result of a sibling run in full
+    (:func:`score_siblings`). Equal in every row, count and batch to ``run_study(config)``.
+
+    Raises
+    ------
+    ValueError
+        If ``scored`` is not the result of a sibling of ``config``, or ``unscored`` not of
+        ``config`` without its scores.
+    """
+    if config.seed is None or _sibling_key(scored.config) != _sibling_key(config):
+        raise ValueError("scored is not the result of a sibling of config (they differ in more than the errors)")
+    if unscored.config != _without_scores(config):
+        raise ValueError("unscored is not the result of config run with scores=False")
+    if not np.array_equal(scored.batch_samples, unscored.batch_samples) or scored.truth_tied != unscored.truth_tied:
+        raise ValueError("scored and unscored drew different pairs")
+    metrics = len(config.metrics)
+    # The score columns of either estimator's counts: whole numbers, exact as int64 or as floats.
+    score_columns = scored.batch_incorrect[:, :metrics].astype(unscored.batch_incorrect.dtype)
+    return StudyResult(
+        config=config,
+        metric_incorrect=dict(scored.metric_incorrect),
+        utility_incorrect=unscored.utility_incorrect,
+        realised_sd=unscored.realised_sd,
+        batch_samples=unscored.batch_samples,
+        batch_incorrect=np.concatenate((score_columns, unscored.batch_incorrect), axis=1),
+        tied=None if unscored.tied is None else np.concatenate((scored.tied[:metrics], unscored.tied)),
+        utility_squares=unscored.utility_squares,
+        truth_tied=unscored.truth_tied,
+        wall_time=unscored.wall_time,
+    )
+
+
+def run_studies(
+    configs, *, jobs: int = -1, backend: str = "threading", scheduler: str | None = None, progress: bool = False
+) -> list[StudyResult]:
+    """The result of each of ``configs``, one after the other, siblings sharing their score rows
+    (:func:`score_siblings`): each equal to its :func:`run_study`. The execution parameters
+    are those of :func:`run_study`."""
+    configs = list(configs)
+    shared = score_siblings(configs)
+    results = []
+    for config, first in zip(configs, shared):
+        result = run_study(config, jobs=jobs, backend=backend, scheduler=scheduler, progress=progress, scores=first is None)
+        results.append(result if first is None else with_scores(config, result, results[first]))
+    return results
 
 
 def _chunk_function(count_chunk, config: StudyConfig):
