@@ -13,19 +13,17 @@ instants, it is silent.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
 import types
-from pathlib import Path
 
 import pytest
 from dropped_interrupt import drop_an_interrupt
+from kernel_cache import cache_without
 
 import mcrank.cli.story
-from mcrank._jit import cache_directory
 from mcrank.cli import main
 
 #: (signal, exit code, the command's last line) for Ctrl-C and SIGTERM.
@@ -120,34 +118,15 @@ def test_a_signal_while_numba_compiles_stops_the_run(tmp_path, signum, code, wor
     assert not (tmp_path / "x.json").exists()
 
 
-def _cache_without_the_studys_kernel(numba_cache_dir: Path) -> None:
-    """Under ``numba_cache_dir``, a copy of this session's kernel cache without the study
-    kernels (``engine/*._count_chunk*``): ``mcrank run`` then compiles its study's kernel, with
-    the functions it calls loaded from the cache (6 s of compile instead of 12 s from nothing).
-    With no cache to copy, the whole kernel compiles, as from a fresh cache."""
-    directory = cache_directory()
-    if directory is None or not (Path(directory) / "engine").is_dir():
-        return
-    left_out = []
-
-    def ignore(folder, names):
-        here = Path(folder).name == "engine"
-        left_out.extend(name for name in names if here and "._count_chunk" in name)
-        return [name for name in names if here and "._count_chunk" in name]
-
-    # The child's cache directory is <NUMBA_CACHE_DIR>/mcrank/numba/<digest of the sources>.
-    shutil.copytree(directory, numba_cache_dir.joinpath(*Path(directory).parts[-3:]), ignore=ignore)
-    assert left_out, "no study kernel in the cache to leave out: the run would not compile"
-
-
 @pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
 def test_a_signal_inside_llvms_callbacks_waits_for_the_compile(tmp_path, signum, code, word):
     """Raised inside the callback, the exception was dropped: 258 lines of tracebacks, exit 1.
-    It now waits until the kernel's compile returns. A cache without the study's kernel, so
-    that numba compiles it."""
+    It now waits until the kernel's compile returns. A cache without the study kernels
+    (``engine/*._count_chunk*``), so that numba compiles the run's, with the functions it calls
+    loaded from the cache (6 s instead of 12 s from a fresh cache)."""
     arguments = ["run", "--samples", "1e10", "--jobs", "1", "--out", str(tmp_path / "x.json")]
     script = _INSIDE_LLVM.format(signum=int(signum)) + f"from mcrank.cli import main\nsys.exit(main({arguments!r}))\n"
-    _cache_without_the_studys_kernel(tmp_path / "numba")
+    cache_without(tmp_path / "numba", "engine", "._count_chunk")
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
     assert (done.returncode, done.stderr.splitlines()) == (code, ["compiling", f"mcrank run: {word}"]), done.stderr
