@@ -71,6 +71,7 @@ Usage::
 
     python scripts/bench.py                  # 10^6 pairs, every measurement below
     python scripts/bench.py --quick          # a smoke run with few pairs
+    python scripts/bench.py --smoke          # every section once at tiny sizes (the tests' run)
     python scripts/bench.py --json bench.json
     python scripts/bench.py --roc-floor-only  # only the ROC kernel against its call floor
     python scripts/bench.py --truncated-only  # only the n-class truncated sampler against the former one
@@ -507,16 +508,17 @@ def evaluate_rss_mib(samples: int) -> float:
     return int(kib) / 1024  # ru_maxrss is in KiB on Linux
 
 
-def measure_test_uncertainty(repeat: int, rss_samples=(10**6, 10**8)) -> dict:
-    """(g) ``mcrank evaluate --test-uncertainty``: 10^4 posterior draws for 10 classifiers (45
-    pairs) on 10^4 labelled items of three classes, from the labels (joint tables) and from
-    the confusion matrices alone, without and with an error sd (target: a few seconds); and
-    the peak RSS of ``mcrank evaluate examples/factory.json --test-uncertainty`` in a fresh
-    process at each of ``rss_samples`` draws (flat: the draws are reduced block by block)."""
+def measure_test_uncertainty(repeat: int, rss_samples=(10**6, 10**8), items: int = 10_000, draws: int = 10_000) -> dict:
+    """(g) ``mcrank evaluate --test-uncertainty``: ``draws`` (10^4) posterior draws for 10
+    classifiers (45 pairs) on ``items`` (10^4) labelled items of three classes, from the labels
+    (joint tables) and from the confusion matrices alone, without and with an error sd (target:
+    a few seconds); and the peak RSS of ``mcrank evaluate examples/factory.json
+    --test-uncertainty`` in a fresh process at each of ``rss_samples`` draws (flat: the draws
+    are reduced block by block)."""
     from mcrank.evaluate import ItemLabels, evaluate
 
     rng = np.random.default_rng(1)
-    n, items = 3, 10_000
+    n = 3
     truth = rng.integers(0, n, items)
     outputs = {f"c{k}": np.where(rng.random(items) < 0.7 + 0.02 * k, truth, rng.integers(0, n, items)) for k in range(10)}
     confusions = {name: np.bincount(o * n + truth, minlength=n * n).reshape(n, n) for name, o in outputs.items()}
@@ -525,20 +527,22 @@ def measure_test_uncertainty(repeat: int, rss_samples=(10**6, 10**8)) -> dict:
     for labels in (ItemLabels(truth, outputs), None):
         for sd in (None, 0.1):
 
-            def run(labels=labels, sd=sd, samples=10_000):
+            def run(labels=labels, sd=sd, samples=draws):
                 evaluate(confusions, utility, sd=sd, test_uncertainty=True, samples=samples, rng=1, labels=labels)
 
             run(samples=100)  # warm-up
             results[f"{'labels' if labels is not None else 'matrices'}/{'sd' if sd else 'no sd'}"] = best_time(run, repeat)
     results["rss_mib"] = {samples: evaluate_rss_mib(samples) for samples in rss_samples}
+    results["items"], results["draws"] = items, draws
     return results
 
 
 def print_test_uncertainty(results: dict, out=sys.stdout) -> None:
     print("", file=out)
-    print("(g) evaluate --test-uncertainty, 10^4 draws, 10 classifiers, 10^4 items, 3 classes, 1 process:", file=out)
+    print(f"(g) evaluate --test-uncertainty, {results['draws']:.0e} draws, 10 classifiers, {results['items']:.0e} items, 3 classes, 1 process:",
+          file=out)  # fmt: skip
     for key, seconds in results.items():
-        if key != "rss_mib":
+        if key not in ("rss_mib", "items", "draws"):
             print(f"  {key:18s} {seconds:.3f} s", file=out)
     if "rss_mib" in results:
         rss = ", ".join(f"{n:.0e} draws {mib:.0f} MiB" for n, mib in results["rss_mib"].items())
@@ -548,15 +552,14 @@ def print_test_uncertainty(results: dict, out=sys.stdout) -> None:
 # --- (i) decision curves ------------------------------------------------------------------------
 
 
-def measure_decision_curves(repeat: int) -> dict:
-    """(i) Decision curves for 10^5 items, 3 models and 99 thresholds (1 %, ..., 99 %): the net
-    benefit alone, and with the posterior (the 95 % bands from 10^4 draws, and the exact
-    probability per threshold and pair, 297 Gil-Pelaez integrals); one process (target:
-    about a second)."""
+def measure_decision_curves(repeat: int, items: int = 100_000, draws: int | None = None) -> dict:
+    """(i) Decision curves for ``items`` (10^5) items, 3 models and 99 thresholds (1 %, ...,
+    99 %): the net benefit alone, and with the posterior (the 95 % bands from ``draws`` (the
+    default, 10^4) draws, and the exact probability per threshold and pair, 297 Gil-Pelaez
+    integrals); one process (target: about a second)."""
     from mcrank.evaluate import decision_curves
 
     rng = np.random.default_rng(1)
-    items = 100_000
     y = (rng.random(items) < 0.3).astype(int)
     x = rng.normal(size=items) + y
     scores = {f"m{k}": 1 / (1 + np.exp(-(x * (1 - 0.2 * k) - 1 + 0.3 * k * rng.normal(size=items)))) for k in range(3)}
@@ -564,18 +567,20 @@ def measure_decision_curves(repeat: int) -> dict:
     for key, uncertain in (("curves", False), ("with posterior", True)):
 
         def run(uncertain=uncertain):
-            decision_curves(y, scores, test_uncertainty=uncertain, rng=1)
+            decision_curves(y, scores, test_uncertainty=uncertain, rng=1, **({} if draws is None else {"samples": draws}))
 
         run()  # warm-up
         results[key] = best_time(run, repeat)
-    return results
+    return {"items": items, **results}
 
 
 def print_decision_curves(results: dict, out=sys.stdout) -> None:
     print("", file=out)
-    print("(i) decision curves, 10^5 items, 3 models, 99 thresholds, 1 process (target: about 1 s with the posterior):", file=out)
+    print(f"(i) decision curves, {results['items']:.0e} items, 3 models, 99 thresholds, 1 process (target: about 1 s with the posterior):",
+          file=out)  # fmt: skip
     for key, seconds in results.items():
-        print(f"  {key:18s} {seconds:.3f} s", file=out)
+        if key != "items":
+            print(f"  {key:18s} {seconds:.3f} s", file=out)
 
 
 # --- (j) model selection across cross-validation folds -------------------------------------------
@@ -617,16 +622,16 @@ def _scoring_inputs(items: int = 10_000, models: int = 6):
     return positive, scores
 
 
-def scoring_rss_mib(samples: int, choice: str = "crossfit") -> float:
-    """Peak resident memory (MiB) of a fresh process that ranks 6 scoring classifiers on 10^4
-    items with the posterior of ``samples`` draws."""
+def scoring_rss_mib(samples: int, choice: str = "crossfit", items: int = 10_000) -> float:
+    """Peak resident memory (MiB) of a fresh process that ranks 6 scoring classifiers on
+    ``items`` (10^4) items with the posterior of ``samples`` draws."""
     import subprocess
 
     code = (
         "import resource, sys; sys.path.insert(0, 'scripts'); from bench import _scoring_inputs\n"
         "from mcrank.evaluate import rank_scoring, scored_test_set\n"
         "import numpy as np\n"
-        "positive, scores = _scoring_inputs()\n"
+        f"positive, scores = _scoring_inputs({items})\n"
         f"rank_scoring(scored_test_set(positive, scores, classes=(True, False)), np.array([[0.0, -1.0], [-4.0, 0.0]]), threshold_choice={choice!r}, "
         f"test_uncertainty=True, samples={samples}, rng=1)\n"
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
@@ -636,15 +641,16 @@ def scoring_rss_mib(samples: int, choice: str = "crossfit") -> float:
     return int(completed.stdout.split()[-1]) / 1024
 
 
-def measure_scoring_posterior(repeat: int, draws: int = 2000, rss_samples=(10, 2000, 20_000)) -> dict:
-    """(l) ``rank_scoring(..., test_uncertainty=True)``: 10^4 items, 6 models, ``draws`` draws,
-    each threshold choice, one core (target: a few seconds at 2,000); the peak RSS of a fresh
-    process at each of ``rss_samples`` draws (bounded by the draws kept, not items x draws)."""
+def measure_scoring_posterior(repeat: int, draws: int = 2000, rss_samples=(10, 2000, 20_000), items: int = 10_000) -> dict:
+    """(l) ``rank_scoring(..., test_uncertainty=True)``: ``items`` (10^4) items, 6 models,
+    ``draws`` draws, each threshold choice, one core (target: a few seconds at 2,000); the peak
+    RSS of a fresh process at each of ``rss_samples`` draws (bounded by the draws kept, not
+    items x draws)."""
     import time
 
     from mcrank.evaluate import rank_scoring, scored_test_set
 
-    positive, scores = _scoring_inputs()
+    positive, scores = _scoring_inputs(items)
     test_set = scored_test_set(positive, scores, classes=(True, False))
     utility = np.array([[0.0, -1.0], [-4.0, 0.0]])
     results = {}
@@ -661,17 +667,17 @@ def measure_scoring_posterior(repeat: int, draws: int = 2000, rss_samples=(10, 2
             run()
             cpu.append(time.process_time() - start)
         results[choice] = {"wall": best_time(run, repeat), "cpu": min(cpu), "without posterior": point}
-    results["rss_mib"] = {samples: scoring_rss_mib(samples) for samples in rss_samples}
-    results["draws"] = draws
+    results["rss_mib"] = {samples: scoring_rss_mib(samples, items=items) for samples in rss_samples}
+    results["draws"], results["items"] = draws, items
     return results
 
 
 def print_scoring_posterior(results: dict, out=sys.stdout) -> None:
     print("", file=out)
-    print(f"(l) scoring classifiers' posterior, 10^4 items, 6 models, {results['draws']} draws, 1 process (target: a few seconds at 2000):",
-          file=out)  # fmt: skip
+    print(f"(l) scoring classifiers' posterior, {results['items']:.0e} items, 6 models, {results['draws']} draws, 1 process "
+          "(target: a few seconds at 2000):", file=out)  # fmt: skip
     for key, value in results.items():
-        if key not in ("rss_mib", "draws"):
+        if key not in ("rss_mib", "draws", "items"):
             print(f"  {key:10s} {value['wall']:.2f} s ({value['cpu']:.2f} s of CPU; {value['without posterior']:.3f} s without it)",
                   file=out)  # fmt: skip
     if "rss_mib" in results:
@@ -706,19 +712,20 @@ def child_cpu_time(command: list[str], variables: dict | None = None) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def measure_startup(rounds: int) -> dict:
+def measure_startup(rounds: int, warm_up: bool = True) -> dict:
     """(k): each command's CPU time over ``rounds`` rounds, and its ratio to NumPy's import
     taken round by round: to ``import numpy`` as it is, and to the same import with OpenBLAS's
     idle threads asleep, as the command has them (:data:`mcrank.__main__.BLAS_THREAD_TIMEOUT`),
     which leaves mcrank's own cost. The command runs through its entry point
-    (:mod:`mcrank.__main__`), as the ``mcrank`` script runs it, from this checkout."""
+    (:mod:`mcrank.__main__`), as the ``mcrank`` script runs it, from this checkout. Without
+    ``warm_up`` (a smoke run), the first round may write Python's bytecode cache."""
     from mcrank.__main__ import BLAS_THREAD_TIMEOUT
 
     entry = [sys.executable, "-m", "mcrank"]
     numpy = [sys.executable, "-c", "import numpy"]
     commands = {"import numpy": (numpy, None), "import numpy, BLAS threads asleep": (numpy, dict([BLAS_THREAD_TIMEOUT]))}
     commands |= {"mcrank " + " ".join(arguments): (entry + arguments, None) for arguments in STARTUP_COMMANDS}
-    for command in commands.values():  # warm-up: the bytecode cache written
+    for command in commands.values() if warm_up else ():  # warm-up: the bytecode cache written
         child_cpu_time(*command)
     times = [[] for _ in commands]
     for _ in range(rounds):
@@ -1024,10 +1031,10 @@ def roc_rss_mib(samples: int, jobs: int) -> float:
     return int(completed.stdout.split()[-1]) / 1024  # ru_maxrss is in KiB on Linux
 
 
-def measure_roc(samples: int, jobs: int, repeat: int) -> dict:
+def measure_roc(samples: int, jobs: int, repeat: int, rss_factors=(1, 100)) -> dict:
     """(h) The ROC study on one core against the floor of its variates (their number counted
     from PCG64 state distances, as in (d)) and the NumPy implementation on a tenth of the pairs
-    (per pair); RSS at ``samples`` and 100 x ``samples`` pairs on ``jobs`` jobs."""
+    (per pair); RSS at each of ``rss_factors`` x ``samples`` pairs on ``jobs`` jobs."""
     from mcrank.engine.roc import _count_chunk as roc_chunk
     from mcrank.engine.roc import study_arguments as roc_arguments
 
@@ -1053,7 +1060,7 @@ def measure_roc(samples: int, jobs: int, repeat: int) -> dict:
         ],
         repeat,
     )
-    rss = {n: roc_rss_mib(n, jobs) for n in (samples, 100 * samples)}
+    rss = {factor * samples: roc_rss_mib(factor * samples, jobs) for factor in rss_factors}
     return {
         "uniforms_per_pair": uniforms,
         "normals_per_pair": normals,
@@ -1567,11 +1574,15 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=-1, help="parallel jobs for the all-cores rows (default -1: all cores)")
     parser.add_argument("--repeat", type=int, default=None, help="timings per measurement, best kept (default 3; 1 with --quick)")
     parser.add_argument("--quick", action="store_true", help="a smoke run with few pairs")
+    parser.add_argument(
+        "--smoke", action="store_true", help="--quick, and every section once at tiny sizes: that each runs and prints, no timing to read"
+    )
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the numbers as JSON")
     parser.add_argument("--roc-floor-only", action="store_true", help="only the ROC kernel against its call floor and 6483364's (h)")
     parser.add_argument("--truncated-only", action="store_true", help="only the n-class truncated sampler against the former one (n)")
     parser.add_argument("--probabilities-only", action="store_true", help="only the probabilities study against the ROC study (o)")
     args = parser.parse_args(argv)
+    args.quick = args.quick or args.smoke
     if args.probabilities_only:
         samples, repeat = args.samples or (20_000 if args.quick else 10**6), args.repeat or (1 if args.quick else 5)
         info, load_before = machine(), load_average()
@@ -1615,16 +1626,23 @@ def main(argv=None) -> int:
     results["test_sets"] = measure_test_sets(samples, repeat)
     results["estimators"] = measure_estimators(samples, args.jobs, repeat)
     results["classes"] = measure_classes(samples, args.jobs, repeat)
-    results["test_uncertainty"] = measure_test_uncertainty(repeat, (10**4, 10**6) if args.quick else (10**6, 10**8))
-    results["roc"] = measure_roc(samples, args.jobs, repeat)
-    # A quick run records the kernel's calls (the kernel run as Python) on fewer pairs.
+    if args.smoke:
+        results["test_uncertainty"] = measure_test_uncertainty(repeat, (10**3,), items=1000, draws=1000)
+    else:
+        results["test_uncertainty"] = measure_test_uncertainty(repeat, (10**4, 10**6) if args.quick else (10**6, 10**8))
+    results["roc"] = measure_roc(samples, args.jobs, repeat, rss_factors=(1,) if args.smoke else (1, 100))
     results["probabilities"] = measure_probabilities(samples, repeat)
-    results["roc_floor"] = measure_roc_floor(min(samples, ROC_FLOOR_PAIRS), max(repeat, 5), recorded=1000 if args.quick else 20_000)
-    results["decision_curves"] = measure_decision_curves(repeat)
+    # A quick run records the kernel's calls (the kernel run as Python) on fewer pairs.
+    recorded = 100 if args.smoke else 1000 if args.quick else 20_000
+    results["roc_floor"] = measure_roc_floor(min(samples, ROC_FLOOR_PAIRS), repeat if args.smoke else max(repeat, 5), recorded=recorded)
+    results["decision_curves"] = measure_decision_curves(repeat, *((10**4, 100) if args.smoke else ()))
     results["folds"] = measure_folds(repeat)
     # A fraction of a second each: five rounds at least, but one for a smoke run (20 processes fewer).
-    results["startup"] = measure_startup(repeat if args.quick else max(repeat, 5))
-    results["scoring_posterior"] = measure_scoring_posterior(repeat, *((200, (10, 200)) if args.quick else ()))
+    results["startup"] = measure_startup(repeat if args.quick else max(repeat, 5), warm_up=not args.smoke)
+    if args.smoke:
+        results["scoring_posterior"] = measure_scoring_posterior(repeat, 20, (20,), items=1000)
+    else:
+        results["scoring_posterior"] = measure_scoring_posterior(repeat, *((200, (10, 200)) if args.quick else ()))
     results["per_item"] = measure_per_item(repeat, 10**4 if args.quick else 10**6, 200 if args.quick else 2000)
     results["truncated"] = measure_truncated(200 if args.quick else TRUNCATED_MATRICES, repeat)
     load_after = load_average()

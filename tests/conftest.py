@@ -71,9 +71,18 @@ def fifo(tmp_path):
 
 
 def pytest_configure(config):
-    """With pytest-xdist, compile the kernels once, before its workers start (tests/warm_kernels.py)."""
+    """With pytest-xdist, compile the kernels once, before its workers start (tests/warm_kernels.py),
+    and hand the tests out by work stealing, unless ``--dist`` says otherwise.
+
+    Its default, ``load``, deals the tests out in advance: a worker that has run its share stays
+    idle while the other still has tens of seconds of long tests queued. With ``worksteal`` it
+    takes half of what the other has left (pytest-xdist >= 3.2). Set here, not in pyproject's
+    addopts: there ``--dist`` would be an unknown option to ``pytest -p no:xdist``."""
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
+    arguments = [*config.invocation_params.args, *os.environ.get("PYTEST_ADDOPTS", "").split()]
+    if config.option.dist == "load" and not any(str(a).startswith("--dist") or a == "-d" for a in arguments):
+        config.option.dist = "worksteal"
     import contextlib
     import subprocess
     import sys

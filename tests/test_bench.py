@@ -12,9 +12,10 @@ BENCH = Path(__file__).resolve().parent.parent / "scripts" / "bench.py"
 
 
 def test_bench_quick_run_prints_the_table(tmp_path):
+    """A smoke run (``--smoke``: ``--quick``, with every section once at tiny sizes)."""
     out = tmp_path / "bench.json"
     completed = subprocess.run(
-        [sys.executable, str(BENCH), "--quick", "--samples", "3000", "--jobs", "2", "--json", str(out)],
+        [sys.executable, str(BENCH), "--smoke", "--samples", "3000", "--jobs", "2", "--json", str(out)],
         capture_output=True,
         text=True,
         timeout=600,
@@ -34,6 +35,9 @@ def test_bench_quick_run_prints_the_table(tmp_path):
         "(o) the probabilities study",
     ):
         assert expected in text, expected
+    # Every section ran and printed its table.
+    for section in "efghijklmno":
+        assert f"\n({section}) " in text, section
     payload = json.loads(out.read_text())
     assert payload["results"]["samples"] == 3000
     # The targets are set for 10^6 pairs a study: not beside a quick run's numbers.
