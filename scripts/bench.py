@@ -1568,6 +1568,19 @@ def print_report(info: dict, results: dict, load_before, load_after, out=sys.std
         print(f"  {key:28s} uniforms {entry['uniforms']:7.3f}  normals {entry['normals']:8.3f}{extra}", file=out)
 
 
+def _one_section(args, title: str, key: str, measure, report) -> int:
+    """A ``--*-only`` run: the machine, the load average around ``measure()``, its table by
+    ``report(result)``, and the JSON file of ``--json`` under ``key``."""
+    info, load_before = machine(), load_average()
+    result = measure()
+    print(f"mcrank {title} benchmark: {info['cpu']} ({info['nproc']} usable cores), numba {info['numba']}", file=sys.stdout)
+    print(f"  load avg  before {load_before}, after {load_average()} (1, 5, 15 min)", file=sys.stdout)
+    report(result)
+    if args.json is not None:
+        args.json.write_text(json.dumps({"machine": info, key: result}, indent=2, default=str) + "\n")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=lambda s: int(float(s)), default=None, help="pairs per study (default 1e6; 2e4 with --quick)")
@@ -1585,35 +1598,14 @@ def main(argv=None) -> int:
     args.quick = args.quick or args.smoke
     if args.probabilities_only:
         samples, repeat = args.samples or (20_000 if args.quick else 10**6), args.repeat or (1 if args.quick else 5)
-        info, load_before = machine(), load_average()
-        probabilities = measure_probabilities(samples, repeat)
-        print(f"mcrank probabilities benchmark: {info['cpu']} ({info['nproc']} usable cores), numba {info['numba']}", file=sys.stdout)
-        print(f"  load avg  before {load_before}, after {load_average()} (1, 5, 15 min)", file=sys.stdout)
-        print_probabilities(probabilities, samples)
-        if args.json is not None:
-            args.json.write_text(json.dumps({"machine": info, "probabilities": probabilities}, indent=2, default=str) + "\n")
-        return 0
+        return _one_section(args, "probabilities", "probabilities", lambda: measure_probabilities(samples, repeat),
+                            lambda r: print_probabilities(r, samples))  # fmt: skip
     if args.roc_floor_only:
         pairs, repeat = args.samples or (10**4 if args.quick else ROC_FLOOR_PAIRS), args.repeat or (1 if args.quick else 7)
-        info, load_before = machine(), load_average()
-        roc_floor = measure_roc_floor(pairs, repeat)
-        print(f"mcrank ROC kernel benchmark: {info['cpu']} ({info['nproc']} usable cores), numba {info['numba']}", file=sys.stdout)
-        print(f"  load avg  before {load_before}, after {load_average()} (1, 5, 15 min)", file=sys.stdout)
-        print_roc_floor(roc_floor)
-        if args.json is not None:
-            args.json.write_text(json.dumps({"machine": info, "roc_floor": roc_floor}, indent=2, default=str) + "\n")
-        return 0
-
+        return _one_section(args, "ROC kernel", "roc_floor", lambda: measure_roc_floor(pairs, repeat), print_roc_floor)
     if args.truncated_only:
         matrices, repeat = args.samples or (200 if args.quick else TRUNCATED_MATRICES), args.repeat or (1 if args.quick else 5)
-        info, load_before = machine(), load_average()
-        truncated = measure_truncated(matrices, repeat)
-        print(f"mcrank truncated sampler benchmark: {info['cpu']} ({info['nproc']} usable cores), numba {info['numba']}", file=sys.stdout)
-        print(f"  load avg  before {load_before}, after {load_average()} (1, 5, 15 min)", file=sys.stdout)
-        print_truncated(truncated)
-        if args.json is not None:
-            args.json.write_text(json.dumps({"machine": info, "truncated": truncated}, indent=2, default=str) + "\n")
-        return 0
+        return _one_section(args, "truncated sampler", "truncated", lambda: measure_truncated(matrices, repeat), print_truncated)
 
     samples = args.samples or (20_000 if args.quick else 10**6)
     repeat = args.repeat or (1 if args.quick else 3)
