@@ -76,6 +76,7 @@ def _utility_rows(rows):
 
 
 @pytest.mark.parametrize("classes", ["3", "2"])
+@pytest.mark.slow
 def test_a_toy_error_model_runs_through_its_registry_alone(toy_runs, classes):
     from mcrank.engine import run_study
 
@@ -103,6 +104,7 @@ def test_a_toy_error_model_runs_through_its_registry_alone(toy_runs, classes):
     assert run["estimator"] == "sample" and run["binary"] is False
 
 
+@pytest.mark.slow
 def test_a_toy_error_model_without_a_closed_form_refuses_the_conditional_estimator(toy_runs):
     assert toy_runs["refused"] == "the conditional estimator needs gaussian errors; with uniform-noise errors the estimator is 'sample'"
 

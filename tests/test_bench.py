@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parent.parent / "scripts" / "bench.py"
 
 
+@pytest.mark.slow
 def test_bench_quick_run_prints_the_table(tmp_path):
     """A smoke run (``--smoke``: ``--quick``, with every section once at tiny sizes)."""
     out = tmp_path / "bench.json"

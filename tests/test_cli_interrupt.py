@@ -109,6 +109,7 @@ def test_a_signal_while_numba_is_imported_is_one_line(tmp_path, signum, code, wo
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 @pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
+@pytest.mark.slow
 def test_a_signal_while_numba_compiles_stops_the_run(tmp_path, signum, code, word, jobs):
     """On one job numba compiles in the main thread, on two in a worker thread, while the main
     thread waits for it: the run stops either way."""
@@ -119,6 +120,7 @@ def test_a_signal_while_numba_compiles_stops_the_run(tmp_path, signum, code, wor
 
 
 @pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
+@pytest.mark.slow
 def test_a_signal_inside_llvms_callbacks_waits_for_the_compile(tmp_path, signum, code, word):
     """Raised inside the callback, the exception was dropped: 258 lines of tracebacks, exit 1.
     It now waits until the kernel's compile returns. A cache without the study kernels
@@ -134,6 +136,7 @@ def test_a_signal_inside_llvms_callbacks_waits_for_the_compile(tmp_path, signum,
 
 
 @pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
+@pytest.mark.slow
 def test_a_signal_while_numba_sets_up_waits_until_it_is_done(tmp_path, signum, code, word):
     arguments = ["run", "--samples", "1e10", "--jobs", "1", "--out", str(tmp_path / "x.json")]
     done = _run_with(_WHILE_SETTING_UP.format(signum=int(signum)), arguments)
@@ -267,6 +270,7 @@ def test_a_signal_while_the_jit_module_is_imported_is_one_line(monkeypatch, caps
 
 
 @pytest.mark.parametrize("delay", [0.05])
+@pytest.mark.slow
 def test_ctrl_c_after_wrote_with_loky_is_one_line_or_nothing(tmp_path, delay):
     out = tmp_path / "X.json"
     script = f"import sys; from mcrank.cli import main; sys.exit(main(['run', '--backend', 'loky', '--jobs', '2', '--samples', '1e5', '--out', {str(out)!r}]))"

@@ -479,6 +479,7 @@ def test_an_error_sd_above_its_range_is_refused_in_one_line(capsys, kind, sds, m
     assert code == 2 and out == "" and err == f"mcrank run: error: {message}\n"
 
 
+@pytest.mark.slow
 def test_out_dev_stdout_appends_to_a_redirected_file_and_feeds_a_pipe(tmp_path):
     """``--out /dev/stdout`` writes this process's stdout: after ``>>`` the file keeps what it
     held; into a pipe the output arrives."""

@@ -33,6 +33,7 @@ def _utility_rows(result):
 
 @pytest.mark.parametrize("test_size", [None, 200])
 @pytest.mark.parametrize(("classes", "true_um"), [(2, "uniform"), (2, "gaussian"), (3, "uniform-elements"), (3, "gaussian-elements")])
+@pytest.mark.slow
 def test_conditional_and_sample_agree_at_every_sd_of_the_sweep(classes, true_um, test_size):
     settings = dict(samples=200_000, classes=classes, true_um=true_um, sds=SWEEP, metrics=(), test_size=test_size)
     # Different seeds: independent estimates, so the combined SE is the right yardstick.

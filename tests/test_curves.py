@@ -51,6 +51,7 @@ def _test_set(items=400, seed=0, prevalence=0.3):
 # --- the curves ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_net_benefit_matches_the_dcurves_package():
     # dcurves is a test-only dependency (pyproject's test extra): the reference implementation
     # of decision-curve analysis (treat when probability >= threshold).

@@ -204,6 +204,7 @@ def test_same_seed_same_counts_whatever_the_jobs():
     assert _counts(run_study(jobs=-1, **REPRODUCIBLE)) == _counts(one_job)
 
 
+@pytest.mark.slow
 def test_same_seed_same_counts_on_loky_processes():
     one_job = run_study(jobs=1, **REPRODUCIBLE)
     assert _counts(run_study(jobs=2, backend="loky", **REPRODUCIBLE)) == _counts(one_job)
@@ -225,6 +226,7 @@ def test_fresh_entropy_is_recorded_and_reproduces():
 
 
 @pytest.mark.dask
+@pytest.mark.slow
 def test_dask_cluster_gives_the_local_counts():
     distributed = pytest.importorskip("dask.distributed")
     local = run_study(jobs=1, **REPRODUCIBLE)

@@ -64,6 +64,7 @@ def _many(k: int, seed: int = 0) -> dict:
 
 
 @pytest.mark.parametrize("k", [12, 1000])
+@pytest.mark.slow
 def test_many_classifiers_one_row_each_within_80_columns(capsys, tmp_path, k):
     # Issue 25: 12 classifiers printed lines of 316 and 494 characters, 1000 a 1.24 MB line.
     path = tmp_path / "many.json"

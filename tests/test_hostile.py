@@ -43,8 +43,20 @@ def _short(name: str) -> bool:
     return name in hostile.KNOWN_DEFECTS or zlib.crc32(name.encode()) % 10 == 0
 
 
+#: Signals at these moments wait for a whole import of numba or joblib, or for two jobs' first
+#: chunks (1 to 2.5 s each): the slow tier.
+SLOW_MOMENTS = ("import-numba", "import-joblib", "two-jobs")
+
+
+def _param(name: str):
+    marks = [pytest.mark.slow] if any(moment in name for moment in SLOW_MOMENTS) else []
+    if name in hostile.KNOWN_DEFECTS:
+        marks.append(pytest.mark.xfail(strict=True, reason="a known defect of issue 33"))
+    return pytest.param(name, marks=marks, id=name)
+
+
 SHORT = [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="a known defect of issue 33")) if name in hostile.KNOWN_DEFECTS else name
+    _param(name)
     for name, s in SCENARIOS.items()
     if (_short(name) and s.area != "signals") or (s.area == "signals" and isinstance(s.send[1], str))
 ]

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from kernel_cache import cache_without
 
 import mcrank
@@ -29,6 +30,7 @@ print(json.dumps([sum(stats.cache_hits.values()), sum(stats.cache_misses.values(
 """
 
 
+@pytest.mark.slow
 def test_a_kernel_compiled_in_one_checkout_is_loaded_by_another(tmp_path):
     """numba's own locators key a cached kernel on its source file's absolute path: a second
     clone compiled every kernel again. Two copies of the package in two directories, with
@@ -70,6 +72,7 @@ print(json.dumps(report))
 """
 
 
+@pytest.mark.slow
 def test_each_variant_of_a_kernel_loads_its_own_code(tmp_path):
     """The two-class kernels are made per variant of a study (mcrank.engine.binary.Variant):
     closures of one definition, with the same signature. Compiled in one process, each is

@@ -33,6 +33,7 @@ def _group(pgid: int) -> list[int]:
 
 
 @pytest.mark.parametrize("gap", [0.1, 0.5])
+@pytest.mark.slow
 def test_two_sigterms_leave_no_worker_nor_tracker(tmp_path, gap):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "mcrank", "run", "--backend", "loky", "--jobs", "2", "--samples", "1e9", "--seed", "1"]

@@ -117,6 +117,7 @@ def test_random_matrices_are_varied():
 
 
 @pytest.mark.parametrize("metric_id", [m for m, f in SKLEARN_REFERENCE.items() if f is not None])
+@pytest.mark.slow
 def test_metric_matches_sklearn(metric_id):
     expected = SKLEARN_REFERENCE[metric_id]()
     assert np.all(np.isfinite(expected))
@@ -124,6 +125,7 @@ def test_metric_matches_sklearn(metric_id):
 
 
 @pytest.mark.parametrize("beta", FBETA_BETAS)
+@pytest.mark.slow
 def test_fbeta_matches_sklearn(beta):
     expected = _per_matrix(lambda t, p: skm.fbeta_score(t, p, beta=beta, pos_label=0))
     np.testing.assert_allclose(score("fbeta", COUNTS, beta=beta), expected, **TOL)

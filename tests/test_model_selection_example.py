@@ -29,6 +29,7 @@ def quick():
     return example, runs, example.analyse(runs, 0)
 
 
+@pytest.mark.slow
 def test_every_tumour_is_scored_once_out_of_fold_and_tested_once_per_repeat(quick):
     example, runs, _ = quick
     assert runs["truth"].size == example.REPEATS * 569
@@ -41,6 +42,7 @@ def test_every_tumour_is_scored_once_out_of_fold_and_tested_once_per_repeat(quic
     assert sorted(runs["truth"][first].tolist()) == sorted(runs["y"].tolist())
 
 
+@pytest.mark.slow
 def test_the_fold_yields_are_the_utility_per_tumour_of_each_fold(quick):
     example, runs, result = quick
     row = {"malignant": 0, "benign": 1}  # decision "malignant" = biopsy, the utility's first row
@@ -52,6 +54,7 @@ def test_the_fold_yields_are_the_utility_per_tumour_of_each_fold(quick):
         assert model.mean_yield == pytest.approx(np.mean(oracle), abs=1e-12)
 
 
+@pytest.mark.slow
 def test_the_report_says_where_a_second_seed_keeps_and_swaps_the_order(quick):
     example, _, result = quick
     text = example.report({0: result, 1: result})  # the same run twice: every pair keeps its order
@@ -70,6 +73,7 @@ def wine():
     return example, runs, example.wine_analyse(runs, 0)
 
 
+@pytest.mark.slow
 def test_the_wine_fold_yields_are_the_utility_per_wine_of_each_fold(wine):
     example, runs, result = wine
     matrix = np.array(example.wine_utility()["utility"])  # rows = sold as, columns = true cultivar
@@ -89,6 +93,7 @@ def test_the_wine_fold_yields_are_the_utility_per_wine_of_each_fold(wine):
         assert low < classifier.utility_yield < high
 
 
+@pytest.mark.slow
 def test_the_wine_auc_is_one_against_the_rest_on_the_pooled_scores(wine):
     from sklearn.metrics import roc_auc_score
 

@@ -65,6 +65,7 @@ def test_layout_of_the_label_helper():
     np.testing.assert_array_equal(from_sklearn(sk), confusion)
 
 
+@pytest.mark.slow
 def test_metrics_agree_with_sklearn_on_random_count_matrices():
     confusions = _random_confusions(20240601)
     undefined_mcc = 0

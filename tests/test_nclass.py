@@ -30,6 +30,7 @@ def _check_against_oracle(result, oracle, samples):
 @pytest.mark.parametrize("true_um", ["uniform-elements", "gaussian-elements"])
 @pytest.mark.parametrize("error", ["gaussian", "truncated"])
 @pytest.mark.parametrize("classes", [3, 4])
+@pytest.mark.slow
 def test_the_engine_agrees_with_the_numpy_oracle(classes, error, true_um):
     samples, sds = 60_000, (0.0, 0.1, 0.3)
     config = StudyConfig(classes=classes, true_um=true_um, error=error, sds=sds, samples=samples, seed=3, estimator="sample")
@@ -87,6 +88,7 @@ def test_every_distribution_runs_with_every_two_class_metric_at_two_classes():
         assert all(0 <= r["incorrect_pct"] <= 100 for r in result.rows())
 
 
+@pytest.mark.slow
 def test_counts_do_not_depend_on_jobs_or_backend():
     config = StudyConfig(classes=4, samples=150_000, sds=(0.1, 0.2), seed=13, chunk_size=20_000)
     one = run_study(config, jobs=1)
@@ -124,6 +126,7 @@ def test_class_proportions_are_dirichlet():
         assert stats.kstest(p[:, 2], stats.beta(alpha, 4 * alpha).cdf).pvalue > 1e-4
 
 
+@pytest.mark.slow
 def test_uniform_elements_columns_before_normalising():
     n = 4
     u = sample_utility_elements(20_000, classes=n, normalise=False, rng=24)
@@ -136,6 +139,7 @@ def test_uniform_elements_columns_before_normalising():
     assert np.all(np.argmax(u, axis=1) == np.arange(n))
 
 
+@pytest.mark.slow
 def test_element_distributions_match_plain_rejection():
     for distribution in ("uniform-elements", "gaussian-elements"):
         ours = sample_utility_elements(20_000, classes=3, distribution=distribution, rng=25)
@@ -144,6 +148,7 @@ def test_element_distributions_match_plain_rejection():
             assert stats.ks_2samp(ours[:, i, j], reference[:, i, j]).pvalue > 1e-4, (distribution, i, j)
 
 
+@pytest.mark.slow
 def test_the_truncated_n_column_sampler_matches_plain_rejection():
     utility = sample_utility(1, 4, "uniform-elements", np.random.default_rng(27))[0]
     ours = perturb_um(utility, 0.2, error="truncated", size=20_000, rng=28)

@@ -136,6 +136,7 @@ def test_tuned_threshold_picks_the_gallerys_threshold():
     assert tuned["ours"].cv_results_["scores"] * 200 == pytest.approx(tuned["gallery"].cv_results_["scores"], rel=1e-12)
 
 
+@pytest.mark.slow
 def test_fraud_example_runs_as_docs_decisions_md_shows_it(capsys, monkeypatch):
     from pathlib import Path
 

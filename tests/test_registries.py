@@ -333,6 +333,7 @@ def kernel_realised_sds():
 
 @pytest.mark.parametrize("error", list(ERROR_MODELS))
 @pytest.mark.parametrize("kernel", list(KERNELS))
+@pytest.mark.slow
 def test_every_kernel_draws_an_error_model_by_its_own_sampler(kernel_realised_sds, error, kernel):
     if not _kernel_draws(kernel, error):
         pytest.skip(f"the two-class kernels do not draw {error}")
@@ -358,6 +359,7 @@ DISTRIBUTION_ORACLES = ("uniform", "gaussian", "uniform-elements", "gaussian-ele
 
 
 @pytest.mark.parametrize("name", list(TRUE_UM_DISTRIBUTIONS))
+@pytest.mark.slow
 def test_every_true_utility_distribution(name):
     assert name in NO_ORACLE or name in DISTRIBUTION_ORACLES, f"write a NumPy form of the distribution {name}"
     distribution = TRUE_UM_DISTRIBUTIONS[name]
@@ -434,6 +436,7 @@ def test_the_checks_catch_an_error_model_drawn_by_anothers_sampler():
             check_error_model_draws(name, _own_sampler(other))
 
 
+@pytest.mark.slow
 def test_the_checks_catch_a_kernel_that_draws_an_error_model_by_anothers_sampler(kernel_realised_sds):
     # The truncated model's realised sds, as if a kernel had drawn the gaussian's (and back).
     for name, other in (("truncated", "gaussian"), ("gaussian", "truncated")):

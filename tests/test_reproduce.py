@@ -106,6 +106,7 @@ def _no_temporary_files(directory: Path) -> bool:
     return not [p for p in directory.rglob("*") if p.name.startswith(".") or p.suffix == ".tmp"]
 
 
+@pytest.mark.slow
 def test_reproduce_writes_every_result_and_figure(experiments, tmp_path, capsys, quick_encoder):
     out = tmp_path / "results"
     code = main(["reproduce", "--experiments", str(experiments), "--out", str(out), "--samples", "3000", "--quiet"])
@@ -203,6 +204,7 @@ def _check_nothing_is_drawn_twice(experiments, out):
     assert _files(out) == before
 
 
+@pytest.mark.slow
 def test_a_change_redraws_what_depends_on_it_and_a_forced_run_changes_no_file(experiments, tmp_path, monkeypatch, quick_encoder):
     """A change redraws what depends on it, and only that; --force recomputes every study,
     sample and figure, and files whose numbers come out the same keep their bytes, dates and
@@ -271,6 +273,7 @@ def test_samples_are_drawn_from_the_streams_the_figures_always_used(tmp_path):
         read_sample(tmp_path, "fig3_yield_vs_metric_p90")
 
 
+@pytest.mark.slow
 def test_an_interrupt_dropped_while_drawing_still_stops_the_run(experiments, tmp_path, capsys, monkeypatch):
     out = tmp_path / "results"
     reproduce(experiments, out, samples=500, figures=False, quiet=True)
@@ -292,6 +295,7 @@ def test_an_interrupt_dropped_while_drawing_still_stops_the_run(experiments, tmp
     assert _no_temporary_files(out)
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_the_figures_exits_130(experiments, tmp_path):
     out = tmp_path / "results"
     reproduce(experiments, out, samples=500, figures=False, quiet=True)
@@ -585,6 +589,7 @@ def test_nothing_is_written_inside_the_committed_folders(repository, capsys, tar
     assert [(root / folder).stat().st_mtime_ns for folder in ("results", "experiments")] == times
 
 
+@pytest.mark.slow
 def test_only_the_committed_experiments_at_their_sizes_write_the_committed_results(repository, capsys, tmp_path):
     root, _ = repository
     out = root / "results"
@@ -609,6 +614,7 @@ def test_only_the_committed_experiments_at_their_sizes_write_the_committed_resul
     assert _files(out) == before
 
 
+@pytest.mark.slow
 def test_a_dirty_tree_does_not_write_into_the_committed_results_unless_allowed(repository, capsys):
     root, changes = repository
     out = root / "results"

@@ -184,6 +184,7 @@ def test_the_exact_best_thresholds_beat_a_dense_grid_by_at_most_its_resolution()
     np.testing.assert_allclose(f1, 2 * b * t / (b + b * t + (1 - b) * f1_fpr), rtol=0, atol=1e-10)
 
 
+@pytest.mark.slow
 def test_pair_by_pair_the_exact_scores_rank_as_the_oracles_grid_does():
     # The same 10^4 pairs from the study's priors, scored by mcrank.roc and by the oracle: ties
     # (both optima at the same corner, or within half an ulp of it) and signs agree, except
@@ -285,6 +286,7 @@ def test_the_study_agrees_with_the_numpy_oracle(settings):
     _check_against_oracle(500_000, 20_000, 50, **settings)
 
 
+@pytest.mark.slow
 def test_equal_variances_auc_and_youden_never_misrank():
     # With sigma = 1 the ROC curves never cross: the classifier with the larger mu has the
     # larger t at every f, so the larger (or equal) best yield under any U, AUC, J, accuracy

@@ -60,6 +60,7 @@ def test_binormal_tpr_is_the_curve():
 
 
 @pytest.mark.parametrize("seed", range(4))
+@pytest.mark.slow
 def test_best_threshold_is_the_grid_maximum(seed):
     rng = np.random.default_rng(100 + seed)
     for prevalence, mu, sigma in random_classifiers(25, seed):
@@ -121,6 +122,7 @@ def test_sigma_exactly_one_is_the_linear_case(mu):
 
 
 @pytest.mark.parametrize("seed", range(3))
+@pytest.mark.slow
 def test_best_f1_is_the_grid_maximum(seed):
     for prevalence, mu, sigma in random_classifiers(25, 200 + seed):
         fpr, value = roc.best_f1(prevalence, mu, sigma)
@@ -246,6 +248,7 @@ def _pairs(count, seed):
     return prevalence, mu_1, sigma_1, mu_2, sigma_2
 
 
+@pytest.mark.slow
 def test_a_comparison_has_the_sign_of_the_difference_of_the_scores():
     """Every score's comparison, however early it decides, ranks a pair as the difference of
     its two scores does: the same sign, 0 (a tie) and NaN included."""
@@ -288,6 +291,7 @@ CURVE_CASES = [
 
 
 @pytest.mark.parametrize(("prevalence", "mu", "sigma"), CURVE_CASES)
+@pytest.mark.slow
 def test_h_measure_and_auprc_match_adaptive_quadrature(prevalence, mu, sigma):
     """Gauss-Legendre panels (mcrank.roc) within 1e-9 of QUADPACK on the definitions
     (tests/roc_oracle.py: the loss minimised by brute force at each cost, no hull algebra)."""

@@ -280,6 +280,7 @@ def _assert_same_distribution(sample, reference, what):
 
 @pytest.mark.parametrize("sd", [0.05, 0.2, 0.5, 1.5])
 @pytest.mark.parametrize("um_name", list(PERTURBED_UMS))
+@pytest.mark.slow
 def test_truncated_perturbation_is_plain_rejection(um_name, sd):
     """``perturb_um``'s exact sampler, one matrix at a time (element-wise truncated normals,
     column rejection; a uniform proposal for sd > 1, as the engine also uses there) against
@@ -371,6 +372,7 @@ def _fill_truncated_normal_01(rng, mean, sd, out):
 
 @pytest.mark.parametrize("sd", [0.05, 0.3, 1.0, 1.5, 4.0])
 @pytest.mark.parametrize("mean", [0.0, 1.0, 0.3])
+@pytest.mark.slow
 def test_truncated_normal_kernel_against_scipy(mean, sd):
     """The one-element kernel behind ``truncated``, on each of its branches (half-normal on a
     bound, normal proposals, uniform proposals for sd > 1), against scipy's truncnorm."""

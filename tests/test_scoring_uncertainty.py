@@ -324,6 +324,7 @@ def _check_calibrated(covered, probability, right):
 
 
 @pytest.mark.parametrize("choice", ["test", "split"])
+@pytest.mark.slow
 def test_intervals_cover_95_percent_and_pair_probabilities_are_calibrated(choice):
     # 450 intervals: 95 % within 4 binomial SE (4.1 %); for test, of the yield of the threshold
     # to deploy. The bootstrap that re-chose every threshold in each draw, without a correction
@@ -331,6 +332,7 @@ def test_intervals_cover_95_percent_and_pair_probabilities_are_calibrated(choice
     _check_calibrated(*_calibration(2027, 150, 300, choice, 400))
 
 
+@pytest.mark.slow
 def test_crossfit_intervals_cover_95_percent_at_100_items():
     # 300 populations of 100 items, 900 intervals: 95 % within 4 binomial SE (2.9 %). The
     # Bayesian bootstrap at the fixed thresholds covered 90 % here (too narrow: it does not see

@@ -92,6 +92,7 @@ def _reproduce(tmp_path: Path) -> list[str]:
 
 @pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
 @pytest.mark.parametrize("module", ["joblib", "numba"])
+@pytest.mark.slow
 def test_a_signal_swallowed_in_an_import_still_stops_the_run(tmp_path, module, signum, code, word):
     """The run carried on: the exception was lost, and the run checked for the signal only at
     its end, which 10^10 pairs never reach. Now it checks between chunks and after the imports.
@@ -114,6 +115,7 @@ def test_a_signal_before_the_command_line_is_imported_is_one_line(tmp_path, modu
 
 
 @pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
+@pytest.mark.slow
 def test_a_signal_between_chunks_on_two_jobs_is_one_line(tmp_path, signum, code, word):
     """Raised outside joblib, the exception left joblib's generator to the garbage collector,
     which warned after the last line that the workers' tasks had been cancelled."""

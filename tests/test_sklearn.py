@@ -580,6 +580,7 @@ def _calibration_example():
     return module
 
 
+@pytest.mark.slow
 def test_calibration_example_runs_as_docs_decisions_md_shows_it(capsys, monkeypatch):
     code, out, err = run_example(CALIBRATION_EXAMPLE, capsys, monkeypatch)
     assert code == 0 and err == "", err

@@ -219,6 +219,7 @@ def test_the_figures_in_order():
 
 
 @pytest.mark.parametrize("name", list(FIGURES))
+@pytest.mark.slow
 def test_every_figure_draws_from_a_results_directory(name, small_results):
     out, inputs = small_results
     figure = FIGURES[name]

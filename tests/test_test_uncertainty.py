@@ -111,6 +111,7 @@ def test_the_exact_flip_holds_for_tiny_weights(scale):
     assert tiny is None or 0.0 <= tiny <= 1.0
 
 
+@pytest.mark.slow
 def test_the_gil_pelaez_integral_agrees_with_gammas_for_any_weights():
     """Weights over 3 decades, 2 to 18 components (n = 2 and 3): against 4 x 10^5 gamma draws."""
     from mcrank.evaluate.uncertainty import _flip_exact

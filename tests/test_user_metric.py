@@ -113,6 +113,7 @@ print(_score_into.dispatcher.py_func._mcrank_cache[0], samplers._fill_hexagon.di
 """
 
 
+@pytest.mark.slow
 def test_an_edited_metric_file_compiles_anew_and_the_samplers_do_not(tmp_path):
     script = tmp_path / "score.py"
     script.write_text(_SCORE_SCRIPT)

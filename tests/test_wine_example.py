@@ -22,6 +22,7 @@ def _example():
     return module
 
 
+@pytest.mark.slow
 def test_the_committed_labels_are_the_scripts_cross_validated_predictions():
     with open(ROOT / "examples" / "wine_labels.csv", newline="") as file:
         committed = list(csv.reader(file))
@@ -30,6 +31,7 @@ def test_the_committed_labels_are_the_scripts_cross_validated_predictions():
     assert len(rows) == 179 and rows == committed
 
 
+@pytest.mark.slow
 def test_the_guide_shows_the_examples_real_output(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)  # the command names its files from the repository's root
     command = _example().COMMAND
