@@ -67,7 +67,11 @@ def main(argv: list[str] | None = None) -> int:
         notes_said(code == 0)
         if sys.stdout is not None:  # None when started with stdout closed (``>&-``)
             sys.stdout.flush()  # here, so that a closed pipe is caught below, not at exit
-        _stop_process_workers()
+        # Not cut by a signal (it then waits, and is raised below): a Ctrl-C inside the shutdown
+        # left a semaphore unlinked but still registered, and loky's resource tracker warned of
+        # a "leaked" one after the command's last line.
+        with _signals.held():
+            _stop_process_workers()
         _signals.check()  # a signal whose exception something lost
         return code
     except BrokenPipeError:
