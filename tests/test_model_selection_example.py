@@ -12,6 +12,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 pytest.importorskip("sklearn")
+# Every test runs the example's cross-validation, a few seconds of scikit-learn fits at least.
+pytestmark = pytest.mark.slow
 
 
 def _example():
@@ -29,7 +31,6 @@ def quick():
     return example, runs, example.analyse(runs, 0)
 
 
-@pytest.mark.slow
 def test_every_tumour_is_scored_once_out_of_fold_and_tested_once_per_repeat(quick):
     example, runs, _ = quick
     assert runs["truth"].size == example.REPEATS * 569
@@ -42,7 +43,6 @@ def test_every_tumour_is_scored_once_out_of_fold_and_tested_once_per_repeat(quic
     assert sorted(runs["truth"][first].tolist()) == sorted(runs["y"].tolist())
 
 
-@pytest.mark.slow
 def test_the_fold_yields_are_the_utility_per_tumour_of_each_fold(quick):
     example, runs, result = quick
     row = {"malignant": 0, "benign": 1}  # decision "malignant" = biopsy, the utility's first row
@@ -54,7 +54,6 @@ def test_the_fold_yields_are_the_utility_per_tumour_of_each_fold(quick):
         assert model.mean_yield == pytest.approx(np.mean(oracle), abs=1e-12)
 
 
-@pytest.mark.slow
 def test_the_report_says_where_a_second_seed_keeps_and_swaps_the_order(quick):
     example, _, result = quick
     text = example.report({0: result, 1: result})  # the same run twice: every pair keeps its order
@@ -73,7 +72,6 @@ def wine():
     return example, runs, example.wine_analyse(runs, 0)
 
 
-@pytest.mark.slow
 def test_the_wine_fold_yields_are_the_utility_per_wine_of_each_fold(wine):
     example, runs, result = wine
     matrix = np.array(example.wine_utility()["utility"])  # rows = sold as, columns = true cultivar
@@ -93,7 +91,6 @@ def test_the_wine_fold_yields_are_the_utility_per_wine_of_each_fold(wine):
         assert low < classifier.utility_yield < high
 
 
-@pytest.mark.slow
 def test_the_wine_auc_is_one_against_the_rest_on_the_pooled_scores(wine):
     from sklearn.metrics import roc_auc_score
 
@@ -108,7 +105,6 @@ def test_the_wine_auc_is_one_against_the_rest_on_the_pooled_scores(wine):
     assert all(line == line.rstrip() and len(line) <= 100 for line in text.splitlines())
 
 
-@pytest.mark.slow
 def test_the_guide_shows_the_examples_real_output(capsys):
     assert _example().main([]) == 0
     out = capsys.readouterr().out
