@@ -94,7 +94,7 @@ def pytest_configure(config):
     if directory is None or (marker := Path(directory) / "tests-compiled").exists():
         return
     script = Path(__file__).resolve().parent / "warm_kernels.py"
-    print("conftest: compiling mcrank's kernels once, before the workers start (about 70 s of two cores on a fresh cache)", file=sys.stderr)
+    print("conftest: compiling mcrank's kernels once, before the workers start (about 90 s of two cores on a fresh cache)", file=sys.stderr)
     # The script's own sys.path starts at tests/: it imports the mcrank this process imported.
     import mcrank
 
