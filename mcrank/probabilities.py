@@ -250,6 +250,20 @@ def _coarse_remainders(prevalence, mu, sigma, slope, intercept, brier=True, log_
     )
 
 
+@jit(inline="always")
+def _sorted_in_place(values, count):
+    """``values[:count]`` sorted ascending, in place (by insertion: a few dozen values, where
+    ``np.sort`` costs more than the quadrature's setup)."""
+    for i in range(1, count):
+        value = values[i]
+        j = i - 1
+        while j >= 0 and values[j] > value:
+            values[j + 1] = values[j]
+            j -= 1
+        values[j + 1] = value
+    return values[:count]
+
+
 @jit
 def _remainders_by(prevalence, mu, sigma, slope, intercept, levels, nodes, weights, longest_panel, reach, want_brier, want_log_loss):
     """What the Brier score and the log loss add to :func:`_exact_parts`, by quadrature over
@@ -294,7 +308,7 @@ def _remainders_by(prevalence, mu, sigma, slope, intercept, levels, nodes, weigh
         if low < vertex < high:
             points[count] = vertex
             count += 1
-    edges = np.sort(points[:count])
+    edges = _sorted_in_place(points, count)
     longest = longest_panel * min(1.0, sigma)
     cutoff = abs(levels[-1])
     weight_0 = prevalence / (sigma * _SQRT_2PI)
