@@ -135,19 +135,27 @@ def test_the_stated_probability_is_the_posterior_when_calibrated():
     np.testing.assert_allclose(probabilities.stated_probability(s, 0.3, 1.5, 0.8), posterior, rtol=1e-13)
 
 
-def test_the_coarse_rule_is_far_within_the_comparisons_margin():
-    # The comparisons take the coarse rule's sign when it exceeds the margin: its largest error
-    # over draws of the default priors is a fortieth of it.
-    rng = np.random.default_rng(6)
-    n = 3_000
-    b, mu = rng.random(n), rng.uniform(0.0, 3.0, n)
-    sigma, a, c = np.exp(rng.uniform(np.log(0.5), np.log(2.0), n)), np.exp(rng.uniform(np.log(0.5), np.log(2.0), n)), rng.uniform(-1, 1, n)
+def _largest_coarse_error(rng, n, mu_range, sigma_range, slope_range, intercept_range):
+    b, mu = rng.random(n), rng.uniform(*mu_range, n)
+    sigma, a = np.exp(rng.uniform(*np.log(sigma_range), n)), np.exp(rng.uniform(*np.log(slope_range), n))
+    c = rng.uniform(*intercept_range, n)
     worst = 0.0
     for k in range(n):
         fine = probabilities._remainders(b[k], mu[k], sigma[k], a[k], c[k])
         coarse = probabilities._coarse_remainders(b[k], mu[k], sigma[k], a[k], c[k])
         worst = max(worst, abs(fine[0] - coarse[0]), abs(fine[1] - coarse[1]))
+    return worst
+
+
+def test_the_coarse_rule_is_far_within_the_comparisons_margin():
+    # The comparisons take the coarse rule's sign when it exceeds the margin: its largest error
+    # over draws of the default priors is at most a twentieth of it, and over far wider priors
+    # (steep and flat, narrow and wide, shifted) at most a tenth.
+    rng = np.random.default_rng(6)
+    worst = _largest_coarse_error(rng, 3_000, (0.0, 3.0), (0.5, 2.0), (0.5, 2.0), (-1.0, 1.0))
     assert worst <= probabilities._COARSE_MARGIN / 20, worst
+    wide = _largest_coarse_error(rng, 3_000, (-10.0, 10.0), (0.05, 20.0), (0.05, 20.0), (-8.0, 8.0))
+    assert wide <= probabilities._COARSE_MARGIN / 10, wide
 
 
 # --- the study --------------------------------------------------------------------------------
