@@ -71,8 +71,9 @@ def _rule(levels, nodes_per_panel, longest, reach):
 _FINE_LEVELS, _FINE_NODES, _FINE_WEIGHTS, _FINE_LONGEST, _FINE_REACH = _rule((1.0, 3.0, 8.0, 18.0, 36.0), 8, 1.5, 8.5)
 #: A coarse rule, to a few 1e-5 over the default priors (under 1e-4 over far wider ones): a
 #: comparison of two classifiers takes its sign when the coarse difference exceeds
-#: :data:`_COARSE_MARGIN`, at least 20 times the coarse rule's largest error measured
-#: (``tests/test_probabilities.py``), and computes both values by the fine rule otherwise.
+#: :data:`_COARSE_MARGIN`, at least 20 times the coarse rule's largest error measured over the
+#: default priors and 10 times over the wider ones (``tests/test_probabilities.py``), and
+#: computes both values by the fine rule otherwise.
 _COARSE_LEVELS, _COARSE_NODES, _COARSE_WEIGHTS, _COARSE_LONGEST, _COARSE_REACH = _rule((3.0, 12.0), 4, 2.0, 5.5)
 _COARSE_MARGIN = 1.5e-3
 
