@@ -29,6 +29,24 @@ def _ranked_correctly(direction, d):
     return direction * d > 0.0
 
 
+#: Two values of a metric that is not exact (a user's, :attr:`mcrank.metrics.Metric.exact`)
+#: tie when they differ by at most this fraction of the larger magnitude, or of 1 when both
+#: are smaller: 64 units in the last place, room for the rounding of a short formula, and a
+#: seventieth of 1 / N, the smallest difference of two fractions of a test set of N = 10^12 items.
+ROUNDING_TIE = 2.0**-46
+
+
+@jit(inline="always")
+def _beyond_rounding(a, b):
+    """``a - b``, or 0 where ``a`` and ``b`` differ by rounding only (:data:`ROUNDING_TIE`):
+    two equal values of a user's function of the rates, computed by different roundings,
+    tie as the library's own metric's do. NaN stays NaN."""
+    d = a - b
+    if abs(d) <= ROUNDING_TIE * max(abs(a), abs(b), 1.0):
+        return 0.0
+    return d
+
+
 @jit(inline="always")
 def _tied(d):
     """A difference that ranks neither way: 0, or NaN (an undefined score). Counted apart

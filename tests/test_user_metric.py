@@ -77,6 +77,15 @@ def test_a_users_copy_of_accuracy_gives_the_built_in_rows_counts_exactly(tmp_pat
     assert three.returncode == 0, three.stderr
     rows = _rows(json.loads(three.stdout))
     assert rows[("my_accuracy_n", None)] == rows[("accuracy", None)] and 5 < rows[("accuracy", None)][0] < 25
+    # ... and on a test set of 100 items, where ties are common: np.trace(c) of c = C / N rounds
+    # where the built-in trace / N does not, yet ties where it does.
+    finite = _mcrank(
+        "run", "--metric-file", metric_file, "--classes", 3, "--metrics", "accuracy", "my_accuracy_n", "--samples", "2e4",
+        "--test-size", 100, *common,
+    )  # fmt: skip
+    assert finite.returncode == 0, finite.stderr
+    rows = {row["name"]: (row["incorrect"], row["tied_pct"]) for row in json.loads(finite.stdout)["rows"]}
+    assert rows["my_accuracy_n"] == rows["accuracy"] and rows["accuracy"][1] > 1
     # An experiment file names the metric file relative to itself (run from elsewhere).
     (tmp_path / "study").mkdir()
     (tmp_path / "study" / "mine.py").write_text(ACCURACY_FILE)
@@ -95,6 +104,48 @@ def test_a_users_copy_of_accuracy_gives_the_built_in_rows_counts_exactly(tmp_pat
     assert table.returncode == 0, table.stderr
     assert f"\nmine.py (sha256 {hashlib.sha256(metric_file.read_bytes()).hexdigest()[:16]}):" in table.stdout
     assert "my_accuracy: compliant: yes, U = [[1, 0], [0, 1]]" in table.stdout
+
+
+#: Copies of three built-in metrics, written as a researcher would, from the rates.
+COPIES_FILE = """\
+import mcrank.metrics
+
+
+@mcrank.metrics.metric("my_accuracy", "My accuracy")
+def my_accuracy(p, tpr, tnr):
+    return p * tpr + (1 - p) * tnr
+
+
+@mcrank.metrics.metric("my_tpr", "My TPR")
+def my_tpr(p, tpr, tnr):
+    return tpr
+
+
+@mcrank.metrics.metric("my_f1", "My F1")
+def my_f1(p, tpr, tnr):
+    return 2 * p * tpr / (p * tpr + p + (1 - p) * (1 - tnr))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("test_size", [100, 1000])
+def test_copies_of_built_in_metrics_give_their_counts_and_ties_exactly_on_finite_test_sets(tmp_path, test_size):
+    # On a test set, matrices of equal accuracy tie, and a copy computed from the rates must
+    # tie them too though its roundings differ; where a class is absent from the test set, the
+    # copy of accuracy is defined and the copy of TPR is not, as the built-in ones are.
+    metric_file = tmp_path / "copies.py"
+    metric_file.write_text(COPIES_FILE)
+    metrics = ("accuracy", "my_accuracy", "tpr", "my_tpr", "f1", "my_f1")
+    ran = _mcrank(
+        "run", "--metric-file", metric_file, "--metrics", *metrics, "--samples", "1e5", "--test-size", test_size,
+        "--seed", 3, "--sd", 0.1, "--format", "json", "--jobs", 1,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    rows = {row["name"]: (row["incorrect"], row["tied_pct"]) for row in json.loads(ran.stdout)["rows"]}
+    for built_in in ("accuracy", "tpr", "f1"):
+        assert rows[f"my_{built_in}"] == rows[built_in]
+        assert rows[built_in][1] > 0.1  # ties there are, in every row, so the rule is exercised
+    assert rows["accuracy"] != rows["tpr"]
 
 
 _SCORE_SCRIPT = """\
@@ -285,3 +336,13 @@ def test_every_kernel_that_reaches_a_users_entry_is_keyed_on_it_whatever_the_ord
     extend_cache_key("the toy entry's source", [namespace["a"]])
     assert _sources_reached(namespace["d"]) == {"the toy entry's source"}
     assert all(_sources_reached(namespace[name]) == {"the toy entry's source"} for name in "abce")
+
+
+def test_values_that_differ_by_rounding_only_tie_and_a_test_sets_smallest_difference_does_not():
+    from mcrank.ranking import _beyond_rounding
+
+    beyond = _beyond_rounding.py_func
+    assert beyond(0.1 + 0.2, 0.3) == 0.0 and beyond(1e-300, 0.0) == 0.0  # rounding; below 1 the scale is 1
+    assert beyond(3e5 * (0.1 + 0.2), 9e4) == 0.0  # relative to the larger magnitude
+    assert beyond(0.5 + 1e-12, 0.5) == pytest.approx(1e-12, rel=1e-3)  # 1 / N at N = 10^12 is a difference
+    assert beyond(1.0, 0.5) == 0.5 and np.isnan(beyond(np.nan, 0.5))

@@ -37,7 +37,7 @@ from mcrank._jit import jit
 from mcrank.engine.conditional import _incorrect_probabilities, _sum_and_squares
 from mcrank.engine.counts import _add_deviations, chunk_counts, new_counts
 from mcrank.engine.runner import ChunkCounts, chunk_generators
-from mcrank.metrics import _margins, _score_matrix
+from mcrank.metrics import _margins, _metric_difference, _score_matrix
 from mcrank.ranking import _ranked_correctly, _tied
 from mcrank.samplers import (
     _closed_form,
@@ -143,8 +143,9 @@ def _count_chunk(rng, rng_error, rng_counts, size, study, counts):
                 first = _margins(scored[0], row_sums[0], column_sums[0])
                 second = _margins(scored[1], row_sums[1], column_sums[1])
                 for k in range(metric_codes.size):
-                    d_metric[k, q] = _score_matrix(metric_codes[k], scored[1], second, beta) - _score_matrix(
-                        metric_codes[k], scored[0], first, beta
+                    code = metric_codes[k]
+                    d_metric[k, q] = _metric_difference(
+                        code, _score_matrix(code, scored[1], second, beta), _score_matrix(code, scored[0], first, beta)
                     )
             if closed_form and not study.conditional:
                 for k in range(sds.size):

@@ -39,7 +39,7 @@ from mcrank._validation import check_zero_division
 from mcrank.confusion import _cells_from_pab
 from mcrank.metrics import _registry
 from mcrank.metrics import definitions as _definitions  # noqa: F401 - registers every metric
-from mcrank.metrics._registry import REGISTRY, Metric, dispatch, dispatch_matrix
+from mcrank.metrics._registry import REGISTRY, Metric, dispatch, dispatch_difference, dispatch_matrix
 from mcrank.metrics.definitions import Margins, _margins, margins
 
 __all__ = [
@@ -110,6 +110,15 @@ _score_matrix = dispatch_matrix(
     """Metric number ``code`` of one n x n matrix ``c`` with its :class:`Margins`: its n-class
     form, or the two-class form on the four cells for a two-class metric (n = 2). The n-class
     kernel's scorer.""",
+)
+
+
+_metric_difference = dispatch_difference(
+    "_metric_difference",
+    __name__,
+    """``m(C2) - m(C1)`` for metric number ``code``, from its two values ``a = m(C2)`` and
+    ``b = m(C1)``: ``a - b``, or 0 where a user's metric differs by rounding only. The n-class
+    kernel's difference, as :func:`_score_into` is the two-class kernels'.""",
 )
 
 

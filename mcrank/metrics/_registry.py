@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mcrank._axes import Registry, branches, generate_when_used, pieces
+from mcrank.ranking import _beyond_rounding
 
-__all__ = ["REGISTRY", "Metric", "dispatch", "dispatch_matrix", "register"]
+__all__ = ["REGISTRY", "Metric", "dispatch", "dispatch_difference", "dispatch_matrix", "register"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,12 @@ class Metric:
         for the library's own.
     source : str or None
         For a user's metric, the text of that file, on which the jit cache is keyed.
+    exact : bool
+        Whether equal values come out bit-equal: true of the library's own, whose forms take
+        at most one correctly rounded division of sums of cells for the values that tie on a
+        finite test set. A user's function of the rates is not (``p * tpr`` rounds where
+        ``C00 / N`` does not), so its two values count as tied when they differ by rounding
+        only (:func:`mcrank.ranking._beyond_rounding`).
     """
 
     id: str
@@ -68,6 +75,7 @@ class Metric:
     aliases: tuple[str, ...] = ()
     origin: str | None = None
     source: str | None = field(default=None, repr=False, compare=False)
+    exact: bool = True
 
     @property
     def binary_only(self) -> bool:
@@ -118,6 +126,7 @@ def register(
     aliases=(),
     origin: str | None = None,
     source: str | None = None,
+    exact: bool = True,
 ) -> Metric:
     """Add a metric to the library; its code is its position.
 
@@ -137,6 +146,7 @@ def register(
         tuple(aliases),
         origin,
         source,
+        exact,
     )
     return REGISTRY.add(metric)
 
@@ -161,6 +171,17 @@ for i in range(n):
             n1, d1 = {f}(r00[i], r01[i], r10[i], r11[i], beta)
             n2, d2 = {f}(c00[i], c01[i], c10[i], c11[i], beta)
             out[i] = n2 * d1 - n1 * d2"""
+# The same for a metric that is not exact: a difference within rounding is a tie.
+_ROUNDED_SCORE_BRANCH = """\
+for i in range(n):
+            out[i] = {f}(c00[i], c01[i], c10[i], c11[i], beta)
+            if difference:
+                out[i] = _beyond_rounding(out[i], {f}(r00[i], r01[i], r10[i], r11[i], beta))"""
+_ROUNDED_ORDER_BRANCH = """\
+for i in range(n):
+            n1, d1 = {f}(r00[i], r01[i], r10[i], r11[i], beta)
+            n2, d2 = {f}(c00[i], c01[i], c10[i], c11[i], beta)
+            out[i] = _beyond_rounding(n2 * d1, n1 * d2)"""
 _HEAD = """\
 def {name}(code, cells, beta, out):
     n = out.size
@@ -201,8 +222,25 @@ def dispatch(name: str, form: str, module: str, doc: str):
 
     def make():
         metrics = [m for m in REGISTRY.values() if getattr(m, form) is not None]
-        body = _SCORE_BRANCH if form == "binary" else _ORDER_BRANCH
+        exact, rounded = (_SCORE_BRANCH, _ROUNDED_SCORE_BRANCH) if form == "binary" else (_ORDER_BRANCH, _ROUNDED_ORDER_BRANCH)
+
+        def body(metric):
+            return (exact if metric.exact else rounded).format(f=f"f{metric.code}")
+
         source = _HEAD.format(name=name) + branches(metrics, body, default="out[:] = np.nan")
-        return source, {"np": np, **pieces(metrics, form)}
+        return source, {"np": np, "_beyond_rounding": _beyond_rounding, **pieces(metrics, form)}
 
     return generate_when_used(name, make, REGISTRY, module, doc, _ADVICE)
+
+
+def dispatch_difference(name: str, module: str, doc: str):
+    """The jitted switch ``name(code, a, b) -> float``: ``a - b`` for two values of metric
+    number ``code``, or 0 where they differ by rounding only for a metric that is not exact
+    (:attr:`Metric.exact`); generated from the registry as :func:`dispatch`, in ``module``."""
+
+    def make():
+        rounded = [m for m in REGISTRY.values() if not m.exact]
+        source = f"def {name}(code, a, b):\n" + branches(rounded, "return _beyond_rounding(a, b)")
+        return source + "    return a - b\n", {"_beyond_rounding": _beyond_rounding}
+
+    return generate_when_used(name, make, REGISTRY, module, doc, _ADVICE, inline="always")

@@ -17,8 +17,10 @@ built-in metrics, before the kernels' switches over the metrics are generated (t
 generated when a metric is first scored, which seals the registry). The two-class kernels call
 a ``(p, tpr, tnr)`` function on the cells ``C00 .. C11`` of each matrix as
 ``p = (C00 + C10) / N``, ``tpr = C00 / (C00 + C10)``, ``tnr = C11 / (C01 + C11)``, with
-``N`` the sum of the cells (1 for a normalised matrix, the test set's size for counts); the
-n-class kernel calls a ``general`` function on ``C / N``. Each record keeps the file's text,
+``N`` the sum of the cells (1 for a normalised matrix, the test set's size for counts), and
+the rate of a class absent from a test set at 0 and at 1, the value theirs if they agree, else
+NaN; the n-class kernel calls a ``general`` function on ``C / N``. Two values of a user's metric
+that differ by rounding only tie (:func:`mcrank.ranking._beyond_rounding`). Each record keeps the file's text,
 on which the jit cache is keyed (:func:`mcrank._jit.extend_cache_key`): two different files
 never share a compiled kernel, and an edited file compiles anew.
 """
@@ -32,12 +34,15 @@ import types
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
+
 from mcrank._axes import generate
 from mcrank._io import read_bounded
 from mcrank._jit import jit
 from mcrank._validation import MAX_EXPERIMENT_BYTES
 from mcrank.metrics import _compliance
 from mcrank.metrics._registry import REGISTRY, register
+from mcrank.ranking import _beyond_rounding
 
 __all__ = ["MAX_METRIC_FILE_BYTES", "MetricFile", "load_metric_file", "loaded_metric_files", "metric"]
 
@@ -224,12 +229,29 @@ def _compiled(definition: _Definition):
     return kernel
 
 
+@jit(inline="always")
+def _either(low, high):
+    """The metric's value where it does not depend on an undefined rate: its values at the rates
+    0 and 1 (``low``, ``high``) if they agree up to rounding, else NaN."""
+    return low if _beyond_rounding(high, low) == 0.0 else np.nan
+
+
 # The forms the kernels call (mcrank.metrics._registry): the user's function on the cells.
+# A test set without an item of one class leaves that class's rate 0/0. A metric of the matrix
+# cannot depend on it, so the function's value is taken if it is the same at the rates 0 and 1
+# (a user's accuracy is then the built-in one), and is undefined (NaN, a tie) if it is not.
 _BINARY = """\
 def _user_binary_{code}(c00, c01, c10, c11, beta):
     positives = c00 + c10
     negatives = c01 + c11
-    return float(f(positives / (positives + negatives), c00 / positives, c11 / negatives))
+    p = positives / (positives + negatives)
+    if positives == 0.0:
+        tnr = c11 / negatives
+        return _either(float(f(p, 0.0, tnr)), float(f(p, 1.0, tnr)))
+    if negatives == 0.0:
+        tpr = c00 / positives
+        return _either(float(f(p, tpr, 0.0)), float(f(p, tpr, 1.0)))
+    return float(f(p, c00 / positives, c11 / negatives))
 """
 _ORDER = """\
 def _user_order_{code}(c00, c01, c10, c11, beta):
@@ -245,7 +267,7 @@ def _register(definition: _Definition, kernel, origin: str, source: str):
     """Register one compiled user metric, with its forms and its compliance (eq. 16):
     ``(id, Compliance)``."""
     code = len(REGISTRY)
-    here = {"f": kernel}
+    here = {"f": kernel, "_either": _either}
     if definition.general:
         forms = {"general": generate(f"_user_general_{code}", _GENERAL.format(code=code), here, __name__, definition.name, inline="always")}
         matrices = _compliance.n_class_matrices(3)
@@ -268,5 +290,6 @@ def _register(definition: _Definition, kernel, origin: str, source: str):
         equivalent_um=found.utility if found.compliant else None,
         origin=origin,
         source=source,
+        exact=False,
     )
     return definition.id, found
