@@ -114,6 +114,86 @@ def test_ties_go_to_the_lowest_decision_and_a_zero_probability_gives_an_infinite
     assert result.to_dict()["models"][0]["log_loss"] is None and result.to_dict()["models"][0]["log_loss_infinite"]
 
 
+def _csv_rows(text):
+    return list(csv.DictReader(line for line in text.splitlines() if not line.startswith("#")))
+
+
+def test_an_infinite_log_loss_ranks_last_and_ties_only_another_infinite():
+    """A model that gives a true class probability 0 has an infinite log loss: below every finite
+    one, level with another infinite one, in every rendering; and no pair is flagged that the
+    yields and the log loss order alike."""
+    from scipy.stats import rankdata
+
+    from mcrank.evaluate.probabilities_report import render_csv
+    from mcrank.evaluate.result import _compare
+
+    y = np.array([0, 1, 0, 1, 0, 1])
+    class_1 = {
+        "a": [0.2, 0.8, 0.3, 0.7, 0.4, 0.6],  # every item right, a finite loss
+        "b": [0.0, 0.9, 0.1, 0.8, 0.2, 0.0],  # item 5 (class 1) at P = 0: infinite
+        "c": [1.0, 0.9, 0.1, 0.8, 0.2, 0.7],  # item 0 (class 0) at P(0) = 0: infinite
+    }
+    models = {name: np.column_stack([1 - np.array(q), q]) for name, q in class_1.items()}
+    result = evaluate_probabilities(y, models, np.eye(2), recalibration=None)
+    with np.errstate(divide="ignore"):
+        losses = {name: -np.mean(np.log(p[np.arange(6), y])) for name, p in models.items()}
+    expected = dict(zip(losses, rankdata(list(losses.values()), method="min").astype(int).tolist()))
+    assert expected == {"a": 1, "b": 2, "c": 2}
+    by_name = {m.name: m for m in result.models}
+    assert {name: m.log_loss_rank for name, m in by_name.items()} == expected
+    assert [m.name for m in result.models] == ["a", "b", "c"] and [m.rank for m in result.models] == [1, 2, 2]  # yields 1, 5/6, 5/6
+    assert result.disagreements["log_loss"] == ()  # b and c tie by yield and by log loss
+    text = str(result)
+    assert "log loss ranks otherwise" not in text
+    assert re.search(r"\n   2  b .* inf \(2\)", text) and re.search(r"\n   2  c .* inf \(2\)", text)
+    rows = result.to_dict()["models"]
+    assert [(r["model"], r["log_loss"], r["log_loss_rank"], r.get("log_loss_infinite")) for r in rows] == [
+        ("a", pytest.approx(losses["a"], abs=1e-12), 1, None), ("b", None, 2, True), ("c", None, 2, True)]  # fmt: skip
+    assert [(r["log_loss"], r["log_loss_rank"]) for r in _csv_rows(render_csv(result))][1:] == [("inf", "2"), ("inf", "2")]
+    page = result._repr_html_()
+    assert page.count("<td>+inf (2)</td>") == 2 and "infinite" not in page
+    # The rule itself: an infinity ties only with an equal one.
+    assert [int(_compare(a, b)) for a, b in [(math.inf, 1e300), (1.0, math.inf), (math.inf, math.inf), (-math.inf, -math.inf),
+                                             (-math.inf, -1.0), (1.0, 1.0 + 1e-13), (2.0, 1.0)]] == [1, -1, 0, 0, -1, 0, 1]  # fmt: skip
+
+
+def test_an_infinite_log_loss_of_the_best_yield_is_flagged_the_right_way(tmp_path, capsys):
+    """The model with the best yield has an infinite log loss: the log loss ranks the other above
+    it, and the report says so, through the CLI too."""
+    rows = [("0", 0.0, 0.6), ("1", 0.9, 0.4), ("0", 0.1, 0.6), ("1", 0.8, 0.4), ("0", 0.2, 0.2), ("1", 0.0, 0.8)]  # P(class 1)
+    path = _write(tmp_path, "true,sure:0,sure:1,vague:0,vague:1\n" + "".join(f"{t},{1 - b},{b},{1 - e},{e}\n" for t, b, e in rows))
+    # sure: item 5 wrong (P = 0 for its class), yield 5/6, infinite loss; vague: items 0-3 wrong, yield 2/6.
+    code, out, err = run(capsys, "--probabilities", path, "--utility", "[[1, 0], [0, 1]]", "--recalibration", "none")
+    assert code == 0 and err == ""
+    assert re.search(r"\n   1  sure .* inf \(2\)", out) and re.search(r"\n   2  vague .* \(1\)", out)
+    assert "* the log loss ranks otherwise: vague over sure" in out
+    code, out, err = run(capsys, "--probabilities", path, "--utility", "[[1, 0], [0, 1]]", "--recalibration", "none", "--format", "json")
+    document = json.loads(out)
+    assert [(m["model"], m["log_loss_rank"]) for m in document["models"]] == [("sure", 2), ("vague", 1)]
+    assert document["disagreements"]["log_loss"] == [["sure", "vague"]]
+
+
+def test_an_infinite_recalibrated_log_loss_is_said_so():
+    """Isotonic recalibration maps a probability below every one it was fitted on to the value
+    there: here 0 for the class that occurs, so the recalibrated log loss is infinite."""
+    from mcrank.evaluate.probabilities_report import render_csv
+
+    # Class 0: five items at P(0) = 0.9, one at 0.05; class 1: six at 0.1. With two folds, the
+    # fold without the odd item maps P(0) <= 0.1 to 0, and the odd item is below that: P(0) = 0.
+    y = np.array([0] * 6 + [1] * 6)
+    p0 = np.array([0.9] * 5 + [0.05] + [0.1] * 6)
+    result = evaluate_probabilities(y, {"m": np.column_stack([p0, 1 - p0])}, np.eye(2), recalibration="isotonic", folds=2, rng=3)
+    (m,) = result.models
+    assert math.isfinite(m.log_loss) and m.recalibrated_log_loss == math.inf
+    (row,) = result.to_dict()["models"]
+    assert row["recalibrated_log_loss"] is None and row["recalibrated_log_loss_infinite"] is True and "log_loss_infinite" not in row
+    json.dumps(row, allow_nan=False)  # JSON-safe
+    (line,) = _csv_rows(render_csv(result))
+    assert line["recalibrated_log_loss"] == "inf" and "recalibrated_log_loss_infinite" not in line
+    assert line["log_loss"] == repr(m.log_loss)
+    assert "<td>+inf</td>" in result._repr_html_()
+
+
 def test_the_pairs_the_scores_order_otherwise_are_flagged():
     """A utility that weighs one class's errors heavily: the sharp, biased model scores better but decides worse."""
     rng = np.random.default_rng(11)

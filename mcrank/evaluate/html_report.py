@@ -4,7 +4,8 @@ HTML table, and the self-contained HTML page of ``mcrank evaluate --format html`
 Each is built from what the result's own report module registers: its text report (``"text"``,
 whose first lines are the decision), its records (``"records"``, one dict per model) and its
 heading (``"heading"``). A report module that registers ``"repr"`` or ``"html_table"`` of its own
-replaces these.
+replaces these, and one that registers ``"html_records"`` has its tables built from those
+instead of its records (an infinite value the JSON-ready records hold as None shown as such).
 
 :func:`html_table` (``_repr_html_()``) is the decision and one row per model: a metric's score
 and its rank (``X`` and ``X_rank`` in the records) share a cell, ``0.6200 (2)``, and an interval
@@ -155,14 +156,22 @@ def _decision_html(result, tag: str = "p") -> str:
     return "".join(f'<{tag} class="decision">{html.escape(line)}</{tag}>' for line in decision_text(result))
 
 
+def _records(result) -> list[dict]:
+    """The rows of ``result``'s table: its ``"html_records"`` where registered, else its records."""
+    try:
+        return rendering(result, "html_records")(result)
+    except TypeError:  # none registered
+        return rendering(result, "records")(result)
+
+
 def html_table(result) -> str:
     """``result`` as an HTML fragment: its decision, then one row per model (module docstring)."""
-    return f'<div class="mcrank-result">{_decision_html(result)}{_table(rendering(result, "records")(result))}</div>'
+    return f'<div class="mcrank-result">{_decision_html(result)}{_table(_records(result))}</div>'
 
 
 def _section(result, *, decision: bool) -> str:
     heading = html.escape(rendering(result, "heading")(result))
-    table = rendering(result, "html_table")(result) if decision else _table(rendering(result, "records")(result))
+    table = rendering(result, "html_table")(result) if decision else _table(_records(result))
     try:  # the report in full where the type has a longer one (``--details``)
         full = rendering(result, "details")
     except TypeError:  # none registered: its text is all of it

@@ -604,9 +604,8 @@ def rank_probabilities(test_set: ProbabilityTestSet, utility, *, test_uncertaint
 
 def _score_sign(a: float, b: float) -> int:
     """The order of two lower-is-better scores as the yields' sign: 1 when ``a`` is the better
-    (lower), 0 when they tie (two infinite log losses tie)."""
-    if a == b:
-        return 0
+    (lower), 0 when they tie (two infinite log losses tie; an infinite one is worse than any
+    finite one, :func:`~mcrank.evaluate.result._compare`)."""
     return int(_compare(-a, -b))
 
 

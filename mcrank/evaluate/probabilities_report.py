@@ -150,22 +150,31 @@ def _clean(value):
     return value
 
 
+#: The log losses of a model's row, which may be infinite: in JSON None beside ``KEY_infinite``
+#: true, ``inf`` in CSV and on the HTML page.
+_LOSSES = ("log_loss", "recalibrated_log_loss")
+_INFINITE = "_infinite"
+
+
 def to_dict(result: ProbabilityEvaluation) -> dict:
     """The evaluation as JSON-ready data: :meth:`ProbabilityEvaluation.to_dict
-    <mcrank.evaluate.probabilities.ProbabilityEvaluation.to_dict>`. An infinite log loss is
-    None, with ``log_loss_infinite`` true."""
+    <mcrank.evaluate.probabilities.ProbabilityEvaluation.to_dict>`. An infinite log loss, as
+    given or recalibrated, is None, with ``log_loss_infinite`` (``recalibrated_log_loss_infinite``)
+    true."""
     models = []
     for m in result.models:
         row = {"rank": m.rank, "model": m.name, "utility_yield": m.utility_yield, "brier_score": m.brier_score,
                "brier_rank": m.brier_rank, "log_loss": _clean(m.log_loss), "log_loss_rank": m.log_loss_rank}  # fmt: skip
         if math.isinf(m.log_loss):
-            row["log_loss_infinite"] = True
+            row["log_loss" + _INFINITE] = True
         if m.interval is not None:
             row["utility_yield_low"], row["utility_yield_high"] = m.interval
         if m.recalibrated_yield is not None:
             row |= {"recalibrated_yield": m.recalibrated_yield, "recalibration_gain": m.recalibration_gain,
                     "recalibrated_brier_score": m.recalibrated_brier_score,
                     "recalibrated_log_loss": _clean(m.recalibrated_log_loss)}  # fmt: skip
+            if math.isinf(m.recalibrated_log_loss):
+                row["recalibrated_log_loss" + _INFINITE] = True
         models.append(row)
     out = {
         "classes": list(result.classes),
@@ -200,9 +209,9 @@ def records(result: ProbabilityEvaluation) -> list[dict]:
 
 
 def render_csv(result: ProbabilityEvaluation, made: dict | None = None) -> str:
-    """The ranking as CSV, one row per model (:func:`records`; an infinite log loss is ``inf``),
-    after ``# key: value`` lines for ``made``, the classes, the utility and the settings, then
-    :func:`mcrank.results.provenance`."""
+    """The ranking as CSV, one row per model (:func:`records`; an infinite log loss, as given or
+    recalibrated, is ``inf``), after ``# key: value`` lines for ``made``, the classes, the
+    utility and the settings, then :func:`mcrank.results.provenance`."""
     from mcrank.results import csv_comments, provenance
 
     document = to_dict(result)
@@ -213,8 +222,8 @@ def render_csv(result: ProbabilityEvaluation, made: dict | None = None) -> str:
         comments["recalibration_note"] = result.recalibration_note
     if result.probability_above is not None:
         comments.update(samples=result.samples, prior_count=result.prior_count)
-    rows = records(result)
-    header = list(dict.fromkeys(key for row in rows for key in row if key != "log_loss_infinite"))
+    rows = _with_infinities(records(result))
+    header = list(dict.fromkeys(key for row in rows for key in row))
     if result.probability_above is not None:
         header.append("probability_above_next")
     buffer = io.StringIO()
@@ -222,13 +231,29 @@ def render_csv(result: ProbabilityEvaluation, made: dict | None = None) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
     for k, (row, m) in enumerate(zip(rows, result.models, strict=True)):
-        cells = {**row, "log_loss": repr(m.log_loss) if math.isfinite(m.log_loss) else "inf"}
+        cells = {key: "inf" if isinstance(value, float) and math.isinf(value) else value for key, value in row.items()}
         if result.probability_above is not None:
             below = result.models[k + 1].name if k + 1 < len(result.models) else None
             p = None if below is None else result.probability_above[m.name, below][0]
             cells["probability_above_next"] = "" if p is None or math.isnan(p) else repr(p)
         writer.writerow([csv_text(cells[key]) if key == "model" else _cell(cells.get(key)) for key in header])
     return buffer.getvalue()
+
+
+def _with_infinities(rows: list[dict]) -> list[dict]:
+    """:func:`records` with each log loss flagged infinite back to ``inf`` and the flags dropped:
+    the rows of the CSV and of the HTML table, which can say ``inf``."""
+    out = []
+    for row in rows:
+        infinite = {key: math.inf for key in _LOSSES if row.get(key + _INFINITE)}
+        out.append({key: value for key, value in row.items() if not key.endswith(_INFINITE)} | infinite)
+    return out
+
+
+def html_records(result: ProbabilityEvaluation) -> list[dict]:
+    """The rows of its HTML table (:mod:`mcrank.evaluate.html_report`): :func:`records` with an
+    infinite log loss shown as such, not as a missing value."""
+    return _with_infinities(records(result))
 
 
 def _cell(value) -> str:
@@ -247,4 +272,4 @@ def heading(result: ProbabilityEvaluation) -> str:
     return "Probabilistic classifiers by the yield of their expected-utility decisions, beside the Brier score and the log loss"
 
 
-renders(ProbabilityEvaluation, text=render_table, records=records, dict=to_dict, heading=heading)
+renders(ProbabilityEvaluation, text=render_table, records=records, dict=to_dict, heading=heading, html_records=html_records)

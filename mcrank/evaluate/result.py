@@ -97,8 +97,10 @@ def _compare(a, b, scale=None) -> np.ndarray:
     """The sign of ``a - b`` (-1, 0 or 1, elementwise), 0 when the difference is within
     :data:`TIE_TOLERANCE` of ``scale`` (``scale = 0``: exact comparison).
 
-    ``scale`` defaults to ``max(1, |a|, |b|)``, right for metrics (values of order 1). NaN
-    compares as -1: callers set undefined values aside first.
+    ``scale`` defaults to ``max(1, |a|, |b|)``, right for metrics (values of order 1). An
+    infinity is compared exactly: it ties only with an equal infinity and is above (``+inf``)
+    or below (``-inf``) every finite value. NaN compares as -1: callers set undefined values
+    aside first.
     """
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if scale is None:
@@ -106,7 +108,11 @@ def _compare(a, b, scale=None) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         difference = a - b
         sign = np.where(difference > 0, np.int8(1), np.int8(-1))
-        return np.where(np.abs(difference) <= TIE_TOLERANCE * scale, np.int8(0), sign)
+        # An infinite scale would make every difference a rounding error (an infinite log loss
+        # tied with any finite one); infinities are no rounding, so their tolerance is 0, and
+        # equal infinities, whose difference is NaN, tie by equality.
+        tolerance = np.where(np.isinf(scale), 0.0, TIE_TOLERANCE * scale)
+        return np.where((a == b) | (np.abs(difference) <= tolerance), np.int8(0), sign)
 
 
 #: Comparisons made at once by :func:`_competition_ranks`: its work space, whatever the
