@@ -216,6 +216,54 @@ def test_the_pairs_the_scores_order_otherwise_are_flagged():
     assert result.disagreements["brier_score"], "the example must show a flagged pair"
 
 
+TIE2 = "true,m1,m2\nyes,0.9,0.4\nno,0.6,0.3\nyes,0.7,0.8\nno,0.1,0.3\nyes,0.8,0.9\nno,0.2,0.1\n"
+YES_NO = '{"utility": [[1, 0], [0, 1]], "classes": ["yes", "no"]}'
+
+
+@pytest.mark.parametrize("swapped", [False, True])
+def test_a_pair_tied_by_yield_is_said_as_the_score_orders_it(tmp_path, capsys, swapped):
+    """Two models of the same yield: the scores separate them, and the line names the one the
+    score puts first, whichever comes first in the file."""
+    header, *rows = TIE2.splitlines()
+    if swapped:
+        rows = [",".join(cells[i] for i in (0, 2, 1)) for cells in (row.split(",") for row in rows)]
+        header = "true,m2,m1"
+    path = _write(tmp_path, "\n".join([header, *rows]) + "\n")
+    y = np.array([1, 0, 1, 0, 1, 0])  # yes
+    p_yes = {"m1": np.array([0.9, 0.6, 0.7, 0.1, 0.8, 0.2]), "m2": np.array([0.4, 0.3, 0.8, 0.3, 0.9, 0.1])}
+    yields = {name: np.mean((q > 0.5) == y) for name, q in p_yes.items()}  # the identity decides yes above 1/2
+    briers = {name: np.mean((q - y) ** 2) for name, q in p_yes.items()}
+    losses = {name: -np.mean(np.log(np.where(y == 1, q, 1 - q))) for name, q in p_yes.items()}
+    assert yields["m1"] == yields["m2"] == 5 / 6 and briers["m1"] < briers["m2"] and losses["m1"] < losses["m2"]
+    code, out, err = run(capsys, "--probabilities", path, "--utility", YES_NO, "--positive", "yes", "--recalibration", "none")
+    assert code == 0 and err == ""
+    assert re.search(r"\n   1  m1 .*\(1\) +[0-9.]+ \(1\)\n", out) and re.search(r"\n   1  m2 .*\(2\) +[0-9.]+ \(2\)\n", out)
+    assert "* the Brier score ranks otherwise: m1 over m2 (equal yields)\n" in out
+    assert "* the log loss ranks otherwise: m1 over m2 (equal yields)\n" in out and "m2 over m1" not in out
+    code, out, err = run(capsys, "--probabilities", path, "--utility", YES_NO, "--positive", "yes", "--recalibration", "none",
+                         "--format", "json")  # fmt: skip
+    document = json.loads(out)
+    ranks = {m["model"]: (m["rank"], m["brier_rank"], m["log_loss_rank"]) for m in document["models"]}
+    assert ranks == {"m1": (1, 1, 1), "m2": (1, 2, 2)}
+    first = ["m2", "m1"] if swapped else ["m1", "m2"]  # the pair in rank order, ties in the file's
+    assert document["disagreements"] == {"brier_score": [first], "log_loss": [first]}
+
+
+def test_a_pair_a_score_ties_or_reverses_is_said_so():
+    """b decides better than a; the Brier score ties them and the log loss prefers a."""
+    y = np.array([0, 1, 1])
+    p_1 = {"a": np.array([0.6, 1.0, 1.0]), "b": np.array([0.2, 0.6, 0.6])}  # a wrong on item 0; b right on all
+    models = {name: np.column_stack([1 - q, q]) for name, q in p_1.items()}
+    briers = {name: np.mean((q - y) ** 2) for name, q in p_1.items()}  # 0.36 / 3 both
+    losses = {name: -np.mean(np.log(np.where(y == 1, q, 1 - q))) for name, q in p_1.items()}
+    assert abs(briers["a"] - briers["b"]) < 1e-15 and losses["a"] < losses["b"]
+    result = evaluate_probabilities(y, models, np.eye(2), recalibration=None)
+    assert [(m.name, m.rank, m.brier_rank, m.log_loss_rank) for m in result.models] == [("b", 1, 1, 2), ("a", 2, 1, 1)]
+    assert result.disagreements == {"brier_score": (("b", "a"),), "log_loss": (("b", "a"),)}
+    text = str(result)
+    assert "* the Brier score ranks otherwise: b level with a\n" in text and "* the log loss ranks otherwise: a over b\n" in text
+
+
 def test_evaluate_takes_probabilities_by_keyword():
     rng = np.random.default_rng(4)
     y = rng.integers(0, 3, 60)

@@ -435,7 +435,7 @@ class ProbabilityEvaluation(ResultProtocol):
     disagreements : dict of str to tuple of (str, str)
         For ``"brier_score"`` and ``"log_loss"``: the pairs ``(a, b)``, ``a`` ranked above ``b``
         by yield, that the score orders the other way or ties, or that the yield ties and the
-        score does not.
+        score does not (then ``a`` is the one first in ``models``, not the score's better).
     utility : ndarray of shape (n, n)
         Rows = decision, columns = true class, in the order of ``classes``.
     classes : tuple of str

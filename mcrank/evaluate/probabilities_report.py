@@ -6,7 +6,8 @@ text and JSON.
 --probabilities`` prints: the choice and how sure it is first (the lead line of every ranking
 report, :func:`mcrank.evaluate.report.decision_sentence`), then the ranking by the yield of the
 expected-utility decisions beside the Brier score and the log loss, the pairs those order
-otherwise, and the recalibration's gain; names escaped, columns in blocks that fit the width.
+otherwise (each as the score orders it), and the recalibration's gain; names escaped, columns
+in blocks that fit the width.
 :func:`to_dict` is its ``to_dict()`` and :func:`render_json` that as JSON text; :func:`records`
 (one dict per model) is its ``to_records()`` and :func:`render_csv` their CSV.
 """
@@ -31,7 +32,7 @@ from mcrank.evaluate.report import (
     printable,
     probability_text,
 )
-from mcrank.evaluate.result import renders
+from mcrank.evaluate.result import _compare, renders
 from mcrank.evaluate.targets import class_header
 
 __all__ = ["decision_line", "records", "render_csv", "render_json", "render_table", "to_dict"]
@@ -105,7 +106,7 @@ def render_table(result: ProbabilityEvaluation, *, width: int = 80) -> str:
     lines.append("")
     for key, pairs in result.disagreements.items():
         if pairs:
-            listed = ", ".join(f"{names[b]} over {names[a]}" for a, b in pairs[:4]) + (
+            listed = ", ".join(_flagged(result, key, a, b, names) for a, b in pairs[:4]) + (
                 f", ... ({len(pairs) - 4} more)" if len(pairs) > 4 else ""
             )
             lines += _wrap(f"* the {_SCORE_NAMES[key]} ranks otherwise: {listed}", width, "", "  ")
@@ -113,6 +114,26 @@ def render_table(result: ProbabilityEvaluation, *, width: int = 80) -> str:
         lines += _wrap("The Brier score and the log loss rank as the yields do.", width)
     lines += _wrap(_recalibration_line(result), width)
     return "\n".join(lines) + "\n"
+
+
+def _flagged(result: ProbabilityEvaluation, key: str, a: str, b: str, names: dict[str, str]) -> str:
+    """A pair the score orders otherwise, as the score orders it: ``a`` is ranked at least as high
+    as ``b`` by yield (:attr:`ProbabilityEvaluation.disagreements`), so the score puts ``b``
+    over ``a``, ties them, or, the yields tied, puts one of them over the other."""
+    by_name = {m.name: m for m in result.models}
+    first, second = by_name[a], by_name[b]
+    if first.rank == second.rank:  # flagged, so the score does not tie them: it names the better
+        better, worse = (a, b) if _better(key, first, second) else (b, a)
+        return f"{names[better]} over {names[worse]} (equal yields)"
+    if _better(key, second, first):
+        return f"{names[b]} over {names[a]}"
+    return f"{names[a]} level with {names[b]}"
+
+
+def _better(key: str, m, other) -> bool:
+    """Whether the score ``key`` (lower is better) puts ``m`` strictly over ``other``, by the rule
+    that flagged the pair (:func:`mcrank.evaluate.result._compare`, infinities exact)."""
+    return int(_compare(-getattr(m, key), -getattr(other, key))) > 0
 
 
 def _number(format_, value: float) -> str:
