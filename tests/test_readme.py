@@ -302,6 +302,11 @@ def _output_names(capsys, tmp_path) -> set[str]:
     header = re.search(r"CSV\*\*, long form, with the header `([a-z,]+)`", (ROOT / "docs" / "evaluate-inputs.md").read_text()).group(1)
     long_form = tmp_path / "long.csv"
     long_form.write_text(f"{header}\nA,0,0,3\nA,1,1,4\nA,0,1,2\nB,0,0,2\nB,1,0,1\nB,1,1,5\nB,0,1,1\n")
+    # Probabilities with infinite log losses: "zero" gives class b probability 0 where it occurs;
+    # "odd" one item of class a below every other, which isotonic recalibration maps to P(a) = 0.
+    certain = tmp_path / "certain.csv"
+    odd = [0.9] * 5 + [0.05] + [0.1] * 6
+    certain.write_text("true,odd,zero\n" + "".join(f"{t},{p},{z}\n" for t, p, z in zip("aaaaaabbbbbb", odd, [0.6] * 6 + [1.0] * 6)))
     factory, few = str(ROOT / "examples" / "factory.json"), ("--samples", "1000", "--seed", "1")
     commands = [
         ["run", "--sd", "0.1", "--quiet", *few],
@@ -334,6 +339,21 @@ def _output_names(capsys, tmp_path) -> set[str]:
             "1",
         ],
         ["evaluate", str(long_form), "--utility", "[[1, 0], [0, 1]]"],
+        [
+            "evaluate",
+            "--probabilities",
+            str(certain),
+            "--utility",
+            '{"utility": [[1, 0], [0, 1]], "classes": ["a", "b"]}',
+            "--positive",
+            "a",
+            "--recalibration",
+            "isotonic",
+            "--folds",
+            "2",
+            "--seed",
+            "1",
+        ],
         [
             "evaluate",
             "--probabilities",
