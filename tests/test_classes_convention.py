@@ -228,6 +228,37 @@ def test_the_rule(capsys):
         scored_test_set(["b", "b"], {"m": [0.1, 0.2]}, classes=("a", "b"))
 
 
+@pytest.mark.parametrize("form", [int, str, float])
+def test_the_0_1_rule_of_the_positive_class_holds_for_labels_as_numbers_or_text(form):
+    """scikit-learn's positive label of labels 0/1 is 1 whether they are integers, floats or the
+    text a file holds: the command line's labels are text, and decided as the API's are."""
+    labels = [form(0), form(1)]
+    assert positive_class(labels) == form(1) and positive_class(labels[::-1]) == form(1)
+    assert positive_class(labels, classes=(form(1), form(0))) == form(1)
+    with pytest.raises(ValueError, match=r"^positive: the first of the classes is .* but scikit-learn's positive label"):
+        positive_class(labels, classes=(form(0), form(1)))
+    assert positive_class([form(-1), form(1)]) == form(1)
+    with pytest.raises(ValueError, match="positive: give the label of the positive class"):
+        positive_class([form(0), form(2)])  # not labels 0/1: no default
+
+
+def test_scores_on_the_command_line_name_0_first_and_the_positive_class_as_the_api_does(tmp_path, capsys):
+    """Labels 0/1, --classes 0,1 and no --positive: the first class and scikit-learn's disagree,
+    refused as scored_test_set(classes=(0, 1)) refuses it, not read as scores of class 0."""
+    path = tmp_path / "scores.csv"
+    path.write_text("true,m\n" + "".join(f"{t},{v}\n" for t, v in zip([0, 0, 1, 1, 0, 1], [0.9, 0.8, 0.3, 0.1, 0.6, 0.4])))
+    with pytest.raises(ValueError, match=r"^positive: the first of the classes is 0 but scikit-learn's positive label"):
+        scored_test_set([0, 0, 1, 1, 0, 1], {"m": [0.9, 0.8, 0.3, 0.1, 0.6, 0.4]}, classes=(0, 1))
+    code, out, err = run(
+        capsys, "--scores", path, "--utility", json.dumps(UTILITY.tolist()), "--classes", "0,1", "--threshold-choice", "test"
+    )
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "--positive: the first of the classes is '0' but scikit-learn's positive label" in err and "('1' or '0')" in err
+    code, out, err = run(capsys, "--scores", path, "--utility", json.dumps(UTILITY.tolist()), "--classes", "0,1", "--positive", "0",
+                         "--threshold-choice", "test", "--format", "json")  # fmt: skip
+    assert code == 0 and json.loads(out)["scoring"]["positive"] == "0"
+
+
 def test_a_label_outside_the_classes_names_the_classifier_that_gave_it():
     """It said "y_true and the predictions: label nan ...", whichever array held it."""
     y = ["a", "b"] * 3

@@ -302,6 +302,63 @@ def test_a_plain_matrix_for_one_column_of_0_1_labels_is_refused_not_guessed():
         evaluate_probabilities(["a", "b"], {"m": [[0.5, 0.5], [0.2, 0.8]]}, u, recalibration=None)
 
 
+Y01, Q01, U01 = [0, 1, 1, 0], [0.2, 0.7, 0.6, 0.1], [[1, 0], [0, 2]]
+LABEL_FORMS = {"int": int, "text": str, "float": float}
+
+
+def _in_cli(tmp_path, capsys, *extra, utility=U01):
+    path = _write(tmp_path, "true,m\n" + "".join(f"{t},{q}\n" for t, q in zip(Y01, Q01)))
+    return run(capsys, "--probabilities", path, "--utility", json.dumps(utility), "--recalibration", "none", *extra)
+
+
+@pytest.mark.parametrize("form", LABEL_FORMS)
+def test_the_positive_class_of_one_column_is_decided_alike_at_every_door(tmp_path, capsys, form):
+    """Labels 0/1 as integers, text or floats, and the same file on the command line: named 0
+    first with no positive, the first class (0) and scikit-learn's positive label (1) disagree,
+    and every door refuses it in one line that names both; named 1 first, or positive named,
+    every door reads the column so."""
+    label = LABEL_FORMS[form]
+    y = [label(v) for v in Y01]
+    with pytest.raises(ValueError) as refused:
+        evaluate_probabilities(y, {"m": Q01}, U01, classes=[label(0), label(1)], recalibration=None)
+    message = str(refused.value)
+    assert message.startswith("positive: the first of the classes is ") and "positive label for y_true is" in message
+    assert f"with the parameter positive ({label(1)!r} or {label(0)!r})" in message and "only for labels" not in message
+    code, out, err = _in_cli(tmp_path, capsys, "--classes", "0,1")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("mcrank evaluate: error: --positive: the first of the classes is '0' but scikit-learn's positive label")
+    assert "with --positive ('1' or '0')" in err
+    # Class 1 first: the column is P(1) by either rule.
+    u = np.asarray(U01, dtype=float)
+    q = np.array(Q01)
+    truth = 1 - np.array(Y01)  # index in the order 1, 0
+    expected = _oracle_yield(truth, np.column_stack([q, 1 - q]), u)
+    assert expected == 5 / 4
+    result = evaluate_probabilities(y, {"m": Q01}, U01, classes=[label(1), label(0)], recalibration=None)
+    assert result.positive == str(label(1)) and result.models[0].utility_yield == expected
+    code, out, err = _in_cli(tmp_path, capsys, "--classes", "1,0", "--format", "json")
+    assert code == 0 and json.loads(out)["positive"] == "1" and json.loads(out)["models"][0]["utility_yield"] == expected
+    # The positive class named: the column is P(0), read in the order 0, 1.
+    named = _oracle_yield(np.array(Y01), np.column_stack([q, 1 - q]), u)
+    result = evaluate_probabilities(y, {"m": Q01}, U01, classes=[label(0), label(1)], positive=label(0), recalibration=None)
+    assert result.positive == str(label(0)) and result.models[0].utility_yield == named
+    code, out, err = _in_cli(tmp_path, capsys, "--classes", "0,1", "--positive", "0", "--format", "json")
+    assert code == 0 and json.loads(out)["positive"] == "0" and json.loads(out)["models"][0]["utility_yield"] == named
+
+
+def test_labels_0_1_take_1_as_positive_at_every_door_when_no_order_is_needed(tmp_path, capsys):
+    """The identity reads alike in both orders: labels 0/1 need no named order, and the column
+    is P(1), as scikit-learn's positive label, for integer labels and for a file's."""
+    q = np.array(Q01)
+    expected = _oracle_yield(np.array(Y01), np.column_stack([1 - q, q]), np.eye(2))
+    assert expected == 1.0
+    for y in (Y01, [str(v) for v in Y01]):
+        result = evaluate_probabilities(y, {"m": Q01}, np.eye(2), recalibration=None)
+        assert result.positive == "1" and result.models[0].utility_yield == expected
+    code, out, err = _in_cli(tmp_path, capsys, "--format", "json", utility=[[1, 0], [0, 1]])
+    assert code == 0 and err == "" and json.loads(out)["positive"] == "1" and json.loads(out)["models"][0]["utility_yield"] == expected
+
+
 @pytest.mark.parametrize(
     ("probabilities", "match"),
     [

@@ -218,7 +218,7 @@ def probability_test_set(y_true, probabilities, *, n_classes: int, classes=None,
                                 order_free=order_free)  # fmt: skip
     if one_column:
         named = None if source == "natural" else order
-        positive = positive_class(list(dict.fromkeys(labels)), positive=positive, classes=named)
+        positive = positive_class(list(dict.fromkeys(labels)), positive=positive, classes=named, what="probabilities")
     elif positive is not None:
         raise ValueError("positive: the probabilities have a column per class, so no class is singled out: leave positive out")
     completed, positive = _completed(columns, order, positive if one_column else None)
@@ -334,7 +334,8 @@ def load_probabilities(path, *, n_classes: int, truth: str = "true", positive=No
             p = number_column(model)[:, None]
             probabilities[model] = _check_rows(p, lambda k, j, model=model: f"{source}, line {lines[k]}, column {model!r}")
         named = None if order_source == "natural" else order
-        positive = positive_class(list(dict.fromkeys(labels)), positive=positive, classes=named, where=f"{source}, column {truth!r}")
+        positive = positive_class(list(dict.fromkeys(labels)), positive=positive, classes=named, where=f"{source}, column {truth!r}",
+                                  what="probabilities")  # fmt: skip
     completed, positive = _completed(probabilities, order, positive if not per_class else None)
     return ProbabilityTestSet(_indices(order, labels), completed, order, order_source, positive, source)
 

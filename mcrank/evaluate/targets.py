@@ -27,7 +27,8 @@ as the utility is.
 
 A binary scoring door also needs the **positive class**, the one the scores are for
 (:func:`positive_class`): the one named (``positive=``, ``--positive``); else the first of the
-named classes; else 1 (True) for labels 0/1, -1/1 or booleans, as scikit-learn's ``pos_label``;
+named classes; else 1 (True) for labels 0/1, -1/1 or booleans, as scikit-learn's ``pos_label``
+(numbers, integers or whole floats, or their text, as a file holds them: every door alike);
 where the last two disagree, or neither applies, it is refused. The matrix is still read in
 class order, which is named (two classes have no natural one): the positive class picks which
 column of ``U`` the scores point to, not which row comes first.
@@ -216,20 +217,44 @@ def unnamed_order(labels, n: int, where: str = "y_true", parameter: str = "class
             f"columns ({LAYOUT}) is not known: name it with the parameter {parameter} ({how}), {with_classes}")  # fmt: skip
 
 
+#: The text of a label 0, 1 or -1 as a file holds it (a file's labels are text): ``1``, ``1.0``, ``-1``.
+_UNIT = re.compile(r"-?[01](\.0*)?")
+
+
+def _unit_value(label) -> float | None:
+    """A label's value for the 0/1 rule of :func:`_sklearn_positive`: that of a number (an integer,
+    or a float that is whole) or of its text (``"0"``, ``"1"``, ``"1.0"``, ``"-1"``); None for any
+    other label."""
+    if isinstance(label, (bool, np.bool_)):
+        return None
+    if isinstance(label, str):
+        return float(label) if _UNIT.fullmatch(label) else None
+    if _is_integer(label) or isinstance(label, (float, np.floating)):
+        return float(label)
+    return None
+
+
 def _sklearn_positive(labels: list):
-    """scikit-learn's ``pos_label`` rule: 1 (True) when the labels are {0, 1}, {-1, 1} or booleans."""
+    """scikit-learn's ``pos_label`` rule: 1 (True) when the labels are {0, 1}, {-1, 1} or booleans,
+    given as numbers (integers or whole floats) or as their text, which a file holds: the label
+    that is 1 (as given: ``1``, ``1.0``, ``"1"``), so that the API and the command line decide alike."""
     if all(isinstance(v, (bool, np.bool_)) for v in labels):
         return True
-    if all(_is_integer(v) for v in labels) and (set(labels) <= {0, 1} or set(labels) <= {-1, 1}):
-        return 1
-    return None
+    values = [_unit_value(v) for v in labels]
+    if None in values or not (set(values) <= {0.0, 1.0} or set(values) <= {-1.0, 1.0}):
+        return None
+    if 1.0 in values:
+        one = labels[values.index(1.0)]
+        return one.item() if isinstance(one, np.generic) else one
+    # Only the other class occurs: 1 in the labels' own form.
+    return "1" if isinstance(labels[0], str) else 1.0 if isinstance(labels[0], (float, np.floating)) else 1
 
 
 def _same(a, b) -> bool:
     return a == b or str(a) == str(b)
 
 
-def positive_class(labels, *, positive=None, classes=None, where: str = "y_true"):
+def positive_class(labels, *, positive=None, classes=None, where: str = "y_true", what: str = "scores"):
     """The positive class of a binary scoring door: the one the scores are for.
 
     Parameters
@@ -240,12 +265,17 @@ def positive_class(labels, *, positive=None, classes=None, where: str = "y_true"
         The positive class as the user names it.
     classes : sequence of 2 labels, optional
         The named class order (of :func:`class_order`, ``classes=`` or the utility's names).
+    where : str
+        What holds the labels, for messages.
+    what : str
+        What is given for the positive class (``"scores"``, ``"probabilities"``), for messages.
 
     Returns
     -------
     label
         ``positive`` when given; else the first of ``classes``; else 1 (True) for labels 0/1,
-        -1/1 or booleans. Where the last two disagree it is refused: name it.
+        -1/1 or booleans, as numbers or as their text (a file's ``0`` and ``1``), so that every
+        door decides alike. Where the last two disagree it is refused: name it.
     """
     if positive is not None:
         return positive
@@ -254,12 +284,12 @@ def positive_class(labels, *, positive=None, classes=None, where: str = "y_true"
     if first is not None and default is not None and not _same(first, default):
         raise ValueError(
             f"positive: the first of the classes is {first!r} but scikit-learn's positive label for {where} is "
-            f"{default!r}: name the class the scores are for with the parameter positive ({default!r} or {first!r})"
+            f"{default!r}: name the class the {what} are for with the parameter positive ({default!r} or {first!r})"
         )
     if first is None and default is None:
         raise ValueError(
-            f"positive: give the label of the positive class ({where} has the labels {_listed(labels)}); it is 1 by "
-            "default only for labels 0/1 or -1/1, or the first of the classes when they are named"
+            f"positive: give the label of the positive class, the one the {what} are for ({where} has the labels "
+            f"{_listed(labels)}); it is 1 by default only for labels 0/1 or -1/1, or the first of the classes when they are named"
         )
     return first if first is not None else default
 
