@@ -107,6 +107,10 @@ def test_probabilities_are_a_mode_of_their_own(test_set):
 
         # One seed for both: the recalibration's folds are drawn.
         _same(evaluate(**arguments, rng=0), evaluate_probabilities(test_set["y"], probabilities, UTILITY, classes=["no", "yes"], rng=0))
+        # folds= is the recalibration's number of folds, as --folds is with --probabilities.
+        three = evaluate(**arguments, folds=3, rng=0)
+        assert three.recalibration_folds == 3
+        _same(three, evaluate_probabilities(test_set["y"], probabilities, UTILITY, classes=["no", "yes"], folds=3, rng=0))
 
 
 def test_every_mode_is_one_record_and_every_output_has_a_mode():
@@ -130,8 +134,8 @@ def test_every_mode_is_one_record_and_every_output_has_a_mode():
          "^columns: item columns are read by an affine per-item utility only"),
         ({"y_true": [0, 1], "scores": {"A": [0.1, 0.9]}, "utility": UTILITY, "options": object()},
          "^options: the scores mode takes its options as keywords"),
-        ({"y_true": [0, 1], "probabilities": {"A": [[0.9, 0.1]] * 2}, "utility": UTILITY, "folds": [0, 1]},
-         "^folds: the probabilities mode reads no folds"),
+        ({"y_true": [0, 1], "probabilities": {"A": [[0.9, 0.1]] * 2}, "utility": UTILITY, "classes": [0, 1], "folds": [0, 1]},
+         "^folds must be a whole number"),  # the recalibration's number of folds, as for scores, not each item's
     ],
 )  # fmt: skip
 def test_the_front_door_refuses_what_no_mode_takes(arguments, message):

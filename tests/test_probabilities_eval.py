@@ -365,7 +365,7 @@ def test_labels_0_1_take_1_as_positive_at_every_door_when_no_order_is_needed(tmp
         ({"m": [[0.5, 0.6], [0.2, 0.8]]}, "sum to 1.1"),
         ({"m": [[1.2, -0.2], [0.2, 0.8]]}, "outside"),
         ({"m": [[math.nan, 0.5], [0.2, 0.8]]}, "NaN"),
-        ({"m": [[0.5, 0.5, 0.0], [0.2, 0.8, 0.0]]}, "shape"),
+        ({"m": [[0.5, 0.5], [0.2, 0.8]], "n": [[0.5, 0.5, 0.0], [0.2, 0.8, 0.0]]}, r"probabilities\['n'\]: shape \(2, 3\)"),
         ({"m": [0.5, 0.2, 0.3]}, "3 items but y_true has 2"),
         ({}, "non-empty"),
     ],
@@ -373,6 +373,29 @@ def test_labels_0_1_take_1_as_positive_at_every_door_when_no_order_is_needed(tmp
 def test_bad_probabilities_name_the_parameter(probabilities, match):
     with pytest.raises(ValueError, match=match):
         evaluate_probabilities([0, 1], probabilities, [[1, 0], [0, 1]], recalibration=None)
+
+
+def test_an_out_of_range_probability_is_shown_as_it_is():
+    """Just above 1 is not printed as 1, in the API or the command line."""
+    with pytest.raises(ValueError, match=r"^probabilities\['m'\]: item 1: probability 1\.0000000001 is outside \[0, 1\]$"):
+        evaluate_probabilities([0, 1], {"m": [0.5, 1.0000000001]}, np.eye(2), recalibration=None)
+    with pytest.raises(ValueError, match=r"item 0, column 1: probability -1e-12 is outside \[0, 1\]$"):
+        evaluate_probabilities([0, 1], {"m": [[1.0, -1e-12], [0.5, 0.5]]}, np.eye(2), recalibration=None)
+
+
+@pytest.mark.parametrize(
+    ("probabilities", "match"),
+    [
+        ({"a": [[0.5, 0.5], [0.2, 0.8]], "b": [[0.4, 0.6], [0.3, 0.7]]}, "the probabilities have 2 columns, one per class: give a 2x2"),
+        ({"a": [0.5, 0.2], "b": [0.4, 0.3]}, "the probabilities are one per item, the two-class form: give a 2x2 utility"),
+    ],
+)
+def test_a_utility_of_the_wrong_size_is_named_not_the_probabilities(probabilities, match):
+    """Every model agrees on two classes and the utility has three: the utility is the one to fix."""
+    with pytest.raises(ValueError, match=r"^utility: the utility matrix is 3x3, 3 classes, but " + match):
+        evaluate_probabilities([0, 1], probabilities, np.eye(3), recalibration=None)
+    with pytest.raises(ValueError, match=r"^utility: the utility matrix is 3x3"):
+        evaluate(y_true=[0, 1], probabilities=probabilities, utility=np.eye(3), recalibration=None)
 
 
 # --- the test-set posterior -------------------------------------------------------------------
@@ -447,6 +470,32 @@ def test_multiclass_recalibration_and_its_refusals():
         evaluate_probabilities(y, {"m": p}, np.eye(3), recalibration="temperature")
     few = evaluate_probabilities([0, 0, 1, 1, 1, 1], {"m": [[0.5, 0.5]] * 6}, np.eye(2), rng=0)
     assert few.recalibration is None and "fewer than the 5 folds" in few.recalibration_note
+
+
+def test_recalibration_none_and_folds_read_as_on_the_command_line(tmp_path, capsys):
+    """recalibration="none" is --recalibration none; folds without a recalibration is refused, as
+    --folds with --recalibration none is; folds= through evaluate is the recalibration's."""
+    rng = np.random.default_rng(14)
+    y = rng.integers(0, 2, 60)
+    p = {"m": _random_probabilities(rng, 60, 2)}
+    off = evaluate_probabilities(y, p, np.eye(2), recalibration="none")
+    assert off.to_dict() == evaluate_probabilities(y, p, np.eye(2), recalibration=None).to_dict()
+    assert off.recalibration is None and off.recalibration_note is None and off.models[0].recalibrated_yield is None
+    with pytest.raises(ValueError, match=r"^folds: the folds of the recalibration, which recalibration=None \(or 'none'\) turns off"):
+        evaluate_probabilities(y, p, np.eye(2), recalibration="none", folds=3)
+    with pytest.raises(ValueError, match=r"^unknown recalibration 'temperature'; choose from platt, isotonic, none$"):
+        evaluate_probabilities(y, p, np.eye(2), recalibration="temperature")
+    three = evaluate(y_true=y, probabilities=p, utility=np.eye(2), folds=3, rng=4)
+    assert three.recalibration_folds == 3
+    assert three.to_dict() == evaluate_probabilities(y, p, np.eye(2), folds=3, rng=4).to_dict()
+    path = _write(tmp_path, "true,m:0,m:1\n" + "".join(f"{t},{a!r},{b!r}\n" for t, (a, b) in zip(y, p["m"].tolist())))
+    code, out, err = run(
+        capsys, "--probabilities", path, "--utility", "[[1, 0], [0, 1]]", "--folds", "3", "--seed", "4", "--format", "json"
+    )
+    assert code == 0 and json.loads(out)["recalibration"]["folds"] == 3
+    assert json.loads(out)["models"] == three.to_dict()["models"]
+    code, out, err = run(capsys, "--probabilities", path, "--utility", "[[1, 0], [0, 1]]", "--recalibration", "none", "--format", "json")
+    assert code == 0 and json.loads(out)["models"] == off.to_dict()["models"]
 
 
 def test_a_fit_that_does_not_converge_is_said_in_the_result_not_warned(monkeypatch):

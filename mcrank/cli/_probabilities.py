@@ -73,7 +73,7 @@ def handler(args) -> int:
     from mcrank._validation import check_count
     from mcrank.cli._common import EVALUATE_FORMAT_BY_SUFFIX, output_format
     from mcrank.evaluate import MAX_SAMPLES, read_utility
-    from mcrank.evaluate.probabilities import DEFAULT_RECALIBRATION_FOLDS, load_probabilities, rank_probabilities
+    from mcrank.evaluate.probabilities import load_probabilities, rank_probabilities
     from mcrank.evaluate.probabilities_report import render_csv, render_json, render_table
     from mcrank.evaluate.result import DEFAULT_SAMPLES
     from mcrank.evaluate.targets import reads_alike
@@ -91,7 +91,7 @@ def handler(args) -> int:
     recalibration = None if recalibration == "none" else recalibration
     if args.folds is not None and recalibration is None:
         raise UsageError("--folds is the folds of the recalibration, which --recalibration none turns off")
-    folds = DEFAULT_RECALIBRATION_FOLDS if args.folds is None else check_count(args.folds, "--folds", minimum=2)
+    folds = None if args.folds is None else check_count(args.folds, "--folds", minimum=2)  # None: the library's default
     if args.samples is not None and not args.test_uncertainty:
         note_later("mcrank evaluate: note: --samples not used: it sets the draws of --test-uncertainty")
     samples = DEFAULT_SAMPLES if args.samples is None else check_count(args.samples, "--samples", maximum=MAX_SAMPLES)

@@ -179,6 +179,9 @@ def _curves(call: Call):
 
 
 def _probabilities(call: Call):
+    keywords = dict(call.keywords)
+    if call.folds is not None:  # the folds of the recalibration's cross-fitting, a number, as --folds
+        keywords["folds"] = call.folds
     try:
         module = importlib.import_module("mcrank.evaluate.probabilities")
     except ModuleNotFoundError as error:
@@ -186,7 +189,7 @@ def _probabilities(call: Call):
             raise
         raise ValueError("probabilities: this mcrank has no mode for class probabilities yet; give the decisions as "
                          "predictions= or, for two classes, the positive class's scores as scores=") from None  # fmt: skip
-    return module.evaluate_probabilities(call.y_true, call.outputs, call.utility, **call.keywords)
+    return module.evaluate_probabilities(call.y_true, call.outputs, call.utility, **keywords)
 
 
 register_mode("confusions", "confusions", _confusions, takes_options=True,
@@ -204,8 +207,9 @@ register_mode("curves", "scores", _curves, applies=lambda call: call.utility is 
               help="scores as probabilities of the event, no utility: decision curves, net benefit against the threshold")  # fmt: skip
 register_mode("scores", "scores", _scores, takes_folds=True,
               help="scores of the positive class: each model at its best threshold, beside AUC (folds=: of the cross-fitting)")  # fmt: skip
-register_mode("probabilities", "probabilities", _probabilities,
-              help="class probabilities (predict_proba(X)): the decisions of maximal expected utility, eq. (20)")  # fmt: skip
+register_mode("probabilities", "probabilities", _probabilities, takes_folds=True,
+              help="class probabilities (predict_proba(X)): the decisions of maximal expected utility, eq. (20) (folds=: of "
+                   "the recalibration)")  # fmt: skip
 
 
 # --- the front door ----------------------------------------------------------------------------
@@ -248,7 +252,8 @@ def evaluate(confusions=None, utility=None, options=None, *, y_true=None, predic
         The item columns an affine per-item utility reads.
     folds : array_like of shape (items,), or int, optional
         With ``predictions``, each item's fold of cross-validation (the ``folds`` mode); with
-        ``scores``, the number of folds of the threshold's cross-fitting.
+        ``scores``, the number of folds of the threshold's cross-fitting; with ``probabilities``,
+        that of the recalibration's (as ``--folds`` on the command line).
     **keywords
         Those of the mode's computation (module docstring's table): ``classes``, ``positive``,
         ``test_uncertainty``, ``samples``, ``rng``, ``metrics``, ``threshold_choice``,

@@ -64,8 +64,10 @@ __all__ = ["DEFAULT_RECALIBRATION_FOLDS", "RECALIBRATIONS", "ProbabilityEvaluati
            "brier_score", "evaluate_probabilities", "load_probabilities", "log_loss", "probability_test_set",
            "rank_probabilities"]  # fmt: skip
 
-#: The recalibrations offered (module docstring); None in their place skips it.
+#: The recalibrations offered (module docstring); None (or "none", as on the command line) in
+#: their place skips it.
 RECALIBRATIONS = ("platt", "isotonic")
+_NO_RECALIBRATION = "none"
 #: Folds of the cross-fitted recalibration by default.
 DEFAULT_RECALIBRATION_FOLDS = 5
 #: The separator of a class column's name, ``MODEL:CLASS``.
@@ -122,7 +124,8 @@ def _check_rows(p: np.ndarray, where) -> np.ndarray:
     bad = np.argwhere((p < 0) | (p > 1))
     if len(bad):
         k, j = bad[0]
-        raise ValueError(f"{where(k, j)}: probability {p[k, j]:.10g} is outside [0, 1]")
+        # repr: the shortest text that is the value, so that 1.0000000001 does not read as 1.
+        raise ValueError(f"{where(k, j)}: probability {float(p[k, j])!r} is outside [0, 1]")
     if p.shape[1] > 1:
         off = np.flatnonzero(np.abs(p.sum(axis=1) - 1.0) > SUM_TOLERANCE)
         if off.size:
@@ -150,6 +153,27 @@ def _matrix_of(values, items: int, n: int, name: str) -> tuple[np.ndarray, bool]
         raise ValueError(f"{what}: {array.shape[0]} items but y_true has {items}")
     _check_rows(array, lambda k, j: f"{what}: item {k}" + ("" if j is None or array.shape[1] == 1 else f", column {j}"))
     return array, array.shape[1] == 1
+
+
+def _check_utility_size(probabilities: dict, n: int) -> None:
+    """A ValueError naming the utility when every model's probabilities agree on a number of
+    classes other than its ``n``: the utility is then the odd one out, not the probabilities
+    (a model out of step with the others is :func:`_matrix_of`'s to name)."""
+    try:
+        shapes = {np.shape(values) for values in probabilities.values()}
+    except ValueError:  # ragged: _matrix_of says so
+        return
+    if len(shapes) != 1:
+        return
+    (shape,) = shapes
+    matrix = f"utility: the utility matrix is {n}x{n}, {n} classes,"
+    if len(shape) == 1 and n != 2:
+        raise ValueError(f"{matrix} but the probabilities are one per item, the two-class form: give a 2x2 utility, or each "
+                         f"model's probabilities as (items, {n}), a column per class")  # fmt: skip
+    if len(shape) == 2 and shape[1] >= 2 and shape[1] != n:
+        k = shape[1]
+        raise ValueError(f"{matrix} but the probabilities have {k} columns, one per class: give a {k}x{k} utility, or "
+                         f"{n} columns per model")  # fmt: skip
 
 
 def _completed(columns: dict, order: tuple, positive):
@@ -206,6 +230,7 @@ def probability_test_set(y_true, probabilities, *, n_classes: int, classes=None,
         raise ValueError("y_true: no items")
     if not isinstance(probabilities, dict) or not probabilities:
         raise ValueError("probabilities: give a non-empty mapping of model names to arrays of probabilities")
+    _check_utility_size(probabilities, n_classes)
     columns, one_column = {}, set()
     for name, values in probabilities.items():
         check_name(name, "model", "probabilities")
@@ -499,7 +524,7 @@ def _checked_utility(utility, n: int) -> np.ndarray:
 
 def rank_probabilities(test_set: ProbabilityTestSet, utility, *, test_uncertainty: bool = False, samples: int = DEFAULT_SAMPLES,
                        prior_count: float = DEFAULT_PRIOR_COUNT, recalibration: str | None = "platt",
-                       folds: int = DEFAULT_RECALIBRATION_FOLDS, rng=None) -> ProbabilityEvaluation:  # fmt: skip
+                       folds: int | None = None, rng=None) -> ProbabilityEvaluation:  # fmt: skip
     """Rank probabilistic classifiers by the yield of their expected-utility decisions.
 
     Parameters
@@ -516,11 +541,12 @@ def rank_probabilities(test_set: ProbabilityTestSet, utility, *, test_uncertaint
         Its draws (for the intervals; the pairs' probabilities are exact where they converge).
     prior_count : float, default 1
         Its prior's total count.
-    recalibration : {"platt", "isotonic"} or None, default "platt"
-        The cross-fitted recalibration whose gain is reported (module docstring); None: none.
-        ``"isotonic"`` is for two classes.
-    folds : int, default 5
-        Its folds; every class needs at least as many items.
+    recalibration : {"platt", "isotonic", "none"} or None, default "platt"
+        The cross-fitted recalibration whose gain is reported (module docstring); None or
+        ``"none"`` (as ``--recalibration none``): none. ``"isotonic"`` is for two classes.
+    folds : int, optional
+        Its folds (:data:`DEFAULT_RECALIBRATION_FOLDS` by default, as ``--folds``); every class
+        needs at least as many items. Refused without a recalibration, which it would not change.
     rng : int, SeedSequence, Generator or None
         The root of the posterior's streams and of the folds; None draws a fresh seed,
         recorded in the result.
@@ -535,15 +561,18 @@ def rank_probabilities(test_set: ProbabilityTestSet, utility, *, test_uncertaint
         Naming the parameter: a utility of the wrong size or with an sd, a plain matrix for
         one-column probabilities whose class order was not named and whose positive class is
         not first (``classes``), an unknown ``recalibration``, bad ``folds``, ``samples``,
-        ``prior_count`` or seed.
+        ``prior_count`` or seed; ``folds`` without a recalibration.
     """
     n = len(test_set.classes)
     u = _checked_utility(utility, n)
+    recalibration = None if recalibration == _NO_RECALIBRATION else recalibration
     if recalibration is not None:
-        check_choice(recalibration, RECALIBRATIONS, "recalibration")
+        check_choice(recalibration, (*RECALIBRATIONS, _NO_RECALIBRATION), "recalibration")
         if recalibration == "isotonic" and n != 2:
             raise ValueError(f"recalibration: 'isotonic' is for two classes; {n} classes take 'platt' (multinomial logistic on log p)")
-        folds = check_count(folds, "folds", minimum=2)
+        folds = check_count(DEFAULT_RECALIBRATION_FOLDS if folds is None else folds, "folds", minimum=2)
+    elif folds is not None:  # as --folds with --recalibration none: it would change nothing
+        raise ValueError("folds: the folds of the recalibration, which recalibration=None (or 'none') turns off: leave folds out")
     if test_uncertainty:
         samples = check_count(samples, "samples", maximum=MAX_EVALUATE_SAMPLES)
         prior_count = check_prior_count(prior_count)
@@ -687,7 +716,7 @@ def _fit_and_map(method: str, p_fit, y_fit, p_map, n: int) -> np.ndarray:
 
 def evaluate_probabilities(y_true, probabilities, utility, *, classes=None, positive=None, test_uncertainty: bool = False,
                            samples: int = DEFAULT_SAMPLES, prior_count: float = DEFAULT_PRIOR_COUNT,
-                           recalibration: str | None = "platt", folds: int = DEFAULT_RECALIBRATION_FOLDS,
+                           recalibration: str | None = "platt", folds: int | None = None,
                            rng=None) -> ProbabilityEvaluation:  # fmt: skip
     """Rank probabilistic classifiers by the yield of their expected-utility decisions, beside the
     Brier score and the log loss.
