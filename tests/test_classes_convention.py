@@ -259,6 +259,20 @@ def test_scores_on_the_command_line_name_0_first_and_the_positive_class_as_the_a
     assert code == 0 and json.loads(out)["scoring"]["positive"] == "0"
 
 
+def test_scores_of_labels_0_1_with_no_class_named_take_1_on_the_command_line_as_in_python(tmp_path, capsys):
+    """With no --positive and no classes, the file's labels 0/1 take 1, as scored_test_set's do;
+    labels with no default are refused in one line, not before the labels are read."""
+    y, s = [0, 0, 1, 1, 0, 1], [0.9, 0.8, 0.3, 0.1, 0.6, 0.4]
+    path = tmp_path / "scores.csv"
+    path.write_text("true,m\n" + "".join(f"{t},{v}\n" for t, v in zip(y, s)))
+    assert scored_test_set(y, {"m": s}).classes == ("1", "0")
+    code, out, err = run(capsys, "--scores", path, "--utility", "[[1, 0], [0, 1]]", "--threshold-choice", "test", "--format", "json")
+    assert code == 0 and err == "" and json.loads(out)["scoring"]["positive"] == "1"
+    path.write_text("true,m\n" + "".join(f"{'yes' if t else 'no'},{v}\n" for t, v in zip(y, s)))
+    code, out, err = run(capsys, "--scores", path, "--utility", "[[1, 0], [0, 1]]", "--threshold-choice", "test")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "give the label of the positive class" in err
+
+
 def test_a_label_outside_the_classes_names_the_classifier_that_gave_it():
     """It said "y_true and the predictions: label nan ...", whichever array held it."""
     y = ["a", "b"] * 3

@@ -272,7 +272,7 @@ def test_scores_file(tmp_path):
         ("true,m\nyes,0.9\nno,0.1\nmaybe,0.3\n", {}, r"3 distinct labels"),
         ("true,m\nyes,0.9\nno,0.1\n", {"positive": "si"}, r"positive: 'si' is not one of the labels"),
         ("true,m\nyes,0.9\nno,0.1\n", {"positive": "yes", "classes": ("no", "si")}, r"label 'yes' is not one of the classes"),
-        ("true,m\nyes,0.9\nno,0.1\n", {"positive": None}, r"positive: say which label is the positive class"),
+        ("true,m\nyes,0.9\nno,0.1\n", {"positive": None}, r"positive: give the label of the positive class"),
     ],
 )
 def test_bad_scores_files(tmp_path, text, options, message):

@@ -130,7 +130,8 @@ def handler(args) -> int:
 
 def _inputs(args):
     """The other modes' inputs refused, then the utility (a 2x2 matrix, or None for decision
-    curves alone), the classes it names and those of ``--classes``; the positive class said."""
+    curves alone), the classes it names and those of ``--classes``. The positive class is
+    decided with the labels, by :func:`mcrank.evaluate.scoring.load_scores`, as in Python."""
     from mcrank.cli._evaluate_options import refuse_unread
     from mcrank.evaluate import read_utility
 
@@ -151,11 +152,6 @@ def _inputs(args):
         if assessment.sd is not None:
             raise UsageError("--utility: an error sd is not used with --scores; give the matrix alone")
         utility = assessment.matrix
-    if args.positive is None and classes is None and utility_classes is None:
-        raise UsageError(
-            "--scores: say which label is the positive class: --positive LABEL, or name the classes (--classes, or 'classes' in "
-            "--utility; the first is positive)"
-        )
     return utility, utility_classes, classes
 
 

@@ -231,8 +231,6 @@ def load_scores(path, *, truth: str = "true", positive=None, classes=None, utili
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be the path of a file (str or Path), got {path!r}")
     source = os.fspath(path)
-    if positive is None and classes is None and utility_classes is None:
-        raise ValueError(f"{source}: positive: say which label is the positive class (or name the classes; the first is positive)")
     header, table = read_csv_columns(source, truth, models="model columns: give one column of scores per model")
     rows, lines = [], []
     for line, row in table:
