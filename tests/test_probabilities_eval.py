@@ -152,6 +152,11 @@ def test_an_infinite_log_loss_ranks_last_and_ties_only_another_infinite():
     assert [(r["log_loss"], r["log_loss_rank"]) for r in _csv_rows(render_csv(result))][1:] == [("inf", "2"), ("inf", "2")]
     page = result._repr_html_()
     assert page.count("<td>+inf (2)</td>") == 2 and "infinite" not in page
+    # Each score's rank shares its value's cell, the Brier score's (brier_rank) as the log loss's.
+    headings = re.findall(r"<th[^>]*>([^<]*)</th>", page)
+    assert "brier score" in headings and not any("rank" in h for h in headings if h != "rank")
+    brier = {m.name: m.brier_score for m in result.models}
+    assert f"<td>{brier['a']:.4f} (1)</td>" in page
     # The rule itself: an infinity ties only with an equal one.
     assert [int(_compare(a, b)) for a, b in [(math.inf, 1e300), (1.0, math.inf), (math.inf, math.inf), (-math.inf, -math.inf),
                                              (-math.inf, -1.0), (1.0, 1.0 + 1e-13), (2.0, 1.0)]] == [1, -1, 0, 0, -1, 0, 1]  # fmt: skip

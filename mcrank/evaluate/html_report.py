@@ -113,11 +113,17 @@ def _number_cells(values: list) -> list[str]:
 
 
 def _columns(records: list[dict]) -> list[tuple[str, list[str], bool]]:
-    """The table's columns, (heading, cells, is a name): ``X`` and ``X_rank`` in one cell."""
+    """The table's columns, (heading, cells, is a name): ``X`` (or ``X_score``) and ``X_rank`` in
+    one cell."""
     keys = list(records[0]) if records else []
+    rank_of = {}  # value column -> its rank column: X_rank ranks X, or X_score (brier_rank, brier_score)
+    for key in keys:
+        stem = key[: -len("_rank")]
+        if key.endswith("_rank") and (value := next((k for k in (stem, f"{stem}_score") if k in keys), None)):
+            rank_of[value] = key
     columns = []
     for key in keys:
-        if key.endswith("_rank") and key[: -len("_rank")] in keys:
+        if key in rank_of.values():
             continue
         if key.endswith(("_low", "_high")) and key.rpartition("_")[0] in keys:
             continue
@@ -126,8 +132,8 @@ def _columns(records: list[dict]) -> list[tuple[str, list[str], bool]]:
             columns.append((key, [printable(v) for v in values], True))
             continue
         cells = _number_cells(values)
-        if f"{key}_rank" in keys:
-            ranks = [row.get(f"{key}_rank") for row in records]
+        if key in rank_of:
+            ranks = [row.get(rank_of[key]) for row in records]
             cells = [cell if rank is None else f"{cell} ({rank})" for cell, rank in zip(cells, ranks)]
         columns.append((key.replace("_", " "), cells, False))
         if f"{key}_low" in keys and f"{key}_high" in keys:  # an interval, in one cell after its centre
