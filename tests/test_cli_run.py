@@ -1,12 +1,13 @@
 """`mcrank run` and experiment files: output formats, overrides and input errors."""
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 from csv_parts import csv_parts
 
-from mcrank.cli import main
+from mcrank.cli import build_parser, main
 from mcrank.study import BATCHES, load_experiment, parse_sds
 from mcrank.study import parse_count as parse_samples
 
@@ -564,6 +565,22 @@ def test_numbers_and_lists_parse_alike_on_the_command_line(capsys):
     assert rows(by_exponent) == rows(by_digits) and len(rows(by_digits)) == 4
     code, _, err = run(capsys, *common, "--seed", "1.5")
     assert code == 2 and err.startswith("mcrank run: error: --seed must be a whole number")
+
+
+@pytest.mark.parametrize(("low", "expected"), [("-1e-1", -0.1), ("-2", -2.0), ("-.5", -0.5), ("-inf", -math.inf), ("-Infinity", -math.inf)])
+def test_a_negative_number_is_a_value_not_an_option(low, expected):
+    # argparse's own pattern takes -1 and -0.5 only: "-inf" and "-1e-1" were options to it,
+    # and --calibration-intercept-range said "expected 2 arguments".
+    args = build_parser().parse_args(["run", "--study", "probabilities", "--calibration-intercept-range", low, "0"])
+    assert args.calibration_intercept_range == [expected, 0.0]
+    assert math.isnan(build_parser().parse_args(["run", "--calibration-intercept-range", "-nan", "0"]).calibration_intercept_range[0])
+
+
+@pytest.mark.parametrize("low", ["-inf", "-NaN"])
+def test_minus_infinity_reaches_the_check_that_names_it(capsys, low):
+    code, out, err = run(capsys, "--study", "probabilities", "--calibration-intercept-range", low, "0", "--samples", "100")
+    assert code == 2 and out == "" and err.startswith("mcrank run: error: --calibration-intercept-range must be finite, got ")
+    assert len(err.splitlines()) == 1
 
 
 def test_out_dash_is_standard_output_and_writes_no_file(tmp_path, monkeypatch, capsys):

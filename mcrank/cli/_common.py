@@ -40,14 +40,17 @@ class UsageError(Exception):
 
 class OneLineParser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line on stderr and exit code 2, and which takes
-    an argument that starts with a minus and a digit for a value, not an option: a list or a
-    grid (``--class-counts -1,5``, ``--thresholds -0.1,0.5``, ``--sd -1:1:0.5``) then reaches
-    its own check, which names the bad value, where argparse said "expected one argument"."""
+    an argument that starts with a minus and a digit, or is minus infinity or NaN (``-inf``,
+    ``-nan``), for a value, not an option: a list or a grid (``--class-counts -1,5``,
+    ``--thresholds -0.1,0.5``, ``--sd -1:1:0.5``), or a pair of numbers
+    (``--calibration-intercept-range -inf 0``), then reaches its own check, which names the bad
+    value, where argparse said "expected one argument"."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        # argparse's own pattern takes -1 and -0.5 only; no option of mcrank starts with -<digit>.
-        self._negative_number_matcher = re.compile(r"^-\.?\d")
+        # argparse's own pattern takes -1 and -0.5 only; no option of mcrank starts with
+        # -<digit>, nor is -inf, -infinity or -nan (any case: numeral() reads them so).
+        self._negative_number_matcher = re.compile(r"^-(?:\.?\d|(?:inf|infinity|nan)$)", re.IGNORECASE)
         # Numbers as ASCII decimal numerals only: argparse's float and int also take "1_000"
         # and the digits of other scripts.
         self.register("type", float, _float_type)
