@@ -1,6 +1,8 @@
 """--out never replaces a committed result or experiment, nor the command's own input."""
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -55,6 +57,22 @@ def test_out_over_the_commands_own_input_is_refused(capsys, tmp_path):
     before = matrices.read_bytes()
     code, captured = _run(capsys, "evaluate", str(matrices), "--out", str(matrices))
     assert code == 2 and "is the input" in captured.err and matrices.read_bytes() == before
+
+
+def test_out_over_the_experiment_files_metric_file_is_refused(tmp_path):
+    # --metric-file F --out F was refused, but not an experiment file's metric_file = "F":
+    # the results replaced the user's metrics. Loading a metric file registers its metrics for
+    # good, so the command runs in a process of its own.
+    metrics = tmp_path / "mine.py"
+    metrics.write_text("import mcrank.metrics\n\n\n@mcrank.metrics.metric('mine', 'Mine')\ndef mine(p, tpr, tnr):\n    return tpr\n")
+    before = metrics.read_bytes()
+    (tmp_path / "study.toml").write_text('metric_file = "mine.py"\nmetrics = ["mine"]\nsamples = 100\nseed = 1\n')
+    command = [sys.executable, "-m", "mcrank", "run", "--config", "study.toml", "--quiet", "--out"]
+    for out in ("mine.py", str(metrics), "./mine.py"):
+        done = subprocess.run([*command, out], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+        assert done.returncode == 2 and done.stdout == "", done.stderr
+        assert done.stderr == f"mcrank run: error: --out {out}: is the input mine.py, which the output would replace; give another file\n"
+        assert metrics.read_bytes() == before
 
 
 def _scores(tmp_path):

@@ -193,7 +193,8 @@ def handler(args) -> int:
         raise _named_by_flag(error, {}, args.config) from None
     _check_kind_flags(overrides, kind)
     try:
-        config = load_experiment(args.config, **overrides).config if args.config is not None else StudyConfig(**parse_values(overrides))
+        experiment = load_experiment(args.config, **overrides) if args.config is not None else None
+        config = experiment.config if experiment is not None else StudyConfig(**parse_values(overrides))
     except ValueError as error:
         raise _named_by_flag(error, overrides, args.config) from None
     if args.scheduler is not None and args.backend != "dask":
@@ -202,9 +203,10 @@ def handler(args) -> int:
         check_execution(args.jobs, args.backend, args.scheduler)
     except ValueError as error:
         raise UsageError(flag_names(str(error), {"jobs": "--jobs"})) from None
-    check_outputs(
-        {"--out": args.out}, inputs=(args.config, args.metric_file)
-    )  # before the run, so that it does not end on an unwritable path
+    # Before the run, so that it does not end on an unwritable path; the experiment file's
+    # metric file is an input as --metric-file is.
+    metric_file = experiment.metric_file if experiment is not None else None
+    check_outputs({"--out": args.out}, inputs=(args.config, args.metric_file, metric_file))
     if args.shard is not None:
         if args.format not in (None, "json"):
             raise UsageError(f"--shard writes the shard's counts as JSON, for mcrank merge; --format {args.format} is not that")
