@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from mcrank.cli import main
-from mcrank.metrics import METRICS, compliance, metric
+from mcrank.metrics import METRICS, compliance, load_metric_file, metric
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -220,8 +220,32 @@ def test_an_edited_metric_file_compiles_anew_and_the_samplers_do_not(tmp_path):
             "metric id 'my-metric' must be",
         ),
         ("raise RuntimeError('not today')\n", "running it raised RuntimeError: not today"),
+        (
+            "import mcrank.metrics\n\n@mcrank.metrics.metric('utility', 'Mine')\ndef f(p, tpr, tnr):\n    return tpr\n",
+            "metric id 'utility' is taken: it is the name of the rows of the perturbed utility matrix; choose another",
+        ),
+        (
+            "import mcrank.metrics\n\n@mcrank.metrics.metric('brier', 'Mine')\ndef f(p, tpr, tnr):\n    return tpr\n",
+            "metric id 'brier' is taken: it is a probability score, the rows of another kind of study; choose another",
+        ),
+        (
+            "import mcrank.metrics\n\n@mcrank.metrics.metric('auc', 'Mine')\ndef f(p, tpr, tnr):\n    return tpr\n",
+            "metric id 'auc' is taken: it is a ROC score, the rows of another kind of study; choose another",
+        ),
     ],
-    ids=["built-in id", "alias", "syntax error", "no metric", "uncompilable", "not a number", "malformed id", "raises"],
+    ids=[
+        "built-in id",
+        "alias",
+        "syntax error",
+        "no metric",
+        "uncompilable",
+        "not a number",
+        "malformed id",
+        "raises",
+        "utility rows",
+        "probability score",
+        "roc score",
+    ],
 )
 def test_a_bad_metric_file_is_one_line_and_exit_code_2(tmp_path, capsys, text, message):
     metric_file = tmp_path / "bad.py"
@@ -232,6 +256,54 @@ def test_a_bad_metric_file_is_one_line_and_exit_code_2(tmp_path, capsys, text, m
     assert err.count("\n") == 1 and err.startswith(f"mcrank run: error: {metric_file}: ") or err.startswith("mcrank run: error: metric ")
     assert message in err and "Traceback" not in err
     assert tuple(METRICS) == registered  # nothing registered
+
+
+def _row_names_of_every_kind() -> set[str]:
+    """Every name a row of a study of any kind may have, found from the kinds themselves: each
+    id of every registry of ids in the package that the kind takes for a score, and the names
+    of the rows of a result of it with all those scores."""
+    from mcrank._axes import Registry
+    from mcrank.study import StudyConfig, StudyResult
+    from mcrank.study.kinds import STUDY_KINDS
+
+    for kind in STUDY_KINDS.values():
+        kind.scores(None, 2)  # imports the registry of its scores
+    registries = [
+        value
+        for name, module in list(sys.modules.items())
+        if name.startswith("mcrank")
+        for value in vars(module).values()
+        if isinstance(value, Registry) and value.key == "id"
+    ]
+    names = set()
+    for kind in STUDY_KINDS.values():
+        ids = set()
+        for registry in registries:
+            for id in registry:
+                try:
+                    ids.update(kind.scores([id], 2))
+                except ValueError:  # not one of this kind's scores
+                    pass
+        config = StudyConfig(kind=kind.name, metrics=tuple(sorted(ids)), sds=(0.1,), seed=1, samples=10)
+        rows = len(ids) + 1
+        result = StudyResult(config, dict.fromkeys(config.metrics, 0), np.zeros(1), np.zeros(1), np.ones(1), np.zeros((1, rows)))
+        names.update(row["name"] for row in result.rows())
+    return names
+
+
+def test_a_metric_may_take_no_name_of_a_studys_rows(tmp_path):
+    # A user's metric named utility, brier or auc gave rows of two things one name.
+    names = _row_names_of_every_kind()
+    assert {"utility", "accuracy", "tpr", "macro_f1", "auc", "hmeasure", "brier", "log_loss"} <= names
+    registered = tuple(METRICS)
+    for name in sorted(names):
+        metric_file = tmp_path / f"{name}.py"
+        metric_file.write_text(
+            f"import mcrank.metrics\n\n\n@mcrank.metrics.metric({name!r}, 'Mine')\ndef f(p, tpr, tnr):\n    return tpr\n"
+        )
+        with pytest.raises(ValueError, match=f"^{metric_file}: metric id '{name}' is taken: it is "):
+            load_metric_file(metric_file)
+    assert tuple(METRICS) == registered
 
 
 def test_an_experiments_metric_file_is_relative_to_the_experiment_file(tmp_path, capsys, monkeypatch):

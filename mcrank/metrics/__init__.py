@@ -39,13 +39,14 @@ from mcrank._validation import check_zero_division
 from mcrank.confusion import _cells_from_pab
 from mcrank.metrics import _registry
 from mcrank.metrics import definitions as _definitions  # noqa: F401 - registers every metric
-from mcrank.metrics._registry import REGISTRY, Metric, dispatch, dispatch_difference, dispatch_matrix
+from mcrank.metrics._registry import REGISTRY, UTILITY_ROW, Metric, dispatch, dispatch_difference, dispatch_matrix
 from mcrank.metrics.definitions import Margins, _margins, margins
 
 __all__ = [
     "METRICS",
     "ORDER_MIN_CELL",
     "PAPER_METRICS",
+    "UTILITY_ROW",
     "Compliance",
     "Margins",
     "Metric",

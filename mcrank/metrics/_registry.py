@@ -19,7 +19,11 @@ import numpy as np
 from mcrank._axes import Registry, branches, generate_when_used, pieces
 from mcrank.ranking import _beyond_rounding
 
-__all__ = ["REGISTRY", "Metric", "dispatch", "dispatch_difference", "dispatch_matrix", "register"]
+__all__ = ["REGISTRY", "UTILITY_ROW", "Metric", "dispatch", "dispatch_difference", "dispatch_matrix", "register"]
+
+#: The name of a study's rows of the perturbed utility matrix (one per error sd), beside the
+#: rows of its metrics or scores, which are named by their ids: no metric may take it.
+UTILITY_ROW = "utility"
 
 
 @dataclass(frozen=True)

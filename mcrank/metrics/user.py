@@ -41,7 +41,7 @@ from mcrank._io import read_bounded
 from mcrank._jit import jit
 from mcrank._validation import MAX_EXPERIMENT_BYTES
 from mcrank.metrics import _compliance
-from mcrank.metrics._registry import REGISTRY, register
+from mcrank.metrics._registry import REGISTRY, UTILITY_ROW, register
 from mcrank.ranking import _beyond_rounding
 
 __all__ = ["MAX_METRIC_FILE_BYTES", "MetricFile", "load_metric_file", "loaded_metric_files", "metric"]
@@ -89,7 +89,8 @@ def metric(id: str, name: str, *, general: bool = False):
     ----------
     id : str
         Its identifier in ``--metrics`` and the results: a letter, then letters, digits and
-        underscores; not a built-in metric's.
+        underscores; not a built-in metric's, nor another of a study's row names (a score
+        of the roc or probabilities study, or ``utility``).
     name : str
         Its display name.
     general : bool, default False
@@ -144,9 +145,10 @@ def load_metric_file(path, *, text: str | None = None) -> MetricFile:
     ------
     ValueError
         One line naming the file: too large or not UTF-8, a syntax error or another error
-        when it runs, no metric in it, an id that is malformed, a built-in metric's or
-        another file's, a function numba cannot compile, or the metrics already scored in
-        this process (the kernels' switches then exist: load metric files first).
+        when it runs, no metric in it, an id that is malformed, a built-in metric's,
+        another file's or another name of a study's rows (a score's, ``utility``), a
+        function numba cannot compile, or the metrics already scored in this process (the
+        kernels' switches then exist: load metric files first).
     OSError
         If the file cannot be read.
     """
@@ -184,8 +186,27 @@ def load_metric_file(path, *, text: str | None = None) -> MetricFile:
     return _LOADED[digest]
 
 
+def _taken_ids() -> dict[str, str]:
+    """What each id that a user's metric may not take is: a metric's id or alias (another
+    file's too), the id of a score of the kinds of study that compare scoring or probabilistic
+    classifiers (:data:`mcrank.roc.ROC_SCORES`, :data:`mcrank.probabilities.PROBABILITY_SCORES`),
+    or :data:`~mcrank.metrics.UTILITY_ROW`. A study's rows are named by these ids: a metric of
+    one of them would give rows of two things one name, in a results file or across them."""
+    from mcrank.probabilities import PROBABILITY_SCORES  # only when a metric file is loaded
+    from mcrank.roc import ROC_SCORES
+
+    taken = {UTILITY_ROW: "the name of the rows of the perturbed utility matrix"}
+    for scores in (PROBABILITY_SCORES, ROC_SCORES):
+        for record in scores.values():
+            taken.update(dict.fromkeys((record.id, *getattr(record, "aliases", ())), f"a {scores.what}, the rows of another kind of study"))
+    for record in REGISTRY.values():
+        owner = f"a metric of {record.origin}" if record.origin else "a built-in metric (or its alias)"
+        taken.update(dict.fromkeys((record.id, *record.aliases), owner))
+    return taken
+
+
 def _check_ids(path: Path, definitions) -> None:
-    names = {name: record for record in REGISTRY.values() for name in (record.id, *record.aliases)}
+    taken = _taken_ids()
     seen = set()
     for definition in definitions:
         id, name = definition.id, definition.name
@@ -195,10 +216,8 @@ def _check_ids(path: Path, definitions) -> None:
             raise ValueError(f"{path}: metric {id!r}: its name must be one line of text, got {name!r}")
         if not callable(definition.function):
             raise ValueError(f"{path}: metric {id!r}: @mcrank.metrics.metric decorates a function")
-        known = names.get(id)
-        if known is not None:
-            owner = f"a metric of {known.origin}" if known.origin else "a built-in metric (or its alias)"
-            raise ValueError(f"{path}: metric id {id!r} is taken: it is {owner}; choose another")
+        if id in taken:
+            raise ValueError(f"{path}: metric id {id!r} is taken: it is {taken[id]}; choose another")
         if id in seen:
             raise ValueError(f"{path}: metric id {id!r} is defined twice")
         seen.add(id)

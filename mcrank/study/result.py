@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mcrank.metrics import UTILITY_ROW
 from mcrank.study.config import StudyConfig
 
 __all__ = ["BATCHES", "StudyResult", "StudyShard"]
@@ -94,7 +95,7 @@ class StudyResult:
         error, ``100 * sqrt(f (1 - f) / n)``; with the conditional estimator, the expected
         count and the sample sd of the pairs' probabilities over ``sqrt(n)``). ``sd`` and
         ``realised_sd`` are None for metrics;
-        the perturbed utility matrix is named ``utility``. On a finite test set each row also
+        the perturbed utility matrix is named ``utility`` (:data:`mcrank.metrics.UTILITY_ROW`). On a finite test set each row also
         has ``tied_pct``: the percentage of pairs it ties (difference 0 or NaN), which are
         counted incorrect too. In the ``roc`` kind ``samples`` counts the pairs untied in
         truth, and ``tied_pct`` is the percentage of all pairs tied in truth, left out."""
@@ -110,7 +111,7 @@ class StudyResult:
             else:  # the conditional estimator: an expected count
                 count = float(count)
                 pct, se = _mean_and_se(count, float(self.utility_squares[k]), n)
-            rows.append(dict(name="utility", sd=s, realised_sd=float(realised), incorrect=count, samples=n, incorrect_pct=pct, se_pct=se))
+            rows.append(dict(name=UTILITY_ROW, sd=s, realised_sd=float(realised), incorrect=count, samples=n, incorrect_pct=pct, se_pct=se))
         if self.tied is not None:
             for row, tied in zip(rows, self.tied.tolist()):
                 row["tied_pct"] = 100.0 * tied / n
