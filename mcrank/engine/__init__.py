@@ -383,12 +383,20 @@ def _chunk_function(count_chunk, config: StudyConfig):
 
 def _with_metric_files(files, count_chunk, root, chunk: int, size: int, arguments):
     """One chunk of ``count_chunk``, the metric ``files`` ((path, text), in order) loaded first
-    (nothing to do where they are: the threading backend, a worker's later chunks)."""
-    from mcrank.metrics.user import load_metric_file
+    (nothing to do where they are: the threading backend, a worker's later chunks). What a
+    user's metric raises is one ValueError naming its file and itself, made here, where the
+    traceback that tells which one raised still is (a process worker sends back no frames)."""
+    from mcrank.metrics.user import load_metric_file, user_metric_error
 
     for path, text in files:
         load_metric_file(path, text=text)
-    return count_chunk(root, chunk, size, arguments)
+    try:
+        return count_chunk(root, chunk, size, arguments)
+    except Exception as error:
+        explained = user_metric_error(error)
+        if explained is None:  # not a user's metric's: the engine's own, left as it is
+            raise
+        raise explained from None
 
 
 @dataclass(frozen=True)

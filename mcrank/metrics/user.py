@@ -44,7 +44,7 @@ from mcrank.metrics import _compliance
 from mcrank.metrics._registry import REGISTRY, UTILITY_ROW, register
 from mcrank.ranking import _beyond_rounding
 
-__all__ = ["MAX_METRIC_FILE_BYTES", "MetricFile", "load_metric_file", "loaded_metric_files", "metric"]
+__all__ = ["MAX_METRIC_FILE_BYTES", "MetricFile", "load_metric_file", "loaded_metric_files", "metric", "user_metric_error"]
 
 #: Largest metric file read: a few functions of Python.
 MAX_METRIC_FILE_BYTES = MAX_EXPERIMENT_BYTES
@@ -54,13 +54,17 @@ _ID = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
 class MetricFile(NamedTuple):
     """A metric file as loaded: where it is, its text and its SHA-256, its metrics' ids, and
-    whether each complies with eq. (16) (:func:`mcrank.metrics.compliance`)."""
+    whether each complies with eq. (16) (:func:`mcrank.metrics.compliance`); the name its code
+    was compiled under (its resolved path) and each metric's function by name, by which an
+    exception raised inside a study is traced to its metric (:func:`user_metric_error`)."""
 
     path: str
     text: str
     sha256: str
     ids: tuple[str, ...]
     compliance: dict
+    filename: str = ""
+    functions: tuple[tuple[str, str], ...] = ()  # (function name, metric id)
 
     def provenance(self) -> dict:
         """What a results file records of it: path, SHA-256, and each metric's compliance."""
@@ -96,7 +100,8 @@ def metric(id: str, name: str, *, general: bool = False):
     general : bool, default False
         False: the function is ``f(p, tpr, tnr)`` of two-class matrices. True: it is ``f(c)``
         of one normalised n x n confusion matrix ``c`` (rows = output, columns = true class,
-        its cells adding up to 1), for any number of classes.
+        its cells adding up to 1), for any number of classes. Either returns a number (a bool
+        counts as 1 for True, 0 for False).
 
     Returns
     -------
@@ -147,8 +152,10 @@ def load_metric_file(path, *, text: str | None = None) -> MetricFile:
         One line naming the file: too large or not UTF-8, a syntax error or another error
         when it runs, no metric in it, an id that is malformed, a built-in metric's,
         another file's or another name of a study's rows (a score's, ``utility``), a
-        function numba cannot compile, or the metrics already scored in this process (the
-        kernels' switches then exist: load metric files first).
+        function numba cannot compile or that raises when its compliance is measured, or the
+        metrics already scored in this process (the kernels' switches then exist: load metric
+        files first). What a metric raises later, in a study, is made one line by
+        :func:`user_metric_error`.
     OSError
         If the file cannot be read.
     """
@@ -170,20 +177,69 @@ def load_metric_file(path, *, text: str | None = None) -> MetricFile:
     try:
         sys.modules[module.__name__] = module  # as an imported module is, while it runs
         exec(code, module.__dict__)
-    except Exception as error:  # whatever the user's code raises, as one line
+    except (Exception, SystemExit) as error:  # whatever the user's code raises, sys.exit() too, as one line
         sys.modules.pop(module.__name__, None)
-        raise ValueError(f"{path}: running it raised {type(error).__name__}: {_first_line(str(error))}") from None
+        raise ValueError(f"{path}: running it raised {_described(error)}") from None
     finally:
         definitions, _PENDING = _PENDING, None
     if not definitions:
         raise ValueError(f"{path}: no metric in it: decorate a function with @mcrank.metrics.metric(id, name)")
     _check_ids(path, definitions)
-    forms = [_compiled(definition) for definition in definitions]
+    kernels = [_compiled(path, definition) for definition in definitions]
+    # Every metric measured before any is registered: one that raises registers none.
+    found = {definition.id: _measured(path, definition, kernel) for definition, kernel in zip(definitions, kernels)}
     if REGISTRY.sealed:
         raise ValueError(f"{path}: cannot add its metrics: metrics were scored already in this process; load metric files first")
-    found = dict(_register(definition, kernel, str(path), text) for definition, kernel in zip(definitions, forms))
-    _LOADED[digest] = MetricFile(str(path), text, digest, tuple(found), found)
+    for definition, kernel in zip(definitions, kernels):
+        _register(definition, kernel, found[definition.id], str(path), text)
+    functions = tuple((getattr(d.function, "__name__", ""), d.id) for d in definitions)
+    _LOADED[digest] = MetricFile(str(path), text, digest, tuple(found), found, module.__file__, functions)
     return _LOADED[digest]
+
+
+def user_metric_error(error: BaseException) -> ValueError | None:
+    """The exception ``error``, raised while a study scored metrics, as one line naming the
+    metric file and the metric it came from; None if it came from none.
+
+    A function of a metric file raises inside the compiled kernels: numba gives its exception
+    a last frame at the line that raised, with the function's name and the name of the file
+    it was compiled from. A kernel loaded from the jit cache (keyed on the file's text) keeps
+    the path the file had when first compiled, so a file moved or copied since is known by a
+    function of that name defined in it. An error of numba's when it compiles the kernels
+    names the form of the metric it could not type (``_user_binary_<code>``).
+    """
+    found = _raised_in(error)
+    if found is not None:
+        metric_file, function, line = found
+        ids = [id for name, id in metric_file.functions if name == function] or list(metric_file.ids)
+        which = f"metric {ids[0]!r}" if len(ids) == 1 else f"one of its metrics ({', '.join(map(repr, ids))})"
+        return ValueError(f"{metric_file.path}: {which} raised {_described(error)} (in {function}, line {line}, while a study scored it)")
+    records = {record.code: record for record in REGISTRY.values() if record.origin is not None}
+    for code in re.findall(r"\b_user_(?:binary|order|general)_([0-9]+)\b", str(error)):
+        record = records.get(int(code))
+        if record is not None:
+            return ValueError(
+                f"{record.origin}: metric {record.id!r} cannot be compiled into the study's kernels: {_first_line(str(error))}"
+            )
+    return None
+
+
+def _raised_in(error: BaseException):
+    """``(MetricFile, function name, line)`` of the metric file's code that raised ``error``
+    (its innermost frame), or None."""
+    traceback = error.__traceback__
+    if traceback is None:
+        return None
+    while traceback.tb_next is not None:
+        traceback = traceback.tb_next
+    code = traceback.tb_frame.f_code
+    if Path(code.co_filename).resolve().is_relative_to(Path(__file__).resolve().parents[1]):
+        return None  # mcrank's own code raised
+    files = loaded_metric_files()
+    named = [f for f in files if f.filename == code.co_filename]
+    defining = [f for f in files if re.search(rf"^\s*def {re.escape(code.co_name)}\(", f.text, re.MULTILINE)]
+    chosen = named or defining
+    return (chosen[0], code.co_name, traceback.tb_lineno) if len(chosen) == 1 else None
 
 
 def _taken_ids() -> dict[str, str]:
@@ -231,9 +287,14 @@ def _first_line(message: str) -> str:
     return lines[0] if lines else "(no message)"
 
 
-def _compiled(definition: _Definition):
+def _described(error: BaseException) -> str:
+    """``"<type>: <first line of its message>"``; for ``sys.exit(3)``, ``"SystemExit: 3"``."""
+    return f"{type(error).__name__}: {_first_line(str(error))}"
+
+
+def _compiled(path: Path, definition: _Definition):
     """The user's function jitted and compiled for its arguments now, so that an error is
-    one line naming the metric rather than a traceback from inside a study."""
+    one line naming the file and the metric rather than a traceback from inside a study."""
     from numba import types as nb
 
     kernel = jit(definition.function)
@@ -241,11 +302,43 @@ def _compiled(definition: _Definition):
     try:
         kernel.compile(signature)
     except Exception as error:  # numba's TypingError and kin, or what the function raises
-        raise ValueError(f"metric {definition.id!r} cannot be compiled by numba: {_first_line(str(error))}") from None
+        raise ValueError(f"{path}: metric {definition.id!r} cannot be compiled by numba: {_first_line(str(error))}") from None
     result = kernel.nopython_signatures[-1].return_type
     if not isinstance(result, (nb.Float, nb.Integer, nb.Boolean)):
-        raise ValueError(f"metric {definition.id!r} must return a number, but returns {result}")
+        raise ValueError(f"{path}: metric {definition.id!r} must return a number, but returns {result}")
     return kernel
+
+
+def _returns_bool(kernel) -> bool:
+    from numba import types as nb
+
+    return isinstance(kernel.nopython_signatures[-1].return_type, nb.Boolean)
+
+
+def _measured(path: Path, definition: _Definition, kernel):
+    """The compliance (eq. 16) of a compiled user metric, from its values on the test's
+    matrices; a ValueError naming the file and the metric if it raises on one of them."""
+    if definition.general:
+        matrices = _compliance.n_class_matrices(3)
+        points = [(matrix / matrix.sum(),) for matrix in matrices.reshape(-1, 3, 3)]
+    else:
+        p, tpr, tnr = _compliance.two_class_points()
+        matrices = _compliance.two_class_matrices(p, tpr, tnr).reshape(_compliance._GRID.size, -1, 2, 2)
+        points = list(zip(p, tpr, tnr))
+    values = []
+    for point in points:
+        try:
+            values.append(kernel(*point))
+        except (Exception, SystemExit) as error:
+            at = "a 3 x 3 matrix" if definition.general else "p = {:g}, tpr = {:g}, tnr = {:g}".format(*point)
+            raise ValueError(f"{path}: metric {definition.id!r} raised {_described(error)} (at {at}, testing its compliance)") from None
+    return _compliance.judge(matrices, values)  # a bool's values as 1 and 0, as in the study
+
+
+@jit(inline="always")
+def _one_or_zero(value):
+    """A user's metric that returns a bool, as a number: 1.0 for True (numba has no float(bool))."""
+    return 1.0 if value else 0.0
 
 
 @jit(inline="always")
@@ -255,8 +348,8 @@ def _either(low, high):
     return low if _beyond_rounding(high, low) == 0.0 else np.nan
 
 
-# The forms the kernels call (mcrank.metrics._registry): the user's function on the cells.
-# A test set without an item of one class leaves that class's rate 0/0. A metric of the matrix
+# The forms the kernels call (mcrank.metrics._registry): the user's function on the cells, its
+# value as a float (``number``: float, or _one_or_zero for a bool). A test set without an item of one class leaves that class's rate 0/0. A metric of the matrix
 # cannot depend on it, so the function's value is taken if it is the same at the rates 0 and 1
 # (a user's accuracy is then the built-in one), and is undefined (NaN, a tie) if it is not.
 _BINARY = """\
@@ -266,11 +359,11 @@ def _user_binary_{code}(c00, c01, c10, c11, beta):
     p = positives / (positives + negatives)
     if positives == 0.0:
         tnr = c11 / negatives
-        return _either(float(f(p, 0.0, tnr)), float(f(p, 1.0, tnr)))
+        return _either({number}(f(p, 0.0, tnr)), {number}(f(p, 1.0, tnr)))
     if negatives == 0.0:
         tpr = c00 / positives
-        return _either(float(f(p, tpr, 0.0)), float(f(p, tpr, 1.0)))
-    return float(f(p, c00 / positives, c11 / negatives))
+        return _either({number}(f(p, tpr, 0.0)), {number}(f(p, tpr, 1.0)))
+    return {number}(f(p, c00 / positives, c11 / negatives))
 """
 _ORDER = """\
 def _user_order_{code}(c00, c01, c10, c11, beta):
@@ -278,29 +371,27 @@ def _user_order_{code}(c00, c01, c10, c11, beta):
 """
 _GENERAL = """\
 def _user_general_{code}(c, margins):
-    return float(f(c / margins.cells))
+    return {number}(f(c / margins.cells))
 """
 
 
-def _register(definition: _Definition, kernel, origin: str, source: str):
-    """Register one compiled user metric, with its forms and its compliance (eq. 16):
-    ``(id, Compliance)``."""
+def _register(definition: _Definition, kernel, found, origin: str, source: str) -> None:
+    """Register one compiled user metric, with its forms and its compliance ``found`` (eq. 16)."""
     code = len(REGISTRY)
     here = {"f": kernel, "_either": _either}
+    # A number's form is float(...): a bool's, _one_or_zero (numba has no float(bool)).
+    number = "_one_or_zero" if _returns_bool(kernel) else "float"
+    if number != "float":
+        here[number] = _one_or_zero
     if definition.general:
-        forms = {"general": generate(f"_user_general_{code}", _GENERAL.format(code=code), here, __name__, definition.name, inline="always")}
-        matrices = _compliance.n_class_matrices(3)
-        values = [kernel(matrix / matrix.sum()) for matrix in matrices.reshape(-1, 3, 3)]
+        source_text = _GENERAL.format(code=code, number=number)
+        forms = {"general": generate(f"_user_general_{code}", source_text, here, __name__, definition.name, inline="always")}
     else:
-        binary = generate(f"_user_binary_{code}", _BINARY.format(code=code), here, __name__, definition.name)
+        binary = generate(f"_user_binary_{code}", _BINARY.format(code=code, number=number), here, __name__, definition.name)
         order = generate(
             f"_user_order_{code}", _ORDER.format(code=code), {f"_user_binary_{code}": binary}, __name__, definition.name, inline="always"
         )
         forms = {"binary": binary, "order": order}
-        p, tpr, tnr = _compliance.two_class_points()
-        matrices = _compliance.two_class_matrices(p, tpr, tnr).reshape(_compliance._GRID.size, -1, 2, 2)
-        values = [kernel(*point) for point in zip(p, tpr, tnr)]
-    found = _compliance.judge(matrices, values)
     register(
         definition.id,
         definition.name,
@@ -311,4 +402,3 @@ def _register(definition: _Definition, kernel, origin: str, source: str):
         source=source,
         exact=False,
     )
-    return definition.id, found
