@@ -460,9 +460,11 @@ MAX_SHARD_BYTES = 256 << 20
 
 
 def shard_document(shard) -> dict:
-    """A :class:`~mcrank.study.StudyShard` with how it was made (:func:`provenance`): what
-    ``mcrank run --shard`` writes and ``mcrank merge`` reads."""
-    return {**shard.to_dict(), **provenance()}
+    """A :class:`~mcrank.study.StudyShard` with how it was made: ``metric_files`` if a user's
+    metrics are counted (each file's path, SHA-256 and compliance, as :func:`study_document`
+    records them, so that a merge can tell the file it is given is the one the shard counted),
+    then :func:`provenance`; what ``mcrank run --shard`` writes and ``mcrank merge`` reads."""
+    return {**shard.to_dict(), **_metric_files(shard.config.metrics), **provenance()}
 
 
 def read_shard(path):
@@ -515,8 +517,34 @@ def read_shard(path):
         count=count,
         chunks=chunks,
         wall_time=float(wall_time) if isinstance(wall_time, (int, float)) else 0.0,
-        provenance={key: document.get(key) for key in ("versions", "revision", "date", "source")},
+        provenance={
+            **{key: document.get(key) for key in ("versions", "revision", "date", "source")},
+            "metric_files": _recorded_metric_files(path, document, config),
+        },
     )
+
+
+def _recorded_metric_files(path: Path, document: dict, config) -> list[dict]:
+    """The ``metric_files`` a shard file records (:func:`shard_document`), checked: a list of
+    each file's ``path`` and ``sha256``; one is needed if a user's metric is counted."""
+    from mcrank.metrics.user import loaded_metric_files
+
+    recorded = document.get("metric_files", [])
+    if not isinstance(recorded, list) or not all(
+        isinstance(f, dict)
+        and isinstance(f.get("path"), str)
+        and isinstance(f.get("sha256"), str)
+        and re.fullmatch(r"[0-9a-f]{64}", f["sha256"])
+        for f in recorded
+    ):
+        raise ValueError(f"{path}: not an mcrank shard file (written by mcrank run --shard): its metric_files are malformed")
+    counted = [f.path for f in loaded_metric_files() if set(f.ids) & set(config.metrics)]
+    if counted and not recorded:
+        raise ValueError(
+            f"{path}: records no SHA-256 of the metric file {counted[0]} whose metrics it counts (an older mcrank wrote it): "
+            "run the shard again"
+        )
+    return recorded
 
 
 def is_complete(directory, name: str, config) -> bool:

@@ -1,7 +1,10 @@
 """Studies in shards (``mcrank run --shard I/N``, ``mcrank merge``): the merge is bit-identical to one run."""
 
+import hashlib
 import json
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -149,3 +152,46 @@ def test_bad_merges_get_one_line(capsys, tmp_path, experiment):
         err = capsys.readouterr().err
         assert code == 2 and len(err.splitlines()) == 1 and message in err, err
         assert not (tmp_path / "merged.json").exists()
+
+
+# --- a user's metrics ----------------------------------------------------------------------------
+
+_METRIC_FILE = "import mcrank.metrics\n\n\n@mcrank.metrics.metric('mine', 'Mine')\ndef mine(p, tpr, tnr):\n    return {body}\n"
+
+
+def _mcrank(*arguments, cwd):
+    return subprocess.run([sys.executable, "-m", "mcrank", *map(str, arguments)], capture_output=True, text=True, cwd=cwd, timeout=600)
+
+
+@pytest.mark.slow
+def test_a_merge_refuses_a_metric_file_other_than_the_shards(tmp_path):
+    # The shards recorded no digest of the metric file: merged with an edited one, the result
+    # named the new file's sha256 and compliance beside the old file's counts. Loading a metric
+    # file registers its metrics for good, so each command runs in a process of its own.
+    metric_file = tmp_path / "mine.py"
+    metric_file.write_text(_METRIC_FILE.format(body="tpr"))
+    digest = hashlib.sha256(metric_file.read_bytes()).hexdigest()
+    study = ("--metric-file", "mine.py", "--metrics", "accuracy", "mine", "--samples", 4000, "--seed", 3, "--jobs", 1, "--quiet")
+    for index in (1, 2):
+        done = _mcrank("run", *study, "--shard", f"{index}/2", "--out", f"s{index}.json", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    shard = json.loads((tmp_path / "s1.json").read_text())
+    assert [(f["path"], f["sha256"]) for f in shard["metric_files"]] == [("mine.py", digest)]
+    merged = _mcrank("merge", "s1.json", "s2.json", "--metric-file", "mine.py", "--out", "merged.json", cwd=tmp_path)
+    assert merged.returncode == 0, merged.stderr
+    assert json.loads((tmp_path / "merged.json").read_text())["metric_files"][0]["sha256"] == digest
+    metric_file.write_text(_METRIC_FILE.format(body="tnr"))
+    edited = hashlib.sha256(metric_file.read_bytes()).hexdigest()
+    refused = _mcrank("merge", "s1.json", "s2.json", "--metric-file", "mine.py", "--out", "again.json", cwd=tmp_path)
+    assert refused.returncode == 2 and not (tmp_path / "again.json").exists()
+    assert refused.stderr == (
+        f"mcrank merge: error: mine.py: not the metric file shard 1/2 was run with: its sha256 is {edited[:16]}..., "
+        f"the shard's file was mine.py (sha256 {digest[:16]}); merge with that file\n"
+    )
+    # A shard of an older mcrank, which recorded no digest, cannot be checked: it is refused.
+    del shard["metric_files"]
+    (tmp_path / "old.json").write_text(json.dumps(shard))
+    metric_file.write_text(_METRIC_FILE.format(body="tpr"))
+    refused = _mcrank("merge", "old.json", "s2.json", "--metric-file", "mine.py", cwd=tmp_path)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.startswith("mcrank merge: error: old.json: records no SHA-256 of the metric file mine.py whose metrics it counts")

@@ -244,6 +244,8 @@ def merge_shards(shards) -> StudyResult:
         for key in ("versions", "revision"):
             if shard.provenance.get(key) != first.provenance.get(key):
                 raise ValueError(f"shards {first.index}/{first.count} and {shard.index}/{shard.count} were run with different {key}")
+    for shard in shards:
+        _check_metric_files(shard)
     indices = sorted(shard.index for shard in shards)
     twice = sorted({i for i in indices if indices.count(i) > 1})
     if twice:
@@ -266,6 +268,31 @@ def merge_shards(shards) -> StudyResult:
     totals = totals._replace(wall_time=sum(shard.wall_time for shard in shards))
     engine = importlib.import_module(STUDY_KINDS[config.kind].engine)
     return engine.study_result(config, totals)
+
+
+def _check_metric_files(shard: StudyShard) -> None:
+    """A ValueError naming the metric file if one whose metrics ``shard`` counts is not, to
+    its SHA-256, the one it recorded (``provenance["metric_files"]``, read from a shard file;
+    a shard run in this process records none, and counted the files loaded here)."""
+    from mcrank.metrics.user import loaded_metric_files
+
+    if "metric_files" not in shard.provenance:
+        return
+    recorded = {f["sha256"]: f["path"] for f in shard.provenance["metric_files"]}
+    loaded = {f.sha256: f for f in loaded_metric_files() if set(f.ids) & set(shard.config.metrics)}
+    for digest, metric_file in loaded.items():
+        if digest not in recorded:
+            was = "; ".join(f"{path} (sha256 {sha[:16]})" for sha, path in recorded.items()) or "none"
+            raise ValueError(
+                f"{metric_file.path}: not the metric file shard {shard.index}/{shard.count} was run with: its sha256 is "
+                f"{digest[:16]}..., the shard's file was {was}; merge with that file"
+            )
+    unused = sorted(set(recorded) - set(loaded))
+    if unused:
+        raise ValueError(
+            f"shards: shard {shard.index}/{shard.count} was run with the metric file {recorded[unused[0]]} (sha256 {unused[0][:16]}), "
+            "which is not among the metric files loaded here"
+        )
 
 
 #: The parameters sibling studies may differ in: those of the errors, which every kernel draws
