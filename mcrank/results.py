@@ -477,7 +477,7 @@ def read_shard(path):
     """
     import numpy as np
 
-    from mcrank.engine import check_shard
+    from mcrank.engine import check_shard, check_shard_chunks
     from mcrank.study import StudyConfig, StudyShard
 
     path = Path(path)
@@ -498,30 +498,56 @@ def read_shard(path):
     try:
         index, count = check_shard(tuple(document["shard"][key] for key in ("index", "count")))
         dtype = {"int64": np.int64, "float64": np.float64}[document["dtype"]]
-        chunks = [
-            (int(c), int(size), np.array(incorrect, dtype=dtype), np.array(sums, dtype=np.float64))
-            for c, size, incorrect, sums in document["chunks"]
-        ]
+        if not isinstance(document["chunks"], list):
+            raise TypeError("its chunks are not a list")
+        chunks = [_chunk(path, item, dtype) for item in document["chunks"]]
     except (KeyError, TypeError, ValueError, OverflowError) as error:
         if isinstance(error, ValueError) and str(error).startswith(f"{path}: "):
             raise
         raise ValueError(f"{path}: not an mcrank shard file (written by mcrank run --shard): its counts are malformed") from None
     if config.to_dict() != {k: v for k, v in document["config"].items() if k != "version"}:
         raise ValueError(f"{path}: its config is not one this version of mcrank writes")
-    if len({(c[2].size, c[3].size) for c in chunks}) > 1:
-        raise ValueError(f"{path}: not an mcrank shard file: its chunks hold different numbers of counts")
+    try:
+        check_shard_chunks(config, chunks)
+    except ValueError as error:
+        raise ValueError(f"{path}: not the counts of mcrank run --shard: {error}") from None
     wall_time = document.get("wall_time", 0.0)
+    if isinstance(wall_time, bool) or not isinstance(wall_time, (int, float)) or not 0 <= wall_time < float("inf"):
+        raise ValueError(f"{path}: not an mcrank shard file: its wall_time is {wall_time!r}, not a number of seconds")
+    if not isinstance(document.get("source", ""), str):
+        raise ValueError(f"{path}: not an mcrank shard file: its source is {document['source']!r}, not the path of an experiment file")
     return StudyShard(
         config=config,
         index=index,
         count=count,
         chunks=chunks,
-        wall_time=float(wall_time) if isinstance(wall_time, (int, float)) else 0.0,
+        wall_time=float(wall_time),
         provenance={
             **{key: document.get(key) for key in ("versions", "revision", "date", "source")},
             "metric_files": _recorded_metric_files(path, document, config),
         },
     )
+
+
+def _chunk(path: Path, item, dtype) -> tuple:
+    """One chunk of a shard file, ``[chunk, size, [counts], [sums]]``, as arrays; a ValueError
+    naming the file for a value of another JSON type than the format's (a string, a bool, a
+    fraction where a whole number belongs), which NumPy would convert silently ("5" to 5, 5.7
+    to 5); a TypeError for a chunk that is not four values."""
+    import numpy as np
+
+    chunk, size, incorrect, sums = item
+    if type(chunk) is not int or type(size) is not int or not isinstance(incorrect, list) or not isinstance(sums, list):
+        raise TypeError("not [chunk, size, [counts], [sums]]")
+    counts = (int,) if dtype is np.int64 else (int, float)  # type(), not isinstance: a bool is an int
+    for values, types, what in (
+        (incorrect, counts, "a whole number" if dtype is np.int64 else "a number"),
+        (sums, (int, float), "a number"),
+    ):
+        wrong = next((value for value in values if type(value) not in types), None)
+        if wrong is not None:
+            raise ValueError(f"{path}: not an mcrank shard file (written by mcrank run --shard): chunk {chunk} holds {wrong!r}, not {what}")
+    return chunk, size, np.array(incorrect, dtype=dtype), np.array(sums, dtype=np.float64)
 
 
 def _recorded_metric_files(path: Path, document: dict, config) -> list[dict]:

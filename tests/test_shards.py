@@ -5,12 +5,14 @@ import json
 import random
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
 from mcrank.cli import main
 from mcrank.engine import merge_shards, run_shard, run_study
 from mcrank.engine.runner import chunk_count, shard_chunks
+from mcrank.results import shard_document
 from mcrank.study import StudyConfig
 
 SETTINGS = {
@@ -20,6 +22,8 @@ SETTINGS = {
     "three classes": dict(sds=(0.1,), classes=3),
     "finite test sets": dict(sds=(0.1,), test_size=50),
     "roc": dict(sds=(0.1,), kind="roc"),
+    "finite test sets, sample estimator": dict(sds=(0.1, 0.2), test_size=30, estimator="sample"),
+    "probabilities": dict(sds=(0.1,), kind="probabilities"),
 }
 
 
@@ -152,6 +156,134 @@ def test_bad_merges_get_one_line(capsys, tmp_path, experiment):
         err = capsys.readouterr().err
         assert code == 2 and len(err.splitlines()) == 1 and message in err, err
         assert not (tmp_path / "merged.json").exists()
+
+
+#: Shards of studies whose chunks are laid out each their own way: a conditional estimator's
+#: float counts and sums of probabilities, a finite test set's ties, and the pairs tied in
+#: truth of the kinds of scoring classifiers, counted last.
+CORRUPTED = {
+    "conditional": dict(sds=(0.1,)),
+    "ties": dict(sds=(0.1,), test_size=30, estimator="sample", error="truncated"),
+    "probabilities": dict(sds=(0.1,), kind="probabilities"),
+}
+
+
+def _corrupt(document, change):
+    chunk = document["chunks"][0]
+    incorrect, sums = chunk[2], chunk[3]
+    sds = len(document["config"]["sds"])
+    if change == "negative":
+        incorrect[0] = -5
+    elif change == "string":
+        incorrect[0] = str(incorrect[0])
+    elif change == "bool":
+        incorrect[1] = True
+    elif change == "fraction":
+        incorrect[0] = 5.5
+    elif change == "huge":
+        incorrect[0] = 10**17
+    elif change == "beyond int64":
+        incorrect[0] = 10**30
+    elif change == "above the pairs":
+        incorrect[0] = chunk[1] + 1
+    elif change == "tied above the pairs":
+        if document["config"].get("kind") == "probabilities":
+            incorrect[-1] = chunk[1] + 1
+        else:
+            sums[2 * sds] = chunk[1] + 1
+    elif change == "tied above the incorrect":
+        sums[2 * sds] = incorrect[0] + 1
+    elif change == "sum not finite":
+        sums[0] = float("nan")
+    elif change == "squares negative":
+        sums[sds] = -1.0
+    elif change == "dtype":
+        document["dtype"] = "float64" if document["dtype"] == "int64" else "int64"
+    elif change == "one count short":
+        for each in document["chunks"]:
+            each[2].pop()
+    elif change == "size a string":
+        chunk[1] = str(chunk[1])
+    elif change == "wall time":
+        document["wall_time"] = "soon"
+
+
+@pytest.mark.parametrize(
+    ("setting", "change", "message"),
+    [
+        (
+            "conditional",
+            "negative",
+            "chunk 0: the count of incorrectly ranked pairs of 'accuracy' is -5.0, not a whole number from 0 to 1,000",
+        ),
+        ("conditional", "string", "not an mcrank shard file (written by mcrank run --shard): chunk 0 holds '"),
+        ("conditional", "bool", "chunk 0 holds True, not a number"),
+        (
+            "conditional",
+            "fraction",
+            "chunk 0: the count of incorrectly ranked pairs of 'accuracy' is 5.5, not a whole number from 0 to 1,000",
+        ),
+        ("conditional", "above the pairs", "of 'accuracy' is 1001.0, not a whole number from 0 to 1,000"),
+        ("conditional", "huge", "of 'accuracy' is 1e+17, not a whole number from 0 to 1,000"),
+        (
+            "conditional",
+            "sum not finite",
+            "chunk 0: the sum of the deviations of the utility at sd 0.1 is nan, not 0, as this study's kernel leaves it",
+        ),
+        (
+            "conditional",
+            "tied above the pairs",
+            "chunk 0: the count of tied pairs of 'accuracy' is 1001.0, not 0, as this study's kernel leaves it",
+        ),
+        ("conditional", "dtype", "not an mcrank shard file (written by mcrank run --shard): chunk 0 holds "),
+        ("ties", "negative", "chunk 0: the count of incorrectly ranked pairs of 'accuracy' is -5, not a whole number from 0 to 1,000"),
+        ("ties", "fraction", "chunk 0 holds 5.5, not a whole number"),
+        ("ties", "string", "chunk 0 holds '"),
+        ("ties", "huge", "of 'accuracy' is 100000000000000000, not a whole number from 0 to 1,000"),
+        ("ties", "beyond int64", "its counts are malformed"),
+        ("ties", "tied above the pairs", "chunk 0: the count of tied pairs of 'accuracy' is 1001.0, not a whole number from 0 to 1,000"),
+        ("ties", "tied above the incorrect", "chunk 0: the count of tied pairs (each counted incorrect too) of 'accuracy' is "),
+        ("ties", "sum not finite", "chunk 0: the sum of the deviations of the utility at sd 0.1 is nan, not a finite number"),
+        ("ties", "squares negative", "chunk 0: the sum of the squared deviations of the utility at sd 0.1 is -1.0, not a number from 0"),
+        ("ties", "one count short", "its chunks hold 7 counts and 11 sums, but this study's hold 8 and 11"),
+        (
+            "probabilities",
+            "negative",
+            "chunk 0: the count of incorrectly ranked pairs (of those untied in truth) of 'brier' is -5, not a whole number from 0 to ",
+        ),
+        ("probabilities", "tied above the pairs", "chunk 0: the count of pairs tied in truth is 1001, not a whole number from 0 to 1,000"),
+        ("probabilities", "above the pairs", "of 'brier' is 1001, not a whole number from 0 to "),
+        ("probabilities", "dtype", "its counts are float64, but this study's are int64"),
+        ("probabilities", "size a string", "its counts are malformed"),
+        ("probabilities", "wall time", "its wall_time is 'soon', not a number of seconds"),
+    ],
+)
+def test_a_merge_refuses_counts_no_run_could_have_made(capsys, tmp_path, setting, change, message):
+    # Negative, string and fractional counts, ties beyond the chunk's pairs, and a float dtype
+    # in a probabilities study's shard were merged into wrong rows (exit 0), a huge count
+    # stopped the merge with "math domain error", naming no file.
+    config = StudyConfig(samples=4_000, seed=5, chunk_size=1_000, **CORRUPTED[setting])
+    names = []
+    for index in (1, 2):
+        document = json.loads(json.dumps(shard_document(run_shard(config, (index, 2), jobs=1))))
+        if index == 1:
+            _corrupt(document, change)
+        names.append(tmp_path / f"s{index}.json")
+        names[-1].write_text(json.dumps(document))
+    code = main(["merge", *map(str, names), "--out", str(tmp_path / "merged.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.startswith(f"mcrank merge: error: {names[0]}: ") and message in err, err
+    assert not (tmp_path / "merged.json").exists()
+
+
+def test_the_engine_checks_the_counts_of_shards_given_to_it():
+    first, second = _shards()
+    chunk, size, incorrect, sums = first.chunks[0]
+    bad = replace(first, chunks=[(chunk, size, incorrect * 0 - 1, sums), *first.chunks[1:]])
+    with pytest.raises(
+        ValueError, match="^shards: shard 1/2: chunk 0: the count of incorrectly ranked pairs of 'accuracy' is -1.0, not a whole number"
+    ):
+        merge_shards([bad, second])
 
 
 # --- a user's metrics ----------------------------------------------------------------------------

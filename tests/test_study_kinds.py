@@ -45,6 +45,7 @@ def test_a_kinds_record_is_complete(name):
     assert kind.name == name and kind.help and "\n" not in kind.help
     engine = importlib.import_module(kind.engine)
     assert kind.engine.startswith("mcrank.engine.") and callable(engine.kernel) and callable(engine.study_result)
+    assert callable(engine.check_chunks)
     assert all(callable(f) for f in (kind.scores, kind.score_codes, kind.header))
     # Its rules are on parameters every kind reads; its sweep key on its own parameters.
     assert all(PARAMETERS[p].metadata["kinds"] is None for p in kind.rules), kind.rules

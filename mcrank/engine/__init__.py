@@ -48,6 +48,7 @@ __all__ = [
     "MAX_SHARDS",
     "PairSample",
     "check_shard",
+    "check_shard_chunks",
     "merge_shards",
     "ranked_correctly",
     "run_shard",
@@ -172,6 +173,23 @@ def check_shard(shard) -> tuple[int, int]:
     return int(shard[0]), int(shard[1])
 
 
+def check_shard_chunks(config: StudyConfig, chunks) -> None:
+    """A ValueError unless each of ``chunks``, ``(chunk, size, incorrect, sums)`` as a
+    :class:`~mcrank.study.StudyShard` holds them, is what a kernel of ``config`` counts: its
+    counts of the study's dtype and number, each within what its pairs allow (the checks of
+    the kind's engine module, ``check_chunks``), before a merge adds them up."""
+    if not chunks:
+        return
+    engine = importlib.import_module(STUDY_KINDS[config.kind].engine)
+    if len({(len(incorrect), len(sums)) for _, _, incorrect, sums in chunks}) > 1:
+        raise ValueError("its chunks hold different numbers of counts")
+    numbers = np.array([chunk for chunk, *_ in chunks])
+    sizes = np.array([size for _, size, *_ in chunks], dtype=np.int64)
+    incorrect = np.stack([np.asarray(counts) for _, _, counts, _ in chunks])
+    sums = np.stack([np.asarray(sums, dtype=np.float64) for *_, sums in chunks])
+    engine.check_chunks(config, numbers, sizes, incorrect, sums)
+
+
 def run_shard(
     config: StudyConfig,
     shard: tuple[int, int],
@@ -262,6 +280,10 @@ def merge_shards(shards) -> StudyResult:
             size != min(config.chunk_size, config.samples - chunk * config.chunk_size) for chunk, size, *_ in shard.chunks
         ):
             raise ValueError(f"shards: shard {shard.index}/{shard.count} does not hold its chunks {expected.start}-{expected.stop - 1}")
+        try:
+            check_shard_chunks(config, shard.chunks)
+        except ValueError as error:
+            raise ValueError(f"shards: shard {shard.index}/{shard.count}: {error}") from None
     ordered = sorted(shards, key=lambda shard: shard.index)
     records = ((chunk, size, ChunkCounts(incorrect, sums)) for shard in ordered for chunk, size, incorrect, sums in shard.chunks)
     totals = add_up(records, chunk_count(config.samples, config.chunk_size))

@@ -34,14 +34,14 @@ import numpy as np
 
 from mcrank._jit import jit
 from mcrank.engine.counts import _add_deviations
-from mcrank.engine.roc import _pair_chunk, study_result  # the same chunks and totals: the pairs tied in truth last, left out
+from mcrank.engine.roc import _pair_chunk, check_chunks, study_result  # the same chunks and totals: the pairs tied in truth last, left out
 from mcrank.engine.runner import ChunkCounts
 from mcrank.probabilities import _decision_rates_of, _log_odds, _probability_compares, _yield
 from mcrank.ranking import _ranked_correctly
 from mcrank.samplers import _closed_form, _draw_utility, _perturb_into
 from mcrank.study.config import StudyConfig, kernel_arguments
 
-__all__ = ["ProbabilityStudy", "count_chunk", "kernel", "study_arguments", "study_result"]
+__all__ = ["ProbabilityStudy", "check_chunks", "count_chunk", "kernel", "study_arguments", "study_result"]
 
 
 class ProbabilityStudy(NamedTuple):

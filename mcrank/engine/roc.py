@@ -39,7 +39,8 @@ import numpy as np
 from mcrank._jit import jit
 from mcrank.engine import counts
 from mcrank.engine.counts import _add_deviations
-from mcrank.engine.runner import ChunkCounts, chunk_generators
+from mcrank.engine.runner import ChunkCounts, check_chunk_layout, check_chunk_values, chunk_generators
+from mcrank.error_models import ERROR_MODELS
 from mcrank.ranking import _ranked_correctly
 from mcrank.roc import _DOMINANCE_MARGIN, _corners, _linear_compare, _linear_point, _roc_compare
 from mcrank.samplers import (
@@ -50,7 +51,7 @@ from mcrank.samplers import (
 from mcrank.study import StudyResult
 from mcrank.study.config import StudyConfig, kernel_arguments
 
-__all__ = ["RocStudy", "count_chunk", "kernel", "study_arguments", "study_result"]
+__all__ = ["RocStudy", "check_chunks", "count_chunk", "kernel", "study_arguments", "study_result"]
 
 
 class RocStudy(NamedTuple):
@@ -213,3 +214,23 @@ def study_result(config: StudyConfig, totals) -> StudyResult:
         truth_tied=int(tied.sum()),
         wall_time=totals.wall_time,
     )
+
+
+def check_chunks(config: StudyConfig, chunks: np.ndarray, sizes: np.ndarray, incorrect: np.ndarray, sums: np.ndarray) -> None:
+    """A ValueError naming the first of ``chunks`` (their numbers, their pairs ``sizes``, and
+    one row each of ``incorrect`` and ``sums``, as :func:`count_chunk` lays them out) that the
+    kernel of ``config`` could not have counted: the pairs tied in truth, a whole number from 0
+    to the chunk's pairs, and each count of incorrectly ranked pairs, a whole number from 0 to
+    the pairs left; the deviations finite, their squares' sums not negative, and both 0 under
+    an error model with a closed form. The probabilities kind's chunks are laid out alike."""
+    scores, sds = len(config.metrics), len(config.sds)
+    closed_form = ERROR_MODELS[config.error].closed_form
+    check_chunk_layout(incorrect, sums, "int64", (scores + sds + 1, 2 * sds))
+    rows = [repr(name) for name in config.metrics] + [f"the utility at sd {sd:g}" for sd in config.sds]
+    check_chunk_values(chunks, incorrect[:, -1:], [""], "the count of pairs tied in truth", high=sizes)
+    untied = sizes - incorrect[:, -1]
+    check_chunk_values(chunks, incorrect[:, :-1], rows, "the count of incorrectly ranked pairs (of those untied in truth)", high=untied)
+    deviations, squares = sums[:, :sds], sums[:, sds:]
+    low, high = (0, 0) if closed_form else (-np.inf, np.inf)
+    check_chunk_values(chunks, deviations, rows[scores:], "the sum of the deviations", low=low, high=high, whole=False)
+    check_chunk_values(chunks, squares, rows[scores:], "the sum of the squared deviations", high=high, whole=False)

@@ -37,6 +37,8 @@ __all__ = [
     "ChunkCounts",
     "RunTotals",
     "add_up",
+    "check_chunk_layout",
+    "check_chunk_values",
     "check_execution",
     "chunk_count",
     "chunk_generators",
@@ -142,6 +144,52 @@ def shard_chunks(samples: int, chunk_size: int, shard: tuple[int, int]) -> range
     index, count = shard
     chunks = chunk_count(samples, chunk_size)
     return range((index - 1) * chunks // count, index * chunks // count)
+
+
+def check_chunk_layout(incorrect: np.ndarray, sums: np.ndarray, dtype: str, lengths: tuple[int, int]) -> None:
+    """A ValueError unless the chunks' ``incorrect`` counts (one row per chunk) are of
+    ``dtype`` and the rows of ``incorrect`` and ``sums`` have ``lengths``: what a kind's
+    ``check_chunks`` asks first (a shard's chunks, read from a file)."""
+    if str(incorrect.dtype) != dtype:
+        raise ValueError(f"its counts are {incorrect.dtype}, but this study's are {dtype}")
+    if (incorrect.shape[1], sums.shape[1]) != lengths:
+        raise ValueError(
+            f"its chunks hold {incorrect.shape[1]} counts and {sums.shape[1]} sums, but this study's hold {lengths[0]} and {lengths[1]}"
+        )
+
+
+def check_chunk_values(chunks, values: np.ndarray, names, what: str, *, high, low=0, whole: bool = True) -> None:
+    """A ValueError naming the first chunk (of the numbers ``chunks``) whose ``values`` (one
+    row per chunk, a column per name of ``names``) are not finite, whole numbers if ``whole``,
+    from ``low`` to ``high`` (each one bound for all, a bound per chunk, or one per value):
+    one chunk's counts of a kind's kernel, as a shard file holds them, are checked so before
+    they are added up."""
+    if values.size == 0:
+        return
+
+    def bound(b):
+        b = np.asarray(b)
+        return np.broadcast_to(b[:, None] if b.ndim == 1 else b, values.shape)
+
+    low, high = bound(low), bound(high)
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.isfinite(values) & (values >= low) & (values <= high))
+        if whole:
+            bad |= values != np.round(values)
+    rows = np.flatnonzero(bad.any(axis=1))
+    if rows.size:
+        row = rows[0]
+        column = np.flatnonzero(bad[row])[0]
+        value, bounds = values[row, column].item(), (low[row, column].item(), high[row, column].item())
+        kind = "a whole number" if whole else "a number"
+        if np.isinf(bounds).all():
+            within = "a finite number"
+        elif bounds[0] == bounds[1]:  # a count the setting does not make
+            within = f"{bounds[0]:g}, as this study's kernel leaves it"
+        else:
+            within = f"{kind} from {bounds[0]:,} to {bounds[1]:,}"
+        of = f" of {names[column]}" if names[column] else ""
+        raise ValueError(f"chunk {chunks[row]}: {what}{of} is {value!r}, not {within}")
 
 
 def run_chunks(
